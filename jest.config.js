@@ -1,0 +1,24 @@
+/** Two projects: unit tests beside the code (no broker), integration tests against a real broker. */
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: { warnOnly: false } }];
+
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/src', '<rootDir>/examples'],
+      testMatch: ['**/*.test.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+    },
+    {
+      displayName: 'integration',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/integration'],
+      testMatch: ['**/*.test.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+      globalSetup: '<rootDir>/integration/support/global-setup.ts',
+      globalTeardown: '<rootDir>/integration/support/global-teardown.ts',
+      testTimeout: 120000,
+    },
+  ],
+};

@@ -1,0 +1,17 @@
+/**
+ * A serde turns values into the bytes Kafka carries and back. Null values (tombstones) never reach a serde:
+ * the runtime passes them through as null, as Kafka Streams' serdes do.
+ */
+export interface Serde<T> {
+  /** Name used by `default.key.serde` / `default.value.serde`, e.g. `string`, `long`, `json`. */
+  readonly name: string;
+  serialize(value: T): Buffer;
+  deserialize(bytes: Buffer): T;
+  /**
+   * Reads a value from JSON as the query API receives it (a key in a store query): a string for string keys,
+   * a number for numeric keys, anything for JSON. Throws a SerializationException for a value it cannot take.
+   */
+  fromJson(json: unknown): T;
+  /** The value as JSON for the query API (bytes become base64). */
+  toJson(value: T): unknown;
+}

@@ -1,0 +1,155 @@
+/**
+ * The contracts of state stores, shared by the stores themselves, the processors that use them and the
+ * runtime that flushes, logs and restores them. Mirrors Kafka Streams' `StateStore` family.
+ */
+
+/** A key and value as stores and iterators hand them out. */
+export interface KeyValue<K, V> {
+  key: K;
+  value: V;
+}
+
+/** A value with the timestamp of the record that last wrote it (timestamped stores). */
+export interface ValueAndTimestamp<V> {
+  value: V;
+  timestamp: number;
+}
+
+/** A time window [start, end) in epoch ms. Session windows are [start, end] (both inclusive). */
+export interface Window {
+  start: number;
+  end: number;
+}
+
+/** A key with the window it belongs to: the key type of window and session stores. */
+export interface Windowed<K> {
+  key: K;
+  window: Window;
+}
+
+/**
+ * An iterator over store entries. It is an Iterable, so `for ... of` closes it even when the caller breaks out
+ * early; `close()` does the same explicitly.
+ */
+export interface StoreIterator<T> extends IterableIterator<T> {
+  close(): void;
+}
+
+/** What a store reports to the runtime: one changelog record per write. */
+export interface ChangelogRecord {
+  key: Buffer;
+  value: Buffer | null;
+  timestamp: number;
+}
+
+/**
+ * What the runtime gives a store when it is initialised in a task: where its files live, and how its writes
+ * reach the changelog. Restoration calls `restore` on the store itself.
+ */
+export interface StoreContext {
+  readonly applicationId: string;
+  /** Task id `<subtopology>_<partition>`, or a synthetic id for a store used outside a task. */
+  readonly taskId: string;
+  /** Directory of the task: `<state.dir>/<application.id>/<taskId>/`. Persistent stores live below it. */
+  readonly taskDir: string;
+  /** Whether writes are sent to the changelog (logging enabled for the store and a changelog exists). */
+  readonly loggingEnabled: boolean;
+  /** Sends one write to the store's changelog; a no-op when logging is disabled. */
+  logChange(storeName: string, record: ChangelogRecord): void;
+  /** Stream time of the task: the largest record timestamp seen so far (used by retention). */
+  streamTime(): number;
+  /** Options adjuster from `embeddedstore.config.setter`, applied to each persistent store's LMDB options. */
+  readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+}
+
+export type StoreType =
+  | 'key_value'
+  | 'timestamped_key_value'
+  | 'window'
+  | 'timestamped_window'
+  | 'session';
+
+/** Every store, whatever its type. */
+export interface StateStore {
+  readonly name: string;
+  readonly type: StoreType;
+  readonly persistent: boolean;
+  init(context: StoreContext): void;
+  /** Makes every write durable (LMDB: waits for the pending transaction to be committed). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+  isOpen(): boolean;
+  /** Applies a batch of changelog records during restoration, without logging them again. */
+  restore(records: ChangelogRecord[]): void;
+  /** Removes every entry (used before a full restoration of a store whose local state was wiped). */
+  clear(): void;
+}
+
+/** Read-only view of a key-value store: what interactive queries use. */
+export interface ReadOnlyKeyValueStore<K, V> {
+  get(key: K): V | undefined;
+  /** Inclusive bounds, in the byte order of the serialized keys; undefined bound = open. */
+  range(from: K | undefined, to: K | undefined): StoreIterator<KeyValue<K, V>>;
+  reverseRange(from: K | undefined, to: K | undefined): StoreIterator<KeyValue<K, V>>;
+  all(): StoreIterator<KeyValue<K, V>>;
+  reverseAll(): StoreIterator<KeyValue<K, V>>;
+  /** Entries whose serialized key starts with the serialized prefix. */
+  prefixScan<P>(prefix: P, prefixSerializer: { serialize(p: P): Buffer }): StoreIterator<KeyValue<K, V>>;
+  approximateNumEntries(): number;
+}
+
+export interface KeyValueStore<K, V> extends StateStore, ReadOnlyKeyValueStore<K, V> {
+  put(key: K, value: V | null): void;
+  putIfAbsent(key: K, value: V): V | undefined;
+  putAll(entries: KeyValue<K, V | null>[]): void;
+  delete(key: K): V | undefined;
+}
+
+/** Read-only view of a window store. Times in epoch ms, inclusive bounds, as in Kafka Streams. */
+export interface ReadOnlyWindowStore<K, V> {
+  /** The value of the window of `key` that starts exactly at `windowStart`. */
+  fetch(key: K, windowStart: number): V | undefined;
+  /** Windows of `key` starting within [timeFrom, timeTo], as (windowStart, value), oldest first. */
+  fetchRange(key: K, timeFrom: number, timeTo: number): StoreIterator<KeyValue<number, V>>;
+  backwardFetchRange(key: K, timeFrom: number, timeTo: number): StoreIterator<KeyValue<number, V>>;
+  /** Windows of keys in [keyFrom, keyTo] starting within [timeFrom, timeTo]. */
+  fetchKeyRange(
+    keyFrom: K | undefined,
+    keyTo: K | undefined,
+    timeFrom: number,
+    timeTo: number,
+  ): StoreIterator<KeyValue<Windowed<K>, V>>;
+  backwardFetchKeyRange(
+    keyFrom: K | undefined,
+    keyTo: K | undefined,
+    timeFrom: number,
+    timeTo: number,
+  ): StoreIterator<KeyValue<Windowed<K>, V>>;
+  fetchAll(timeFrom: number, timeTo: number): StoreIterator<KeyValue<Windowed<K>, V>>;
+  backwardFetchAll(timeFrom: number, timeTo: number): StoreIterator<KeyValue<Windowed<K>, V>>;
+  all(): StoreIterator<KeyValue<Windowed<K>, V>>;
+  backwardAll(): StoreIterator<KeyValue<Windowed<K>, V>>;
+}
+
+export interface WindowStore<K, V> extends StateStore, ReadOnlyWindowStore<K, V> {
+  /** Writes (or with null deletes) the window of `key` starting at `windowStart`. */
+  put(key: K, value: V | null, windowStart: number): void;
+  readonly windowSize: number;
+  readonly retentionPeriod: number;
+}
+
+/** Read-only view of a session store. */
+export interface ReadOnlySessionStore<K, V> {
+  /** Every session of `key`, oldest first. */
+  fetch(key: K): StoreIterator<KeyValue<Windowed<K>, V>>;
+  fetchKeyRange(keyFrom: K | undefined, keyTo: K | undefined): StoreIterator<KeyValue<Windowed<K>, V>>;
+  /** Sessions of `key` that end at or after `earliestSessionEndTime` and start at or before `latestSessionStartTime`. */
+  findSessions(key: K, earliestSessionEndTime: number, latestSessionStartTime: number): StoreIterator<KeyValue<Windowed<K>, V>>;
+  fetchSession(key: K, sessionStart: number, sessionEnd: number): V | undefined;
+}
+
+export interface SessionStore<K, V> extends StateStore, ReadOnlySessionStore<K, V> {
+  put(session: Windowed<K>, value: V): void;
+  remove(session: Windowed<K>): void;
+  readonly retentionPeriod: number;
+}
