@@ -1,0 +1,137 @@
+import type { KeyValue, KeyValueStore, ValueAndTimestamp } from '../../state/store';
+import type { Processor, ProcessorContext, ProcessorSupplier } from '../../processor/processor';
+import type { StreamRecord } from '../../processor/record';
+import type { Change } from './change';
+import { dropRecord } from './drop';
+
+/** Shared switch: whether table updates carry old values (turned on by downstream operations that need them). */
+export interface OldValues {
+  send: boolean;
+}
+
+type Supplier = ProcessorSupplier<unknown, unknown, unknown, unknown>;
+type TimestampedStore<K, V> = KeyValueStore<K, ValueAndTimestamp<V>>;
+
+abstract class TableProcessor<K, VIn> implements Processor<K, VIn, unknown, unknown> {
+  protected context!: ProcessorContext<unknown, unknown>;
+  protected store: TimestampedStore<K, unknown> | undefined;
+
+  constructor(private readonly storeName: string | undefined) {}
+
+  init(context: ProcessorContext<unknown, unknown>): void {
+    this.context = context;
+    if (this.storeName) this.store = context.getStateStore<TimestampedStore<K, unknown>>(this.storeName);
+  }
+
+  abstract process(record: StreamRecord<K, VIn>): void;
+
+  protected forwardChange<V>(record: StreamRecord<K, unknown>, change: Change<V>, timestamp = record.timestamp): void {
+    this.context.forward({ key: record.key, value: change, timestamp, headers: record.headers });
+  }
+
+  /** Writes a materialized result; returns the previous value. */
+  protected materialize(key: K, value: unknown, timestamp: number): unknown {
+    if (!this.store) return null;
+    const old = this.store.get(key);
+    this.store.put(key, value === null || value === undefined ? null : { value, timestamp });
+    return old ? old.value : null;
+  }
+}
+
+/** `builder.table()` and `toTable()`: every record upserts (or with null deletes) its key. */
+export function tableSourceProcessor<K, V>(storeName: string, oldValues: OldValues): Supplier {
+  return () =>
+    new (class extends TableProcessor<K, V> {
+      process(record: StreamRecord<K, V>): void {
+        if (record.key === null || record.key === undefined) {
+          dropRecord(this.context, 'null key in a table update');
+          return;
+        }
+        const old = this.materialize(record.key, record.value, record.timestamp) as V | null;
+        this.forwardChange(record, { newValue: record.value ?? null, oldValue: oldValues.send ? old : null });
+      }
+    })(storeName) as Processor;
+}
+
+/** KTable `filter`/`filterNot`: updates that do not pass become deletions. */
+export function tableFilterProcessor<K, V>(
+  predicate: (key: K, value: V) => boolean,
+  negate: boolean,
+  oldValues: OldValues,
+  storeName: string | undefined,
+): Supplier {
+  const apply = (key: K, value: V | null): V | null =>
+    value !== null && predicate(key, value) !== negate ? value : null;
+  return () =>
+    new (class extends TableProcessor<K, Change<V>> {
+      process(record: StreamRecord<K, Change<V>>): void {
+        const newValue = apply(record.key, record.value.newValue);
+        const oldValue = oldValues.send ? apply(record.key, record.value.oldValue) : null;
+        if (oldValues.send && newValue === null && oldValue === null) return;
+        this.materialize(record.key, newValue, record.timestamp);
+        this.forwardChange(record, { newValue, oldValue });
+      }
+    })(storeName) as Processor;
+}
+
+export function tableMapValuesProcessor<K, V, V2>(
+  mapper: (value: V, key: K) => V2,
+  oldValues: OldValues,
+  storeName: string | undefined,
+): Supplier {
+  return () =>
+    new (class extends TableProcessor<K, Change<V>> {
+      process(record: StreamRecord<K, Change<V>>): void {
+        const change = record.value;
+        const newValue = change.newValue === null ? null : mapper(change.newValue, record.key);
+        const oldValue = oldValues.send && change.oldValue !== null ? mapper(change.oldValue, record.key) : null;
+        this.materialize(record.key, newValue, record.timestamp);
+        this.forwardChange(record, { newValue, oldValue });
+      }
+    })(storeName) as Processor;
+}
+
+export function tableToStreamProcessor<K, V>(): Supplier {
+  return () =>
+    new (class extends TableProcessor<K, Change<V>> {
+      process(record: StreamRecord<K, Change<V>>): void {
+        this.context.forward({
+          key: record.key,
+          value: record.value.newValue,
+          timestamp: record.timestamp,
+          headers: record.headers,
+        });
+      }
+    })(undefined) as Processor;
+}
+
+/**
+ * KTable `groupBy`: re-keys each update. The old value is sent as a subtraction and the new one as an
+ * addition (one record when both map to the same key), old first, as Kafka Streams does.
+ */
+export function tableRepartitionMapProcessor<K, V, K2, V2>(selector: (key: K, value: V) => KeyValue<K2, V2>): Supplier {
+  const valid = (kv: KeyValue<K2, V2> | null): kv is KeyValue<K2, V2> =>
+    kv !== null && kv.key !== null && kv.key !== undefined && kv.value !== null && kv.value !== undefined;
+  return () =>
+    new (class extends TableProcessor<K, Change<V>> {
+      process(record: StreamRecord<K, Change<V>>): void {
+        const change = record.value;
+        const newPair = change.newValue === null ? null : selector(record.key, change.newValue);
+        const oldPair = change.oldValue === null ? null : selector(record.key, change.oldValue);
+        const send = (key: K2, value: Change<V2>): void =>
+          this.context.forward({ key, value, timestamp: record.timestamp, headers: record.headers });
+        if (valid(oldPair) && valid(newPair) && sameKey(oldPair.key, newPair.key)) {
+          send(newPair.key, { newValue: newPair.value, oldValue: oldPair.value });
+          return;
+        }
+        if (valid(oldPair)) send(oldPair.key, { newValue: null, oldValue: oldPair.value });
+        if (valid(newPair)) send(newPair.key, { newValue: newPair.value, oldValue: null });
+      }
+    })(undefined) as Processor;
+}
+
+function sameKey(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  return typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b);
+}

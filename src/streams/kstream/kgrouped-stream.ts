@@ -1,0 +1,93 @@
+import type { Serde } from '../serdes/serde';
+import { Serdes } from '../serdes/serdes';
+import type { KStream } from './kstream';
+import { KTable } from './ktable';
+import type { Materialized, Named } from './options';
+import type { DslContext, ResolvedName } from './internals/dsl-context';
+import { addRepartition, keyValueStoreBuilder, processorName, storeName } from './internals/dsl-context';
+import { streamAggregateProcessor, streamReduceProcessor } from './internals/aggregate-processors';
+import type { ProcessorSupplier } from '../processor/processor';
+import type { OldValues } from './internals/table-processors';
+
+/** A stream grouped by key, ready to aggregate (Kafka Streams' `KGroupedStream`). */
+export class KGroupedStream<K, V> {
+  /** @internal */
+  constructor(
+    readonly stream: KStream<K, V>,
+    readonly keySerde: Serde<K> | undefined,
+    readonly valueSerde: Serde<V> | undefined,
+    readonly groupName: string | undefined,
+    readonly repartitionRequired: boolean,
+  ) {}
+
+  private get ctx(): DslContext {
+    return this.stream.ctx;
+  }
+
+  count(materialized?: Materialized<K, number>, named?: Named): KTable<K, number> {
+    const valueSerde = materialized?.valueSerde ?? (Serdes.Long() as Serde<number>);
+    return this.build<number>(
+      'KSTREAM-AGGREGATE-',
+      { ...materialized, valueSerde },
+      named,
+      (store, oldValues) => streamAggregateProcessor<K, V, number>(store, () => 0, (_k, _v, agg) => agg + 1, oldValues),
+    );
+  }
+
+  reduce(reducer: (aggregate: V, value: V) => V, materialized?: Materialized<K, V>, named?: Named): KTable<K, V> {
+    const valueSerde = materialized?.valueSerde ?? this.valueSerde;
+    return this.build<V>(
+      'KSTREAM-REDUCE-',
+      { ...materialized, ...(valueSerde ? { valueSerde } : {}) },
+      named,
+      (store, oldValues) => streamReduceProcessor<K, V>(store, reducer, oldValues),
+    );
+  }
+
+  aggregate<A>(
+    initializer: () => A,
+    aggregator: (key: K, value: V, aggregate: A) => A,
+    materialized?: Materialized<K, A>,
+    named?: Named,
+  ): KTable<K, A> {
+    return this.build<A>('KSTREAM-AGGREGATE-', materialized ?? {}, named, (store, oldValues) =>
+      streamAggregateProcessor<K, V, A>(store, initializer, aggregator, oldValues),
+    );
+  }
+
+  /**
+   * Adds the aggregation: store name first, then the processor name, then (if needed) the repartition
+   * topic, the order in which Kafka Streams draws generated names.
+   */
+  private build<A>(
+    prefix: string,
+    materialized: Materialized<K, A>,
+    named: Named | undefined,
+    supplier: (store: string, oldValues: OldValues) => ProcessorSupplier<unknown, unknown, unknown, unknown>,
+  ): KTable<K, A> {
+    const store = storeName(this.ctx, materialized as Materialized<unknown, unknown>, prefix);
+    const name = processorName(this.ctx, named?.name, prefix);
+    const parent = this.repartitionIfRequired(store);
+    const oldValues = { send: false };
+    const keySerde = materialized.keySerde ?? this.keySerde;
+    this.ctx.topology.addProcessor(name, supplier(store.name, oldValues), parent);
+    this.ctx.topology.addStateStore(
+      keyValueStoreBuilder(store.name, materialized as Materialized<unknown, unknown>, keySerde, materialized.valueSerde),
+      name,
+    );
+    return new KTable<K, A>(this.ctx, name, keySerde, materialized.valueSerde, store.name, oldValues, [], false);
+  }
+
+  /** @internal Where the aggregation reads from: the stream itself, or a repartition topic after it. */
+  repartitionIfRequired(store: ResolvedName): string {
+    if (!this.repartitionRequired) return this.stream.nodeName;
+    const base = this.groupName ? { name: this.groupName, generated: false } : store;
+    return addRepartition(
+      this.ctx,
+      this.stream.nodeName,
+      base,
+      this.keySerde as Serde<unknown> | undefined,
+      this.valueSerde as Serde<unknown> | undefined,
+    );
+  }
+}

@@ -1,0 +1,83 @@
+import type { ProcessorSupplier } from '../processor/processor';
+import type { Serde } from '../serdes/serde';
+import { Serdes } from '../serdes/serdes';
+import { deriveFromDefault } from '../serdes/default-serde';
+import { KTable } from './ktable';
+import type { Materialized, Named } from './options';
+import type { DslContext } from './internals/dsl-context';
+import { addRepartition, keyValueStoreBuilder, processorName, storeName } from './internals/dsl-context';
+import { tableAggregateProcessor, tableReduceProcessor } from './internals/aggregate-processors';
+import { changeSerde } from './internals/change';
+import type { OldValues } from './internals/table-processors';
+
+/** A table re-grouped by a new key (Kafka Streams' `KGroupedTable`); it always repartitions. */
+export class KGroupedTable<K, V> {
+  /** @internal */
+  constructor(
+    private readonly ctx: DslContext,
+    private readonly selectNode: string,
+    private readonly keySerde: Serde<K> | undefined,
+    private readonly valueSerde: Serde<V> | undefined,
+    private readonly groupName: string | undefined,
+  ) {}
+
+  count(materialized?: Materialized<K, number>, named?: Named): KTable<K, number> {
+    const valueSerde = materialized?.valueSerde ?? (Serdes.Long() as Serde<number>);
+    return this.build<number>('KTABLE-AGGREGATE-', { ...materialized, valueSerde }, named, (store, old) =>
+      tableAggregateProcessor<K, V, number>(store, () => 0, (_k, _v, agg) => agg + 1, (_k, _v, agg) => agg - 1, old),
+    );
+  }
+
+  reduce(
+    adder: (aggregate: V, value: V) => V,
+    subtractor: (aggregate: V, value: V) => V,
+    materialized?: Materialized<K, V>,
+    named?: Named,
+  ): KTable<K, V> {
+    const valueSerde = materialized?.valueSerde ?? this.valueSerde;
+    return this.build<V>('KTABLE-REDUCE-', { ...materialized, ...(valueSerde ? { valueSerde } : {}) }, named, (store, old) =>
+      tableReduceProcessor<K, V>(store, adder, subtractor, old),
+    );
+  }
+
+  aggregate<A>(
+    initializer: () => A,
+    adder: (key: K, value: V, aggregate: A) => A,
+    subtractor: (key: K, value: V, aggregate: A) => A,
+    materialized?: Materialized<K, A>,
+    named?: Named,
+  ): KTable<K, A> {
+    return this.build<A>('KTABLE-AGGREGATE-', materialized ?? {}, named, (store, old) =>
+      tableAggregateProcessor<K, V, A>(store, initializer, adder, subtractor, old),
+    );
+  }
+
+  private build<A>(
+    prefix: string,
+    materialized: Materialized<K, A>,
+    named: Named | undefined,
+    supplier: (store: string, oldValues: OldValues) => ProcessorSupplier<unknown, unknown, unknown, unknown>,
+  ): KTable<K, A> {
+    const store = storeName(this.ctx, materialized as Materialized<unknown, unknown>, prefix);
+    const name = processorName(this.ctx, named?.name, prefix);
+    const base = this.groupName ? { name: this.groupName, generated: false } : store;
+    const repartitionValueSerde = this.valueSerde
+      ? changeSerde(this.valueSerde)
+      : deriveFromDefault('change(default)', (inner) => changeSerde(inner));
+    const source = addRepartition(
+      this.ctx,
+      this.selectNode,
+      base,
+      this.keySerde as Serde<unknown> | undefined,
+      repartitionValueSerde as Serde<unknown>,
+    );
+    const oldValues = { send: false };
+    const keySerde = materialized.keySerde ?? this.keySerde;
+    this.ctx.topology.addProcessor(name, supplier(store.name, oldValues), source);
+    this.ctx.topology.addStateStore(
+      keyValueStoreBuilder(store.name, materialized as Materialized<unknown, unknown>, keySerde, materialized.valueSerde),
+      name,
+    );
+    return new KTable<K, A>(this.ctx, name, keySerde, materialized.valueSerde, store.name, oldValues, [], false);
+  }
+}

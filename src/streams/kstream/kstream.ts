@@ -1,0 +1,255 @@
+import { TopologyException } from '../../errors';
+import type { ProcessorSupplier, TopicNameExtractor } from '../processor/processor';
+import type { Serde } from '../serdes/serde';
+import type { KeyValue } from '../state/store';
+import { KGroupedStream } from './kgrouped-stream';
+import { KTable } from './ktable';
+import type { Branched, Grouped, Materialized, Named, Produced, Repartitioned } from './options';
+import type { DslContext } from './internals/dsl-context';
+import { addRepartition, keyValueStoreBuilder, processorName, storeName } from './internals/dsl-context';
+import {
+  branchProcessor,
+  filterProcessor,
+  flatMapProcessor,
+  flatMapValuesProcessor,
+  mapProcessor,
+  mapValuesProcessor,
+  passThroughProcessor,
+  peekProcessor,
+  selectKeyProcessor,
+} from './internals/stream-processors';
+import { tableSourceProcessor } from './internals/table-processors';
+
+/**
+ * A record stream (Kafka Streams' `KStream`). Every operation adds nodes to the topology and returns a new
+ * stream; key-changing operations mark the stream so that a later grouping repartitions it.
+ */
+export class KStream<K, V> {
+  /** @internal */
+  constructor(
+    readonly ctx: DslContext,
+    /** Name of the node that produces this stream. */
+    readonly nodeName: string,
+    readonly keySerde: Serde<K> | undefined,
+    readonly valueSerde: Serde<V> | undefined,
+    readonly repartitionRequired: boolean,
+  ) {}
+
+  private derive<K2, V2>(
+    prefix: string,
+    named: Named | undefined,
+    supplier: ProcessorSupplier<unknown, unknown, unknown, unknown>,
+    keySerde: Serde<K2> | undefined,
+    valueSerde: Serde<V2> | undefined,
+    repartitionRequired: boolean,
+  ): KStream<K2, V2> {
+    const name = processorName(this.ctx, named?.name, prefix);
+    this.ctx.topology.addProcessor(name, supplier, this.nodeName);
+    return new KStream<K2, V2>(this.ctx, name, keySerde, valueSerde, repartitionRequired);
+  }
+
+  filter(predicate: (key: K, value: V) => boolean, named?: Named): KStream<K, V> {
+    return this.derive('KSTREAM-FILTER-', named, filterProcessor(predicate, false), this.keySerde, this.valueSerde, this.repartitionRequired);
+  }
+
+  filterNot(predicate: (key: K, value: V) => boolean, named?: Named): KStream<K, V> {
+    return this.derive('KSTREAM-FILTER-', named, filterProcessor(predicate, true), this.keySerde, this.valueSerde, this.repartitionRequired);
+  }
+
+  map<K2, V2>(mapper: (key: K, value: V) => KeyValue<K2, V2>, named?: Named): KStream<K2, V2> {
+    return this.derive<K2, V2>('KSTREAM-MAP-', named, mapProcessor(mapper), undefined, undefined, true);
+  }
+
+  mapValues<V2>(mapper: (value: V, key: K) => V2, named?: Named): KStream<K, V2> {
+    return this.derive<K, V2>('KSTREAM-MAPVALUES-', named, mapValuesProcessor(mapper), this.keySerde, undefined, this.repartitionRequired);
+  }
+
+  flatMap<K2, V2>(mapper: (key: K, value: V) => Iterable<KeyValue<K2, V2>>, named?: Named): KStream<K2, V2> {
+    return this.derive<K2, V2>('KSTREAM-FLATMAP-', named, flatMapProcessor(mapper), undefined, undefined, true);
+  }
+
+  flatMapValues<V2>(mapper: (value: V, key: K) => Iterable<V2>, named?: Named): KStream<K, V2> {
+    return this.derive<K, V2>(
+      'KSTREAM-FLATMAPVALUES-',
+      named,
+      flatMapValuesProcessor(mapper),
+      this.keySerde,
+      undefined,
+      this.repartitionRequired,
+    );
+  }
+
+  selectKey<K2>(selector: (key: K, value: V) => K2, named?: Named): KStream<K2, V> {
+    return this.derive<K2, V>('KSTREAM-KEY-SELECT-', named, selectKeyProcessor(selector), undefined, this.valueSerde, true);
+  }
+
+  peek(action: (key: K, value: V) => void, named?: Named): KStream<K, V> {
+    return this.derive('KSTREAM-PEEK-', named, peekProcessor(action, true), this.keySerde, this.valueSerde, this.repartitionRequired);
+  }
+
+  /** Terminal: calls the action for every record. */
+  foreach(action: (key: K, value: V) => void, named?: Named): void {
+    this.derive('KSTREAM-FOREACH-', named, peekProcessor(action, false), this.keySerde, this.valueSerde, false);
+  }
+
+  /** Splits the stream: each record goes to the first branch whose predicate it matches. */
+  split(named?: Named): BranchedKStream<K, V> {
+    const name = processorName(this.ctx, named?.name, 'KSTREAM-BRANCH-');
+    return new BranchedKStream(this, name, named?.name ?? '');
+  }
+
+  merge(other: KStream<K, V>, named?: Named): KStream<K, V> {
+    const name = processorName(this.ctx, named?.name, 'KSTREAM-MERGE-');
+    this.ctx.topology.addProcessor(name, passThroughProcessor(), this.nodeName, other.nodeName);
+    return new KStream<K, V>(
+      this.ctx,
+      name,
+      this.keySerde,
+      this.valueSerde,
+      this.repartitionRequired || other.repartitionRequired,
+    );
+  }
+
+  /** Writes the stream to a topic, fixed or chosen per record. */
+  to(topic: string | TopicNameExtractor<K, V>, produced: Produced<K, V> = {}): void {
+    const name = processorName(this.ctx, produced.name, 'KSTREAM-SINK-');
+    const keySerde = produced.keySerde ?? this.keySerde;
+    const valueSerde = produced.valueSerde ?? this.valueSerde;
+    this.ctx.topology.addSink<K, V>(
+      name,
+      topic,
+      {
+        ...(keySerde ? { keySerde } : {}),
+        ...(valueSerde ? { valueSerde } : {}),
+        ...(produced.partitioner ? { partitioner: produced.partitioner } : {}),
+      },
+      this.nodeName,
+    );
+  }
+
+  /** Writes the stream through a repartition topic and reads it back (Kafka Streams' `repartition`). */
+  repartition(repartitioned: Repartitioned<K, V> = {}): KStream<K, V> {
+    const base = repartitioned.name
+      ? { name: repartitioned.name, generated: false }
+      : { name: this.ctx.names.processor('KSTREAM-REPARTITION-'), generated: true };
+    const keySerde = repartitioned.keySerde ?? this.keySerde;
+    const valueSerde = repartitioned.valueSerde ?? this.valueSerde;
+    const source = addRepartition(
+      this.ctx,
+      this.nodeName,
+      base,
+      keySerde as Serde<unknown> | undefined,
+      valueSerde as Serde<unknown> | undefined,
+      repartitioned.numberOfPartitions,
+    );
+    return new KStream<K, V>(this.ctx, source, keySerde, valueSerde, false);
+  }
+
+  /** Upserts each record into a table (null values delete). */
+  toTable(named?: Named, materialized?: Materialized<K, V>): KTable<K, V> {
+    const name = processorName(this.ctx, named?.name, 'KSTREAM-TOTABLE-');
+    const store = storeName(this.ctx, materialized as Materialized<unknown, unknown>, 'KSTREAM-TOTABLE-');
+    const keySerde = materialized?.keySerde ?? this.keySerde;
+    const valueSerde = materialized?.valueSerde ?? this.valueSerde;
+    const oldValues = { send: false };
+    this.ctx.topology.addProcessor(name, tableSourceProcessor(store.name, oldValues), this.nodeName);
+    this.ctx.topology.addStateStore(
+      keyValueStoreBuilder(store.name, materialized as Materialized<unknown, unknown>, keySerde, valueSerde),
+      name,
+    );
+    return new KTable<K, V>(this.ctx, name, keySerde, valueSerde, store.name, oldValues, [], this.repartitionRequired);
+  }
+
+  groupByKey(grouped: Grouped<K, V> = {}): KGroupedStream<K, V> {
+    return new KGroupedStream<K, V>(
+      this,
+      grouped.keySerde ?? this.keySerde,
+      grouped.valueSerde ?? this.valueSerde,
+      grouped.name,
+      this.repartitionRequired,
+    );
+  }
+
+  /** Groups by a new key; the grouping repartitions the stream. */
+  groupBy<K2>(selector: (key: K, value: V) => K2, grouped: Grouped<K2, V> = {}): KGroupedStream<K2, V> {
+    const selected = this.selectKey(selector);
+    return new KGroupedStream<K2, V>(
+      selected,
+      grouped.keySerde,
+      grouped.valueSerde ?? this.valueSerde,
+      grouped.name,
+      true,
+    );
+  }
+
+  /** Runs a Processor API processor on the stream, connected to the named stores. */
+  process<K2, V2>(
+    supplier: ProcessorSupplier<K, V, K2, V2>,
+    options: { name?: string; stores?: string[] } = {},
+  ): KStream<K2, V2> {
+    const name = processorName(this.ctx, options.name, 'KSTREAM-PROCESSOR-');
+    this.ctx.topology.addProcessor(name, supplier, this.nodeName);
+    if (options.stores && options.stores.length > 0) {
+      this.ctx.topology.connectProcessorAndStateStores(name, ...options.stores);
+    }
+    return new KStream<K2, V2>(this.ctx, name, undefined, undefined, true);
+  }
+}
+
+/** The branches of `KStream.split()` (Kafka Streams' `BranchedKStream`). */
+export class BranchedKStream<K, V> {
+  private readonly branches: { child: string; predicate?: (key: K, value: V) => boolean }[] = [];
+  private readonly result = new Map<string, KStream<K, V>>();
+  private closed = false;
+
+  constructor(
+    private readonly parent: KStream<K, V>,
+    private readonly splitName: string,
+    private readonly prefix: string,
+  ) {}
+
+  branch(predicate: (key: K, value: V) => boolean, branched: Branched<K, V> = {}): this {
+    this.add(predicate, branched, String(this.branches.length + 1));
+    return this;
+  }
+
+  /** Records that match no branch; the result map is complete after this. */
+  defaultBranch(branched: Branched<K, V> = {}): Map<string, KStream<K, V>> {
+    this.add(undefined, branched, '0');
+    return this.finish();
+  }
+
+  noDefaultBranch(): Map<string, KStream<K, V>> {
+    return this.finish();
+  }
+
+  private add(predicate: ((key: K, value: V) => boolean) | undefined, branched: Branched<K, V>, position: string): void {
+    if (this.closed) throw new TopologyException('split() is already finished');
+    const branchName = this.prefix + (branched.name ?? position);
+    const child = this.splitName + '-' + (branched.name ?? position);
+    this.branches.push({ child, ...(predicate ? { predicate } : {}) });
+    const stream = new KStream<K, V>(
+      this.parent.ctx,
+      child,
+      this.parent.keySerde,
+      this.parent.valueSerde,
+      this.parent.repartitionRequired,
+    );
+    this.pending.push({ child, stream, branchName, branched });
+  }
+
+  private readonly pending: { child: string; stream: KStream<K, V>; branchName: string; branched: Branched<K, V> }[] = [];
+
+  private finish(): Map<string, KStream<K, V>> {
+    if (this.closed) throw new TopologyException('split() is already finished');
+    this.closed = true;
+    const topology = this.parent.ctx.topology;
+    topology.addProcessor(this.splitName, branchProcessor(this.branches), this.parent.nodeName);
+    for (const { child, stream, branchName, branched } of this.pending) {
+      topology.addProcessor(child, passThroughProcessor(), this.splitName);
+      const chained = branched.chain ? branched.chain(stream) : stream;
+      if (chained) this.result.set(branchName, chained);
+    }
+    return this.result;
+  }
+}

@@ -1,0 +1,63 @@
+import type { StreamPartitioner, TimestampExtractor } from '../processor/processor';
+import type { Serde } from '../serdes/serde';
+
+/** How a source topic is read (Kafka Streams' `Consumed`). */
+export interface Consumed<K, V> {
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+  timestampExtractor?: TimestampExtractor;
+  offsetReset?: 'earliest' | 'latest';
+  name?: string;
+}
+
+/** How a sink topic is written (Kafka Streams' `Produced`). */
+export interface Produced<K, V> {
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+  partitioner?: StreamPartitioner<K, V>;
+  name?: string;
+}
+
+/** Serdes and name of a grouping; the name names the repartition topic (Kafka Streams' `Grouped`). */
+export interface Grouped<K, V> {
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+  name?: string;
+}
+
+/** An explicit repartition (Kafka Streams' `Repartitioned`). */
+export interface Repartitioned<K, V> {
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+  name?: string;
+  numberOfPartitions?: number;
+  partitioner?: StreamPartitioner<K, V>;
+}
+
+/** How a table or aggregation is stored (Kafka Streams' `Materialized`). */
+export interface Materialized<K, V> {
+  /** Store name; makes the store queryable under that name and names its changelog. */
+  storeName?: string;
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+  /** `persistent` (LMDB, the default) or `in-memory`. */
+  storeType?: 'persistent' | 'in-memory';
+  /** Changelog on (default) or off. */
+  loggingEnabled?: boolean;
+  /** Extra configs of the changelog topic. */
+  logConfig?: Record<string, string>;
+  /** Window and session stores: how long windows are kept. */
+  retentionMs?: number;
+}
+
+/** A processor name chosen by the user (Kafka Streams' `Named`). */
+export interface Named {
+  name?: string;
+}
+
+/** One branch of `split()` (Kafka Streams' `Branched`). */
+export interface Branched<K, V> {
+  name?: string;
+  /** Continues the branch; what it returns (if anything) is the branch's stream in the result map. */
+  chain?: (stream: import('./kstream').KStream<K, V>) => import('./kstream').KStream<K, V> | void;
+}

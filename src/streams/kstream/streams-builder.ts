@@ -1,0 +1,47 @@
+import type { StateStore } from '../state/store';
+import type { StoreBuilder } from '../state/stores';
+import { Topology } from '../topology/topology';
+import { KStream } from './kstream';
+import { KTable } from './ktable';
+import type { Consumed, Materialized } from './options';
+import type { DslContext } from './internals/dsl-context';
+import { keyValueStoreBuilder, processorName, storeName } from './internals/dsl-context';
+import { NameGenerator } from './internals/names';
+import { tableSourceProcessor } from './internals/table-processors';
+
+/** The DSL entry point (Kafka Streams' `StreamsBuilder`): streams and tables from topics, then `build()`. */
+export class StreamsBuilder {
+  private readonly ctx: DslContext = { topology: new Topology(), names: new NameGenerator() };
+
+  /** A stream of the records of one or more topics, or of every topic matching a pattern. */
+  stream<K = unknown, V = unknown>(topics: string | string[] | RegExp, consumed: Consumed<K, V> = {}): KStream<K, V> {
+    const name = processorName(this.ctx, consumed.name, 'KSTREAM-SOURCE-');
+    this.ctx.topology.addSource<K, V>(name, topics, consumed);
+    return new KStream<K, V>(this.ctx, name, consumed.keySerde, consumed.valueSerde, false);
+  }
+
+  /** A table of the latest value per key of a topic, materialized in a store (named, or generated). */
+  table<K = unknown, V = unknown>(topic: string, consumed: Consumed<K, V> = {}, materialized?: Materialized<K, V>): KTable<K, V> {
+    const store = storeName(this.ctx, materialized as Materialized<unknown, unknown>, `${topic}-`);
+    const source = this.ctx.names.processor('KSTREAM-SOURCE-');
+    const name = processorName(this.ctx, consumed.name, 'KTABLE-SOURCE-');
+    const keySerde = materialized?.keySerde ?? consumed.keySerde;
+    const valueSerde = materialized?.valueSerde ?? consumed.valueSerde;
+    const oldValues = { send: false };
+    this.ctx.topology
+      .addSource<K, V>(source, topic, consumed)
+      .addProcessor(name, tableSourceProcessor(store.name, oldValues), source)
+      .addStateStore(keyValueStoreBuilder(store.name, materialized as Materialized<unknown, unknown>, keySerde, valueSerde), name);
+    return new KTable<K, V>(this.ctx, name, keySerde, valueSerde, store.name, oldValues, [], false);
+  }
+
+  /** Adds a store for Processor API processors used with `KStream.process`. */
+  addStateStore(builder: StoreBuilder<StateStore>): this {
+    this.ctx.topology.addStateStore(builder);
+    return this;
+  }
+
+  build(): Topology {
+    return this.ctx.topology;
+  }
+}

@@ -1,0 +1,464 @@
+import { IllegalState, ProcessorException, SerializationException, TopologyException } from '../../errors';
+import type { Cancellable, Processor, ProcessorContext, PunctuationType, Punctuator } from '../processor/processor';
+import type { RecordMetadata, StreamRecord } from '../processor/record';
+import type { Serde } from '../serdes/serde';
+import { resolveSerde } from '../serdes/default-serde';
+import type { ChangelogRecord, StateStore, StoreContext } from '../state/store';
+import type { NodeDefinition, SinkDefinition, SourceDefinition } from '../topology/node-definitions';
+import type { Subtopology, Topology } from '../topology/topology';
+import type { ConsumedRecord } from './consumed-record';
+import { ProcessorNode, wrapNodeError } from './processor-node';
+import { PunctuationQueue } from './punctuation-queue';
+import type { RecordCollector } from './record-collector';
+import type { TaskId } from './task-id';
+import { taskIdToString } from './task-id';
+
+/** What to do with a record whose key or value cannot be deserialized. */
+export type DeserializationHandling = 'continue' | 'fail';
+
+/** Everything a task needs from the runtime (or the test driver) that hosts it. */
+export interface TaskEnvironment {
+  readonly applicationId: string;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly defaultKeySerde: Serde<unknown>;
+  readonly defaultValueSerde: Serde<unknown>;
+  readonly collector: RecordCollector;
+  /** `<state.dir>/<application.id>/<taskId>`. */
+  readonly taskDir: string;
+  /** The real topic name of a topic as written in the topology (internal topics get the application id). */
+  resolveTopic(topic: string): string;
+  /** The changelog topic of a store, or undefined when the store is not logged. */
+  changelogTopic(store: string): string | undefined;
+  readonly deserializationHandling: DeserializationHandling;
+  /** Called for every record skipped (deserialization error, invalid timestamp); counted as dropped. */
+  onDropped?(reason: string, record: RecordMetadata | undefined, error?: unknown): void;
+  readonly configureStore?: StoreContext['configureStore'];
+  readonly wallClock: () => number;
+}
+
+/**
+ * A task: one sub-topology instantiated for one partition. It deserializes consumed records, runs them through
+ * its processor graph one at a time in timestamp order across its input partitions, tracks stream time, runs
+ * punctuations and knows which offsets it may commit. Used by the stream threads and by the test driver.
+ */
+export class StreamTask {
+  readonly name: string;
+  readonly stores = new Map<string, StateStore>();
+  private readonly nodes = new Map<string, ProcessorNode>();
+  private readonly sourceByTopic = new Map<string, ProcessorNode>();
+  private readonly queues = new Map<string, ConsumedRecord[]>();
+  private readonly queueHeads = new Map<string, number>();
+  private readonly consumedOffsets = new Map<string, { topic: string; partition: number; offset: number }>();
+  private readonly streamTimePunctuations = new PunctuationQueue<ProcessorNode>();
+  private readonly wallClockPunctuations = new PunctuationQueue<ProcessorNode>();
+  private readonly context: TaskProcessorContext;
+  private streamTimeMs = -1;
+  private commitRequested = false;
+  private initialized = false;
+  private closed = false;
+  /** Records processed since the task was created. */
+  processedRecords = 0;
+  droppedRecords = 0;
+
+  constructor(
+    readonly id: TaskId,
+    readonly subtopology: Subtopology,
+    private readonly topology: Topology,
+    private readonly env: TaskEnvironment,
+  ) {
+    this.name = taskIdToString(id);
+    this.context = new TaskProcessorContext(this, env);
+  }
+
+  /** Builds and opens the stores; the runtime restores them before `initializeProcessors`. */
+  initializeStores(): void {
+    for (const storeName of this.subtopology.stores) {
+      const builder = this.topology.store(storeName);
+      if (!builder) throw new TopologyException(`store '${storeName}' is not in the topology`);
+      const store = builder.build({ keySerde: this.env.defaultKeySerde, valueSerde: this.env.defaultValueSerde });
+      const changelog = this.env.changelogTopic(storeName);
+      const storeContext: StoreContext = {
+        applicationId: this.env.applicationId,
+        taskId: this.name,
+        taskDir: this.env.taskDir,
+        loggingEnabled: changelog !== undefined,
+        logChange: changelog === undefined ? () => undefined : this.changelogWriter(changelog),
+        streamTime: () => this.streamTimeMs,
+        ...(this.env.configureStore ? { configureStore: this.env.configureStore } : {}),
+      };
+      store.init(storeContext);
+      this.stores.set(storeName, store);
+    }
+  }
+
+  /** Instantiates the processor graph and runs every processor's `init`. */
+  initializeProcessors(): void {
+    if (this.initialized) return;
+    for (const name of this.subtopology.nodes) {
+      const definition = this.topology.node(name)!;
+      const node = new ProcessorNode(definition, this.name, this.processorFor(definition));
+      this.nodes.set(name, node);
+      if (definition.kind === 'source') {
+        node.keySerde = resolveSerde(definition.keySerde, this.env.defaultKeySerde);
+        node.valueSerde = resolveSerde(definition.valueSerde, this.env.defaultValueSerde);
+        for (const topic of definition.topics) this.sourceByTopic.set(this.env.resolveTopic(topic), node);
+      }
+    }
+    for (const node of this.nodes.values()) {
+      for (const child of this.topology.children(node.name)) {
+        const childNode = this.nodes.get(child);
+        if (childNode) node.addChild(childNode);
+      }
+    }
+    for (const node of this.nodes.values()) {
+      this.context.runAs(node, () => node.processor.init?.(this.context));
+    }
+    this.initialized = true;
+  }
+
+  /** Adds a source node for a topic that matched a source pattern. */
+  bindPatternTopic(topic: string): void {
+    const definition = [...this.subtopology.nodes]
+      .map((n) => this.topology.node(n)!)
+      .find((d): d is SourceDefinition => d.kind === 'source' && d.pattern !== undefined && d.pattern.test(topic));
+    const node = definition && this.nodes.get(definition.name);
+    if (node) this.sourceByTopic.set(topic, node);
+  }
+
+  addRecords(records: readonly ConsumedRecord[]): void {
+    if (records.length === 0) return;
+    const key = `${records[0]!.topic}\u0000${records[0]!.partition}`;
+    const queue = this.queues.get(key);
+    if (queue) {
+      for (const r of records) queue.push(r);
+    } else {
+      this.queues.set(key, [...records]);
+      this.queueHeads.set(key, 0);
+    }
+  }
+
+  /** Records waiting to be processed. */
+  get buffered(): number {
+    let n = 0;
+    for (const [key, queue] of this.queues) n += queue.length - this.queueHeads.get(key)!;
+    return n;
+  }
+
+  /**
+   * Processes the buffered record with the lowest timestamp among the heads of the input partitions (Kafka
+   * Streams' choice, so joins see records in time order). Returns false when nothing is buffered.
+   */
+  processOne(): boolean {
+    let bestKey: string | undefined;
+    let best: ConsumedRecord | undefined;
+    for (const [key, queue] of this.queues) {
+      const head = this.queueHeads.get(key)!;
+      const record = queue[head];
+      if (record !== undefined && (best === undefined || record.timestamp < best.timestamp)) {
+        best = record;
+        bestKey = key;
+      }
+    }
+    if (best === undefined || bestKey === undefined) return false;
+    const queue = this.queues.get(bestKey)!;
+    const head = this.queueHeads.get(bestKey)! + 1;
+    if (head === queue.length) {
+      queue.length = 0;
+      this.queueHeads.set(bestKey, 0);
+    } else {
+      this.queueHeads.set(bestKey, head);
+    }
+    this.processRecord(best);
+    return true;
+  }
+
+  /** Processes every buffered record; returns how many. */
+  processAll(): number {
+    let n = 0;
+    while (this.processOne()) n++;
+    return n;
+  }
+
+  private processRecord(consumed: ConsumedRecord): void {
+    this.markConsumed(consumed);
+    const source = this.sourceByTopic.get(consumed.topic);
+    if (!source) throw new IllegalState(`task ${this.name} has no source for topic ${consumed.topic}`);
+    const definition = source.definition as SourceDefinition;
+    let key: unknown;
+    let value: unknown;
+    try {
+      key = consumed.key === null ? null : source.keySerde!.deserialize(consumed.key);
+      value = consumed.value === null ? null : source.valueSerde!.deserialize(consumed.value);
+    } catch (error) {
+      const reason = `cannot deserialize the record at ${consumed.topic}-${consumed.partition}@${consumed.offset}`;
+      if (this.env.deserializationHandling === 'fail') {
+        throw new SerializationException(`${reason}: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
+      }
+      this.drop(reason, consumed, error);
+      return;
+    }
+    let timestamp = consumed.timestamp;
+    if (definition.timestampExtractor) {
+      timestamp = definition.timestampExtractor(
+        { topic: consumed.topic, partition: consumed.partition, offset: consumed.offset, timestamp, key, value },
+        this.streamTimeMs,
+      );
+    }
+    if (!(timestamp >= 0)) {
+      this.drop(`invalid timestamp ${timestamp} at ${consumed.topic}-${consumed.partition}@${consumed.offset}`, consumed);
+      return;
+    }
+    if (timestamp > this.streamTimeMs) this.streamTimeMs = timestamp;
+    this.context.currentMetadata = consumed;
+    this.context.runAs(source, () => source.process({ key, value, timestamp, headers: consumed.headers }));
+    this.context.currentMetadata = undefined;
+    this.processedRecords++;
+    this.punctuateStreamTime();
+  }
+
+  /** Counts a skipped record (Kafka Streams' `dropped-records`) and reports it. */
+  drop(reason: string, record: RecordMetadata | undefined, error?: unknown): void {
+    this.droppedRecords++;
+    this.env.onDropped?.(reason, record, error);
+  }
+
+  private markConsumed(record: ConsumedRecord): void {
+    const key = `${record.topic}\u0000${record.partition}`;
+    const entry = this.consumedOffsets.get(key);
+    if (entry) entry.offset = record.offset;
+    else this.consumedOffsets.set(key, { topic: record.topic, partition: record.partition, offset: record.offset });
+  }
+
+  /** Last processed offset per input partition. */
+  consumedPositions(): { topic: string; partition: number; offset: number }[] {
+    return [...this.consumedOffsets.values()].map((e) => ({ ...e }));
+  }
+
+  get streamTime(): number {
+    return this.streamTimeMs;
+  }
+
+  punctuateStreamTime(): boolean {
+    if (this.streamTimePunctuations.size === 0 || this.streamTimeMs < 0) return false;
+    return this.streamTimePunctuations.mayPunctuate(this.streamTimeMs, (node, punctuator, ts) =>
+      this.punctuate(node, punctuator, ts),
+    );
+  }
+
+  punctuateWallClock(now: number = this.env.wallClock()): boolean {
+    if (this.wallClockPunctuations.size === 0) return false;
+    return this.wallClockPunctuations.mayPunctuate(now, (node, punctuator, ts) => this.punctuate(node, punctuator, ts));
+  }
+
+  private punctuate(node: ProcessorNode, punctuator: Punctuator, timestamp: number): void {
+    this.context.runAs(node, () => {
+      try {
+        punctuator(timestamp);
+      } catch (error) {
+        throw wrapNodeError(error, node.name, this.name);
+      }
+    });
+  }
+
+  schedule(node: ProcessorNode, intervalMs: number, type: PunctuationType, punctuator: Punctuator): Cancellable {
+    if (!(intervalMs >= 1)) throw new TopologyException(`punctuation interval must be at least 1 ms, got ${intervalMs}`);
+    if (type === 'STREAM_TIME') {
+      // The first stream-time punctuation fires with the first record, as in Kafka Streams.
+      return this.streamTimePunctuations.schedule(node, 0, intervalMs, punctuator);
+    }
+    return this.wallClockPunctuations.schedule(node, this.env.wallClock() + intervalMs, intervalMs, punctuator);
+  }
+
+  requestCommit(): void {
+    this.commitRequested = true;
+  }
+
+  /** Whether a processor asked for a commit since the last call. */
+  takeCommitRequest(): boolean {
+    const requested = this.commitRequested;
+    this.commitRequested = false;
+    return requested;
+  }
+
+  async flushStores(): Promise<void> {
+    for (const store of this.stores.values()) await store.flush();
+  }
+
+  /** Closes processors and stores. Buffered records are dropped: the uncommitted offsets are re-read later. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    let firstError: unknown;
+    for (const node of this.nodes.values()) {
+      try {
+        this.context.runAs(node, () => node.processor.close?.());
+      } catch (error) {
+        firstError ??= wrapNodeError(error, node.name, this.name);
+      }
+    }
+    for (const store of this.stores.values()) {
+      try {
+        if (store.isOpen()) await store.close();
+      } catch (error) {
+        firstError ??= error;
+      }
+    }
+    this.queues.clear();
+    this.queueHeads.clear();
+    if (firstError !== undefined) throw firstError;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private changelogWriter(topic: string): (storeName: string, record: ChangelogRecord) => void {
+    const partition = this.id.partition;
+    const collector = this.env.collector;
+    return (_storeName, record) =>
+      collector.send({ topic, partition, key: record.key, value: record.value, timestamp: record.timestamp, headers: {} });
+  }
+
+  private processorFor(definition: NodeDefinition): Processor<unknown, unknown, unknown, unknown> {
+    if (definition.kind === 'processor') return definition.supplier();
+    if (definition.kind === 'source') {
+      const context = this.context;
+      return { process: (record) => context.forward(record) };
+    }
+    return new SinkProcessor(definition, this.env, this.context);
+  }
+}
+
+/** Serializes records and hands them to the collector. */
+class SinkProcessor implements Processor<unknown, unknown, never, never> {
+  private readonly keySerde: Serde<unknown>;
+  private readonly valueSerde: Serde<unknown>;
+  private readonly fixedTopic: string | undefined;
+
+  constructor(
+    private readonly definition: SinkDefinition,
+    private readonly env: TaskEnvironment,
+    private readonly context: TaskProcessorContext,
+  ) {
+    this.keySerde = resolveSerde(definition.keySerde, env.defaultKeySerde);
+    this.valueSerde = resolveSerde(definition.valueSerde, env.defaultValueSerde);
+    this.fixedTopic = typeof definition.topic === 'string' ? env.resolveTopic(definition.topic) : undefined;
+  }
+
+  process(record: StreamRecord<unknown, unknown>): void {
+    const extractor = this.definition.topic;
+    const topic =
+      this.fixedTopic ??
+      (typeof extractor === 'function' ? extractor(record.key, record.value, this.context.recordMetadata()) : '');
+    if (!topic) throw new TopologyException(`sink '${this.definition.name}' chose no topic`);
+    const key = record.key === null || record.key === undefined ? null : this.keySerde.serialize(record.key);
+    const value = record.value === null || record.value === undefined ? null : this.valueSerde.serialize(record.value);
+    let partition: number | undefined;
+    if (this.definition.partitioner) {
+      const count = this.env.collector.partitionCount(topic);
+      if (count !== undefined) partition = this.definition.partitioner(topic, record.key, record.value, count);
+    }
+    this.env.collector.send({
+      topic,
+      ...(partition === undefined ? {} : { partition }),
+      key,
+      value,
+      timestamp: record.timestamp,
+      headers: record.headers,
+    });
+  }
+}
+
+/** The context every processor of a task sees; it tracks which node is running. */
+class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
+  currentNode: ProcessorNode | undefined;
+  currentMetadata: RecordMetadata | undefined;
+
+  constructor(
+    private readonly task: StreamTask,
+    private readonly env: TaskEnvironment,
+  ) {}
+
+  get applicationId(): string {
+    return this.env.applicationId;
+  }
+
+  get taskId(): string {
+    return this.task.name;
+  }
+
+  get appConfig(): Readonly<Record<string, unknown>> {
+    return this.env.config;
+  }
+
+  runAs(node: ProcessorNode, fn: () => void): void {
+    const previous = this.currentNode;
+    this.currentNode = node;
+    try {
+      fn();
+    } finally {
+      this.currentNode = previous;
+    }
+  }
+
+  forward(record: StreamRecord<unknown, unknown>, childName?: string): void {
+    const node = this.currentNode;
+    if (!node) throw new IllegalState('forward() called outside of processing');
+    if (childName !== undefined) {
+      const child = node.childByName.get(childName);
+      if (!child) throw new ProcessorException(node.name, this.task.name, `'${childName}' is not a child of this node`);
+      this.currentNode = child;
+      child.process(record);
+    } else {
+      const children = node.children;
+      for (let i = 0; i < children.length; i++) {
+        const child = children[i]!;
+        this.currentNode = child;
+        child.process(record);
+      }
+    }
+    this.currentNode = node;
+  }
+
+  getStateStore<S>(name: string): S {
+    const node = this.currentNode;
+    if (!node || !node.stores.has(name)) {
+      throw new TopologyException(
+        `processor '${node?.name ?? '?'}' has no access to store '${name}'; connect it with addStateStore or connectProcessorAndStateStores`,
+      );
+    }
+    const store = this.task.stores.get(name);
+    if (!store) throw new IllegalState(`store '${name}' is not initialized in task ${this.task.name}`);
+    return store as unknown as S;
+  }
+
+  schedule(intervalMs: number, type: PunctuationType, punctuator: Punctuator): Cancellable {
+    const node = this.currentNode;
+    if (!node) throw new IllegalState('schedule() called outside of a processor');
+    return this.task.schedule(node, intervalMs, type, punctuator);
+  }
+
+  recordMetadata(): RecordMetadata | undefined {
+    const m = this.currentMetadata;
+    return m && { topic: m.topic, partition: m.partition, offset: m.offset };
+  }
+
+  currentStreamTimeMs(): number {
+    return this.task.streamTime;
+  }
+
+  currentSystemTimeMs(): number {
+    return this.env.wallClock();
+  }
+
+  commit(): void {
+    this.task.requestCommit();
+  }
+
+  /** Used by the DSL's processors for records they skip (null keys in aggregations, late records). */
+  recordDropped(reason: string): void {
+    this.task.drop(reason, this.recordMetadata());
+  }
+}

@@ -1,0 +1,184 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { IllegalState } from '../../errors';
+import type { Headers } from '../processor/record';
+import type { Serde } from '../serdes/serde';
+import { serdeByName } from '../serdes/serdes';
+import type {
+  KeyValueStore,
+  SessionStore,
+  StateStore,
+  ValueAndTimestamp,
+  WindowStore,
+} from '../state/store';
+import { resolveTopicName, storeChangelogTopic } from '../topology/internal-topics';
+import type { Topology } from '../topology/topology';
+import type { ConsumedRecord } from '../runtime/consumed-record';
+import type { ProducedRecord, RecordCollector } from '../runtime/record-collector';
+import { StreamTask } from '../runtime/task';
+import type { InputTopicOptions } from './test-topics';
+import { TestInputTopic, TestOutputTopic } from './test-topics';
+
+type RawRecord = { key: Buffer | null; value: Buffer | null; timestamp: number; headers: Headers };
+
+/**
+ * Runs a topology without a broker (Kafka Streams' `TopologyTestDriver`): every topic has one partition, so
+ * each sub-topology is one task; records written to topics the topology reads (repartition topics) are
+ * processed at once, and every piped record is processed to the end before `pipeInput` returns.
+ */
+export class TopologyTestDriver {
+  readonly applicationId: string;
+  private readonly tasks: StreamTask[] = [];
+  private readonly taskByTopic = new Map<string, StreamTask>();
+  private readonly outputs = new Map<string, RawRecord[]>();
+  private readonly offsets = new Map<string, number>();
+  private readonly pending: ConsumedRecord[] = [];
+  private readonly stateDir: string;
+  private wallClockMs: number;
+  private closed = false;
+
+  constructor(
+    topology: Topology,
+    config: Record<string, unknown> = {},
+    initialWallClockMs: number = Date.now(),
+  ) {
+    this.applicationId = String(config['application.id'] ?? 'topology-test-driver');
+    this.wallClockMs = initialWallClockMs;
+    this.stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-test-driver-'));
+    const defaultKeySerde = serdeByName(String(config['default.key.serde'] ?? 'string'));
+    const defaultValueSerde = serdeByName(String(config['default.value.serde'] ?? 'string'));
+    const collector: RecordCollector = {
+      send: (record) => this.capture(record),
+      partitionCount: () => 1,
+    };
+    const handling = String(config['default.deserialization.exception.handler'] ?? 'fail');
+    for (const sub of topology.subtopologies()) {
+      const id = { subtopology: sub.id, partition: 0 };
+      const taskDir = path.join(this.stateDir, this.applicationId, `${sub.id}_0`);
+      fs.mkdirSync(taskDir, { recursive: true });
+      const task = new StreamTask(id, sub, topology, {
+        applicationId: this.applicationId,
+        config,
+        defaultKeySerde,
+        defaultValueSerde,
+        collector,
+        taskDir,
+        resolveTopic: (t) => resolveTopicName(topology, this.applicationId, t),
+        changelogTopic: (s) => storeChangelogTopic(topology, this.applicationId, s),
+        deserializationHandling: /continue/i.test(handling) ? 'continue' : 'fail',
+        wallClock: () => this.wallClockMs,
+      });
+      task.initializeStores();
+      task.initializeProcessors();
+      this.tasks.push(task);
+      for (const topic of sub.sourceTopics) this.taskByTopic.set(resolveTopicName(topology, this.applicationId, topic), task);
+    }
+  }
+
+  createInputTopic<K, V>(
+    topic: string,
+    keySerde: Serde<K>,
+    valueSerde: Serde<V>,
+    options: InputTopicOptions = {},
+  ): TestInputTopic<K, V> {
+    return new TestInputTopic<K, V>(
+      topic,
+      keySerde,
+      valueSerde,
+      (t, key, value, timestamp, headers) => this.pipe(t, key, value, timestamp, headers),
+      options.startTimestamp ?? this.wallClockMs,
+      options.autoAdvanceMs ?? 0,
+    );
+  }
+
+  createOutputTopic<K, V>(topic: string, keySerde: Serde<K>, valueSerde: Serde<V>): TestOutputTopic<K, V> {
+    return new TestOutputTopic<K, V>(topic, keySerde, valueSerde, this.outputQueue(topic));
+  }
+
+  /** Moves the wall clock forward and runs the wall-clock punctuations that are due. */
+  advanceWallClockTime(ms: number): void {
+    this.checkOpen();
+    this.wallClockMs += ms;
+    for (const task of this.tasks) task.punctuateWallClock(this.wallClockMs);
+    this.drain();
+  }
+
+  getStateStore<S extends StateStore = StateStore>(name: string): S {
+    for (const task of this.tasks) {
+      const store = task.stores.get(name);
+      if (store) return store as S;
+    }
+    throw new IllegalState(`no store named '${name}' in the topology`);
+  }
+
+  getKeyValueStore<K, V>(name: string): KeyValueStore<K, V> {
+    return this.getStateStore<KeyValueStore<K, V>>(name);
+  }
+
+  getTimestampedKeyValueStore<K, V>(name: string): KeyValueStore<K, ValueAndTimestamp<V>> {
+    return this.getStateStore<KeyValueStore<K, ValueAndTimestamp<V>>>(name);
+  }
+
+  getWindowStore<K, V>(name: string): WindowStore<K, V> {
+    return this.getStateStore<WindowStore<K, V>>(name);
+  }
+
+  getSessionStore<K, V>(name: string): SessionStore<K, V> {
+    return this.getStateStore<SessionStore<K, V>>(name);
+  }
+
+  /** Records the topology skipped (deserialization errors, invalid timestamps, null keys in aggregations). */
+  get droppedRecords(): number {
+    return this.tasks.reduce((n, t) => n + t.droppedRecords, 0);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const task of this.tasks) await task.close();
+    fs.rmSync(this.stateDir, { recursive: true, force: true });
+  }
+
+  private pipe(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, headers: Headers): void {
+    this.checkOpen();
+    if (!this.taskByTopic.has(topic)) throw new IllegalState(`topic '${topic}' is not an input topic of the topology`);
+    this.enqueue(topic, key, value, timestamp, headers);
+    this.drain();
+  }
+
+  private enqueue(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, headers: Headers): void {
+    const offset = this.offsets.get(topic) ?? 0;
+    this.offsets.set(topic, offset + 1);
+    this.pending.push({ topic, partition: 0, offset, timestamp, key, value, headers });
+  }
+
+  /** Processes the piped record and, breadth-first, whatever it made the topology write to its own inputs. */
+  private drain(): void {
+    while (this.pending.length > 0) {
+      const record = this.pending.shift()!;
+      const task = this.taskByTopic.get(record.topic)!;
+      task.addRecords([record]);
+      task.processAll();
+    }
+  }
+
+  private capture(record: ProducedRecord): void {
+    const raw = { key: record.key, value: record.value, timestamp: record.timestamp, headers: record.headers };
+    if (this.taskByTopic.has(record.topic)) this.enqueue(record.topic, raw.key, raw.value, raw.timestamp, raw.headers);
+    this.outputQueue(record.topic).push(raw);
+  }
+
+  private outputQueue(topic: string): RawRecord[] {
+    let queue = this.outputs.get(topic);
+    if (!queue) {
+      queue = [];
+      this.outputs.set(topic, queue);
+    }
+    return queue;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new IllegalState('the test driver is closed');
+  }
+}

@@ -1,0 +1,322 @@
+import { TopologyException } from '../../errors';
+import type { ProcessorSupplier, TopicNameExtractor } from '../processor/processor';
+import type { StoreBuilder } from '../state/stores';
+import type { StateStore } from '../state/store';
+import type { NodeDescription, TopologyDescription } from './description';
+import { describeAsText } from './description';
+import type {
+  NodeDefinition,
+  ProcessorDefinition,
+  RepartitionTopicDefinition,
+  SinkDefinition,
+  SinkOptions,
+  SourceDefinition,
+  SourceOptions,
+} from './node-definitions';
+
+/** One connected component of the processor graph: the unit that is instantiated once per partition (task). */
+export interface Subtopology {
+  readonly id: number;
+  /** Node names in insertion order. */
+  readonly nodes: readonly string[];
+  /** Topics read by the sources, as written in the topology (internal ones without the application id). */
+  readonly sourceTopics: readonly string[];
+  readonly sourcePatterns: readonly RegExp[];
+  readonly stores: readonly string[];
+}
+
+/**
+ * A processing topology built with the Processor API (or by `StreamsBuilder`): sources, processors, sinks and
+ * state stores. It knows nothing of Kafka or configuration; the runtime instantiates one copy of each
+ * sub-topology per partition.
+ */
+export class Topology {
+  private readonly definitions = new Map<string, NodeDefinition>();
+  private readonly childNames = new Map<string, string[]>();
+  private readonly storeBuilders = new Map<string, StoreBuilder<StateStore>>();
+  private readonly storeProcessors = new Map<string, Set<string>>();
+  private readonly internalTopics = new Map<string, RepartitionTopicDefinition>();
+  private readonly copartitionGroups: string[][] = [];
+  private cachedSubtopologies: Subtopology[] | undefined;
+
+  addSource<K, V>(name: string, topics: string | string[] | RegExp, options: SourceOptions<K, V> = {}): this {
+    this.checkNewName(name);
+    const pattern = topics instanceof RegExp ? topics : undefined;
+    const topicList = pattern ? [] : Array.isArray(topics) ? topics : [topics as string];
+    if (!pattern && topicList.length === 0) throw new TopologyException(`source '${name}' has no topic`);
+    for (const topic of topicList) {
+      for (const other of this.definitions.values()) {
+        if (other.kind === 'source' && other.topics.includes(topic)) {
+          throw new TopologyException(`topic '${topic}' is already read by source '${other.name}'`);
+        }
+      }
+    }
+    const definition: SourceDefinition = {
+      kind: 'source',
+      name,
+      topics: topicList,
+      ...(pattern ? { pattern } : {}),
+      ...(options as SourceOptions),
+    };
+    this.add(definition, []);
+    return this;
+  }
+
+  addProcessor<KIn, VIn, KOut, VOut>(
+    name: string,
+    supplier: ProcessorSupplier<KIn, VIn, KOut, VOut>,
+    ...parentNames: string[]
+  ): this {
+    this.checkNewName(name);
+    this.checkParents(name, parentNames);
+    const definition: ProcessorDefinition = {
+      kind: 'processor',
+      name,
+      supplier: supplier as ProcessorSupplier<unknown, unknown, unknown, unknown>,
+      parents: parentNames,
+      stores: [],
+    };
+    this.add(definition, parentNames);
+    return this;
+  }
+
+  addSink<K, V>(
+    name: string,
+    topic: string | TopicNameExtractor<K, V>,
+    options: SinkOptions<K, V> = {},
+    ...parentNames: string[]
+  ): this {
+    this.checkNewName(name);
+    this.checkParents(name, parentNames);
+    const definition: SinkDefinition = {
+      kind: 'sink',
+      name,
+      topic: topic as string | TopicNameExtractor<unknown, unknown>,
+      ...(options as SinkOptions),
+      parents: parentNames,
+    };
+    this.add(definition, parentNames);
+    return this;
+  }
+
+  /** Adds a store and connects it to the named processors. */
+  addStateStore(builder: StoreBuilder<StateStore>, ...processorNames: string[]): this {
+    if (this.storeBuilders.has(builder.name)) {
+      throw new TopologyException(`store '${builder.name}' is already added`);
+    }
+    this.invalidate();
+    this.storeBuilders.set(builder.name, builder);
+    this.storeProcessors.set(builder.name, new Set());
+    if (processorNames.length > 0) this.connectProcessorAndStateStores(processorNames[0]!, builder.name);
+    for (const processor of processorNames.slice(1)) this.connectProcessorAndStateStores(processor, builder.name);
+    return this;
+  }
+
+  connectProcessorAndStateStores(processorName: string, ...storeNames: string[]): this {
+    const definition = this.definitions.get(processorName);
+    if (!definition || definition.kind !== 'processor') {
+      throw new TopologyException(`'${processorName}' is not a processor of this topology`);
+    }
+    for (const store of storeNames) {
+      const processors = this.storeProcessors.get(store);
+      if (!processors) throw new TopologyException(`store '${store}' is not added to the topology`);
+      processors.add(processorName);
+      if (!definition.stores.includes(store)) definition.stores.push(store);
+    }
+    this.invalidate();
+    return this;
+  }
+
+  /** Declares a topic that this topology writes and reads back (repartitioning); the runtime creates it. */
+  addInternalTopic(definition: RepartitionTopicDefinition): this {
+    this.internalTopics.set(definition.name, definition);
+    this.invalidate();
+    return this;
+  }
+
+  /** Declares topics that must have the same number of partitions (joins). */
+  copartition(topics: string[]): this {
+    this.copartitionGroups.push([...topics]);
+    return this;
+  }
+
+  // ---- read side, used by the runtime, the test driver and the API ----
+
+  node(name: string): NodeDefinition | undefined {
+    return this.definitions.get(name);
+  }
+
+  nodes(): IterableIterator<NodeDefinition> {
+    return this.definitions.values();
+  }
+
+  children(name: string): readonly string[] {
+    return this.childNames.get(name) ?? [];
+  }
+
+  stores(): IterableIterator<StoreBuilder<StateStore>> {
+    return this.storeBuilders.values();
+  }
+
+  store(name: string): StoreBuilder<StateStore> | undefined {
+    return this.storeBuilders.get(name);
+  }
+
+  repartitionTopics(): readonly RepartitionTopicDefinition[] {
+    return [...this.internalTopics.values()];
+  }
+
+  isInternalTopic(topic: string): boolean {
+    return this.internalTopics.has(topic);
+  }
+
+  copartitionedTopics(): readonly (readonly string[])[] {
+    return this.copartitionGroups;
+  }
+
+  /** Sub-topologies: connected components over parent links and shared stores, numbered in insertion order. */
+  subtopologies(): readonly Subtopology[] {
+    if (this.cachedSubtopologies) return this.cachedSubtopologies;
+    const parent = new Map<string, string>();
+    const find = (name: string): string => {
+      let root = name;
+      while (parent.get(root) !== root) root = parent.get(root)!;
+      parent.set(name, root);
+      return root;
+    };
+    const unite = (a: string, b: string): void => {
+      const ra = find(a);
+      const rb = find(b);
+      if (ra !== rb) parent.set(rb, ra);
+    };
+    for (const name of this.definitions.keys()) parent.set(name, name);
+    for (const definition of this.definitions.values()) {
+      if (definition.kind !== 'source') for (const p of definition.parents) unite(p, definition.name);
+    }
+    for (const processors of this.storeProcessors.values()) {
+      const [first, ...rest] = [...processors];
+      if (first) for (const other of rest) unite(first, other);
+    }
+    const groups = new Map<string, string[]>();
+    for (const name of this.definitions.keys()) {
+      const root = find(name);
+      const group = groups.get(root);
+      if (group) group.push(name);
+      else groups.set(root, [name]);
+    }
+    let id = 0;
+    this.cachedSubtopologies = [...groups.values()].map((nodes) => {
+      const sourceTopics: string[] = [];
+      const sourcePatterns: RegExp[] = [];
+      const stores = new Set<string>();
+      for (const name of nodes) {
+        const definition = this.definitions.get(name)!;
+        if (definition.kind === 'source') {
+          sourceTopics.push(...definition.topics);
+          if (definition.pattern) sourcePatterns.push(definition.pattern);
+        } else if (definition.kind === 'processor') {
+          for (const store of definition.stores) stores.add(store);
+        }
+      }
+      return { id: id++, nodes, sourceTopics, sourcePatterns, stores: [...stores] };
+    });
+    return this.cachedSubtopologies;
+  }
+
+  /** The sub-topology that hosts a store, or undefined for an unknown store. */
+  subtopologyOfStore(store: string): Subtopology | undefined {
+    return this.subtopologies().find((s) => s.stores.includes(store));
+  }
+
+  describe(): TopologyDescription {
+    return {
+      subTopologies: this.subtopologies().map((sub) => ({ id: sub.id, nodes: this.flowOrder(sub).map((n) => this.describeNode(n)) })),
+      globalStores: [],
+    };
+  }
+
+  toString(): string {
+    return describeAsText(this.describe());
+  }
+
+  // ---- internals ----
+
+  /** Nodes of a sub-topology sources first, each after all its predecessors (ties in insertion order). */
+  private flowOrder(sub: Subtopology): NodeDefinition[] {
+    const inDegree = new Map<string, number>();
+    for (const name of sub.nodes) {
+      const d = this.definitions.get(name)!;
+      inDegree.set(name, d.kind === 'source' ? 0 : d.parents.length);
+    }
+    const ready = sub.nodes.filter((n) => inDegree.get(n) === 0);
+    const ordered: NodeDefinition[] = [];
+    while (ready.length > 0) {
+      const name = ready.shift()!;
+      ordered.push(this.definitions.get(name)!);
+      for (const child of this.children(name)) {
+        const left = inDegree.get(child)! - 1;
+        inDegree.set(child, left);
+        if (left === 0) ready.push(child);
+      }
+    }
+    return ordered;
+  }
+
+  private describeNode(definition: NodeDefinition): NodeDescription {
+    const successors = [...this.children(definition.name)];
+    if (definition.kind === 'source') {
+      return {
+        type: 'SOURCE',
+        name: definition.name,
+        predecessors: [],
+        successors,
+        topics: definition.pattern ? [String(definition.pattern)] : [...definition.topics],
+      };
+    }
+    if (definition.kind === 'sink') {
+      return {
+        type: 'SINK',
+        name: definition.name,
+        predecessors: [...definition.parents],
+        successors: [],
+        topic: typeof definition.topic === 'string' ? definition.topic : '<dynamic>',
+      };
+    }
+    return {
+      type: 'PROCESSOR',
+      name: definition.name,
+      predecessors: [...definition.parents],
+      successors,
+      stores: [...definition.stores],
+    };
+  }
+
+  private add(definition: NodeDefinition, parents: readonly string[]): void {
+    this.invalidate();
+    this.definitions.set(definition.name, definition);
+    for (const p of parents) {
+      const children = this.childNames.get(p);
+      if (children) children.push(definition.name);
+      else this.childNames.set(p, [definition.name]);
+    }
+  }
+
+  private checkNewName(name: string): void {
+    if (!name) throw new TopologyException('a node needs a name');
+    if (this.definitions.has(name)) throw new TopologyException(`node '${name}' is already added`);
+  }
+
+  private checkParents(name: string, parents: readonly string[]): void {
+    if (parents.length === 0) throw new TopologyException(`node '${name}' needs at least one parent`);
+    for (const p of parents) {
+      const parent = this.definitions.get(p);
+      if (!parent) throw new TopologyException(`parent '${p}' of '${name}' is not in the topology`);
+      if (parent.kind === 'sink') throw new TopologyException(`sink '${p}' cannot be the parent of '${name}'`);
+      if (p === name) throw new TopologyException(`node '${name}' cannot be its own parent`);
+    }
+  }
+
+  private invalidate(): void {
+    this.cachedSubtopologies = undefined;
+  }
+}
