@@ -80,3 +80,40 @@ export const TaskDirectoryLocked = define(
   (dir: string) => `The task directory ${dir} is locked by another instance`,
 );
 export const BrokerUnavailable = define('BrokerUnavailable', 503, (detail: string) => detail);
+
+// Broker provisioning (tests, demos): no way to get a broker, or the chosen one failed to come up.
+export const NoBrokerAvailable = define('NoBrokerAvailable', 503, (missing: string) => `No Kafka broker available: ${missing}`);
+export const BrokerProvisioningFailed = define('BrokerProvisioningFailed', 500, (detail: string) => detail);
+
+// Management API (HTTP layer and the host behind it).
+export const UnknownApplication = define('UnknownApplication', 404, (id: string) => `No application '${id}' in this process`);
+export const UnknownStore = define('UnknownStore', 404, (id: string, store: string) => `Application '${id}' has no state store '${store}'`);
+export const UnknownMetric = define('UnknownMetric', 404, (detail: string) => `No metric matches ${detail}`);
+export const UnknownEventType = define(
+  'UnknownEventType',
+  404,
+  (id: string, type: string, known: string) => `Application '${id}' has no event type '${type}'; known: ${known}`,
+);
+export const UnknownTopology = define('UnknownTopology', 404, (detail: string) => `No topology ${detail}`);
+export const RouteNotFound = define('RouteNotFound', 404, (method: string, path: string) => `No route ${method} ${path}`);
+export const MethodNotAllowed = define(
+  'MethodNotAllowed',
+  405,
+  (method: string, path: string, allowed: string) => `Method ${method} is not allowed on ${path}; allowed: ${allowed}`,
+);
+export const InvalidRequest = define('InvalidRequest', 400, (detail: string) => detail);
+export const MalformedJson = define('MalformedJson', 400, (detail: string) => `The request body is not valid JSON: ${detail}`);
+export const PayloadTooLarge = define('PayloadTooLarge', 413, (limit: number) => `The request body is larger than ${limit} bytes`);
+export const NoLocalInstance = define(
+  'NoLocalInstance',
+  503,
+  (id: string, state: string) => `Application '${id}' has no running local instance (state ${state})`,
+);
+export const ApplicationExists = define('ApplicationExists', 409, (id: string) => `Application '${id}' already exists in this process`);
+export const Unauthorized = define('Unauthorized', 401, () => 'Missing or wrong credentials');
+export const Forbidden = define('Forbidden', 403, (detail: string) => detail);
+export const InternalError = define(
+  'InternalError',
+  500,
+  (correlationId: string) => `Internal error; it is logged with correlation id ${correlationId}`,
+);

@@ -3,6 +3,8 @@
  * runtime that flushes, logs and restores them. Mirrors Kafka Streams' `StateStore` family.
  */
 
+import type { Serde } from '../serdes/serde';
+
 /** A key and value as stores and iterators hand them out. */
 export interface KeyValue<K, V> {
   key: K;
@@ -60,6 +62,25 @@ export interface StoreContext {
   streamTime(): number;
   /** Options adjuster from `embeddedstore.config.setter`, applied to each persistent store's LMDB options. */
   readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+  /**
+   * Timestamp of the record being processed (Kafka Streams' `context.timestamp()`): the timestamp of the changelog
+   * records of non-timestamped stores. When absent, stores use `streamTime()`.
+   */
+  readonly recordTimestamp?: () => number;
+}
+
+/** What a store reports for the periodic statistics dump (`stats.enable`). */
+export interface StoreStats {
+  /** Entries held (LMDB: committed entries plus the writes not yet committed, so approximate). */
+  entries: number;
+  /** Bytes used on disk (persistent stores only). */
+  sizeBytes?: number;
+  /** Writes (puts and deletes) since the store was opened. */
+  puts: number;
+  /** Point reads since the store was opened. */
+  gets: number;
+  /** Iterators handed out and not closed yet (Kafka Streams' num-open-iterators). */
+  openIterators: number;
 }
 
 export type StoreType =
@@ -83,6 +104,8 @@ export interface StateStore {
   restore(records: ChangelogRecord[]): void;
   /** Removes every entry (used before a full restoration of a store whose local state was wiped). */
   clear(): void;
+  /** Counters for the statistics dump; every store Sluice builds has it. */
+  stats?(): StoreStats;
 }
 
 /** Read-only view of a key-value store: what interactive queries use. */
@@ -98,7 +121,13 @@ export interface ReadOnlyKeyValueStore<K, V> {
   approximateNumEntries(): number;
 }
 
-export interface KeyValueStore<K, V> extends StateStore, ReadOnlyKeyValueStore<K, V> {
+/**
+ * A key-value store. `VS` is the type of `valueSerde`: the value type itself, except for timestamped stores whose
+ * values are `ValueAndTimestamp<VS>`. The serdes let the query layer decode JSON keys and encode results.
+ */
+export interface KeyValueStore<K, V, VS = V> extends StateStore, ReadOnlyKeyValueStore<K, V> {
+  readonly keySerde: Serde<K>;
+  readonly valueSerde: Serde<VS>;
   put(key: K, value: V | null): void;
   putIfAbsent(key: K, value: V): V | undefined;
   putAll(entries: KeyValue<K, V | null>[]): void;
@@ -131,7 +160,13 @@ export interface ReadOnlyWindowStore<K, V> {
   backwardAll(): StoreIterator<KeyValue<Windowed<K>, V>>;
 }
 
-export interface WindowStore<K, V> extends StateStore, ReadOnlyWindowStore<K, V> {
+/** Values with the timestamp of their record; stored as `[8-byte BE timestamp][value bytes]`. */
+export type TimestampedKeyValueStore<K, V> = KeyValueStore<K, ValueAndTimestamp<V>, V>;
+
+/** A window store; `VS` as for KeyValueStore. */
+export interface WindowStore<K, V, VS = V> extends StateStore, ReadOnlyWindowStore<K, V> {
+  readonly keySerde: Serde<K>;
+  readonly valueSerde: Serde<VS>;
   /** Writes (or with null deletes) the window of `key` starting at `windowStart`. */
   put(key: K, value: V | null, windowStart: number): void;
   readonly windowSize: number;
@@ -148,7 +183,11 @@ export interface ReadOnlySessionStore<K, V> {
   fetchSession(key: K, sessionStart: number, sessionEnd: number): V | undefined;
 }
 
+export type TimestampedWindowStore<K, V> = WindowStore<K, ValueAndTimestamp<V>, V>;
+
 export interface SessionStore<K, V> extends StateStore, ReadOnlySessionStore<K, V> {
+  readonly keySerde: Serde<K>;
+  readonly valueSerde: Serde<V>;
   put(session: Windowed<K>, value: V): void;
   remove(session: Windowed<K>): void;
   readonly retentionPeriod: number;

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { IllegalState } from '../../errors';
 import type { Headers } from '../processor/record';
 import type { Serde } from '../serdes/serde';
-import { serdeByName } from '../serdes/serdes';
+import { serdeByName } from '../serdes/serde-by-name';
 import type {
   KeyValueStore,
   SessionStore,

@@ -1,0 +1,1 @@
+it('fails', () => expect(1).toBe(2));

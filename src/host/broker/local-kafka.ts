@@ -1,0 +1,277 @@
+/**
+ * A single-node Apache Kafka broker (KRaft, combined broker and controller) run from the cached jars, on free
+ * loopback ports, with its data and logs in a fresh temporary directory.
+ *
+ * The broker must never outlive the process that started it, even when that process is killed with SIGKILL
+ * or a test run is interrupted: Java runs under a small bash watchdog, in a process group of its own, that
+ * polls the starting process every second and, once it is gone, kills the broker and deletes the directory.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BrokerProvisioningFailed } from '../../errors';
+import { createKafkaClient } from '../../streams/kafka';
+import { ensureKafkaJars, KAFKA_VERSION } from './jars';
+
+export interface LocalKafkaOptions {
+  /** Directory of the broker's jars; default: the cache, fetched with Maven when missing. */
+  libsDir?: string;
+  /** Java command; default `java`. */
+  javaCommand?: string;
+  /** How long the broker may take to answer `describeCluster()`; default 60 s. */
+  startTimeoutMs?: number;
+  /** How long `stop()` waits after SIGTERM before SIGKILL; default 10 s. */
+  stopGraceMs?: number;
+  /** Extra or overriding `server.properties` entries. */
+  brokerProperties?: Readonly<Record<string, string>>;
+  /** Where progress lines (the one-time jar download) go; default nowhere. */
+  log?: (line: string) => void;
+}
+
+/**
+ * The watchdog. Arguments: the pid to outlive and the broker's directory; environment: SLUICE_JAVA,
+ * SLUICE_CLASSPATH, SLUICE_CLUSTER_ID. It formats the storage, then execs the broker in a background
+ * subshell, and records the broker's exit status in `exit-status` should it die early. SIGTERM (stop) is
+ * passed on and awaited; the parent's death ends the broker with SIGKILL, as its data is deleted anyway.
+ */
+const WATCHDOG = `
+parent=$1
+dir=$2
+jvm_options=(-Xmx512m -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true -Djava.net.preferIPv4Stack=true
+  "-Dlog4j.configuration=file:$dir/log4j.properties" "-Dkafka.logs.dir=$dir/logs")
+broker() {
+  "$SLUICE_JAVA" "\${jvm_options[@]}" -cp "$SLUICE_CLASSPATH" kafka.tools.StorageTool format \\
+    -t "$SLUICE_CLUSTER_ID" -c "$dir/server.properties" --ignore-formatted || exit $?
+  exec "$SLUICE_JAVA" "\${jvm_options[@]}" -cp "$SLUICE_CLASSPATH" kafka.Kafka "$dir/server.properties"
+}
+broker &
+pid=$!
+finish() {
+  pkill "-$1" -P "$pid" 2>/dev/null
+  kill "-$1" "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  rm -rf "$dir"
+  exit 0
+}
+trap 'finish TERM' TERM
+while kill -0 "$parent" 2>/dev/null; do
+  if [ ! -e "$dir/exit-status" ] && ! kill -0 "$pid" 2>/dev/null; then
+    wait "$pid"
+    echo "$?" > "$dir/.exit-status" && mv "$dir/.exit-status" "$dir/exit-status"
+  fi
+  sleep 1 & wait $!
+done
+finish KILL
+`;
+
+const BIND_ERROR = /Address already in use|BindException/;
+const ATTEMPTS = 3;
+
+export class LocalKafka {
+  readonly version = KAFKA_VERSION;
+  /** `127.0.0.1:<port>`. */
+  readonly bootstrapServers: string;
+  /** The temporary directory holding config, data and logs; deleted on stop. */
+  readonly dir: string;
+  /** Pid of the watchdog, leader of the process group that holds the broker. */
+  readonly watchdogPid: number;
+  private readonly exited: Promise<void>;
+  private readonly stopGraceMs: number;
+  private stopping: Promise<void> | undefined;
+
+  private constructor(bootstrapServers: string, dir: string, watchdog: ChildProcess, exited: Promise<void>, stopGraceMs: number) {
+    this.bootstrapServers = bootstrapServers;
+    this.dir = dir;
+    this.watchdogPid = watchdog.pid!;
+    this.exited = exited;
+    this.stopGraceMs = stopGraceMs;
+  }
+
+  /** Starts a broker and resolves once it answers `describeCluster()`. Retries on a port taken meanwhile. */
+  static async start(options: LocalKafkaOptions = {}): Promise<LocalKafka> {
+    const libsDir = options.libsDir ?? (await ensureKafkaJars(options.log));
+    for (let attempt = 1; ; attempt++) {
+      const broker = await LocalKafka.launch(libsDir, options);
+      try {
+        await broker.waitUntilReady(options.startTimeoutMs ?? 60_000);
+        return broker;
+      } catch (error) {
+        const portTaken = BIND_ERROR.test(await broker.logTail());
+        await broker.stop();
+        if (!portTaken || attempt === ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private static async launch(libsDir: string, options: LocalKafkaOptions): Promise<LocalKafka> {
+    const dir = await mkdtemp(join(tmpdir(), 'sluice-kafka-'));
+    await mkdir(join(dir, 'logs'));
+    const [port, controllerPort] = await freePorts(2);
+    const properties: Record<string, string> = {
+      'process.roles': 'broker,controller',
+      'node.id': '1',
+      'controller.quorum.voters': `1@127.0.0.1:${controllerPort}`,
+      'controller.listener.names': 'CONTROLLER',
+      listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+      'advertised.listeners': `PLAINTEXT://127.0.0.1:${port}`,
+      'inter.broker.listener.name': 'PLAINTEXT',
+      'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      'log.dirs': join(dir, 'data'),
+      // One broker: replication factor 1 everywhere, and one partition for the internal topics, whose
+      // coordinators all live on this broker anyway (fewer partitions to create on first use).
+      'num.partitions': '1',
+      'default.replication.factor': '1',
+      'min.insync.replicas': '1',
+      'offsets.topic.replication.factor': '1',
+      'offsets.topic.num.partitions': '1',
+      'transaction.state.log.replication.factor': '1',
+      'transaction.state.log.min.isr': '1',
+      'transaction.state.log.num.partitions': '1',
+      // Tests form groups all the time: no 3 s wait for more members before the first assignment.
+      'group.initial.rebalance.delay.ms': '0',
+      // Topics are created explicitly, as Kafka Streams does; a typo must fail, not create a topic.
+      'auto.create.topics.enable': 'false',
+      ...options.brokerProperties,
+    };
+    await writeFile(join(dir, 'server.properties'), toProperties(properties));
+    await writeFile(
+      join(dir, 'log4j.properties'),
+      toProperties({
+        'log4j.rootLogger': 'WARN, file',
+        'log4j.appender.file': 'org.apache.log4j.FileAppender',
+        'log4j.appender.file.File': join(dir, 'logs', 'server.log'),
+        'log4j.appender.file.layout': 'org.apache.log4j.PatternLayout',
+        'log4j.appender.file.layout.ConversionPattern': '[%d] %p %m (%c)%n',
+        // The one INFO line worth having: "Kafka Server started".
+        'log4j.logger.kafka.server.KafkaRaftServer': 'INFO',
+      }),
+    );
+
+    const output = openSync(join(dir, 'console.log'), 'a');
+    let watchdog: ChildProcess;
+    try {
+      watchdog = spawn('bash', ['-c', WATCHDOG, 'sluice-kafka-watchdog', String(process.pid), dir], {
+        // A session and process group of its own: a Ctrl-C to the test run's terminal does not reach it
+        // (the watchdog cleans up instead), and stop() can kill the whole group.
+        detached: true,
+        stdio: ['ignore', output, output],
+        env: {
+          ...process.env,
+          SLUICE_JAVA: options.javaCommand ?? 'java',
+          SLUICE_CLASSPATH: join(libsDir, '*'),
+          SLUICE_CLUSTER_ID: randomBytes(16).toString('base64url'),
+        },
+      });
+    } finally {
+      closeSync(output);
+    }
+    const exited = new Promise<void>((resolve) => watchdog.once('exit', () => resolve()));
+    const spawned = await new Promise<Error | undefined>((resolve) => {
+      watchdog.once('spawn', () => resolve(undefined));
+      watchdog.once('error', resolve);
+    });
+    if (spawned) {
+      await rm(dir, { recursive: true, force: true });
+      throw new BrokerProvisioningFailed(`Could not start the Kafka watchdog (bash): ${spawned.message}`, { cause: spawned });
+    }
+    // The broker must not keep this process alive; the watchdog ends it when this process ends.
+    watchdog.unref();
+    return new LocalKafka(`127.0.0.1:${port}`, dir, watchdog, exited, options.stopGraceMs ?? 10_000);
+  }
+
+  private async waitUntilReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const kafka = createKafkaClient({
+      bootstrapServers: [this.bootstrapServers],
+      clientId: 'sluice-local-kafka-probe',
+      // Refused connections are expected until the broker listens.
+      logLevel: 'silent',
+      connectionTimeoutMs: 1000,
+    });
+    for (;;) {
+      const status = await readFile(join(this.dir, 'exit-status'), 'utf8').catch(() => undefined);
+      if (status !== undefined) {
+        throw new BrokerProvisioningFailed(
+          `The local Kafka ${KAFKA_VERSION} broker exited with status ${status.trim()} while starting. Last log lines:\n${await this.logTail()}`,
+        );
+      }
+      const admin = kafka.admin({ retry: { retries: 0 } });
+      try {
+        await admin.connect();
+        await admin.describeCluster();
+        return;
+      } catch {
+        if (Date.now() > deadline) {
+          throw new BrokerProvisioningFailed(
+            `The local Kafka ${KAFKA_VERSION} broker did not answer on ${this.bootstrapServers} within ${timeoutMs} ms. Last log lines:\n${await this.logTail()}`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      } finally {
+        await admin.disconnect();
+      }
+    }
+  }
+
+  /** The last lines of the broker's log and console output, for error messages. */
+  async logTail(lines = 30): Promise<string> {
+    const parts: string[] = [];
+    for (const file of [join(this.dir, 'logs', 'server.log'), join(this.dir, 'console.log')]) {
+      const text = await readFile(file, 'utf8').catch(() => '');
+      if (text.trim() !== '') parts.push(`--- ${file}\n${text.trimEnd().split('\n').slice(-lines).join('\n')}`);
+    }
+    return parts.length > 0 ? parts.join('\n') : '(no output)';
+  }
+
+  /** SIGTERM, SIGKILL after the grace period, then the directory is removed. Safe to call more than once. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      signalGroup(this.watchdogPid, 'SIGTERM', false);
+      const graceOver = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.stopGraceMs).unref());
+      if ((await Promise.race([this.exited, graceOver])) === 'timeout') {
+        signalGroup(this.watchdogPid, 'SIGKILL', true);
+        await this.exited;
+      }
+      await rm(this.dir, { recursive: true, force: true });
+    })();
+    return this.stopping;
+  }
+}
+
+/** Signals the watchdog alone (it passes SIGTERM on) or its whole process group; gone already is fine. */
+function signalGroup(watchdogPid: number, signal: NodeJS.Signals, wholeGroup: boolean): void {
+  try {
+    process.kill(wholeGroup ? -watchdogPid : watchdogPid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** Ports that are free on loopback right now: all held open together so that they differ. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as AddressInfo).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
+function toProperties(entries: Readonly<Record<string, string>>): string {
+  // Java properties read a backslash as an escape.
+  return Object.entries(entries)
+    .map(([key, value]) => `${key}=${value.replace(/\\/g, '\\\\')}\n`)
+    .join('');
+}

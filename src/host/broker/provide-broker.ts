@@ -1,0 +1,88 @@
+/**
+ * A real Kafka broker for the integration tests (and demos), from the first of:
+ *   1. `KAFKA_BOOTSTRAP_SERVERS`: a cluster someone already runs;
+ *   2. Testcontainers' Kafka module, when a Docker engine answers;
+ *   3. a local single-node KRaft broker from Apache Kafka's jars, when Java 17+ and Maven (or cached jars) are
+ *      there.
+ */
+import { NoBrokerAvailable } from '../../errors';
+import { dockerEngineAnswers } from './docker';
+import { cachedKafkaLibs } from './jars';
+import { LocalKafka } from './local-kafka';
+import { findJava, findOnPath } from './toolchain';
+
+export type BrokerKind = 'external' | 'testcontainers' | 'local-jars';
+
+export interface ProvidedBroker {
+  /** Kafka's `bootstrap.servers`: comma-separated `host:port`. */
+  bootstrapServers: string;
+  kind: BrokerKind;
+  /** Apache Kafka version, or 'unknown' for an external cluster. */
+  version: string;
+  /** Stops what was started; nothing for an external cluster. */
+  stop(): Promise<void>;
+}
+
+export interface ProvideBrokerOptions {
+  /** Progress lines (the one-time jar download, fallbacks); default nowhere. */
+  log?: (line: string) => void;
+}
+
+/** Confluent Platform 7.9 ships Apache Kafka 3.9, the version the local broker runs. */
+const KAFKA_IMAGE = 'confluentinc/cp-kafka:7.9.0';
+const KAFKA_IMAGE_VERSION = '3.9.0';
+const MIN_JAVA = 17;
+
+export async function provideBroker(options: ProvideBrokerOptions = {}): Promise<ProvidedBroker> {
+  const log = options.log ?? (() => undefined);
+  const external = process.env.KAFKA_BOOTSTRAP_SERVERS?.trim();
+  if (external) {
+    // Reading the version would take a Java tool or a guess from API versions; not worth it here.
+    return { bootstrapServers: external, kind: 'external', version: 'unknown', stop: () => Promise.resolve() };
+  }
+
+  const missing: string[] = [];
+  if (await dockerEngineAnswers()) {
+    const container = await startContainer(log);
+    if (container) return container;
+    missing.push('a Testcontainers module that loads on this Node.js');
+  } else {
+    missing.push('a Docker engine');
+  }
+
+  const java = await findJava();
+  const canFetchJars = cachedKafkaLibs() !== undefined || findOnPath('mvn') !== undefined;
+  if (java && java.major >= MIN_JAVA && canFetchJars) {
+    const broker = await LocalKafka.start({ javaCommand: java.command, log });
+    return { bootstrapServers: broker.bootstrapServers, kind: 'local-jars', version: broker.version, stop: () => broker.stop() };
+  }
+  if (!java) missing.push(`Java ${MIN_JAVA}+ (no java found)`);
+  else if (java.major < MIN_JAVA) missing.push(`Java ${MIN_JAVA}+ (found Java ${java.major})`);
+  if (!canFetchJars) missing.push('Maven (mvn) to fetch the broker jars');
+  throw new NoBrokerAvailable(
+    `set KAFKA_BOOTSTRAP_SERVERS, or run a Docker engine, or install Java ${MIN_JAVA}+ and Maven; missing: ${missing.join(', ')}`,
+  );
+}
+
+/**
+ * Starts Kafka in a container; Testcontainers' reaper removes it should this process die. Undefined when the
+ * module cannot be loaded (testcontainers 12.1+ needs Node.js 22.22+), so that the local broker gets a chance.
+ */
+async function startContainer(log: (line: string) => void): Promise<ProvidedBroker | undefined> {
+  let module: typeof import('@testcontainers/kafka');
+  try {
+    module = await import('@testcontainers/kafka');
+  } catch (error) {
+    log(`A Docker engine answers but @testcontainers/kafka does not load on Node.js ${process.versions.node}: ${(error as Error).message}`);
+    return undefined;
+  }
+  const container = await new module.KafkaContainer(KAFKA_IMAGE).withKraft().start();
+  return {
+    bootstrapServers: `${container.getHost()}:${container.getMappedPort(9093)}`,
+    kind: 'testcontainers',
+    version: KAFKA_IMAGE_VERSION,
+    stop: async () => {
+      await container.stop();
+    },
+  };
+}

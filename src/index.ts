@@ -1,0 +1,46 @@
+/**
+ * Sluice's public API for topology authors: the DSL and the Processor API, serdes, stores, the test driver,
+ * and the runtime that runs a topology on Kafka.
+ */
+export { StreamsBuilder } from './streams/kstream/streams-builder';
+export { KStream, BranchedKStream } from './streams/kstream/kstream';
+export { KTable } from './streams/kstream/ktable';
+export { KGroupedStream } from './streams/kstream/kgrouped-stream';
+export { KGroupedTable } from './streams/kstream/kgrouped-table';
+export type { Branched, Consumed, Grouped, Materialized, Named, Produced, Repartitioned } from './streams/kstream/options';
+export { Topology } from './streams/topology/topology';
+export type { TopologyDescription } from './streams/topology/description';
+export type {
+  Cancellable,
+  Processor,
+  ProcessorContext,
+  ProcessorSupplier,
+  PunctuationType,
+  Punctuator,
+  StreamPartitioner,
+  TimestampExtractor,
+  TopicNameExtractor,
+} from './streams/processor/processor';
+export type { Headers, RecordMetadata, StreamRecord } from './streams/processor/record';
+export type { Serde } from './streams/serdes/serde';
+export { Serdes } from './streams/serdes/serdes';
+export { Stores } from './streams/state/stores';
+export type { StoreBuilder } from './streams/state/stores';
+export type {
+  KeyValue,
+  KeyValueStore,
+  ReadOnlyKeyValueStore,
+  ReadOnlySessionStore,
+  ReadOnlyWindowStore,
+  SessionStore,
+  ValueAndTimestamp,
+  Window,
+  WindowStore,
+  Windowed,
+} from './streams/state/store';
+export { TopologyTestDriver } from './streams/test-driver/topology-test-driver';
+export { TestInputTopic, TestOutputTopic } from './streams/test-driver/test-topics';
+export type { TestRecord } from './streams/test-driver/test-topics';
+export { StreamsInstance } from './streams/runtime/streams-instance';
+export type { StreamsState } from './streams/runtime/streams-state';
+export { SluiceError } from './errors';

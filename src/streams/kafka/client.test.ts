@@ -1,0 +1,59 @@
+import { logLevel as KafkaJsLogLevel, type PartitionMetadata } from 'kafkajs';
+import { effectiveLogLevel, javaCompatiblePartitioner, parseBootstrapServers } from './client';
+import { partitionForKey } from './murmur2';
+
+function partitions(count: number, withoutLeader: number[] = []): PartitionMetadata[] {
+  return Array.from({ length: count }, (_, partitionId) => ({
+    partitionErrorCode: 0,
+    partitionId,
+    leader: withoutLeader.includes(partitionId) ? -1 : 1,
+    replicas: [1],
+    isr: [1],
+  }));
+}
+
+describe('javaCompatiblePartitioner', () => {
+  const partition = javaCompatiblePartitioner();
+
+  it('places a key by Java murmur2, whether the key is a string or bytes', () => {
+    for (const key of ['a', 'hello', 'word-42', 'Grüße']) {
+      const expected = partitionForKey(Buffer.from(key, 'utf8'), 6);
+      expect(partition({ topic: 't', partitionMetadata: partitions(6), message: { key, value: null } })).toBe(expected);
+      expect(partition({ topic: 't', partitionMetadata: partitions(6), message: { key: Buffer.from(key), value: null } })).toBe(
+        expected,
+      );
+    }
+  });
+
+  it('keeps an explicit partition', () => {
+    expect(partition({ topic: 't', partitionMetadata: partitions(6), message: { key: 'a', partition: 5, value: null } })).toBe(5);
+  });
+
+  it('spreads records without a key over the partitions that have a leader', () => {
+    const picked = Array.from({ length: 40 }, () =>
+      partition({ topic: 'rr', partitionMetadata: partitions(4, [2]), message: { value: 'v' } }),
+    );
+    expect(new Set(picked)).toEqual(new Set([0, 1, 3]));
+  });
+});
+
+describe('effectiveLogLevel', () => {
+  it('turns retriable error responses and send retries into debug, and a rebalance into info', () => {
+    expect(effectiveLogLevel('Connection', KafkaJsLogLevel.ERROR, 'Response Heartbeat(key: 12, version: 3)')).toBe(
+      KafkaJsLogLevel.DEBUG,
+    );
+    expect(effectiveLogLevel('Producer', KafkaJsLogLevel.ERROR, 'Failed to send messages: CONCURRENT_TRANSACTIONS')).toBe(
+      KafkaJsLogLevel.DEBUG,
+    );
+    expect(effectiveLogLevel('Runner', KafkaJsLogLevel.WARN, 'The group is rebalancing, re-joining')).toBe(KafkaJsLogLevel.INFO);
+  });
+
+  it('keeps every other level', () => {
+    expect(effectiveLogLevel('Connection', KafkaJsLogLevel.ERROR, 'Connection error: ECONNREFUSED')).toBe(KafkaJsLogLevel.ERROR);
+    expect(effectiveLogLevel('Consumer', KafkaJsLogLevel.ERROR, 'Crash: KafkaJSNumberOfRetriesExceeded')).toBe(KafkaJsLogLevel.ERROR);
+  });
+});
+
+it('parses bootstrap.servers', () => {
+  expect(parseBootstrapServers(' a:9092, b:9093 ,,')).toEqual(['a:9092', 'b:9093']);
+});

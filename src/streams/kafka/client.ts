@@ -1,0 +1,192 @@
+/**
+ * The kafkajs seam: the only module of Sluice (with its siblings in this folder) that imports kafkajs. It builds
+ * clients from Sluice-style configuration, routes kafkajs' logs to a pino-style logger, and creates producers
+ * and consumers with Java-compatible defaults (Java's key partitioner, no topic auto-creation, read_uncommitted
+ * unless asked otherwise).
+ */
+import { randomInt } from 'node:crypto';
+import { Kafka, logLevel as KafkaJsLogLevel, type ICustomPartitioner, type LogEntry } from 'kafkajs';
+import pino from 'pino';
+import { partitionForKey } from './murmur2';
+import type { KafkaClient, KafkaConsumer, KafkaProducer, PartitionAssigner } from './types';
+
+export type SluiceLogLevel = 'silent' | 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/** The part of a pino logger the adapter writes kafkajs' logs to. */
+export interface KafkaLogSink {
+  error(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+  debug(fields: object, message: string): void;
+}
+
+export interface KafkaClientConfig {
+  /** `host:port` of one or more brokers (Kafka's `bootstrap.servers`, split on commas). */
+  bootstrapServers: readonly string[];
+  clientId: string;
+  /** Lowest kafkajs level that is logged; default `warn`. */
+  logLevel?: SluiceLogLevel;
+  /** Where kafkajs' logs go; default a pino logger named `kafkajs` on stderr. */
+  logger?: KafkaLogSink;
+  connectionTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+const KAFKAJS_LEVELS: Record<SluiceLogLevel, KafkaJsLogLevel> = {
+  silent: KafkaJsLogLevel.NOTHING,
+  fatal: KafkaJsLogLevel.ERROR,
+  error: KafkaJsLogLevel.ERROR,
+  warn: KafkaJsLogLevel.WARN,
+  info: KafkaJsLogLevel.INFO,
+  debug: KafkaJsLogLevel.DEBUG,
+  trace: KafkaJsLogLevel.DEBUG,
+};
+
+let defaultSink: KafkaLogSink | undefined;
+
+/** One shared stderr logger for all clients that bring none; synchronous so that nothing is lost at exit. */
+function defaultLogSink(): KafkaLogSink {
+  defaultSink ??= pino({ name: 'kafkajs', level: 'trace' }, pino.destination({ dest: 2, sync: true }));
+  return defaultSink;
+}
+
+/**
+ * kafkajs logs every error response at ERROR in its Connection namespace, including the retriable ones it
+ * handles itself (a rebalance in progress, a coordinator still loading): those go to debug, as in the Java
+ * client. Failures that matter surface again from the producer, consumer or admin, or as rejections. A
+ * rebalance, routine for a group, is info as in Java, not a warning.
+ */
+export function effectiveLogLevel(namespace: string, level: KafkaJsLogLevel, message: string): KafkaJsLogLevel {
+  if (namespace === 'Connection' && level === KafkaJsLogLevel.ERROR && message.startsWith('Response ')) {
+    return KafkaJsLogLevel.DEBUG;
+  }
+  // Logged on each retry of a send, whose final failure rejects the send anyway.
+  if (namespace === 'Producer' && message.startsWith('Failed to send messages')) return KafkaJsLogLevel.DEBUG;
+  if (namespace === 'Runner' && message === 'The group is rebalancing, re-joining') return KafkaJsLogLevel.INFO;
+  return level;
+}
+
+function logCreator(sink: KafkaLogSink) {
+  // kafkajs has filtered by the original level already; the threshold applies again after downgrading.
+  return (threshold: KafkaJsLogLevel) =>
+    ({ namespace, level: original, log }: LogEntry): void => {
+      const { message, timestamp: _timestamp, logger: _logger, ...fields } = log;
+      const level = effectiveLogLevel(namespace, original, message);
+      if (level > threshold) return;
+      const entry = { kafkajs: namespace, ...fields };
+      if (level === KafkaJsLogLevel.ERROR) sink.error(entry, message);
+      else if (level === KafkaJsLogLevel.WARN) sink.warn(entry, message);
+      else if (level === KafkaJsLogLevel.INFO) sink.info(entry, message);
+      else sink.debug(entry, message);
+    };
+}
+
+/** Parses Kafka's comma-separated `bootstrap.servers` into the list the factory takes. */
+export function parseBootstrapServers(value: string): string[] {
+  return value
+    .split(',')
+    .map((server) => server.trim())
+    .filter((server) => server.length > 0);
+}
+
+export function createKafkaClient(config: KafkaClientConfig): KafkaClient {
+  // Sluice always passes its own partitioner; this keeps kafkajs quiet should any producer be built without it.
+  process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+  return new Kafka({
+    brokers: [...config.bootstrapServers],
+    clientId: config.clientId,
+    logLevel: KAFKAJS_LEVELS[config.logLevel ?? 'warn'],
+    logCreator: logCreator(config.logger ?? defaultLogSink()),
+    connectionTimeout: config.connectionTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+  });
+}
+
+/**
+ * Java's producer placement: an explicit partition wins; a key goes to murmur2(key) mod partitions (our own
+ * murmur2, so the cluster layer routes with the very same function); no key: round robin over partitions
+ * with a leader, per topic.
+ */
+export const javaCompatiblePartitioner: ICustomPartitioner = () => {
+  const counters = new Map<string, number>();
+  return ({ topic, partitionMetadata, message }) => {
+    if (message.partition !== undefined && message.partition !== null) return message.partition;
+    if (message.key !== undefined && message.key !== null) {
+      const key = typeof message.key === 'string' ? Buffer.from(message.key, 'utf8') : message.key;
+      return partitionForKey(key, partitionMetadata.length);
+    }
+    const next = ((counters.get(topic) ?? randomInt(2 ** 31)) + 1) & 0x7fffffff;
+    counters.set(topic, next);
+    const available = partitionMetadata.filter((p) => p.leader >= 0);
+    const candidates = available.length > 0 ? available : partitionMetadata;
+    return candidates[next % candidates.length]!.partitionId;
+  };
+};
+
+export interface ProducerOptions {
+  /** Idempotent delivery (Kafka's `enable.idempotence`); default false. */
+  idempotent?: boolean;
+  metadataMaxAgeMs?: number;
+}
+
+export function createProducer(kafka: KafkaClient, options: ProducerOptions = {}): KafkaProducer {
+  return kafka.producer({
+    createPartitioner: javaCompatiblePartitioner,
+    allowAutoTopicCreation: false,
+    idempotent: options.idempotent ?? false,
+    // kafkajs keeps sequence numbers right only with one request in flight.
+    maxInFlightRequests: options.idempotent ? 1 : undefined,
+    metadataMaxAge: options.metadataMaxAgeMs,
+  });
+}
+
+export interface TransactionalProducerOptions {
+  /** Kafka's `transactional.id`; Sluice uses `<application.id>-<taskId>`. */
+  transactionalId: string;
+  /** Kafka's `transaction.timeout.ms`; default kafkajs' 60 000. */
+  transactionTimeoutMs?: number;
+}
+
+/** An idempotent producer with one request in flight, as kafkajs requires for transactions. */
+export function createTransactionalProducer(kafka: KafkaClient, options: TransactionalProducerOptions): KafkaProducer {
+  return kafka.producer({
+    createPartitioner: javaCompatiblePartitioner,
+    allowAutoTopicCreation: false,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    transactionalId: options.transactionalId,
+    transactionTimeout: options.transactionTimeoutMs,
+  });
+}
+
+export type IsolationLevel = 'read_committed' | 'read_uncommitted';
+
+export interface ConsumerOptions {
+  groupId: string;
+  /**
+   * Default `read_uncommitted`, as in the Java consumer (kafkajs' own default is read_committed); Sluice's
+   * exactly-once mode asks for `read_committed`.
+   */
+  isolationLevel?: IsolationLevel;
+  partitionAssigners?: PartitionAssigner[];
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  rebalanceTimeoutMs?: number;
+  /** Longest time a fetch waits for data (Kafka's `fetch.max.wait.ms`). */
+  maxWaitTimeMs?: number;
+  metadataMaxAgeMs?: number;
+}
+
+export function createConsumer(kafka: KafkaClient, options: ConsumerOptions): KafkaConsumer {
+  return kafka.consumer({
+    groupId: options.groupId,
+    allowAutoTopicCreation: false,
+    readUncommitted: (options.isolationLevel ?? 'read_uncommitted') === 'read_uncommitted',
+    partitionAssigners: options.partitionAssigners,
+    sessionTimeout: options.sessionTimeoutMs,
+    heartbeatInterval: options.heartbeatIntervalMs,
+    rebalanceTimeout: options.rebalanceTimeoutMs,
+    maxWaitTimeInMs: options.maxWaitTimeMs,
+    metadataMaxAge: options.metadataMaxAgeMs,
+  });
+}

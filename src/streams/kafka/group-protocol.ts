@@ -1,0 +1,106 @@
+/**
+ * Consumer-group protocol plumbing for the Sluice assignor: kafkajs' `PartitionAssigner` built from two
+ * callbacks (the subscription userData each member sends, and the leader's decision), and the read-back of
+ * the whole group with `describeGroups`, which is how every member learns the others' endpoints and
+ * partitions (kafkajs hands assignment userData to no one but the leader).
+ */
+import { AssignerProtocol } from 'kafkajs';
+import type { PartitionAssigner } from 'kafkajs';
+import type { KafkaAdmin } from './types';
+
+export interface AssignedPartition {
+  topic: string;
+  partition: number;
+}
+
+export interface JoiningMember {
+  memberId: string;
+  userData: Buffer;
+}
+
+export interface GroupProtocolOptions {
+  /** Protocol name; every member of the group must use the same. */
+  name: string;
+  version: number;
+  /** Subscription userData of this member; called (synchronously) on every join. */
+  userData: () => Buffer;
+  /** The leader's decision: partitions per member id. */
+  assign: (members: JoiningMember[], partitionCount: (topic: string) => number) => Map<string, AssignedPartition[]>;
+}
+
+export function groupProtocolAssigner(options: GroupProtocolOptions): PartitionAssigner {
+  return ({ cluster }) => ({
+    name: options.name,
+    version: options.version,
+    protocol: ({ topics }) => ({
+      name: options.name,
+      metadata: AssignerProtocol.MemberMetadata.encode({ version: options.version, topics, userData: options.userData() }),
+    }),
+    assign: async ({ members, topics }) => {
+      await cluster.refreshMetadata();
+      const partitionCount = (topic: string): number => {
+        if (!topics.includes(topic)) return 0;
+        try {
+          return cluster.findTopicPartitionMetadata(topic).length;
+        } catch {
+          return 0;
+        }
+      };
+      const joining = members.map((m) => ({
+        memberId: m.memberId,
+        userData: AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.userData ?? Buffer.alloc(0),
+      }));
+      const decision = options.assign(joining, partitionCount);
+      return members.map((m) => {
+        const assignment: Record<string, number[]> = {};
+        for (const { topic, partition } of decision.get(m.memberId) ?? []) (assignment[topic] ??= []).push(partition);
+        return {
+          memberId: m.memberId,
+          memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: options.version, assignment, userData: Buffer.alloc(0) }),
+        };
+      });
+    },
+  });
+}
+
+export interface GroupMemberState {
+  memberId: string;
+  clientId: string;
+  clientHost: string;
+  userData: Buffer;
+  partitions: AssignedPartition[];
+}
+
+export interface GroupState {
+  groupId: string;
+  state: string;
+  protocol: string;
+  members: GroupMemberState[];
+}
+
+/** The group as the coordinator sees it: every member's subscription userData and assigned partitions. */
+export async function describeGroup(admin: KafkaAdmin, groupId: string): Promise<GroupState> {
+  const { groups } = await admin.describeGroups([groupId]);
+  const group = groups[0];
+  if (!group) return { groupId, state: 'Dead', protocol: '', members: [] };
+  return {
+    groupId,
+    state: group.state,
+    protocol: group.protocol,
+    members: group.members.map((m) => {
+      const metadata = m.memberMetadata.length > 0 ? AssignerProtocol.MemberMetadata.decode(m.memberMetadata) : null;
+      const assignment = m.memberAssignment.length > 0 ? AssignerProtocol.MemberAssignment.decode(m.memberAssignment) : null;
+      const partitions: AssignedPartition[] = [];
+      for (const [topic, list] of Object.entries(assignment?.assignment ?? {})) {
+        for (const partition of list) partitions.push({ topic, partition });
+      }
+      return {
+        memberId: m.memberId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        userData: metadata?.userData ?? Buffer.alloc(0),
+        partitions,
+      };
+    }),
+  };
+}

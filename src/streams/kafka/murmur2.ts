@@ -1,0 +1,43 @@
+/**
+ * Java-compatible key placement: the same murmur2 as `org.apache.kafka.common.utils.Utils.murmur2`, so a key
+ * lands on the partition (and so the host) a Java producer or Kafka Streams would pick for it.
+ */
+
+const SEED = 0x9747b28c;
+const M = 0x5bd1e995;
+const R = 24;
+
+/** Java's `Utils.murmur2`: a signed 32-bit hash of the bytes. */
+export function murmur2(data: Buffer): number {
+  const length = data.length;
+  let h = SEED ^ length;
+  const length4 = length & ~3;
+  for (let i = 0; i < length4; i += 4) {
+    let k = data.readInt32LE(i);
+    k = Math.imul(k, M);
+    k ^= k >>> R;
+    k = Math.imul(k, M);
+    h = Math.imul(h, M);
+    h ^= k;
+  }
+  // Java's switch falls through from case 3 to case 1; spelt out because fall-through is forbidden here.
+  const rest = length & 3;
+  if (rest > 0) {
+    if (rest === 3) h ^= data[length4 + 2]! << 16;
+    if (rest >= 2) h ^= data[length4 + 1]! << 8;
+    h ^= data[length4]!;
+    h = Math.imul(h, M);
+  }
+  h ^= h >>> 13;
+  h = Math.imul(h, M);
+  h ^= h >>> 15;
+  return h | 0;
+}
+
+/** Java's `Utils.toPositive(murmur2(key)) % numPartitions`: the partition of a serialized key. */
+export function partitionForKey(keyBytes: Buffer, numPartitions: number): number {
+  if (!Number.isInteger(numPartitions) || numPartitions <= 0) {
+    throw new RangeError(`numPartitions must be a positive integer, got ${numPartitions}`);
+  }
+  return (murmur2(keyBytes) & 0x7fffffff) % numPartitions;
+}

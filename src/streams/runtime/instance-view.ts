@@ -1,0 +1,113 @@
+import type { StateStore } from '../state/store';
+import type { TopologyDescription } from '../topology/description';
+import type { StreamsMetadata, KeyQueryMetadata } from './streams-metadata';
+import type { StateChange, StreamsState } from './streams-state';
+import type { StreamsConfig } from './streams-config';
+import type { RestoreProgress } from './changelog-restorer';
+import type { MetricsRegistry } from '../metrics/metrics-registry';
+
+/** Kafka Streams' thread states. */
+export type ThreadState =
+  | 'CREATED'
+  | 'STARTING'
+  | 'PARTITIONS_REVOKED'
+  | 'PARTITIONS_ASSIGNED'
+  | 'RUNNING'
+  | 'PENDING_SHUTDOWN'
+  | 'DEAD';
+
+export interface TaskMetadata {
+  taskId: string;
+  topicPartitions: { topic: string; partition: number }[];
+}
+
+export interface ThreadMetadata {
+  name: string;
+  state: ThreadState;
+  activeTasks: TaskMetadata[];
+  standbyTasks: TaskMetadata[];
+  clients: {
+    consumerClientId: string;
+    producerClientIds: string[];
+    restoreConsumerClientId: string;
+    adminClientId: string;
+  };
+}
+
+/** One consumed partition, for the offsets resource. */
+export interface PartitionPosition {
+  topic: string;
+  partition: number;
+  consumedOffset: number;
+  consumedTimestamp: number;
+  committedOffset: number;
+  committedTimestamp: number;
+  logEndOffset: number;
+  logStartOffset: number;
+  lag: number;
+}
+
+export interface ConsumerOffsets {
+  group: string;
+  consumers: { clientId: string; streamThread: string; positions: PartitionPosition[] }[];
+}
+
+/** A store partition of this instance, for the stores resource. */
+export interface StorePartitionStatus {
+  store: string;
+  partition: number;
+  changelog: string | undefined;
+  currentOffset: number;
+  logEndOffset: number;
+  lag: number;
+  lastRestoration?: {
+    topic: string;
+    partition: number;
+    startingOffset: number;
+    endingOffset: number;
+    totalRestored: number;
+    durationMs: number;
+  };
+}
+
+export interface RebalanceEvent {
+  generation: number;
+  activeTasks: string[];
+  standbyTasks: string[];
+}
+
+export type RestoreEvent = RestoreProgress & { store: string };
+
+/** Typed events of an instance. */
+export interface StreamsEvents {
+  state: [StateChange];
+  rebalance: [RebalanceEvent];
+  restore: [RestoreEvent];
+  error: [Error];
+}
+
+/** What the layers above (cluster, query, server, host) read of a running instance. */
+export interface InstanceView {
+  readonly applicationId: string;
+  readonly config: StreamsConfig;
+  readonly state: StreamsState;
+  /** Epoch ms of the last state change. */
+  readonly stateSince: number;
+  /** Epoch ms the instance was created. */
+  readonly createdAt: number;
+  /** The last fatal error, if any. */
+  readonly lastError: Error | undefined;
+  readonly metrics: MetricsRegistry;
+  describe(): TopologyDescription;
+  threads(): ThreadMetadata[];
+  offsets(): Promise<ConsumerOffsets>;
+  storeStatus(): Promise<StorePartitionStatus[]>;
+  /** Host map. */
+  allMetadata(): StreamsMetadata[];
+  metadataForStore(store: string): StreamsMetadata[];
+  keyQueryMetadata(store: string, keyBytes: Buffer): KeyQueryMetadata | undefined;
+  /** Whether the topology has a store of that name. */
+  hasStore(store: string): boolean;
+  /** Local partitions of a store that can be queried now (running, not restoring). */
+  queryableStores(store: string): Map<number, StateStore>;
+}

@@ -1,0 +1,102 @@
+import { StreamsException } from '../../errors';
+import type { KafkaProducer, OutgoingRecord } from '../kafka/types';
+import type { ProducedRecord, RecordCollector } from './record-collector';
+
+/**
+ * Collects what tasks produce (sink records, changelog writes) and sends it in batches through one producer.
+ * `send` is synchronous so processing never waits on the network; `sendBuffered` starts a batch and `flush`
+ * waits for every batch in flight. It also remembers the highest offset written to each changelog partition:
+ * the checkpoint written after a commit.
+ */
+export class KafkaRecordCollector implements RecordCollector {
+  private buffer = new Map<string, OutgoingRecord[]>();
+  private buffered = 0;
+  private readonly inFlight = new Set<Promise<void>>();
+  private failure: Error | undefined;
+  /** `topic\u0000partition` → offset of the last record written there (explicit partitions only). */
+  private readonly writtenOffsets = new Map<string, number>();
+  /** Records sent since creation. */
+  sentRecords = 0;
+
+  constructor(
+    private readonly producer: KafkaProducer,
+    private readonly partitionCounts: ReadonlyMap<string, number>,
+    /** Buffered records that trigger a batch without waiting for the end of the poll. */
+    private readonly maxBuffered = 10_000,
+  ) {}
+
+  send(record: ProducedRecord): void {
+    if (this.failure) throw this.failure;
+    let list = this.buffer.get(record.topic);
+    if (!list) {
+      list = [];
+      this.buffer.set(record.topic, list);
+    }
+    list.push({
+      key: record.key,
+      value: record.value,
+      timestamp: String(record.timestamp),
+      headers: record.headers,
+      ...(record.partition === undefined ? {} : { partition: record.partition }),
+    });
+    if (++this.buffered >= this.maxBuffered) this.sendBuffered();
+  }
+
+  partitionCount(topic: string): number | undefined {
+    return this.partitionCounts.get(topic);
+  }
+
+  /** Starts sending what is buffered. */
+  sendBuffered(): void {
+    if (this.buffered === 0) return;
+    const topicMessages = [...this.buffer.entries()].map(([topic, messages]) => ({ topic, messages }));
+    this.buffer = new Map();
+    this.sentRecords += this.buffered;
+    this.buffered = 0;
+    const counts = new Map<string, number>();
+    for (const { topic, messages } of topicMessages) {
+      for (const m of messages) {
+        if (m.partition === undefined) continue;
+        const key = `${topic}\u0000${m.partition}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+    }
+    const promise = this.producer
+      .sendBatch({ topicMessages, acks: -1 })
+      .then((metadata) => {
+        for (const m of metadata) {
+          const key = `${m.topicName}\u0000${m.partition}`;
+          const count = counts.get(key);
+          if (count === undefined || m.baseOffset === undefined) continue;
+          const last = Number(m.baseOffset) + count - 1;
+          if (last > (this.writtenOffsets.get(key) ?? -1)) this.writtenOffsets.set(key, last);
+        }
+      })
+      .catch((error: unknown) => {
+        this.failure ??= new StreamsException(
+          `sending records to Kafka failed: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      })
+      .finally(() => this.inFlight.delete(promise));
+    this.inFlight.add(promise);
+  }
+
+  /** Sends what is buffered and waits until every record is acknowledged; throws if any send failed. */
+  async flush(): Promise<void> {
+    this.sendBuffered();
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    if (this.failure) throw this.failure;
+  }
+
+  /** Offset of the last record acknowledged on a partition, or undefined. */
+  writtenOffset(topic: string, partition: number): number | undefined {
+    return this.writtenOffsets.get(`${topic}\u0000${partition}`);
+  }
+
+  /** Drops buffered records (the task is being abandoned; its input will be re-read). */
+  discard(): void {
+    this.buffer = new Map();
+    this.buffered = 0;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The Sluice assignor's decision, free of Kafka: tasks (sub-topology × partition) are spread over the group's
+ * clients (one per process) in proportion to their threads, sticky to the previous owner and then to a
+ * client that has the task's state on disk, then over each client's consumers.
+ */
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+/** What each consumer tells the leader when it joins (carried in the subscription userData). */
+export interface SubscriptionInfo {
+  version: number;
+  /** One id per process (instance); its consumers (threads) share it. */
+  processId: string;
+  /** `application.server` (HTTP host:port), if set. */
+  endpoint?: string;
+  /** gRPC host:port of the node's peer service, if any. */
+  grpcEndpoint?: string;
+  /** Active tasks this consumer ran before the rebalance. */
+  previousTasks: string[];
+  /** Tasks with local state in the process' state directory. */
+  stateTasks: string[];
+}
+
+export interface TaskDefinition {
+  taskId: string;
+  partitions: TopicPartition[];
+  stateful: boolean;
+}
+
+export interface MemberSubscription {
+  memberId: string;
+  info: SubscriptionInfo;
+}
+
+/** Task id → partitions, for every sub-topology, from the partition counts of its source topics. */
+export function tasksFor(
+  subtopologies: readonly { id: number; sourceTopics: readonly string[]; stateful: boolean }[],
+  partitionCount: (topic: string) => number,
+): TaskDefinition[] {
+  const tasks: TaskDefinition[] = [];
+  for (const sub of subtopologies) {
+    const counts = sub.sourceTopics.map((t) => partitionCount(t));
+    const max = Math.max(0, ...counts);
+    for (let p = 0; p < max; p++) {
+      const partitions = sub.sourceTopics.filter((_t, i) => p < counts[i]!).map((topic) => ({ topic, partition: p }));
+      tasks.push({ taskId: `${sub.id}_${p}`, partitions, stateful: sub.stateful });
+    }
+  }
+  return tasks;
+}
+
+/** Assigns tasks to members; returns each member's task ids. Deterministic for the same input. */
+export function assignTasks(members: readonly MemberSubscription[], tasks: readonly TaskDefinition[]): Map<string, string[]> {
+  const result = new Map<string, string[]>(members.map((m) => [m.memberId, []]));
+  if (members.length === 0) return result;
+
+  const clients = new Map<string, MemberSubscription[]>();
+  for (const member of [...members].sort((a, b) => a.memberId.localeCompare(b.memberId))) {
+    const list = clients.get(member.info.processId) ?? [];
+    list.push(member);
+    clients.set(member.info.processId, list);
+  }
+  const totalCapacity = members.length;
+  const clientLoad = new Map<string, number>([...clients.keys()].map((c) => [c, 0]));
+  const capacityOf = (client: string): number => clients.get(client)!.length;
+  const limitOf = (client: string): number => Math.ceil((tasks.length * capacityOf(client)) / totalCapacity);
+  const previousClient = new Map<string, string>();
+  const previousMember = new Map<string, string>();
+  const stateClients = new Map<string, Set<string>>();
+  for (const m of members) {
+    for (const t of m.info.previousTasks) {
+      previousClient.set(t, m.info.processId);
+      previousMember.set(t, m.memberId);
+    }
+    for (const t of m.info.stateTasks) {
+      const set = stateClients.get(t) ?? new Set<string>();
+      set.add(m.info.processId);
+      stateClients.set(t, set);
+    }
+  }
+  const leastLoaded = (candidates: Iterable<string>): string | undefined => {
+    let best: string | undefined;
+    let bestRatio = Infinity;
+    for (const c of candidates) {
+      const ratio = clientLoad.get(c)! / capacityOf(c);
+      if (ratio < bestRatio) {
+        best = c;
+        bestRatio = ratio;
+      }
+    }
+    return best;
+  };
+
+  const ordered = [...tasks].sort((a, b) => Number(b.stateful) - Number(a.stateful) || compareTaskIds(a.taskId, b.taskId));
+  const clientTasks = new Map<string, string[]>([...clients.keys()].map((c) => [c, []]));
+  for (const task of ordered) {
+    const underLimit = (c: string | undefined): c is string => c !== undefined && clients.has(c) && clientLoad.get(c)! < limitOf(c);
+    let client = previousClient.get(task.taskId);
+    if (!underLimit(client)) client = leastLoaded([...(stateClients.get(task.taskId) ?? [])].filter(underLimit));
+    if (!underLimit(client)) client = leastLoaded(clients.keys());
+    clientLoad.set(client!, clientLoad.get(client!)! + 1);
+    clientTasks.get(client!)!.push(task.taskId);
+  }
+
+  for (const [client, taskIds] of clientTasks) {
+    const consumers = clients.get(client)!;
+    const load = new Map(consumers.map((m) => [m.memberId, 0]));
+    const limit = Math.ceil(taskIds.length / consumers.length);
+    for (const taskId of taskIds) {
+      const previous = previousMember.get(taskId);
+      let member = previous !== undefined && load.has(previous) && load.get(previous)! < limit ? previous : undefined;
+      if (member === undefined) {
+        member = [...load.entries()].reduce((a, b) => (b[1] < a[1] ? b : a))[0];
+      }
+      load.set(member, load.get(member)! + 1);
+      result.get(member)!.push(taskId);
+    }
+  }
+  for (const list of result.values()) list.sort(compareTaskIds);
+  return result;
+}
+
+export function compareTaskIds(a: string, b: string): number {
+  const [sa, pa] = a.split('_').map(Number) as [number, number];
+  const [sb, pb] = b.split('_').map(Number) as [number, number];
+  return sa - sb || pa - pb;
+}

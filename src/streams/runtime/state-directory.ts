@@ -1,0 +1,117 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { IllegalState, TaskDirectoryLocked } from '../../errors';
+
+const LOCK_FILE = '.lock';
+const CHECKPOINT_FILE = '.checkpoint';
+const CHECKPOINT_VERSION = 0;
+
+/** A changelog offset per topic-partition, keyed `topic\u0000partition`. */
+export type Checkpoint = Map<string, { topic: string; partition: number; offset: number }>;
+
+/**
+ * The state directory of an application on this machine: `<state.dir>/<application.id>/<taskId>/`, one lock
+ * per task directory (so two instances never share one), and the `.checkpoint` file of each task.
+ */
+export class StateDirectory {
+  readonly appDir: string;
+  private readonly locks = new Map<string, number>();
+
+  constructor(stateDir: string, applicationId: string) {
+    this.appDir = path.join(stateDir, applicationId);
+  }
+
+  taskDir(taskId: string): string {
+    return path.join(this.appDir, taskId);
+  }
+
+  /** Task ids that have a directory here (state left by an earlier run). */
+  taskIdsWithState(): string[] {
+    if (!fs.existsSync(this.appDir)) return [];
+    return fs
+      .readdirSync(this.appDir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && /^\d+_\d+$/.test(e.name))
+      .map((e) => e.name);
+  }
+
+  /**
+   * Locks a task directory (creating it). The lock file names the owning pid, so a lock left by a process
+   * that died is taken over; one held by a live process is refused.
+   */
+  lock(taskId: string): void {
+    if (this.locks.has(taskId)) return;
+    const dir = this.taskDir(taskId);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o750 });
+    const lockPath = path.join(dir, LOCK_FILE);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fd = fs.openSync(lockPath, 'wx');
+        fs.writeSync(fd, String(process.pid));
+        this.locks.set(taskId, fd);
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const owner = Number(fs.readFileSync(lockPath, 'utf8'));
+        if (owner === process.pid || !isAlive(owner)) {
+          fs.rmSync(lockPath, { force: true });
+          continue;
+        }
+        throw new TaskDirectoryLocked(dir);
+      }
+    }
+    throw new TaskDirectoryLocked(dir);
+  }
+
+  unlock(taskId: string): void {
+    const fd = this.locks.get(taskId);
+    if (fd === undefined) return;
+    this.locks.delete(taskId);
+    fs.closeSync(fd);
+    fs.rmSync(path.join(this.taskDir(taskId), LOCK_FILE), { force: true });
+  }
+
+  /** Reads a task's checkpoint (Kafka Streams' text format: version, count, then `topic partition offset`). */
+  readCheckpoint(taskId: string): Checkpoint | undefined {
+    const file = path.join(this.taskDir(taskId), CHECKPOINT_FILE);
+    if (!fs.existsSync(file)) return undefined;
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const checkpoint: Checkpoint = new Map();
+    for (const line of lines.slice(2)) {
+      const parts = line.trim().split(/\s+/);
+      if (parts.length !== 3) continue;
+      const [topic, partition, offset] = [parts[0]!, Number(parts[1]), Number(parts[2])];
+      checkpoint.set(`${topic}\u0000${partition}`, { topic, partition, offset });
+    }
+    return checkpoint;
+  }
+
+  /** Writes a checkpoint atomically (temp file, then rename). */
+  writeCheckpoint(taskId: string, checkpoint: Checkpoint): void {
+    const dir = this.taskDir(taskId);
+    const file = path.join(dir, CHECKPOINT_FILE);
+    const entries = [...checkpoint.values()];
+    const text = [String(CHECKPOINT_VERSION), String(entries.length), ...entries.map((e) => `${e.topic} ${e.partition} ${e.offset}`)].join('\n') + '\n';
+    fs.writeFileSync(file + '.tmp', text);
+    fs.renameSync(file + '.tmp', file);
+  }
+
+  deleteCheckpoint(taskId: string): void {
+    fs.rmSync(path.join(this.taskDir(taskId), CHECKPOINT_FILE), { force: true });
+  }
+
+  /** Removes all local state of the application; refused while any task directory is locked by this process. */
+  cleanUp(): void {
+    if (this.locks.size > 0) throw new IllegalState('cannot clean up the state directory while tasks are open');
+    fs.rmSync(this.appDir, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

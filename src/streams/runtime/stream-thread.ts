@@ -1,0 +1,546 @@
+import type { Logger } from 'pino';
+import { StreamsException } from '../../errors';
+import { createConsumer, createProducer } from '../kafka/client';
+import { groupProtocolAssigner } from '../kafka/group-protocol';
+import type { GroupProtocolOptions } from '../kafka/group-protocol';
+import type { EachBatchPayload, KafkaClient, KafkaConsumer, KafkaProducer } from '../kafka/types';
+import type { MetricsRegistry } from '../metrics/metrics-registry';
+import type { TaskMetrics, ThreadMetrics } from '../metrics/streams-metrics';
+import { createTaskMetrics, createThreadMetrics } from '../metrics/streams-metrics';
+import type { Headers } from '../processor/record';
+import type { Serde } from '../serdes/serde';
+import type { Topology } from '../topology/topology';
+import { resolveTopicName, storeChangelogTopic } from '../topology/internal-topics';
+import type { RestoreProgress } from './changelog-restorer';
+import { restoreChangelogs } from './changelog-restorer';
+import type { ConsumedRecord } from './consumed-record';
+import type { TaskMetadata, ThreadMetadata, ThreadState } from './instance-view';
+import { KafkaRecordCollector } from './kafka-record-collector';
+import type { SubscriptionInfo, TopicPartition } from './partition-assignor';
+import type { Checkpoint, StateDirectory } from './state-directory';
+import type { StreamsConfig } from './streams-config';
+import { StreamTask } from './task';
+
+/** What a thread gets from its instance. */
+export interface StreamThreadContext {
+  readonly index: number;
+  readonly clientId: string;
+  readonly config: StreamsConfig;
+  readonly topology: Topology;
+  readonly kafka: KafkaClient;
+  readonly stateDirectory: StateDirectory;
+  readonly defaultKeySerde: Serde<unknown>;
+  readonly defaultValueSerde: Serde<unknown>;
+  readonly partitionCounts: ReadonlyMap<string, number>;
+  readonly metrics: MetricsRegistry;
+  readonly logger: Logger;
+  /** The leader's decision (the same for every thread of the instance). */
+  readonly assign: GroupProtocolOptions['assign'];
+  /** This process' subscription for a thread that ran the given tasks before. */
+  readonly subscription: (previousTasks: string[]) => SubscriptionInfo;
+  /** Log end / start offsets of a topic-partition (cached by the instance). */
+  readonly endOffsets: (topic: string) => Promise<Map<number, { low: number; high: number }>>;
+  readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+  onStateChange(thread: StreamThread): void;
+  onAssignment(thread: StreamThread, generation: number): void;
+  onRestore(store: string, progress: RestoreProgress): void;
+  onFatal(thread: StreamThread, error: Error): void;
+}
+
+/** Name of the group protocol; every member of an application uses it. */
+export const ASSIGNOR_NAME = 'sluice-stream';
+
+interface PartitionPositionState {
+  consumedOffset: number;
+  consumedTimestamp: number;
+  committedOffset: number;
+  committedTimestamp: number;
+}
+
+export interface LastRestoration {
+  topic: string;
+  partition: number;
+  startingOffset: number;
+  endingOffset: number;
+  totalRestored: number;
+  durationMs: number;
+}
+
+/**
+ * A stream thread: one consumer in the application's group, one producer, and the tasks of the partitions
+ * the group gave it. Processing, punctuation and commits run one at a time (a promise chain), so a commit
+ * never sees half-processed input. Commit order is Kafka Streams': flush the producer, flush the stores,
+ * commit the offsets, write the checkpoints.
+ */
+export class StreamThread {
+  readonly name: string;
+  private threadState: ThreadState = 'CREATED';
+  private readonly consumer: KafkaConsumer;
+  private readonly producer: KafkaProducer;
+  private readonly collector: KafkaRecordCollector;
+  private readonly tasks = new Map<string, StreamTask>();
+  private readonly taskMetrics = new Map<string, TaskMetrics>();
+  private readonly restoring = new Set<string>();
+  private readonly positions = new Map<string, PartitionPositionState>();
+  readonly restorations = new Map<string, LastRestoration>();
+  private readonly metrics: ThreadMetrics;
+  private exclusive: Promise<void> = Promise.resolve();
+  private lastCommitMs = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+  private generation = 0;
+  private failed = false;
+  private stopping = false;
+  private assignmentVersion = 0;
+
+  constructor(private readonly ctx: StreamThreadContext) {
+    this.name = `${ctx.clientId}-StreamThread-${ctx.index + 1}`;
+    this.metrics = createThreadMetrics(ctx.metrics, this.name, Date.now());
+    this.consumer = createConsumer(ctx.kafka, {
+      groupId: ctx.config.applicationId,
+      partitionAssigners: [
+        groupProtocolAssigner({
+          name: ASSIGNOR_NAME,
+          version: 1,
+          userData: () => Buffer.from(JSON.stringify(this.subscription())),
+          assign: ctx.assign,
+        }),
+      ],
+      sessionTimeoutMs: ctx.config.sessionTimeoutMs,
+      heartbeatIntervalMs: ctx.config.heartbeatIntervalMs,
+      maxWaitTimeMs: ctx.config.pollMaxWaitMs,
+      isolationLevel: ctx.config.processingGuarantee === 'exactly_once_v2' ? 'read_committed' : 'read_uncommitted',
+    });
+    this.producer = createProducer(ctx.kafka, { idempotent: false });
+    this.collector = new KafkaRecordCollector(this.producer, ctx.partitionCounts);
+  }
+
+  get state(): ThreadState {
+    return this.threadState;
+  }
+
+  /** True when every assigned task has restored its stores and processes. */
+  get isRunning(): boolean {
+    return this.threadState === 'RUNNING';
+  }
+
+  activeTaskIds(): string[] {
+    return [...this.tasks.keys()];
+  }
+
+  taskFor(taskId: string): StreamTask | undefined {
+    return this.restoring.has(taskId) ? undefined : this.tasks.get(taskId);
+  }
+
+  allTasks(): ReadonlyMap<string, StreamTask> {
+    return this.tasks;
+  }
+
+  async start(): Promise<void> {
+    this.setState('STARTING');
+    await this.producer.connect();
+    await this.consumer.connect();
+    const topics = new Set<string>();
+    const patterns: RegExp[] = [];
+    for (const sub of this.ctx.topology.subtopologies()) {
+      for (const t of sub.sourceTopics) topics.add(resolveTopicName(this.ctx.topology, this.ctx.config.applicationId, t));
+      patterns.push(...sub.sourcePatterns);
+    }
+    await this.consumer.subscribe({ topics: [...topics, ...patterns], fromBeginning: true });
+    this.consumer.on(this.consumer.events.REBALANCING, () => {
+      this.setState('PARTITIONS_REVOKED');
+      // kafkajs has no revocation callback: commit what is processed while the group re-forms.
+      void this.runExclusive(() => this.commit()).catch((error) =>
+        this.ctx.logger.warn({ err: error, thread: this.name }, 'commit on rebalance failed'),
+      );
+    });
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
+      this.generation++;
+      const assigned: TopicPartition[] = [];
+      for (const [topic, partitions] of Object.entries(event.payload.memberAssignment)) {
+        for (const partition of partitions) assigned.push({ topic, partition });
+      }
+      void this.runExclusive(() => this.onAssignment(assigned)).catch((error) => this.fail(error));
+    });
+    this.consumer.on(this.consumer.events.CRASH, (event) => {
+      if (!event.payload.restart) this.fail(event.payload.error);
+      else this.ctx.logger.warn({ err: event.payload.error, thread: this.name }, 'consumer crashed; kafkajs restarts it');
+    });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: (payload) => this.runExclusive(() => this.onBatch(payload)),
+    });
+    this.timer = setInterval(() => {
+      void this.runExclusive(() => this.onTick()).catch((error) => this.fail(error));
+    }, Math.min(1000, Math.max(10, this.ctx.config.commitIntervalMs)));
+    this.timer.unref();
+  }
+
+  /** Subscription userData for the next join. */
+  subscription(): SubscriptionInfo {
+    return this.ctx.subscription([...this.tasks.keys()]);
+  }
+
+  private runExclusive(fn: () => Promise<void>): Promise<void> {
+    const next = this.exclusive.then(fn);
+    this.exclusive = next.catch(() => undefined);
+    return next;
+  }
+
+  private taskIdOf(topic: string, partition: number): string | undefined {
+    for (const sub of this.ctx.topology.subtopologies()) {
+      for (const t of sub.sourceTopics) {
+        if (resolveTopicName(this.ctx.topology, this.ctx.config.applicationId, t) === topic) return `${sub.id}_${partition}`;
+      }
+      if (sub.sourcePatterns.some((p) => p.test(topic))) return `${sub.id}_${partition}`;
+    }
+    return undefined;
+  }
+
+  private async onBatch({ batch, resolveOffset, heartbeat, isStale, pause }: EachBatchPayload): Promise<void> {
+    if (this.failed || this.stopping || isStale() || batch.messages.length === 0) return;
+    const taskId = this.taskIdOf(batch.topic, batch.partition);
+    const task = taskId === undefined ? undefined : this.taskFor(taskId);
+    if (!task) {
+      // Not ours yet (restoring, or the assignment is still being applied): re-read after resume.
+      pause();
+      return;
+    }
+    const pollStart = performance.now();
+    const records: ConsumedRecord[] = new Array(batch.messages.length);
+    for (let i = 0; i < batch.messages.length; i++) {
+      const m = batch.messages[i]!;
+      records[i] = {
+        topic: batch.topic,
+        partition: batch.partition,
+        offset: Number(m.offset),
+        timestamp: Number(m.timestamp),
+        key: m.key,
+        value: m.value,
+        headers: (m.headers ?? {}) as Headers,
+      };
+    }
+    task.addRecords(records);
+    const processStart = performance.now();
+    this.metrics.poll.record(processStart - pollStart);
+    this.metrics.pollRecords.record(records.length);
+    let processed: number;
+    try {
+      processed = task.processAll();
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    const elapsed = performance.now() - processStart;
+    this.metrics.processRecords.record(processed);
+    if (processed > 0) this.metrics.process.record(elapsed / processed);
+    this.taskMetrics.get(task.name)?.process.record(elapsed / Math.max(1, processed));
+    const last = records[records.length - 1]!;
+    const position = this.position(batch.topic, batch.partition);
+    position.consumedOffset = last.offset;
+    position.consumedTimestamp = last.timestamp;
+    resolveOffset(batch.lastOffset());
+    this.collector.sendBuffered();
+    await this.maybePunctuateAndCommit(task.takeCommitRequest());
+    await heartbeat();
+  }
+
+  private async onTick(): Promise<void> {
+    if (this.failed || this.stopping) return;
+    await this.maybePunctuateAndCommit(false);
+  }
+
+  private async maybePunctuateAndCommit(requested: boolean): Promise<void> {
+    const now = Date.now();
+    let commitRequested = requested;
+    for (const [taskId, task] of this.tasks) {
+      if (this.restoring.has(taskId)) continue;
+      try {
+        if (task.punctuateWallClock(now)) this.metrics.punctuate.record(0);
+      } catch (error) {
+        this.fail(error);
+        return;
+      }
+      if (task.takeCommitRequest()) commitRequested = true;
+    }
+    this.collector.sendBuffered();
+    if (commitRequested || now - this.lastCommitMs >= this.ctx.config.commitIntervalMs) await this.commit();
+  }
+
+  private position(topic: string, partition: number): PartitionPositionState {
+    const key = `${topic}\u0000${partition}`;
+    let p = this.positions.get(key);
+    if (!p) {
+      p = { consumedOffset: -1, consumedTimestamp: -1, committedOffset: -1, committedTimestamp: -1 };
+      this.positions.set(key, p);
+    }
+    return p;
+  }
+
+  /** Flush producer, flush stores, commit offsets, write checkpoints. */
+  private async commit(taskIds: Iterable<string> = this.tasks.keys()): Promise<void> {
+    const start = performance.now();
+    const ids = [...taskIds].filter((id) => !this.restoring.has(id));
+    await this.collector.flush();
+    const offsets: { topic: string; partition: number; offset: string }[] = [];
+    for (const id of ids) {
+      const task = this.tasks.get(id);
+      if (!task) continue;
+      await task.flushStores();
+      for (const p of task.consumedPositions()) {
+        const position = this.position(p.topic, p.partition);
+        if (position.committedOffset === p.offset + 1) continue;
+        offsets.push({ topic: p.topic, partition: p.partition, offset: String(p.offset + 1) });
+      }
+    }
+    if (offsets.length > 0) {
+      await this.consumer.commitOffsets(offsets);
+      const now = Date.now();
+      for (const o of offsets) {
+        const position = this.position(o.topic, Number(o.partition));
+        position.committedOffset = Number(o.offset);
+        position.committedTimestamp = now;
+      }
+    }
+    for (const id of ids) {
+      const task = this.tasks.get(id);
+      if (task) this.writeCheckpoint(task);
+    }
+    this.lastCommitMs = Date.now();
+    this.metrics.commit.record(performance.now() - start);
+  }
+
+  private writeCheckpoint(task: StreamTask): void {
+    const checkpoint: Checkpoint = this.ctx.stateDirectory.readCheckpoint(task.name) ?? new Map();
+    let changed = false;
+    for (const store of task.stores.keys()) {
+      const changelog = storeChangelogTopic(this.ctx.topology, this.ctx.config.applicationId, store);
+      if (!changelog) continue;
+      const written = this.collector.writtenOffset(changelog, task.id.partition);
+      const key = `${changelog}\u0000${task.id.partition}`;
+      if (written === undefined || (checkpoint.get(key)?.offset ?? -1) >= written + 1) continue;
+      checkpoint.set(key, { topic: changelog, partition: task.id.partition, offset: written + 1 });
+      changed = true;
+    }
+    if (changed || !this.ctx.stateDirectory.readCheckpoint(task.name)) this.ctx.stateDirectory.writeCheckpoint(task.name, checkpoint);
+  }
+
+  /** Applies a new assignment: commit and close lost tasks, create and restore new ones. */
+  private async onAssignment(assigned: TopicPartition[]): Promise<void> {
+    const version = ++this.assignmentVersion;
+    this.setState('PARTITIONS_ASSIGNED');
+    const wanted = new Map<string, TopicPartition[]>();
+    for (const tp of assigned) {
+      const id = this.taskIdOf(tp.topic, tp.partition);
+      if (id === undefined) continue;
+      const list = wanted.get(id) ?? [];
+      list.push(tp);
+      wanted.set(id, list);
+    }
+    const lost = [...this.tasks.keys()].filter((id) => !wanted.has(id));
+    if (lost.length > 0) {
+      try {
+        await this.commit(lost);
+      } catch (error) {
+        this.ctx.logger.warn({ err: error, thread: this.name }, 'commit of revoked tasks failed; their input is re-read by the new owner');
+      }
+      for (const id of lost) await this.closeTask(id);
+    }
+    const created: string[] = [];
+    for (const id of wanted.keys()) {
+      if (this.tasks.has(id)) continue;
+      this.createTask(id);
+      created.push(id);
+    }
+    this.ctx.onAssignment(this, this.generation);
+    if (created.length > 0) {
+      // Restoration runs outside the exclusive section: other tasks keep processing meanwhile.
+      void this.restoreTasks(created, version).catch((error) => this.fail(error));
+    } else if (this.restoring.size === 0) {
+      this.setState('RUNNING');
+    }
+  }
+
+  private createTask(taskId: string): void {
+    const [sub, partition] = taskId.split('_').map(Number) as [number, number];
+    const subtopology = this.ctx.topology.subtopologies()[sub]!;
+    this.ctx.stateDirectory.lock(taskId);
+    const appId = this.ctx.config.applicationId;
+    const task = new StreamTask({ subtopology: sub, partition }, subtopology, this.ctx.topology, {
+      applicationId: appId,
+      config: this.ctx.config.values,
+      defaultKeySerde: this.ctx.defaultKeySerde,
+      defaultValueSerde: this.ctx.defaultValueSerde,
+      collector: this.collector,
+      taskDir: this.ctx.stateDirectory.taskDir(taskId),
+      resolveTopic: (t) => resolveTopicName(this.ctx.topology, appId, t),
+      changelogTopic: (s) => storeChangelogTopic(this.ctx.topology, appId, s),
+      deserializationHandling: this.ctx.config.deserializationHandling,
+      onDropped: (reason, record, error) => {
+        this.taskMetrics.get(taskId)?.droppedRecords.record(1);
+        this.ctx.logger.warn({ task: taskId, record, err: error }, `record skipped: ${reason}`);
+      },
+      ...(this.ctx.configureStore ? { configureStore: this.ctx.configureStore } : {}),
+      wallClock: Date.now,
+    });
+    const hasCheckpoint = this.ctx.stateDirectory.readCheckpoint(taskId) !== undefined;
+    task.initializeStores();
+    if (!hasCheckpoint) for (const store of task.stores.values()) store.clear();
+    this.tasks.set(taskId, task);
+    this.restoring.add(taskId);
+    this.taskMetrics.set(taskId, createTaskMetrics(this.ctx.metrics, this.name, taskId));
+    this.metrics.taskCreated.record(1);
+  }
+
+  private async restoreTasks(taskIds: string[], version: number): Promise<void> {
+    const appId = this.ctx.config.applicationId;
+    const partitions: { topic: string; partition: number; startOffset: number; endOffset: number; store: string; taskId: string }[] = [];
+    for (const taskId of taskIds) {
+      const task = this.tasks.get(taskId);
+      if (!task) continue;
+      const checkpoint = this.ctx.stateDirectory.readCheckpoint(taskId);
+      for (const store of task.stores.keys()) {
+        const changelog = storeChangelogTopic(this.ctx.topology, appId, store);
+        if (!changelog) continue;
+        const offsets = (await this.ctx.endOffsets(changelog)).get(task.id.partition) ?? { low: 0, high: 0 };
+        const checkpointed = checkpoint?.get(`${changelog}\u0000${task.id.partition}`)?.offset;
+        const start = Math.max(offsets.low, checkpointed ?? offsets.low);
+        partitions.push({ topic: changelog, partition: task.id.partition, startOffset: start, endOffset: offsets.high, store, taskId });
+      }
+    }
+    const startedAt = Date.now();
+    const storeOf = new Map(partitions.map((p) => [`${p.topic}\u0000${p.partition}`, p]));
+    await restoreChangelogs(
+      this.ctx.kafka,
+      `${appId}-${this.name}`,
+      partitions,
+      (topic, partition, records) => {
+        const p = storeOf.get(`${topic}\u0000${partition}`)!;
+        this.tasks.get(p.taskId)?.stores.get(p.store)?.restore(records);
+      },
+      (progress) => {
+        const p = storeOf.get(`${progress.topic}\u0000${progress.partition}`)!;
+        this.ctx.onRestore(p.store, progress);
+        if (progress.done) {
+          this.restorations.set(`${p.store}\u0000${p.partition}`, {
+            topic: p.topic,
+            partition: p.partition,
+            startingOffset: p.startOffset,
+            endingOffset: p.endOffset,
+            totalRestored: progress.restored,
+            durationMs: Date.now() - startedAt,
+          });
+        }
+      },
+    );
+    await this.runExclusive(async () => {
+      const resume: { topic: string; partitions: number[] }[] = [];
+      for (const taskId of taskIds) {
+        const task = this.tasks.get(taskId);
+        if (!task || !this.restoring.has(taskId)) continue;
+        for (const p of partitions.filter((x) => x.taskId === taskId)) {
+          const checkpoint = this.ctx.stateDirectory.readCheckpoint(taskId) ?? new Map();
+          checkpoint.set(`${p.topic}\u0000${p.partition}`, { topic: p.topic, partition: p.partition, offset: p.endOffset });
+          this.ctx.stateDirectory.writeCheckpoint(taskId, checkpoint);
+        }
+        if (!partitions.some((x) => x.taskId === taskId)) this.writeCheckpoint(task);
+        task.initializeProcessors();
+        this.restoring.delete(taskId);
+        for (const t of task.subtopology.sourceTopics) {
+          resume.push({ topic: resolveTopicName(this.ctx.topology, appId, t), partitions: [task.id.partition] });
+        }
+      }
+      if (resume.length > 0) this.consumer.resume(resume);
+      if (this.restoring.size === 0 && version === this.assignmentVersion) this.setState('RUNNING');
+    });
+  }
+
+  private async closeTask(taskId: string): Promise<void> {
+    const task = this.tasks.get(taskId);
+    this.tasks.delete(taskId);
+    this.restoring.delete(taskId);
+    this.taskMetrics.get(taskId)?.unregister();
+    this.taskMetrics.delete(taskId);
+    for (const key of [...this.positions.keys()]) {
+      if (task?.subtopology.sourceTopics.some((t) => key === `${resolveTopicName(this.ctx.topology, this.ctx.config.applicationId, t)}\u0000${task.id.partition}`)) {
+        this.positions.delete(key);
+      }
+    }
+    try {
+      await task?.close();
+    } finally {
+      this.ctx.stateDirectory.unlock(taskId);
+      this.metrics.taskClosed.record(1);
+    }
+  }
+
+  /** Offsets per consumed partition (without log offsets; the instance adds those). */
+  positionsSnapshot(): { topic: string; partition: number; state: PartitionPositionState }[] {
+    return [...this.positions.entries()].map(([key, state]) => {
+      const [topic, partition] = key.split('\u0000') as [string, string];
+      return { topic, partition: Number(partition), state: { ...state } };
+    });
+  }
+
+  metadata(): ThreadMetadata {
+    const active: TaskMetadata[] = [...this.tasks.values()].map((t) => ({
+      taskId: t.name,
+      topicPartitions: t.subtopology.sourceTopics.map((topic) => ({
+        topic: resolveTopicName(this.ctx.topology, this.ctx.config.applicationId, topic),
+        partition: t.id.partition,
+      })),
+    }));
+    return {
+      name: this.name,
+      state: this.threadState,
+      activeTasks: active,
+      standbyTasks: [],
+      clients: {
+        consumerClientId: `${this.name}-consumer`,
+        producerClientIds: [`${this.name}-producer`],
+        restoreConsumerClientId: `${this.name}-restore-consumer`,
+        adminClientId: `${this.ctx.clientId}-admin`,
+      },
+    };
+  }
+
+  private fail(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    const err = error instanceof Error ? error : new StreamsException(String(error));
+    this.ctx.logger.error({ err, thread: this.name }, 'stream thread failed');
+    this.ctx.onFatal(this, err);
+  }
+
+  /** Stops consuming, commits (unless the thread failed), closes tasks and leaves the group. */
+  async close(): Promise<void> {
+    if (this.threadState === 'DEAD') return;
+    this.stopping = true;
+    this.setState('PENDING_SHUTDOWN');
+    if (this.timer) clearInterval(this.timer);
+    await this.runExclusive(async () => {
+      if (!this.failed) {
+        try {
+          await this.commit();
+        } catch (error) {
+          this.ctx.logger.warn({ err: error, thread: this.name }, 'final commit failed');
+        }
+      } else {
+        this.collector.discard();
+      }
+    });
+    await this.consumer.disconnect().catch(() => undefined);
+    for (const id of [...this.tasks.keys()]) await this.closeTask(id).catch(() => undefined);
+    await this.producer.disconnect().catch(() => undefined);
+    this.metrics.unregister();
+    this.setState('DEAD');
+  }
+
+  private setState(state: ThreadState): void {
+    if (this.threadState === state || this.threadState === 'DEAD') return;
+    if (this.stopping && state !== 'PENDING_SHUTDOWN' && state !== 'DEAD') return;
+    this.threadState = state;
+    this.ctx.onStateChange(this);
+  }
+}

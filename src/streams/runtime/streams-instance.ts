@@ -1,0 +1,475 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import pino from 'pino';
+import type { Logger } from 'pino';
+import { IllegalState, StreamsException, TopologyException } from '../../errors';
+import { createKafkaClient } from '../kafka/client';
+import { createTopics, describeTopics, fetchTopicOffsets } from '../kafka/admin';
+import type { TopicSpec } from '../kafka/admin';
+import { describeGroup } from '../kafka/group-protocol';
+import type { KafkaAdmin, KafkaClient } from '../kafka/types';
+import { MetricsRegistry } from '../metrics/metrics-registry';
+import { createClientMetrics } from '../metrics/streams-metrics';
+import type { ClientMetrics } from '../metrics/streams-metrics';
+import { serdeByName } from '../serdes/serde-by-name';
+import type { Serde } from '../serdes/serde';
+import type { StateStore } from '../state/store';
+import type { TopologyDescription } from '../topology/description';
+import { describeAsText } from '../topology/description';
+import { changelogTopicName, resolveTopicName } from '../topology/internal-topics';
+import type { Topology } from '../topology/topology';
+import type {
+  ConsumerOffsets,
+  InstanceView,
+  StorePartitionStatus,
+  StreamsEvents,
+  ThreadMetadata,
+} from './instance-view';
+import type { MemberSubscription, SubscriptionInfo } from './partition-assignor';
+import { assignTasks, tasksFor } from './partition-assignor';
+import { StateDirectory } from './state-directory';
+import type { StreamsConfig } from './streams-config';
+import { parseStreamsConfig } from './streams-config';
+import type { KeyQueryMetadata, StreamsMetadata } from './streams-metadata';
+import { StreamsMetadataState } from './streams-metadata';
+import { StreamsStateMachine } from './streams-state';
+import type { StreamsState } from './streams-state';
+import { StreamThread } from './stream-thread';
+
+export const SLUICE_VERSION = '0.1.0';
+const PROCESS_FILE = 'sluice-process-metadata';
+const END_OFFSETS_TTL_MS = 1000;
+
+export interface StreamsInstanceOptions {
+  logger?: Logger;
+}
+
+/**
+ * A running application (Kafka Streams' `KafkaStreams`): it creates the internal topics, runs
+ * `num.stream.threads` stream threads in the application's consumer group, keeps the host map, and moves
+ * through Kafka Streams' states. Construction validates the configuration; `start` connects.
+ */
+export class StreamsInstance extends EventEmitter<StreamsEvents> implements InstanceView {
+  readonly config: StreamsConfig;
+  readonly applicationId: string;
+  readonly metrics = new MetricsRegistry();
+  readonly createdAt = Date.now();
+  readonly processId: string;
+  private readonly machine: StreamsStateMachine;
+  private readonly logger: Logger;
+  private readonly stateDirectory: StateDirectory;
+  private readonly metadataState: StreamsMetadataState;
+  private readonly clientMetrics: ClientMetrics;
+  private readonly defaultKeySerde: Serde<unknown>;
+  private readonly defaultValueSerde: Serde<unknown>;
+  private kafka: KafkaClient | undefined;
+  private admin: KafkaAdmin | undefined;
+  private streamThreads: StreamThread[] = [];
+  private partitionCounts = new Map<string, number>();
+  private readonly endOffsetCache = new Map<string, { at: number; offsets: Map<number, { low: number; high: number }> }>();
+  private error: Error | undefined;
+  private closing: Promise<void> | undefined;
+  private hostMapRefresh: Promise<void> = Promise.resolve();
+  private hostMapTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly topology: Topology,
+    config: Readonly<Record<string, unknown>>,
+    options: StreamsInstanceOptions = {},
+  ) {
+    super();
+    this.config = parseStreamsConfig(config);
+    this.applicationId = this.config.applicationId;
+    this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });
+    this.defaultKeySerde = serdeByName(this.config.defaultKeySerde);
+    this.defaultValueSerde = serdeByName(this.config.defaultValueSerde);
+    this.stateDirectory = new StateDirectory(this.config.stateDir, this.applicationId);
+    this.processId = this.loadProcessId();
+    this.metadataState = new StreamsMetadataState(topology, this.applicationId, this.processId);
+    this.machine = new StreamsStateMachine((change) => {
+      this.logger.info({ from: change.previous, to: change.state }, 'state transition');
+      this.emit('state', change);
+    });
+    this.clientMetrics = createClientMetrics(this.metrics, this.clientId, {
+      version: SLUICE_VERSION,
+      commitId: 'unknown',
+      applicationId: this.applicationId,
+      topologyDescription: () => describeAsText(this.topology.describe()),
+      state: () => this.machine.state,
+      aliveStreamThreads: () => this.streamThreads.filter((t) => t.state !== 'DEAD').length,
+    });
+  }
+
+  get clientId(): string {
+    return `${this.applicationId}-${this.processId}`;
+  }
+
+  get state(): StreamsState {
+    return this.machine.state;
+  }
+
+  get stateSince(): number {
+    return this.machine.since;
+  }
+
+  get lastError(): Error | undefined {
+    return this.error;
+  }
+
+  describe(): TopologyDescription {
+    return this.topology.describe();
+  }
+
+  /** Connects, prepares the internal topics and starts the threads; the instance then rebalances and runs. */
+  async start(): Promise<void> {
+    if (this.state !== 'CREATED') throw new IllegalState(`the instance can only be started once (state ${this.state})`);
+    this.machine.transition('REBALANCING');
+    try {
+      this.kafka = createKafkaClient({ bootstrapServers: this.config.bootstrapServers, clientId: this.clientId });
+      this.admin = this.kafka.admin();
+      await this.admin.connect();
+      await this.prepareTopics();
+      for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i));
+      await Promise.all(this.streamThreads.map((t) => t.start()));
+      this.hostMapTimer = setInterval(() => this.refreshHostMap(), 10_000);
+      this.hostMapTimer.unref();
+    } catch (error) {
+      const err = error instanceof Error ? error : new StreamsException(String(error));
+      await this.failWith(err);
+      throw err;
+    }
+  }
+
+  private createThread(index: number): StreamThread {
+    return new StreamThread({
+      index,
+      clientId: this.clientId,
+      config: this.config,
+      topology: this.topology,
+      kafka: this.kafka!,
+      stateDirectory: this.stateDirectory,
+      defaultKeySerde: this.defaultKeySerde,
+      defaultValueSerde: this.defaultValueSerde,
+      partitionCounts: this.partitionCounts,
+      metrics: this.metrics,
+      logger: this.logger,
+      assign: (members, partitionCount) => this.assign(members, partitionCount),
+      subscription: (previousTasks) => this.subscription(previousTasks),
+      endOffsets: (topic) => this.endOffsets(topic),
+      onStateChange: () => this.onThreadStateChange(),
+      onAssignment: (thread, generation) => {
+        this.emit('rebalance', { generation, activeTasks: thread.activeTaskIds(), standbyTasks: [] });
+        this.refreshHostMap();
+      },
+      onRestore: (store, progress) => this.emit('restore', { store, ...progress }),
+      onFatal: (_thread, error) => void this.failWith(error),
+    });
+  }
+
+  private subscription(previousTasks: string[]): SubscriptionInfo {
+    return {
+      version: 1,
+      processId: this.processId,
+      ...(this.config.applicationServer ? { endpoint: this.config.applicationServer } : {}),
+      ...(this.config.grpcEndpoint ? { grpcEndpoint: this.config.grpcEndpoint } : {}),
+      previousTasks,
+      stateTasks: this.stateDirectory.taskIdsWithState(),
+    };
+  }
+
+  /** The leader's decision: tasks from the partition counts, spread by the Sluice assignor. */
+  private assign(
+    members: { memberId: string; userData: Buffer }[],
+    partitionCount: (topic: string) => number,
+  ): Map<string, { topic: string; partition: number }[]> {
+    const subscriptions: MemberSubscription[] = members.map((m) => ({ memberId: m.memberId, info: decodeSubscription(m.userData, m.memberId) }));
+    const subtopologies = this.topology.subtopologies().map((sub) => ({
+      id: sub.id,
+      sourceTopics: sub.sourceTopics.map((t) => resolveTopicName(this.topology, this.applicationId, t)),
+      stateful: sub.stores.length > 0,
+    }));
+    const tasks = tasksFor(subtopologies, partitionCount);
+    const decision = assignTasks(subscriptions, tasks);
+    const partitionsOf = new Map(tasks.map((t) => [t.taskId, t.partitions]));
+    return new Map([...decision.entries()].map(([member, taskIds]) => [member, taskIds.flatMap((id) => partitionsOf.get(id) ?? [])]));
+  }
+
+  /** Creates repartition topics and changelogs with Kafka Streams' names and configs; checks sources. */
+  private async prepareTopics(): Promise<void> {
+    const admin = this.admin!;
+    const subs = this.topology.subtopologies();
+    const external = new Set<string>();
+    for (const sub of subs) for (const t of sub.sourceTopics) if (!this.topology.isInternalTopic(t)) external.add(t);
+    const described = await describeTopics(admin, [...external]);
+    for (const t of described) this.partitionCounts.set(t.name, t.partitions.length);
+    const missing = [...external].filter((t) => !this.partitionCounts.has(t));
+    if (missing.length > 0) throw new TopologyException(`source topics do not exist: ${missing.join(', ')}`);
+
+    // Repartition topics take their count from upstream; resolve in dependency order.
+    const repartition = this.topology.repartitionTopics();
+    const resolved = new Map<string, number>();
+    for (let pass = 0; pass < repartition.length + 1 && resolved.size < repartition.length; pass++) {
+      for (const topic of repartition) {
+        if (resolved.has(topic.name)) continue;
+        if (topic.numberOfPartitions) {
+          resolved.set(topic.name, topic.numberOfPartitions);
+          continue;
+        }
+        const writer = subs.find((sub) =>
+          sub.nodes.some((n) => {
+            const d = this.topology.node(n)!;
+            return d.kind === 'sink' && d.topic === topic.name;
+          }),
+        );
+        const upstream = writer?.sourceTopics.map((t) => (this.topology.isInternalTopic(t) ? resolved.get(t) : this.partitionCounts.get(t))) ?? [];
+        if (upstream.every((n) => n !== undefined)) resolved.set(topic.name, Math.max(1, ...(upstream as number[])));
+      }
+    }
+    const replicationFactor = this.config.replicationFactor;
+    const topicConfigs = Object.fromEntries(
+      Object.entries(this.config.values)
+        .filter(([k]) => k.startsWith('topic.'))
+        .map(([k, v]) => [k.slice('topic.'.length), String(v)]),
+    );
+    const specs: TopicSpec[] = repartition.map((t) => ({
+      name: resolveTopicName(this.topology, this.applicationId, t.name),
+      partitions: resolved.get(t.name) ?? 1,
+      replicationFactor,
+      configs: { 'cleanup.policy': 'delete', 'segment.bytes': '52428800', 'retention.ms': '-1', 'message.timestamp.type': 'CreateTime', ...topicConfigs },
+    }));
+    for (const spec of specs) this.partitionCounts.set(spec.name, spec.partitions ?? 1);
+    for (const sub of subs) {
+      const counts = sub.sourceTopics.map((t) => this.partitionCounts.get(resolveTopicName(this.topology, this.applicationId, t)) ?? 0);
+      const tasks = Math.max(0, ...counts);
+      for (const store of sub.stores) {
+        const builder = this.topology.store(store)!;
+        if (!builder.loggingEnabled) continue;
+        const name = changelogTopicName(this.applicationId, store);
+        specs.push({
+          name,
+          partitions: tasks,
+          replicationFactor,
+          configs: { 'message.timestamp.type': 'CreateTime', ...topicConfigs, ...builder.logConfig },
+        });
+        this.partitionCounts.set(name, tasks);
+      }
+    }
+    for (const group of this.topology.copartitionedTopics()) {
+      const counts = new Set(group.map((t) => this.partitionCounts.get(resolveTopicName(this.topology, this.applicationId, t))));
+      if (counts.size > 1) {
+        throw new TopologyException(`topics ${group.join(', ')} must be co-partitioned (same number of partitions), but have ${[...counts].join(', ')}`);
+      }
+    }
+    if (specs.length > 0) await createTopics(admin, specs);
+    const existing = await describeTopics(admin, specs.map((s) => s.name));
+    for (const t of existing) {
+      const expected = this.partitionCounts.get(t.name);
+      if (expected !== undefined && t.partitions.length !== expected) {
+        throw new TopologyException(`internal topic ${t.name} has ${t.partitions.length} partitions, expected ${expected}`);
+      }
+    }
+  }
+
+  private onThreadStateChange(): void {
+    const state = this.machine.state;
+    if (state === 'PENDING_SHUTDOWN' || state === 'NOT_RUNNING' || state === 'PENDING_ERROR' || state === 'ERROR') return;
+    const allRunning = this.streamThreads.length > 0 && this.streamThreads.every((t) => t.isRunning);
+    if (allRunning && state !== 'RUNNING') this.machine.transition('RUNNING');
+    else if (!allRunning && state === 'RUNNING') this.machine.transition('REBALANCING');
+  }
+
+  private refreshHostMap(): void {
+    const admin = this.admin;
+    if (!admin) return;
+    this.hostMapRefresh = this.hostMapRefresh.then(async () => {
+      try {
+        const group = await describeGroup(admin, this.applicationId);
+        if (group.state !== 'Stable') return;
+        const members = group.members.map((m) => ({
+          memberId: m.memberId,
+          info: decodeSubscription(m.userData, m.memberId),
+          partitions: m.partitions,
+        }));
+        this.metadataState.update(members, this.partitionCounts);
+      } catch (error) {
+        this.logger.warn({ err: error }, 'reading the consumer group for the host map failed');
+      }
+    });
+  }
+
+  /** Waits for the host map refresh under way (tests and the query layer use it after a rebalance). */
+  async hostMapSettled(): Promise<void> {
+    await this.hostMapRefresh;
+  }
+
+  private async failWith(error: Error): Promise<void> {
+    if (this.error) return;
+    this.error = error;
+    this.logger.error({ err: error }, 'instance failed');
+    if (!this.machine.tryTransition('PENDING_ERROR')) return;
+    this.emit('error', error);
+    await this.shutdown();
+    this.machine.transition('ERROR');
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.hostMapTimer) clearInterval(this.hostMapTimer);
+    await Promise.all(this.streamThreads.map((t) => t.close().catch((e) => this.logger.warn({ err: e }, 'closing a thread failed'))));
+    await this.admin?.disconnect().catch(() => undefined);
+    this.metadataState.reset();
+  }
+
+  /** Stops the threads (they commit and leave the group) and closes the stores. */
+  async close(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (this.closing) return this.closing;
+    if (this.state === 'NOT_RUNNING' || this.state === 'ERROR' || this.state === 'PENDING_ERROR') return;
+    this.machine.transition('PENDING_SHUTDOWN');
+    this.closing = (async () => {
+      const shutdown = this.shutdown();
+      const timeout = options.timeoutMs;
+      if (timeout !== undefined) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([shutdown, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeout)))]);
+        clearTimeout(timer);
+      } else {
+        await shutdown;
+      }
+      this.clientMetrics.unregister();
+      this.machine.transition('NOT_RUNNING');
+    })();
+    return this.closing;
+  }
+
+  /** Removes this application's local state; only while not running. */
+  cleanUp(): void {
+    if (this.state !== 'CREATED' && this.state !== 'NOT_RUNNING' && this.state !== 'ERROR') {
+      throw new IllegalState(`cannot clean up while the instance is ${this.state}`);
+    }
+    this.stateDirectory.cleanUp();
+  }
+
+  threads(): ThreadMetadata[] {
+    return this.streamThreads.map((t) => t.metadata());
+  }
+
+  allMetadata(): StreamsMetadata[] {
+    return this.metadataState.allMetadata();
+  }
+
+  metadataForStore(store: string): StreamsMetadata[] {
+    return this.metadataState.metadataForStore(store);
+  }
+
+  keyQueryMetadata(store: string, keyBytes: Buffer): KeyQueryMetadata | undefined {
+    return this.metadataState.keyQueryMetadata(store, keyBytes);
+  }
+
+  hasStore(store: string): boolean {
+    return this.topology.store(store) !== undefined;
+  }
+
+  queryableStores(store: string): Map<number, StateStore> {
+    const result = new Map<number, StateStore>();
+    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return result;
+    for (const thread of this.streamThreads) {
+      for (const [taskId, task] of thread.allTasks()) {
+        if (!thread.taskFor(taskId)) continue;
+        const s = task.stores.get(store);
+        if (s && s.isOpen()) result.set(task.id.partition, s);
+      }
+    }
+    return result;
+  }
+
+  /** Low and high watermark per partition of a topic, cached briefly. */
+  async endOffsets(topic: string): Promise<Map<number, { low: number; high: number }>> {
+    const cached = this.endOffsetCache.get(topic);
+    if (cached && Date.now() - cached.at < END_OFFSETS_TTL_MS) return cached.offsets;
+    if (!this.admin) return new Map();
+    const offsets = new Map((await fetchTopicOffsets(this.admin, topic)).map((p) => [p.partition, { low: p.earliest, high: p.latest }]));
+    this.endOffsetCache.set(topic, { at: Date.now(), offsets });
+    return offsets;
+  }
+
+  async offsets(): Promise<ConsumerOffsets> {
+    const consumers: ConsumerOffsets['consumers'] = [];
+    if (this.state === 'RUNNING' || this.state === 'REBALANCING') {
+      for (const thread of this.streamThreads) {
+        const positions = [];
+        for (const { topic, partition, state } of thread.positionsSnapshot()) {
+          const log = (await this.endOffsets(topic)).get(partition);
+          const end = log?.high ?? -1;
+          positions.push({
+            topic,
+            partition,
+            consumedOffset: state.consumedOffset,
+            consumedTimestamp: state.consumedTimestamp,
+            committedOffset: state.committedOffset,
+            committedTimestamp: state.committedTimestamp,
+            logEndOffset: end,
+            logStartOffset: log?.low ?? -1,
+            lag: end < 0 ? -1 : Math.max(end - state.consumedOffset - 1, 0),
+          });
+        }
+        positions.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+        consumers.push({ clientId: `${thread.name}-consumer`, streamThread: thread.name, positions });
+      }
+    }
+    return { group: this.applicationId, consumers };
+  }
+
+  async storeStatus(): Promise<StorePartitionStatus[]> {
+    const result: StorePartitionStatus[] = [];
+    for (const thread of this.streamThreads) {
+      for (const task of thread.allTasks().values()) {
+        const checkpoint = this.stateDirectory.readCheckpoint(task.name);
+        for (const store of task.stores.keys()) {
+          const builder = this.topology.store(store);
+          const changelog = builder?.loggingEnabled ? changelogTopicName(this.applicationId, store) : undefined;
+          const end = changelog ? ((await this.endOffsets(changelog)).get(task.id.partition)?.high ?? -1) : -1;
+          const current = changelog ? (checkpoint?.get(`${changelog}\u0000${task.id.partition}`)?.offset ?? -1) : -1;
+          const restoration = thread.restorations.get(`${store}\u0000${task.id.partition}`);
+          result.push({
+            store,
+            partition: task.id.partition,
+            changelog,
+            currentOffset: current,
+            logEndOffset: end,
+            lag: end < 0 || current < 0 ? -1 : Math.max(end - current, 0),
+            ...(restoration ? { lastRestoration: restoration } : {}),
+          });
+        }
+      }
+    }
+    return result.sort((a, b) => a.store.localeCompare(b.store) || a.partition - b.partition);
+  }
+
+  /** A stable id per state directory when the topology has state, so a restarted process is the same client. */
+  private loadProcessId(): string {
+    const stateful = [...this.topology.stores()].some((s) => s.persistent);
+    if (!stateful) return randomUUID();
+    const file = path.join(this.stateDirectory.appDir, PROCESS_FILE);
+    try {
+      const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { processId?: unknown };
+      if (typeof parsed.processId === 'string') return parsed.processId;
+    } catch {
+      // No file yet: a new process id is written below.
+    }
+    const processId = randomUUID();
+    fs.mkdirSync(this.stateDirectory.appDir, { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ processId, newProcessId: processId }));
+    return processId;
+  }
+}
+
+function decodeSubscription(userData: Buffer, memberId: string): SubscriptionInfo {
+  try {
+    const info = JSON.parse(userData.toString('utf8')) as SubscriptionInfo;
+    if (typeof info.processId === 'string') return info;
+  } catch {
+    // A member that is not a Sluice instance: treated as its own process with no state.
+  }
+  return { version: 0, processId: memberId, previousTasks: [], stateTasks: [] };
+}

@@ -1,0 +1,133 @@
+import { partitionForKey } from '../kafka/murmur2';
+import type { Topology } from '../topology/topology';
+import { resolveTopicName } from '../topology/internal-topics';
+import type { SubscriptionInfo, TopicPartition } from './partition-assignor';
+import { parseEndpoint } from './streams-config';
+
+/** One process of the application, as the group shows it (Kafka Streams' `StreamsMetadata`). */
+export interface StreamsMetadata {
+  processId: string;
+  /** `application.server` (`host:port`), or undefined when the process set none. */
+  endpoint: string | undefined;
+  host: string | undefined;
+  port: number | undefined;
+  grpcEndpoint: string | undefined;
+  stateStoreNames: string[];
+  topicPartitions: TopicPartition[];
+  standbyStateStoreNames: string[];
+  standbyTopicPartitions: TopicPartition[];
+  isLocal: boolean;
+}
+
+/** Who answers for a key of a store (Kafka Streams' `KeyQueryMetadata`). */
+export interface KeyQueryMetadata {
+  /** Undefined: no process owns the key's partition right now. */
+  activeHost: StreamsMetadata | undefined;
+  standbyHosts: StreamsMetadata[];
+  partition: number;
+}
+
+export interface GroupMemberView {
+  memberId: string;
+  info: SubscriptionInfo;
+  partitions: TopicPartition[];
+}
+
+/**
+ * The host map: for every process of the application, its endpoints, partitions and stores, rebuilt from the
+ * consumer group after each rebalance. Before the first rebalance it is not initialized.
+ */
+export class StreamsMetadataState {
+  private hosts: StreamsMetadata[] = [];
+  private initialized = false;
+  private partitionCounts = new Map<string, number>();
+
+  constructor(
+    private readonly topology: Topology,
+    private readonly applicationId: string,
+    private readonly localProcessId: string,
+  ) {}
+
+  get isInitialized(): boolean {
+    return this.initialized;
+  }
+
+  update(members: readonly GroupMemberView[], partitionCounts: ReadonlyMap<string, number>): void {
+    this.partitionCounts = new Map(partitionCounts);
+    const byProcess = new Map<string, { info: SubscriptionInfo; partitions: TopicPartition[] }>();
+    for (const member of members) {
+      const entry = byProcess.get(member.info.processId) ?? { info: member.info, partitions: [] };
+      entry.partitions.push(...member.partitions);
+      byProcess.set(member.info.processId, entry);
+    }
+    this.hosts = [...byProcess.entries()].map(([processId, { info, partitions }]) => {
+      const endpoint = info.endpoint || undefined;
+      const parsed = endpoint ? parseEndpoint('application.server', endpoint) : undefined;
+      partitions.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+      return {
+        processId,
+        endpoint,
+        host: parsed?.host,
+        port: parsed?.port,
+        grpcEndpoint: info.grpcEndpoint || undefined,
+        stateStoreNames: this.storesOf(partitions),
+        topicPartitions: partitions,
+        standbyStateStoreNames: [],
+        standbyTopicPartitions: [],
+        isLocal: processId === this.localProcessId,
+      };
+    });
+    this.hosts.sort((a, b) => (a.host ?? '').localeCompare(b.host ?? '') || (a.port ?? 0) - (b.port ?? 0) || a.processId.localeCompare(b.processId));
+    this.initialized = true;
+  }
+
+  /** Forgets the map (the instance stopped). */
+  reset(): void {
+    this.hosts = [];
+    this.initialized = false;
+  }
+
+  allMetadata(): StreamsMetadata[] {
+    return this.hosts.map((h) => ({ ...h }));
+  }
+
+  localMetadata(): StreamsMetadata | undefined {
+    return this.hosts.find((h) => h.isLocal);
+  }
+
+  /** Processes that host at least one partition of the store. */
+  metadataForStore(store: string): StreamsMetadata[] {
+    return this.hosts.filter((h) => h.stateStoreNames.includes(store));
+  }
+
+  /** Source topics (real names) of the sub-topology that holds the store; undefined for an unknown store. */
+  sourceTopicsForStore(store: string): string[] | undefined {
+    const sub = this.topology.subtopologyOfStore(store);
+    return sub?.sourceTopics.map((t) => resolveTopicName(this.topology, this.applicationId, t));
+  }
+
+  /**
+   * The partition and owner of a serialized key: murmur2 over the partition count of the store's widest source
+   * topic, as Kafka Streams' `queryMetadataForKey`. Undefined for an unknown store or before initialization.
+   */
+  keyQueryMetadata(store: string, keyBytes: Buffer): KeyQueryMetadata | undefined {
+    const topics = this.sourceTopicsForStore(store);
+    if (!topics || !this.initialized) return undefined;
+    const maxPartitions = Math.max(0, ...topics.map((t) => this.partitionCounts.get(t) ?? 0));
+    if (maxPartitions === 0) return undefined;
+    const partition = partitionForKey(keyBytes, maxPartitions);
+    const activeHost = this.hosts.find(
+      (h) => h.stateStoreNames.includes(store) && h.topicPartitions.some((tp) => tp.partition === partition && topics.includes(tp.topic)),
+    );
+    return { activeHost, standbyHosts: [], partition };
+  }
+
+  private storesOf(partitions: readonly TopicPartition[]): string[] {
+    const stores: string[] = [];
+    for (const sub of this.topology.subtopologies()) {
+      const topics = sub.sourceTopics.map((t) => resolveTopicName(this.topology, this.applicationId, t));
+      if (partitions.some((tp) => topics.includes(tp.topic))) stores.push(...sub.stores);
+    }
+    return stores.sort();
+  }
+}

@@ -1,0 +1,12 @@
+export type { Serde } from './serde';
+export { Serdes } from './serdes';
+export { serdeByName } from './serde-by-name';
+export { stringSerde } from './string';
+export { jsonSerde } from './json';
+export { bytesSerde } from './bytes';
+export { voidSerde } from './void';
+export { integerSerde } from './integer';
+export { longSerde } from './long';
+export { doubleSerde } from './double';
+export { floatSerde } from './float';
+export { timeWindowedSerde, sessionWindowedSerde } from './windowed';

@@ -1,0 +1,117 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Database, open, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
+import { IllegalState, StreamsException } from '../../errors';
+import type { BytesTable } from './bytes-table';
+import { LmdbTable } from './lmdb-table';
+import type { StoreContext } from './store';
+import type { StoreStorage } from './store-storage';
+
+/** Database of the store's bookkeeping, and of the values of empty keys (which LMDB cannot store as keys). */
+const METADATA_DB = '__metadata__';
+/** Segment databases (e.g. `segment.1700000000000`) plus the key-value database and the metadata. */
+const MAX_DBS = 16;
+
+/**
+ * One LMDB environment per store, at `<taskDir>/lmdb/<storeName>/` (Kafka Streams: `rocksdb/<storeName>/`), each
+ * table a named database in it. Per store rather than per task because: wiping or restoring one store is deleting
+ * one directory; LMDB allows one write transaction per environment at a time, so separate environments let the
+ * stores of a task commit in parallel; and `embeddedstore.config.setter` can tune each store (map size, sync mode),
+ * which LMDB only allows per environment.
+ */
+export class LmdbStorage implements StoreStorage {
+  readonly persistent = true;
+  private env: RootDatabase<Buffer, Buffer> | undefined;
+  private meta: LmdbTable | undefined;
+  private readonly tables = new Map<string, LmdbTable>();
+  private storeName = '';
+  private failure: unknown;
+
+  open(context: StoreContext, storeName: string): void {
+    this.storeName = storeName;
+    this.failure = undefined;
+    const path = join(context.taskDir, 'lmdb', storeName);
+    mkdirSync(path, { recursive: true });
+    const layout = { path, keyEncoding: 'binary', encoding: 'binary' } as const;
+    const options: Record<string, unknown> = { ...layout, maxDbs: MAX_DBS };
+    context.configureStore?.(storeName, options);
+    // The byte layout of the store depends on these three: a setter may tune anything else.
+    Object.assign(options, layout);
+    this.env = open<Buffer, Buffer>(options as RootDatabaseOptionsWithPath);
+    this.meta = new LmdbTable(`${storeName}/${METADATA_DB}`, this.openDb(METADATA_DB), undefined, this.recordFailure);
+  }
+
+  get metadata(): BytesTable {
+    if (this.meta === undefined) throw new IllegalState(`LMDB store ${this.storeName} used before open()`);
+    return this.meta;
+  }
+
+  table(name: string): BytesTable {
+    let table = this.tables.get(name);
+    if (table === undefined) {
+      const emptyKeySlot = { table: this.metadata, key: Buffer.from(`empty-key:${name}`, 'utf8') };
+      table = new LmdbTable(`${this.storeName}/${name}`, this.openDb(name), emptyKeySlot, this.recordFailure);
+      this.tables.set(name, table);
+    }
+    return table;
+  }
+
+  dropTable(name: string): void {
+    const table = this.tables.get(name);
+    if (table === undefined) return;
+    this.tables.delete(name);
+    table.drop();
+  }
+
+  tableNames(): string[] {
+    const names: string[] = [];
+    // The root database of an environment holds one key per named database: its name, NUL-terminated.
+    for (const key of this.environment().getKeys()) {
+      const name = Buffer.from(key as Uint8Array).toString('utf8').replace(/\0$/, '');
+      if (name !== METADATA_DB) names.push(name);
+    }
+    return names;
+  }
+
+  async flush(): Promise<void> {
+    const env = this.environment();
+    await env.committed;
+    await env.flushed;
+    if (this.failure !== undefined) {
+      const cause = this.failure;
+      this.failure = undefined;
+      throw new StreamsException(`Writing to the LMDB store ${this.storeName} failed: ${String(cause)}`, { cause });
+    }
+  }
+
+  async close(): Promise<void> {
+    const env = this.environment();
+    try {
+      await this.flush();
+    } finally {
+      this.tables.clear();
+      this.meta = undefined;
+      this.env = undefined;
+      await env.close();
+    }
+  }
+
+  sizeBytes(): number {
+    const stats = this.environment().getStats() as { lastPageNumber: number; pageSize: number };
+    return (stats.lastPageNumber + 1) * stats.pageSize;
+  }
+
+  private openDb(name: string): Database<Buffer, Buffer> {
+    return this.environment().openDB<Buffer, Buffer>(name, { keyEncoding: 'binary', encoding: 'binary' });
+  }
+
+  private environment(): RootDatabase<Buffer, Buffer> {
+    if (this.env === undefined) throw new IllegalState(`LMDB store ${this.storeName} is not open`);
+    return this.env;
+  }
+
+  /** Failed commits surface at the next flush(), which the runtime calls before committing offsets. */
+  private readonly recordFailure = (error: unknown): void => {
+    this.failure ??= error;
+  };
+}

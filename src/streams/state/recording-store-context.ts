@@ -1,0 +1,40 @@
+import type { ChangelogRecord, StoreContext } from './store';
+
+/**
+ * A StoreContext for using stores outside a task (unit tests, tools): it keeps the changelog records the store
+ * sends, and its stream time and record timestamp are set by hand.
+ */
+export class RecordingStoreContext implements StoreContext {
+  readonly applicationId: string;
+  readonly taskId: string;
+  readonly loggingEnabled: boolean;
+  readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+  readonly changelog: ChangelogRecord[] = [];
+  currentStreamTime = -1;
+  currentRecordTimestamp = 0;
+
+  constructor(
+    readonly taskDir: string,
+    options: {
+      applicationId?: string;
+      taskId?: string;
+      loggingEnabled?: boolean;
+      configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+    } = {},
+  ) {
+    this.applicationId = options.applicationId ?? 'app';
+    this.taskId = options.taskId ?? '0_0';
+    this.loggingEnabled = options.loggingEnabled ?? true;
+    if (options.configureStore !== undefined) this.configureStore = options.configureStore;
+  }
+
+  logChange(_storeName: string, record: ChangelogRecord): void {
+    this.changelog.push(record);
+  }
+
+  streamTime(): number {
+    return this.currentStreamTime;
+  }
+
+  readonly recordTimestamp = (): number => this.currentRecordTimestamp;
+}

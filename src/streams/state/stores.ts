@@ -1,0 +1,93 @@
+import type { Serde } from '../serdes/serde';
+import type {
+  KeyValueStore,
+  SessionStore,
+  TimestampedKeyValueStore,
+  TimestampedWindowStore,
+  WindowStore,
+} from './store';
+import { ConfigurableStoreBuilder, type StoreBuilder } from './store-builders';
+import {
+  type KeyValueBytesStoreSupplier,
+  keyValueSupplier,
+  type SessionBytesStoreSupplier,
+  sessionSupplier,
+  type WindowBytesStoreSupplier,
+  windowSupplier,
+} from './store-suppliers';
+import { plainValues, timestampedValues } from './stored-value-format';
+import { TypedKeyValueStore } from './typed-key-value-store';
+import { TypedSessionStore } from './typed-session-store';
+import { TypedWindowStore } from './typed-window-store';
+
+export type { StoreBuilder, StoreSerdeDefaults } from './store-builders';
+export type { KeyValueBytesStoreSupplier, SessionBytesStoreSupplier, WindowBytesStoreSupplier } from './store-suppliers';
+
+/**
+ * Kafka Streams' `Stores`: suppliers (where and how long a store keeps its data) and builders (typed stores with
+ * serdes and changelog settings). Persistent stores are LMDB environments below the task directory; in-memory
+ * stores are restored from their changelog after every start. Times are in ms.
+ */
+export const Stores = {
+  persistentKeyValueStore: (name: string): KeyValueBytesStoreSupplier => keyValueSupplier(name, true),
+  persistentTimestampedKeyValueStore: (name: string): KeyValueBytesStoreSupplier => keyValueSupplier(name, true),
+  inMemoryKeyValueStore: (name: string): KeyValueBytesStoreSupplier => keyValueSupplier(name, false),
+
+  persistentWindowStore: (name: string, retentionMs: number, windowSizeMs: number, retainDuplicates: boolean): WindowBytesStoreSupplier =>
+    windowSupplier(name, true, retentionMs, windowSizeMs, retainDuplicates),
+  persistentTimestampedWindowStore: (
+    name: string,
+    retentionMs: number,
+    windowSizeMs: number,
+    retainDuplicates: boolean,
+  ): WindowBytesStoreSupplier => windowSupplier(name, true, retentionMs, windowSizeMs, retainDuplicates),
+  inMemoryWindowStore: (name: string, retentionMs: number, windowSizeMs: number, retainDuplicates: boolean): WindowBytesStoreSupplier =>
+    windowSupplier(name, false, retentionMs, windowSizeMs, retainDuplicates),
+
+  persistentSessionStore: (name: string, retentionMs: number): SessionBytesStoreSupplier => sessionSupplier(name, true, retentionMs),
+  inMemorySessionStore: (name: string, retentionMs: number): SessionBytesStoreSupplier => sessionSupplier(name, false, retentionMs),
+
+  keyValueStoreBuilder<K, V>(
+    supplier: KeyValueBytesStoreSupplier,
+    keySerde?: Serde<K>,
+    valueSerde?: Serde<V>,
+  ): StoreBuilder<KeyValueStore<K, V>> {
+    return new ConfigurableStoreBuilder(supplier.name, 'key_value', supplier.persistent, undefined, keySerde, valueSerde, (ks, vs) =>
+      new TypedKeyValueStore<K, V>(supplier.name, 'key_value', supplier.createStorage(), ks, vs, plainValues(vs)),
+    );
+  },
+
+  timestampedKeyValueStoreBuilder<K, V>(
+    supplier: KeyValueBytesStoreSupplier,
+    keySerde?: Serde<K>,
+    valueSerde?: Serde<V>,
+  ): StoreBuilder<TimestampedKeyValueStore<K, V>> {
+    const type = 'timestamped_key_value';
+    return new ConfigurableStoreBuilder(supplier.name, type, supplier.persistent, undefined, keySerde, valueSerde, (ks, vs) =>
+      new TypedKeyValueStore(supplier.name, type, supplier.createStorage(), ks, vs, timestampedValues(vs)),
+    );
+  },
+
+  windowStoreBuilder<K, V>(supplier: WindowBytesStoreSupplier, keySerde?: Serde<K>, valueSerde?: Serde<V>): StoreBuilder<WindowStore<K, V>> {
+    return new ConfigurableStoreBuilder(supplier.name, 'window', supplier.persistent, supplier.retentionPeriod, keySerde, valueSerde, (ks, vs) =>
+      new TypedWindowStore<K, V>(supplier.name, 'window', supplier.createStorage(), ks, vs, plainValues(vs), supplier),
+    );
+  },
+
+  timestampedWindowStoreBuilder<K, V>(
+    supplier: WindowBytesStoreSupplier,
+    keySerde?: Serde<K>,
+    valueSerde?: Serde<V>,
+  ): StoreBuilder<TimestampedWindowStore<K, V>> {
+    const type = 'timestamped_window';
+    return new ConfigurableStoreBuilder(supplier.name, type, supplier.persistent, supplier.retentionPeriod, keySerde, valueSerde, (ks, vs) =>
+      new TypedWindowStore(supplier.name, type, supplier.createStorage(), ks, vs, timestampedValues(vs), supplier),
+    );
+  },
+
+  sessionStoreBuilder<K, V>(supplier: SessionBytesStoreSupplier, keySerde?: Serde<K>, valueSerde?: Serde<V>): StoreBuilder<SessionStore<K, V>> {
+    return new ConfigurableStoreBuilder(supplier.name, 'session', supplier.persistent, supplier.retentionPeriod, keySerde, valueSerde, (ks, vs) =>
+      new TypedSessionStore<K, V>(supplier.name, supplier.createStorage(), ks, vs, supplier.retentionPeriod, supplier.segmentInterval),
+    );
+  },
+} as const;

@@ -1,0 +1,154 @@
+import type { Serde } from '../serdes/serde';
+import type { BytesRange, BytesTable } from './bytes-table';
+import { Segments } from './segments';
+import { SESSION_SUFFIX_BYTES, sessionKeyUpperBound, sessionStoreKey, sessionStoreKeyParts } from './session-key-schema';
+import type { ChangelogRecord, KeyValue, SessionStore, StoreIterator, Window, Windowed } from './store';
+import { StoreBase } from './store-base';
+import { concatIterables } from './store-iterators';
+import type { StoreStorage } from './store-storage';
+
+const LATEST = Number.MAX_SAFE_INTEGER;
+
+/** What a scan keeps, checked on the decoded store keys. */
+interface SessionFilter {
+  keyFrom?: Buffer;
+  keyTo?: Buffer;
+  /** Exact key length of single-key scans: a longer key that starts with the same bytes falls in their range. */
+  keyLength?: number;
+  earliestEnd: number;
+  latestStart: number;
+}
+
+/**
+ * A session store (Kafka Streams' segmented session store): store keys are `[key][end][start]` in segments by
+ * session end; a session whose end is at or before `observed - retention` has expired (see Segments). Changelog
+ * records carry the store keys and the aggregate bytes, stamped with the record being processed.
+ */
+export class TypedSessionStore<K, V> extends StoreBase implements SessionStore<K, V> {
+  private segments: Segments | undefined;
+
+  constructor(
+    name: string,
+    storage: StoreStorage,
+    readonly keySerde: Serde<K>,
+    readonly valueSerde: Serde<V>,
+    readonly retentionPeriod: number,
+    private readonly segmentInterval: number,
+  ) {
+    super(name, 'session', storage);
+  }
+
+  put(session: Windowed<K>, value: V): void {
+    this.write(session, this.valueSerde.serialize(value));
+  }
+
+  remove(session: Windowed<K>): void {
+    this.write(session, null);
+  }
+
+  fetchSession(key: K, sessionStart: number, sessionEnd: number): V | undefined {
+    const segment = this.open().forRead(sessionEnd);
+    this.gets++;
+    if (segment === undefined) return undefined;
+    const stored = segment.get(sessionStoreKey(this.keySerde.serialize(key), { start: sessionStart, end: sessionEnd }));
+    return stored === undefined ? undefined : this.valueSerde.deserialize(stored);
+  }
+
+  fetch(key: K): StoreIterator<KeyValue<Windowed<K>, V>> {
+    return this.findSessions(key, 0, LATEST);
+  }
+
+  findSessions(key: K, earliestSessionEndTime: number, latestSessionStartTime: number): StoreIterator<KeyValue<Windowed<K>, V>> {
+    const keyBytes = this.keySerde.serialize(key);
+    const earliestEnd = Math.max(earliestSessionEndTime, 0);
+    return this.sessions(
+      {
+        from: sessionStoreKey(keyBytes, { start: 0, end: earliestEnd }),
+        to: sessionStoreKey(keyBytes, { start: Math.max(latestSessionStartTime, 0), end: LATEST }),
+        toInclusive: true,
+        reverse: false,
+      },
+      { keyLength: keyBytes.length, earliestEnd, latestStart: latestSessionStartTime },
+    );
+  }
+
+  fetchKeyRange(keyFrom: K | undefined, keyTo: K | undefined): StoreIterator<KeyValue<Windowed<K>, V>> {
+    const from = keyFrom === undefined ? undefined : this.keySerde.serialize(keyFrom);
+    const to = keyTo === undefined ? undefined : this.keySerde.serialize(keyTo);
+    if (from !== undefined && to !== undefined && Buffer.compare(from, to) > 0) return this.iterators.track([][Symbol.iterator]());
+    return this.sessions(
+      { from, to: to === undefined ? undefined : sessionKeyUpperBound(to), toInclusive: true, reverse: false },
+      { keyFrom: from, keyTo: to, earliestEnd: 0, latestStart: LATEST },
+    );
+  }
+
+  restore(records: ChangelogRecord[]): void {
+    const segments = this.open();
+    for (const record of records) {
+      const segment = segments.forWrite(sessionStoreKeyParts(record.key).window.end);
+      if (segment !== undefined) segment.put(record.key, record.value);
+    }
+  }
+
+  clear(): void {
+    this.open().clear();
+  }
+
+  protected opened(): void {
+    this.segments = new Segments(this.storage, this.retentionPeriod, this.segmentInterval, () => this.iterators.count > 0);
+    this.segments.openExisting();
+  }
+
+  protected entryCount(): number {
+    return this.open().approximateNumEntries();
+  }
+
+  protected override beforeFlush(): void {
+    this.segments?.saveObservedStreamTime();
+    this.segments?.dropRetired();
+  }
+
+  protected override onIteratorsIdle(): void {
+    this.segments?.dropRetired();
+  }
+
+  private write(session: Windowed<K>, stored: Buffer | null): void {
+    const segments = this.open();
+    const keyBytes = this.keySerde.serialize(session.key);
+    const segment = segments.forWrite(session.window.end);
+    // An expired session is dropped, not written (Kafka Streams: "Skipping record for expired segment").
+    if (segment === undefined) return;
+    const storeKey = sessionStoreKey(keyBytes, session.window);
+    segment.put(storeKey, stored);
+    this.puts++;
+    this.log(storeKey, stored, this.recordTimestamp());
+  }
+
+  private sessions(range: BytesRange, filter: SessionFilter): StoreIterator<KeyValue<Windowed<K>, V>> {
+    const segments = this.open();
+    const earliestEnd = Math.max(filter.earliestEnd, segments.firstLiveTime);
+    const live = { ...filter, earliestEnd };
+    const tables = segments.overlapping(earliestEnd, LATEST, false);
+    return this.iterators.track(concatIterables(tables.map((table) => () => this.decode(table, range, live))));
+  }
+
+  private *decode(table: BytesTable, range: BytesRange, filter: SessionFilter): Generator<KeyValue<Windowed<K>, V>, void, undefined> {
+    for (const entry of table.range(range)) {
+      if (filter.keyLength !== undefined && entry.key.length !== filter.keyLength + SESSION_SUFFIX_BYTES) continue;
+      const { keyBytes, window } = sessionStoreKeyParts(entry.key);
+      if (!this.keeps(keyBytes, window, filter)) continue;
+      yield { key: { key: this.keySerde.deserialize(keyBytes), window }, value: this.valueSerde.deserialize(entry.value) };
+    }
+  }
+
+  private keeps(keyBytes: Buffer, window: Window, filter: SessionFilter): boolean {
+    if (window.end < filter.earliestEnd || window.start > filter.latestStart) return false;
+    if (filter.keyFrom !== undefined && Buffer.compare(keyBytes, filter.keyFrom) < 0) return false;
+    return filter.keyTo === undefined || Buffer.compare(keyBytes, filter.keyTo) <= 0;
+  }
+
+  private open(): Segments {
+    this.checkOpen();
+    return this.segments as Segments;
+  }
+}
