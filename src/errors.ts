@@ -117,3 +117,6 @@ export const InternalError = define(
   500,
   (correlationId: string) => `Internal error; it is logged with correlation id ${correlationId}`,
 );
+
+// Interactive queries.
+export const InvalidQuery = define('InvalidQuery', 400, (detail: string) => `Invalid query: ${detail}`);

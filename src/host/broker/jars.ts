@@ -47,7 +47,7 @@ export async function ensureKafkaJars(log: (line: string) => void = () => undefi
   const staged = join(build, 'libs');
   await mkdir(build, { recursive: true });
   try {
-    await copyFile(join(__dirname, 'pom.xml'), join(build, 'pom.xml'));
+    await copyFile(findPom(), join(build, 'pom.xml'));
     log(`Fetching Apache Kafka ${KAFKA_VERSION} broker jars with Maven into ${libs} (once)`);
     await runMaven(build, staged);
     await writeFile(join(staged, COMPLETE_MARKER), `kafka ${KAFKA_VERSION}\n`);
@@ -62,6 +62,19 @@ export async function ensureKafkaJars(log: (line: string) => void = () => undefi
     await rm(build, { recursive: true, force: true });
   }
   return libs;
+}
+
+/**
+ * The POM beside this module when run from the sources; run from a build (dist/), tsc has not copied it, so
+ * it is the one in the sources of the same checkout.
+ */
+function findPom(): string {
+  const candidates = [join(__dirname, 'pom.xml'), join(__dirname, '..', '..', '..', '..', 'src', 'host', 'broker', 'pom.xml')];
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (found === undefined) {
+    throw new BrokerProvisioningFailed(`No pom.xml to fetch the Kafka ${KAFKA_VERSION} jars with; looked at ${candidates.join(', ')}`);
+  }
+  return found;
 }
 
 function runMaven(build: string, libsDir: string): Promise<void> {

@@ -37,6 +37,8 @@ export interface LocalKafkaOptions {
  * SLUICE_CLASSPATH, SLUICE_CLUSTER_ID. It formats the storage, then execs the broker in a background
  * subshell, and records the broker's exit status in `exit-status` should it die early. SIGTERM (stop) is
  * passed on and awaited; the parent's death ends the broker with SIGKILL, as its data is deleted anyway.
+ * The cluster id goes as `--cluster-id=<id>`: a base64url id may start with '-', which `-t <id>` would
+ * make the argument parser read as a flag.
  */
 const WATCHDOG = `
 parent=$1
@@ -45,7 +47,7 @@ jvm_options=(-Xmx512m -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true -Djav
   "-Dlog4j.configuration=file:$dir/log4j.properties" "-Dkafka.logs.dir=$dir/logs")
 broker() {
   "$SLUICE_JAVA" "\${jvm_options[@]}" -cp "$SLUICE_CLASSPATH" kafka.tools.StorageTool format \\
-    -t "$SLUICE_CLUSTER_ID" -c "$dir/server.properties" --ignore-formatted || exit $?
+    "--cluster-id=$SLUICE_CLUSTER_ID" -c "$dir/server.properties" --ignore-formatted || exit $?
   exec "$SLUICE_JAVA" "\${jvm_options[@]}" -cp "$SLUICE_CLASSPATH" kafka.Kafka "$dir/server.properties"
 }
 broker &
@@ -79,13 +81,24 @@ export class LocalKafka {
   readonly dir: string;
   /** Pid of the watchdog, leader of the process group that holds the broker. */
   readonly watchdogPid: number;
+  private readonly clusterId: string;
+  private readonly watchdog: ChildProcess;
   private readonly exited: Promise<void>;
   private readonly stopGraceMs: number;
   private stopping: Promise<void> | undefined;
 
-  private constructor(bootstrapServers: string, dir: string, watchdog: ChildProcess, exited: Promise<void>, stopGraceMs: number) {
+  private constructor(
+    bootstrapServers: string,
+    dir: string,
+    clusterId: string,
+    watchdog: ChildProcess,
+    exited: Promise<void>,
+    stopGraceMs: number,
+  ) {
     this.bootstrapServers = bootstrapServers;
     this.dir = dir;
+    this.clusterId = clusterId;
+    this.watchdog = watchdog;
     this.watchdogPid = watchdog.pid!;
     this.exited = exited;
     this.stopGraceMs = stopGraceMs;
@@ -151,6 +164,7 @@ export class LocalKafka {
       }),
     );
 
+    const clusterId = randomBytes(16).toString('base64url');
     const output = openSync(join(dir, 'console.log'), 'a');
     let watchdog: ChildProcess;
     try {
@@ -163,7 +177,7 @@ export class LocalKafka {
           ...process.env,
           SLUICE_JAVA: options.javaCommand ?? 'java',
           SLUICE_CLASSPATH: join(libsDir, '*'),
-          SLUICE_CLUSTER_ID: randomBytes(16).toString('base64url'),
+          SLUICE_CLUSTER_ID: clusterId,
         },
       });
     } finally {
@@ -180,7 +194,7 @@ export class LocalKafka {
     }
     // The broker must not keep this process alive; the watchdog ends it when this process ends.
     watchdog.unref();
-    return new LocalKafka(`127.0.0.1:${port}`, dir, watchdog, exited, options.stopGraceMs ?? 10_000);
+    return new LocalKafka(`127.0.0.1:${port}`, dir, clusterId, watchdog, exited, options.stopGraceMs ?? 10_000);
   }
 
   private async waitUntilReady(timeoutMs: number): Promise<void> {
@@ -202,18 +216,19 @@ export class LocalKafka {
       const admin = kafka.admin({ retry: { retries: 0 } });
       try {
         await admin.connect();
-        await admin.describeCluster();
-        return;
+        // Another broker may have taken the port between our check and Java's bind: only ours will do.
+        if ((await admin.describeCluster()).clusterId === this.clusterId) return;
       } catch {
-        if (Date.now() > deadline) {
-          throw new BrokerProvisioningFailed(
-            `The local Kafka ${KAFKA_VERSION} broker did not answer on ${this.bootstrapServers} within ${timeoutMs} ms. Last log lines:\n${await this.logTail()}`,
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        // not answering yet
       } finally {
         await admin.disconnect();
       }
+      if (Date.now() > deadline) {
+        throw new BrokerProvisioningFailed(
+          `The local Kafka ${KAFKA_VERSION} broker did not answer on ${this.bootstrapServers} within ${timeoutMs} ms. Last log lines:\n${await this.logTail()}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
 
@@ -230,11 +245,21 @@ export class LocalKafka {
   /** SIGTERM, SIGKILL after the grace period, then the directory is removed. Safe to call more than once. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      // The unref'd watchdog alone would let Node exit in the middle of this wait, dropping the caller's
+      // continuation (and, under jest, its exit code): hold the event loop until the broker is gone.
+      this.watchdog.ref();
       signalGroup(this.watchdogPid, 'SIGTERM', false);
-      const graceOver = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.stopGraceMs).unref());
-      if ((await Promise.race([this.exited, graceOver])) === 'timeout') {
-        signalGroup(this.watchdogPid, 'SIGKILL', true);
-        await this.exited;
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), this.stopGraceMs);
+      });
+      try {
+        if ((await Promise.race([this.exited, graceOver])) === 'timeout') {
+          signalGroup(this.watchdogPid, 'SIGKILL', true);
+          await this.exited;
+        }
+      } finally {
+        clearTimeout(timer);
       }
       await rm(this.dir, { recursive: true, force: true });
     })();

@@ -282,6 +282,7 @@ export class StreamThread {
   private async commit(taskIds: Iterable<string> = this.tasks.keys()): Promise<void> {
     const start = performance.now();
     const ids = [...taskIds].filter((id) => !this.restoring.has(id));
+    for (const id of ids) this.tasks.get(id)?.prepareCommit();
     await this.collector.flush();
     const offsets: { topic: string; partition: number; offset: string }[] = [];
     for (const id of ids) {

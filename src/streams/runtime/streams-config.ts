@@ -44,7 +44,7 @@ const DEFAULTS: Record<string, ConfigValue> = {
   'default.value.serde': 'string',
   'replication.factor': -1,
   'num.standby.replicas': 0,
-  'cache.max.bytes.buffering': 0,
+  'cache.max.bytes.buffering': 10 * 1024 * 1024,
   'default.deserialization.exception.handler': 'LogAndFailExceptionHandler',
   'session.timeout.ms': 45000,
   'heartbeat.interval.ms': 3000,

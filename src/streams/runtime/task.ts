@@ -282,6 +282,19 @@ export class StreamTask {
     return requested;
   }
 
+  /** Flushes record caches (their updates go downstream now); call before flushing the producer. */
+  prepareCommit(): void {
+    for (const { node, flush } of this.context.commitHooks) {
+      this.context.runAs(node, () => {
+        try {
+          flush();
+        } catch (error) {
+          throw wrapNodeError(error, node.name, this.name);
+        }
+      });
+    }
+  }
+
   async flushStores(): Promise<void> {
     for (const store of this.stores.values()) await store.flush();
   }
@@ -461,4 +474,13 @@ class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
   recordDropped(reason: string): void {
     this.task.drop(reason, this.recordMetadata());
   }
+
+  /** Used by the DSL's caching processors: `flush` runs as the current node before every commit. */
+  onCommit(flush: () => void): void {
+    const node = this.currentNode;
+    if (!node) throw new IllegalState('onCommit() called outside of a processor');
+    this.commitHooks.push({ node, flush });
+  }
+
+  readonly commitHooks: { node: ProcessorNode; flush: () => void }[] = [];
 }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { bytesToLatin1 } from './byte-order';
 import type { BytesRange, BytesTable } from './bytes-table';
 import { InMemoryStorage } from './in-memory-storage';
-import { LMDB_MAX_KEY_BYTES } from './lmdb-table';
+import { open } from 'lmdb';
+import { LMDB_MAX_KEY_BYTES, LmdbTable } from './lmdb-table';
 import { LmdbStorage } from './lmdb-storage';
 import { RecordingStoreContext } from './recording-store-context';
 import type { StoreStorage } from './store-storage';
@@ -160,6 +161,43 @@ describe('lmdb table', () => {
     expect(reopened.sizeBytes()).toBeGreaterThan(0);
     await reopened.close();
     expect(() => new LmdbStorage().open(new RecordingStoreContext(join(dir, 'x')), 's')).not.toThrow();
+  });
+
+  it('releases the LMDB cursor when the caller stops early', async () => {
+    const env = open<Buffer, Buffer>({ path: dir, keyEncoding: 'binary', encoding: 'binary', maxDbs: 2 });
+    const db = env.openDB<Buffer, Buffer>('kv', { keyEncoding: 'binary', encoding: 'binary' });
+    const returned: number[] = [];
+    const getRange = db.getRange.bind(db);
+    jest.spyOn(db, 'getRange').mockImplementation((options) => {
+      const iterable = getRange(options);
+      const iterate = iterable[Symbol.iterator].bind(iterable);
+      iterable[Symbol.iterator] = () => {
+        const iterator = iterate();
+        const close = iterator.return?.bind(iterator);
+        iterator.return = (value?: unknown) => {
+          returned.push(1);
+          return close ? close(value) : { done: true, value: undefined };
+        };
+        return iterator;
+      };
+      return iterable;
+    });
+    const table = new LmdbTable('test', db, undefined, (error) => {
+      throw error;
+    });
+    for (const key of ['a', 'b', 'c']) table.put(Buffer.from(key), Buffer.from(key));
+    await env.committed;
+
+    const unopened = table.range({ toInclusive: true, reverse: false });
+    expect(db.getRange).not.toHaveBeenCalled();
+    unopened.return();
+    for (const entry of table.range({ toInclusive: true, reverse: false })) {
+      expect(entry.key.toString()).toBe('a');
+      break;
+    }
+    expect(db.getRange).toHaveBeenCalledTimes(1);
+    expect(returned).toHaveLength(1);
+    await env.close();
   });
 
   it('rejects keys longer than LMDB allows with a clear error', async () => {

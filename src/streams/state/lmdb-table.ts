@@ -107,6 +107,7 @@ function* mergePending(
  * sequence number; when the promise of a batch resolves, the overlay forgets the writes up to the batch's last.
  */
 export class LmdbTable implements BytesTable {
+  /** Writes not committed yet, by latin1 key, in sequence order. */
   private readonly pending = new Map<string, PendingWrite>();
   private seq = 0;
   private committedSeq = 0;
@@ -142,7 +143,10 @@ export class LmdbTable implements BytesTable {
       throw new StreamsException(`${this.label}: a key of ${key.length} bytes exceeds LMDB's limit of ${LMDB_MAX_KEY_BYTES} bytes`);
     }
     const seq = ++this.seq;
-    this.pending.set(bytesToLatin1(key), { key, value, seq });
+    const text = bytesToLatin1(key);
+    // Re-inserted rather than updated in place, so that the map stays in sequence order (see committed()).
+    if (this.pending.size > 0) this.pending.delete(text);
+    this.pending.set(text, { key, value, seq });
     this.track(value === null ? this.db.remove(key) : this.db.put(key, value), seq);
   }
 
@@ -203,8 +207,11 @@ export class LmdbTable implements BytesTable {
   private committed(seq: number): void {
     if (seq <= this.committedSeq) return;
     this.committedSeq = seq;
+    // The map is in sequence order: the committed writes are a prefix of it. Under sustained load lmdb-js commits
+    // large batches while hundreds of thousands of writes are pending; a full scan per commit would be quadratic.
     for (const [text, write] of this.pending) {
-      if (write.seq <= seq) this.pending.delete(text);
+      if (write.seq > seq) break;
+      this.pending.delete(text);
     }
   }
 

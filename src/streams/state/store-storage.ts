@@ -14,7 +14,7 @@ export interface StoreStorage {
   table(name: string): BytesTable;
   /** Deletes the table and its entries. */
   dropTable(name: string): void;
-  /** Names of the tables that exist (after a reopen: those left by the previous run). */
+  /** Names of the tables that exist (after a reopen: those left by the previous run); drops show once flushed. */
   tableNames(): string[];
   /** Resolves once every write so far is durable. */
   flush(): Promise<void>;

@@ -153,14 +153,20 @@ export class TopologyTestDriver {
     this.pending.push({ topic, partition: 0, offset, timestamp, key, value, headers });
   }
 
-  /** Processes the piped record and, breadth-first, whatever it made the topology write to its own inputs. */
+  /**
+   * Processes the piped record and, breadth-first, whatever it made the topology write to its own inputs; then
+   * commits, as Kafka Streams' driver does after every record (record caches flush downstream).
+   */
   private drain(): void {
-    while (this.pending.length > 0) {
-      const record = this.pending.shift()!;
-      const task = this.taskByTopic.get(record.topic)!;
-      task.addRecords([record]);
-      task.processAll();
-    }
+    do {
+      while (this.pending.length > 0) {
+        const record = this.pending.shift()!;
+        const task = this.taskByTopic.get(record.topic)!;
+        task.addRecords([record]);
+        task.processAll();
+      }
+      for (const task of this.tasks) task.prepareCommit();
+    } while (this.pending.length > 0);
   }
 
   private capture(record: ProducedRecord): void {

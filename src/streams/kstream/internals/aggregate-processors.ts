@@ -2,15 +2,36 @@ import type { KeyValueStore, ValueAndTimestamp } from '../../state/store';
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../../processor/processor';
 import type { StreamRecord } from '../../processor/record';
 import type { Change } from './change';
-import { dropRecord } from './drop';
+import { dropRecord, onCommit } from './drop';
 import type { OldValues } from './table-processors';
 
 type Supplier = ProcessorSupplier<unknown, unknown, unknown, unknown>;
 type TimestampedStore<K, V> = KeyValueStore<K, ValueAndTimestamp<V>>;
 
+/** Kafka Streams' default `cache.max.bytes.buffering`. */
+const DEFAULT_CACHE_BYTES = 10 * 1024 * 1024;
+/** Entries are not serialized in the cache, so its size is bounded by count, at this estimate per entry. */
+const ESTIMATED_ENTRY_BYTES = 128;
+
+interface CacheEntry<K, A> {
+  key: K;
+  newAgg: A | null;
+  /** The aggregate in the store when the entry was first cached: the old value of the update sent at flush. */
+  oldAgg: A | null;
+  timestamp: number;
+  headers: StreamRecord<K, unknown>['headers'];
+}
+
+/**
+ * Base of the aggregations. With `cache.max.bytes.buffering` > 0 (the default, as in Kafka Streams) updates
+ * are kept in a record cache and written to the store, the changelog and downstream only at the next commit
+ * (or when the cache is full), one update per key: what makes Kafka Streams' aggregations cheap.
+ */
 abstract class AggregateProcessor<K, VIn, A> implements Processor<K, VIn, unknown, unknown> {
   protected context!: ProcessorContext<unknown, unknown>;
   protected store!: TimestampedStore<K, A>;
+  private cache: Map<unknown, CacheEntry<K, A>> | undefined;
+  private maxEntries = 0;
 
   constructor(
     private readonly storeName: string,
@@ -20,15 +41,59 @@ abstract class AggregateProcessor<K, VIn, A> implements Processor<K, VIn, unknow
   init(context: ProcessorContext<unknown, unknown>): void {
     this.context = context;
     this.store = context.getStateStore<TimestampedStore<K, A>>(this.storeName);
+    const bytes = Number(context.appConfig['cache.max.bytes.buffering'] ?? DEFAULT_CACHE_BYTES);
+    if (bytes > 0) {
+      this.cache = new Map();
+      this.maxEntries = Math.max(1, Math.floor(bytes / ESTIMATED_ENTRY_BYTES));
+      onCommit(context, () => this.flushCache());
+    }
   }
 
   abstract process(record: StreamRecord<K, VIn>): void;
 
-  /** Stores the new aggregate (null deletes) and forwards the table update. */
+  /** The current aggregate of a key: the cached one, else the stored one. */
+  protected read(key: K): ValueAndTimestamp<A> | undefined {
+    if (this.cache) {
+      const entry = this.cache.get(this.cacheKey(key));
+      if (entry) return entry.newAgg === null ? undefined : { value: entry.newAgg, timestamp: entry.timestamp };
+    }
+    return this.store.get(key);
+  }
+
+  /** Stores the new aggregate (null deletes) and forwards the table update, now or at the next flush. */
   protected emit(record: StreamRecord<K, unknown>, newAgg: A | null, oldAgg: A | null, timestamp: number): void {
-    this.store.put(record.key, newAgg === null ? null : { value: newAgg, timestamp });
+    if (!this.cache) {
+      this.write(record.key, newAgg, oldAgg, timestamp, record.headers);
+      return;
+    }
+    const cacheKey = this.cacheKey(record.key);
+    const entry = this.cache.get(cacheKey);
+    if (entry) {
+      entry.newAgg = newAgg;
+      entry.timestamp = timestamp;
+      entry.headers = record.headers;
+    } else {
+      this.cache.set(cacheKey, { key: record.key, newAgg, oldAgg, timestamp, headers: record.headers });
+      if (this.cache.size > this.maxEntries) this.flushCache();
+    }
+  }
+
+  private flushCache(): void {
+    const cache = this.cache;
+    if (!cache || cache.size === 0) return;
+    const entries = [...cache.values()];
+    cache.clear();
+    for (const e of entries) this.write(e.key, e.newAgg, e.oldAgg, e.timestamp, e.headers);
+  }
+
+  private write(key: K, newAgg: A | null, oldAgg: A | null, timestamp: number, headers: StreamRecord<K, unknown>['headers']): void {
+    this.store.put(key, newAgg === null ? null : { value: newAgg, timestamp });
     const change: Change<A> = { newValue: newAgg, oldValue: this.oldValues.send ? oldAgg : null };
-    this.context.forward({ key: record.key, value: change, timestamp, headers: record.headers });
+    this.context.forward({ key, value: change, timestamp, headers });
+  }
+
+  private cacheKey(key: K): unknown {
+    return typeof key === 'object' && key !== null ? this.store.keySerde.serialize(key).toString('latin1') : key;
   }
 }
 
@@ -50,7 +115,7 @@ export function streamAggregateProcessor<K, V, A>(
           dropRecord(this.context, 'null key or value in an aggregation');
           return;
         }
-        const old = this.store.get(record.key);
+        const old = this.read(record.key);
         const newAgg = aggregator(record.key, record.value, old ? old.value : initializer());
         const timestamp = old ? Math.max(record.timestamp, old.timestamp) : record.timestamp;
         this.emit(record, newAgg, old ? old.value : null, timestamp);
@@ -66,7 +131,7 @@ export function streamReduceProcessor<K, V>(storeName: string, reducer: (aggrega
           dropRecord(this.context, 'null key or value in a reduction');
           return;
         }
-        const old = this.store.get(record.key);
+        const old = this.read(record.key);
         const newAgg = old ? reducer(old.value, record.value) : record.value;
         const timestamp = old ? Math.max(record.timestamp, old.timestamp) : record.timestamp;
         this.emit(record, newAgg, old ? old.value : null, timestamp);
@@ -89,7 +154,7 @@ export function tableAggregateProcessor<K, V, A>(
           dropRecord(this.context, 'null key in a table aggregation');
           return;
         }
-        const old = this.store.get(record.key);
+        const old = this.read(record.key);
         const oldAgg = old ? old.value : null;
         let timestamp = record.timestamp;
         let agg: A | null = oldAgg;
@@ -119,7 +184,7 @@ export function tableReduceProcessor<K, V>(
           dropRecord(this.context, 'null key in a table reduction');
           return;
         }
-        const old = this.store.get(record.key);
+        const old = this.read(record.key);
         const oldAgg = old ? old.value : null;
         let timestamp = record.timestamp;
         let agg: V | null = oldAgg;

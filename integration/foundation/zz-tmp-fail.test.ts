@@ -1,1 +1,0 @@
-it('fails', () => expect(1).toBe(2));

@@ -1,0 +1,56 @@
+import { StreamsInstance } from '../../src';
+import type { KeyValueStore, ValueAndTimestamp } from '../../src';
+import { wordCountTopology } from '../../examples/word-count';
+import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
+import { expectedCounts, latestCounts, produceLines, tempStateDir, testLogger, waitForState } from '../support/streams';
+
+const LINES = 100_000;
+
+describe('word count on a real broker', () => {
+  const clients = new KafkaTestClients();
+  afterAll(() => clients.close());
+
+  it(
+    'counts 100 000 lines exactly, in the output topic and in the count store',
+    async () => {
+      const input = uniqueName('wc-in');
+      const output = uniqueName('wc-out');
+      const admin = await clients.admin();
+      await admin.createTopics({ topics: [{ topic: input, numPartitions: 4 }, { topic: output, numPartitions: 4 }] });
+      const producer = await clients.producer();
+      await produceLines(producer, input, 0, LINES);
+      const expected = expectedCounts(LINES);
+
+      const instance = new StreamsInstance(
+        wordCountTopology(input, output),
+        {
+          'application.id': uniqueName('wc'),
+          'bootstrap.servers': bootstrapServers().join(','),
+          'state.dir': tempStateDir(),
+          'commit.interval.ms': 500,
+        },
+        { logger: testLogger },
+      );
+      try {
+        await instance.start();
+        await waitForState(instance, 'RUNNING');
+        const consumer = await clients.consumer({ groupId: uniqueName('wc-check') });
+        const counts = await latestCounts(consumer, output, (c) =>
+          [...expected].every(([word, n]) => c.get(word) === n),
+        );
+        expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(expected));
+
+        const stores = instance.queryableStores('count');
+        const fromStore = new Map<string, number>();
+        for (const store of stores.values()) {
+          for (const kv of (store as unknown as KeyValueStore<string, ValueAndTimestamp<number>>).all()) fromStore.set(kv.key, kv.value.value);
+        }
+        expect(Object.fromEntries(fromStore)).toEqual(Object.fromEntries(expected));
+      } finally {
+        await instance.close();
+      }
+      expect(instance.state).toBe('NOT_RUNNING');
+    },
+    BROKER_TEST_TIMEOUT_MS,
+  );
+});

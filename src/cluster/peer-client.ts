@@ -1,0 +1,129 @@
+import * as grpc from '@grpc/grpc-js';
+import NodeCache from 'node-cache';
+import { failedAnswer, type NodeInfo, type PeerAnswer, type PeerQueryRequest, type StoreDescription } from './peer-protocol';
+import { UNLIMITED_MESSAGES } from './peer-server';
+import { peerService } from './peer-service';
+
+export interface PeerClientOptions {
+  /** How long a channel to a peer is kept after its last use, in seconds (default 300). */
+  channelTtlSeconds?: number;
+}
+
+const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  ...UNLIMITED_MESSAGES,
+  // A peer that restarts is back within seconds; grpc's default backoff (up to 120 s) would keep it failed.
+  'grpc.initial_reconnect_backoff_ms': 200,
+  'grpc.max_reconnect_backoff_ms': 2000,
+};
+
+/** A failed call, as grpc-js rejects it. */
+function isServiceError(error: unknown): error is grpc.ServiceError {
+  return error instanceof Error && typeof (error as Partial<grpc.ServiceError>).code === 'number';
+}
+
+/**
+ * Calls the peer service of other nodes, addressed by their gRPC endpoint (`host:port`). Channels are reused
+ * between queries and closed once unused for `channelTtlSeconds`, or at once when the peer cannot be reached (so
+ * that the next query connects afresh instead of waiting out the channel's reconnection backoff). Every call has
+ * the deadline it is given.
+ */
+export class PeerClient {
+  private readonly channels: NodeCache;
+  private readonly ttlSeconds: number;
+
+  constructor(options: PeerClientOptions = {}) {
+    this.ttlSeconds = options.channelTtlSeconds ?? 300;
+    // useClones false: the cache holds live clients, which must not be deep-copied.
+    this.channels = new NodeCache({ stdTTL: this.ttlSeconds, checkperiod: Math.max(1, Math.ceil(this.ttlSeconds / 5)), useClones: false });
+    // Expiry deletes too, so this closes every channel that leaves the cache.
+    this.channels.on('del', (_endpoint: string, client: grpc.Client) => client.close());
+  }
+
+  /**
+   * The peer's part of a query. Never rejects: a peer that is down, too slow or answers an error gives a failed
+   * answer that says so.
+   */
+  async query(grpcEndpoint: string, request: PeerQueryRequest, deadline: number): Promise<PeerAnswer> {
+    let reply;
+    try {
+      reply = await this.call(grpcEndpoint, peerService().Query, request, deadline);
+    } catch (error) {
+      return this.failure(grpcEndpoint, error);
+    }
+    if (reply.failure) {
+      const { messages, notAvailable, timedOut } = reply.failure;
+      return { ok: false, messages: messages.length > 0 ? messages : ['the peer failed without a message'], notAvailable, timedOut };
+    }
+    if (!reply.records) return failedAnswer('the peer answered neither records nor a failure');
+    try {
+      const records: unknown = JSON.parse(reply.records.recordsJson);
+      if (!Array.isArray(records)) return failedAnswer('the peer answered records that are not a JSON array');
+      return { ok: true, records };
+    } catch (error) {
+      return failedAnswer(`the peer answered records that are not JSON: ${(error as Error).message}`);
+    }
+  }
+
+  /** The store's type and key serde as the peer knows them; undefined when it has no queryable partition of it. */
+  async describeStore(grpcEndpoint: string, applicationId: string, store: string, deadline: number): Promise<StoreDescription | undefined> {
+    const reply = await this.guarded(grpcEndpoint, () => this.call(grpcEndpoint, peerService().DescribeStore, { applicationId, store }, deadline));
+    return reply.available ? { type: reply.type, keySerde: reply.keySerde } : undefined;
+  }
+
+  /** Rejects when the peer does not answer by the deadline. */
+  async ping(grpcEndpoint: string, deadline: number): Promise<NodeInfo> {
+    const reply = await this.guarded(grpcEndpoint, () => this.call(grpcEndpoint, peerService().Ping, {}, deadline));
+    return { server: reply.server, applications: [...reply.applications] };
+  }
+
+  /** Closes every channel. */
+  close(): void {
+    this.channels.del(this.channels.keys());
+    this.channels.close();
+  }
+
+  private call<Req, Res>(grpcEndpoint: string, method: grpc.MethodDefinition<Req, Res>, request: Req, deadline: number): Promise<Res> {
+    const client = this.channel(grpcEndpoint);
+    return new Promise((resolve, reject) => {
+      client.makeUnaryRequest(method.path, method.requestSerialize, method.responseDeserialize, request, { deadline }, (error, reply) => {
+        if (error) reject(error);
+        else if (reply === undefined) reject(new Error(`${method.path} answered nothing`));
+        else resolve(reply);
+      });
+    });
+  }
+
+  private channel(grpcEndpoint: string): grpc.Client {
+    const cached = this.channels.get<grpc.Client>(grpcEndpoint);
+    if (cached) {
+      this.channels.ttl(grpcEndpoint, this.ttlSeconds);
+      return cached;
+    }
+    const client = new grpc.Client(grpcEndpoint, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    this.channels.set(grpcEndpoint, client);
+    return client;
+  }
+
+  /** Runs a call, dropping the channel when the peer could not be reached. */
+  private async guarded<T>(grpcEndpoint: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (isServiceError(error) && error.code === grpc.status.UNAVAILABLE) this.channels.del(grpcEndpoint);
+      throw error;
+    }
+  }
+
+  private failure(grpcEndpoint: string, error: unknown): PeerAnswer {
+    if (!isServiceError(error)) return failedAnswer(error instanceof Error ? error.message : String(error));
+    switch (error.code) {
+      case grpc.status.DEADLINE_EXCEEDED:
+        return failedAnswer('no answer within the query timeout (query_timeout_ms)', { timedOut: true });
+      case grpc.status.UNAVAILABLE:
+        this.channels.del(grpcEndpoint);
+        return failedAnswer(`unreachable: ${error.details}`);
+      default:
+        return failedAnswer(error.details || error.message);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * What travels between Sluice nodes (proto/sluice.proto), as the rest of Sluice sees it: plain objects, records
+ * already in the JSON shapes of the query API.
+ */
+
+/** A store query sent to a peer, to be answered from the peer's local partitions only. */
+export interface PeerQueryRequest {
+  applicationId: string;
+  store: string;
+  /** The query as the HTTP API takes it (`{"type", "query", "set_options"}`), as JSON text. */
+  queryJson: string;
+  /** What is left of the query's time, in ms. */
+  timeoutMs: number;
+}
+
+/** One node's part of a query: its records, or why it has none. */
+export type PeerAnswer =
+  | { ok: true; records: unknown[] }
+  | {
+      ok: false;
+      messages: string[];
+      /** The store was not queryable there when the retries ran out (rebalancing, restoring). */
+      notAvailable: boolean;
+      /** The query's time ran out. */
+      timedOut: boolean;
+    };
+
+/** What a node that has no queryable partition of a store needs to validate and route a query on it. */
+export interface StoreDescription {
+  type: string;
+  /** Name of the key serde, as `serdeByName` resolves it. */
+  keySerde: string;
+}
+
+/** A node as Ping shows it. */
+export interface NodeInfo {
+  /** `application.server` of the node. */
+  server: string;
+  applications: string[];
+}
+
+/** What the peer server asks of the node it runs in (the query layer implements it). */
+export interface PeerQueryHandler {
+  /**
+   * Runs the query on the local partitions, never forwarding it; answers by `deadline` (epoch ms). Throws the
+   * catalogue's errors for an unknown application or store, or no running instance.
+   */
+  answerPeer(request: PeerQueryRequest, deadline: number): Promise<PeerAnswer>;
+  /** Undefined when the node has no queryable partition of the store right now. */
+  describeStore(applicationId: string, store: string): StoreDescription | undefined;
+}
+
+/** A failure part's answer. */
+export function failedAnswer(message: string, flags: { notAvailable?: boolean; timedOut?: boolean } = {}): PeerAnswer {
+  return { ok: false, messages: [message], notAvailable: flags.notAvailable ?? false, timedOut: flags.timedOut ?? false };
+}

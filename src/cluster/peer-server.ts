@@ -1,0 +1,127 @@
+import * as grpc from '@grpc/grpc-js';
+import { SluiceError } from '../errors';
+import type { NodeInfo, PeerAnswer, PeerQueryHandler } from './peer-protocol';
+import {
+  peerService,
+  type DescribeStoreReplyMessage,
+  type DescribeStoreRequestMessage,
+  type PingReplyMessage,
+  type PingRequestMessage,
+  type QueryReplyMessage,
+  type QueryRequestMessage,
+} from './peer-service';
+
+export interface PeerServerOptions {
+  /** Address to listen on, e.g. `0.0.0.0`, `127.0.0.1`, `::`. */
+  host: string;
+  /** Port to listen on; 0 takes a free one (see `PeerServer.port`). */
+  port: number;
+  handler: PeerQueryHandler;
+  /** What Ping answers; by default the listening address and no application. */
+  node?: () => NodeInfo;
+}
+
+export interface PeerServer {
+  readonly port: number;
+  /** Stops accepting calls, lets running ones finish for up to `graceMs`, then cuts them. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Used when a call carries neither a timeout nor a deadline (only a misbehaving client sends that). */
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Answers of `all` on large stores exceed gRPC's default 4 MiB. */
+export const UNLIMITED_MESSAGES: grpc.ChannelOptions = {
+  'grpc.max_receive_message_length': -1,
+  'grpc.max_send_message_length': -1,
+};
+
+function grpcStatusOf(error: unknown): grpc.status {
+  if (!(error instanceof SluiceError)) return grpc.status.INTERNAL;
+  if (error.statusCode === 400) return grpc.status.INVALID_ARGUMENT;
+  if (error.statusCode === 404) return grpc.status.NOT_FOUND;
+  if (error.statusCode === 503) return grpc.status.UNAVAILABLE;
+  return grpc.status.INTERNAL;
+}
+
+function serviceError(error: unknown): grpc.ServerErrorResponse {
+  const message = error instanceof Error ? error.message : String(error);
+  return Object.assign(new Error(message), { code: grpcStatusOf(error), details: message });
+}
+
+/** The earlier of the request's own timeout and the call's deadline. */
+function deadlineOf(call: grpc.ServerUnaryCall<QueryRequestMessage, QueryReplyMessage>): number {
+  const callDeadline = call.getDeadline();
+  const fromCall = callDeadline instanceof Date ? callDeadline.getTime() : callDeadline;
+  const fromRequest = call.request.timeoutMs > 0 ? Date.now() + call.request.timeoutMs : Infinity;
+  const deadline = Math.min(fromCall, fromRequest);
+  return Number.isFinite(deadline) ? deadline : Date.now() + DEFAULT_TIMEOUT_MS;
+}
+
+function toReply(answer: PeerAnswer): QueryReplyMessage {
+  if (answer.ok) return { records: { recordsJson: JSON.stringify(answer.records) } };
+  return { failure: { messages: answer.messages, notAvailable: answer.notAvailable, timedOut: answer.timedOut } };
+}
+
+function formatAddress(host: string, port: number): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** Starts the node's peer service (proto/sluice.proto); resolves once it listens. */
+export function startPeerServer(options: PeerServerOptions): Promise<PeerServer> {
+  const server = new grpc.Server(UNLIMITED_MESSAGES);
+  const { handler } = options;
+  let boundPort = options.port;
+  const implementation: grpc.UntypedServiceImplementation = {
+    Query(call: grpc.ServerUnaryCall<QueryRequestMessage, QueryReplyMessage>, callback: grpc.sendUnaryData<QueryReplyMessage>) {
+      const { applicationId, store, queryJson, timeoutMs } = call.request;
+      handler.answerPeer({ applicationId, store, queryJson, timeoutMs }, deadlineOf(call)).then(
+        (answer) => callback(null, toReply(answer)),
+        (error: unknown) => callback(serviceError(error)),
+      );
+    },
+    DescribeStore(
+      call: grpc.ServerUnaryCall<DescribeStoreRequestMessage, DescribeStoreReplyMessage>,
+      callback: grpc.sendUnaryData<DescribeStoreReplyMessage>,
+    ) {
+      try {
+        const description = handler.describeStore(call.request.applicationId, call.request.store);
+        callback(null, description ? { available: true, ...description } : { available: false, type: '', keySerde: '' });
+      } catch (error) {
+        callback(serviceError(error));
+      }
+    },
+    Ping(_call: grpc.ServerUnaryCall<PingRequestMessage, PingReplyMessage>, callback: grpc.sendUnaryData<PingReplyMessage>) {
+      try {
+        callback(null, options.node ? options.node() : { server: formatAddress(options.host, boundPort), applications: [] });
+      } catch (error) {
+        callback(serviceError(error));
+      }
+    },
+  };
+  server.addService(peerService() as unknown as grpc.ServiceDefinition, implementation);
+  return new Promise((resolve, reject) => {
+    server.bindAsync(formatAddress(options.host, options.port), grpc.ServerCredentials.createInsecure(), (error, port) => {
+      if (error) {
+        server.forceShutdown();
+        reject(new Error(`The peer service cannot listen on ${formatAddress(options.host, options.port)}: ${error.message}`, { cause: error }));
+        return;
+      }
+      boundPort = port;
+      resolve({
+        port,
+        close: (graceMs = 2000) =>
+          new Promise<void>((done) => {
+            const force = setTimeout(() => {
+              server.forceShutdown();
+              done();
+            }, graceMs);
+            server.tryShutdown(() => {
+              clearTimeout(force);
+              done();
+            });
+          }),
+      });
+    });
+  });
+}

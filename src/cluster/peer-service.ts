@@ -1,0 +1,69 @@
+/**
+ * The peer service of proto/sluice.proto, loaded at run time with @grpc/proto-loader, and the shapes its messages
+ * take in JavaScript (camelCase fields, defaults filled in, `outcome` naming the field its oneof holds).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { MethodDefinition } from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+
+export interface QueryRequestMessage {
+  applicationId: string;
+  store: string;
+  queryJson: string;
+  timeoutMs: number;
+}
+
+export interface QueryReplyMessage {
+  outcome?: 'records' | 'failure';
+  records?: { recordsJson: string };
+  failure?: { messages: string[]; notAvailable: boolean; timedOut: boolean };
+}
+
+export interface DescribeStoreRequestMessage {
+  applicationId: string;
+  store: string;
+}
+
+export interface DescribeStoreReplyMessage {
+  available: boolean;
+  type: string;
+  keySerde: string;
+}
+
+export type PingRequestMessage = Record<string, never>;
+
+export interface PingReplyMessage {
+  server: string;
+  applications: string[];
+}
+
+export interface PeerServiceDefinition {
+  Query: MethodDefinition<QueryRequestMessage, QueryReplyMessage>;
+  DescribeStore: MethodDefinition<DescribeStoreRequestMessage, DescribeStoreReplyMessage>;
+  Ping: MethodDefinition<PingRequestMessage, PingReplyMessage>;
+}
+
+const SERVICE = 'sluice.peer.v1.PeerService';
+
+/**
+ * proto/ sits at the repository root: two levels above this file when run from the sources (ts-jest, ts-node),
+ * three when run from the build (`dist/src/cluster`).
+ */
+function protoFile(): string {
+  const candidates = [path.resolve(__dirname, '../../proto/sluice.proto'), path.resolve(__dirname, '../../../proto/sluice.proto')];
+  const found = candidates.find((candidate) => fs.existsSync(candidate));
+  if (found === undefined) throw new Error(`proto/sluice.proto not found; looked at ${candidates.join(', ')}`);
+  return found;
+}
+
+let loaded: PeerServiceDefinition | undefined;
+
+/** The service definition, loaded once per process. */
+export function peerService(): PeerServiceDefinition {
+  if (loaded === undefined) {
+    const definition = protoLoader.loadSync(protoFile(), { keepCase: false, defaults: true, oneofs: true });
+    loaded = definition[SERVICE] as unknown as PeerServiceDefinition;
+  }
+  return loaded;
+}

@@ -1,0 +1,116 @@
+/**
+ * The `sluice` command: `start` runs a node from a configuration file, `demo` runs the examples on a broker of
+ * its own. Usage errors and configuration errors end with one line on stderr and a non-zero exit.
+ */
+
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { SluiceError } from '../errors';
+import { SLUICE_VERSION } from '../streams/runtime/streams-instance';
+import { ENVIRONMENT_VARIABLES, loadHostConfig } from './config/host-config';
+import { LOG_LEVELS } from './config/schema';
+import { runDemo } from './demo';
+import { SluiceHost } from './host';
+import { stopOnSignals } from './shutdown';
+
+/** Exit code of a configuration error (bad usage is commander's 1). */
+const CONFIG_ERROR_EXIT = 2;
+
+function port(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number, 0-65535.');
+  return Number(value);
+}
+
+function positive(value: string): number {
+  const n = Number(value);
+  if (!(n > 0)) throw new InvalidArgumentError('must be a positive number.');
+  return n;
+}
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+const START_HELP = `
+The configuration file (YAML or JSON):
+
+  server:                     # all optional
+    host: 0.0.0.0             # HTTP interface (default 0.0.0.0)
+    port: 8080                # HTTP port (default 8080)
+    grpcPort: 0               # peer service port (default: a free one)
+    advertisedHost: node-1    # name in application.server (default: host, or the machine's name)
+    headless: false           # true: refuse restart, stop and deploy through the API
+    users: { admin: secret }  # HTTP Basic credentials; none: no authentication
+  log: { level: info }
+  streams:                    # Kafka Streams configuration shared by every instance
+    bootstrap.servers: localhost:9092   # required
+    state.dir: /var/lib/sluice
+  topologies:                 # modules exporting TopologyDefinition objects (compiled JavaScript)
+    - module: ./dist/examples
+  instances:                  # what to start
+    - topology: word-count    # a topology name or alias
+      applicationId: word-count
+      config: { num.stream.threads: 2 }
+
+Environment variables (override the file; flags override both):
+${ENVIRONMENT_VARIABLES.map((v) => `  ${v.name.padEnd(26)}${v.key ? `${v.key}: ` : ''}${v.description}`).join('\n')}
+
+SIGTERM or Ctrl-C closes the instances (they leave their groups and write checkpoints), then the server.
+`;
+
+export function program(): Command {
+  const cli = new Command('sluice')
+    .description('Runs Kafka Streams-style topologies written in TypeScript, with a management API over HTTP.')
+    .version(SLUICE_VERSION)
+    .showSuggestionAfterError(true);
+
+  cli
+    .command('start')
+    .description('start a Sluice node from a configuration file')
+    .option('-c, --config <file>', 'configuration file, YAML or JSON (or SLUICE_CONFIG)')
+    .option('--host <host>', 'HTTP interface to listen on')
+    .option('-p, --port <port>', 'HTTP port', port)
+    .option('--bootstrap-servers <servers>', 'Kafka brokers, host:port[,host:port...]')
+    .option('--state-dir <dir>', 'directory of the local state stores')
+    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS))
+    .addHelpText('after', START_HELP)
+    .action(async (flags: { config?: string; host?: string; port?: number; bootstrapServers?: string; stateDir?: string; logLevel?: string }) => {
+      const host = await SluiceHost.start({ config: loadHostConfig(flags) });
+      stopOnSignals(() => host.stop(), say);
+    });
+
+  cli
+    .command('demo')
+    .description('run the example topologies on a Kafka broker of its own, with sample data')
+    .option('-p, --port <port>', 'HTTP port', port, 8080)
+    .option('--host <host>', 'HTTP interface to listen on', 'localhost')
+    .option('--rate <records>', 'sample records per second', positive, 2)
+    .addHelpText(
+      'after',
+      `
+The broker comes from the first of: KAFKA_BOOTSTRAP_SERVERS, a Docker engine (Testcontainers), or Apache Kafka's
+own jars run with the local Java 17+ (fetched once with Maven). Ctrl-C stops everything the demo started.
+`,
+    )
+    .action(async (flags: { port: number; host: string; rate: number }) => {
+      const demo = await runDemo({ port: flags.port, host: flags.host, recordsPerSecond: flags.rate, say });
+      stopOnSignals(() => demo.stop(), say);
+    });
+
+  return cli;
+}
+
+/** Runs the command line; failures that are the user's to fix are one line, not a stack trace. */
+export async function main(argv: readonly string[]): Promise<void> {
+  try {
+    await program().parseAsync([...argv]);
+  } catch (error) {
+    if (error instanceof SluiceError) {
+      say(`sluice: ${error.message}`);
+      process.exit(error.statusCode < 500 ? CONFIG_ERROR_EXIT : 1);
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      say(`sluice: cannot listen: ${(error as Error).message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The host's configuration: a YAML or JSON file, then SLUICE_* environment variables, then command-line flags
+ * (each overriding the one before), validated against one JSON schema. Every error is one line naming the key.
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Ajv, { type ErrorObject } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import { ConfigException } from '../../errors';
+import type { ConfigValue } from '../../streams/runtime/streams-config';
+import { hostConfigSchema, LOG_LEVELS } from './schema';
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface InstanceSpec {
+  /** Topology name or alias. */
+  topology: string;
+  version?: string;
+  applicationId?: string;
+  description?: string;
+  config?: Record<string, ConfigValue>;
+}
+
+export interface HostConfig {
+  server: {
+    host: string;
+    port: number;
+    /** Port of the gRPC peer service that answers other nodes' queries; 0 takes a free one. */
+    grpcPort: number;
+    /** The host name peers and clients reach this node by; default: `host`, or this machine's name when that is a wildcard. */
+    advertisedHost?: string;
+    headless: boolean;
+    users?: Record<string, string>;
+    sse: { queueSize: number; keepaliveMs: number; metricsIntervalMs: number };
+  };
+  log: { level: LogLevel };
+  /** Streams configuration every instance starts from (Kafka Streams' names). */
+  streams: Record<string, ConfigValue>;
+  /** Modules exporting topology definitions, as absolute paths or package names. */
+  topologies: { module: string }[];
+  instances: InstanceSpec[];
+  /** How long closing the instances may take at shutdown. */
+  shutdownTimeoutMs: number;
+}
+
+/** Values given on the command line; absent ones leave the file and environment alone. */
+export interface ConfigFlags {
+  config?: string;
+  host?: string;
+  port?: number;
+  bootstrapServers?: string;
+  stateDir?: string;
+  logLevel?: string;
+}
+
+/** The environment variables read, and where each lands. Documented by `sluice start --help`. */
+export const ENVIRONMENT_VARIABLES: readonly { name: string; key: string; description: string }[] = [
+  { name: 'SLUICE_CONFIG', key: '', description: 'configuration file, when --config is not given' },
+  { name: 'SLUICE_BOOTSTRAP_SERVERS', key: 'streams.bootstrap.servers', description: 'Kafka brokers, host:port,...' },
+  { name: 'SLUICE_STATE_DIR', key: 'streams.state.dir', description: 'directory of the local state stores' },
+  { name: 'SLUICE_APPLICATION_SERVER', key: 'streams.application.server', description: 'host:port this node is reached at' },
+  { name: 'SLUICE_HOST', key: 'server.host', description: 'HTTP interface to listen on' },
+  { name: 'SLUICE_PORT', key: 'server.port', description: 'HTTP port' },
+  { name: 'SLUICE_GRPC_PORT', key: 'server.grpcPort', description: 'gRPC port of the peer service' },
+  { name: 'SLUICE_ADVERTISED_HOST', key: 'server.advertisedHost', description: 'host name for application.server' },
+  { name: 'SLUICE_HEADLESS', key: 'server.headless', description: 'true: refuse restart, stop and deploy' },
+  { name: 'SLUICE_LOG_LEVEL', key: 'log.level', description: LOG_LEVELS.join(', ') },
+];
+
+const DEFAULTS = {
+  server: { host: '0.0.0.0', port: 8080, grpcPort: 0, headless: false, sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 5000 } },
+  log: { level: 'info' as LogLevel },
+  shutdownTimeoutMs: 30_000,
+};
+
+type Json = Record<string, unknown>;
+
+function objectAt(root: Json, key: string): Json {
+  const existing = root[key];
+  if (typeof existing === 'object' && existing !== null && !Array.isArray(existing)) return existing as Json;
+  const created: Json = {};
+  root[key] = created;
+  return created;
+}
+
+/** Sets `section.key` (the key may itself hold dots, as streams keys do). */
+function setAt(root: Json, section: string, key: string, value: unknown): void {
+  objectAt(root, section)[key] = value;
+}
+
+function readFile(file: string): Json {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigException(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    // YAML is a superset of JSON: one parser reads both.
+    parsed = parseYaml(text);
+  } catch (error) {
+    throw new ConfigException(`${file} is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigException(`${file} must hold an object at the top`);
+  return parsed as Json;
+}
+
+function integerFrom(name: string, text: string): number {
+  if (!/^\d+$/.test(text.trim())) throw new ConfigException(`${name} must be a whole number, got '${text}'`);
+  return Number(text);
+}
+
+function booleanFrom(name: string, text: string): boolean {
+  if (text !== 'true' && text !== 'false') throw new ConfigException(`${name} must be true or false, got '${text}'`);
+  return text === 'true';
+}
+
+function applyEnvironment(raw: Json, env: NodeJS.ProcessEnv): void {
+  const value = (name: string) => (env[name] !== undefined && env[name] !== '' ? env[name] : undefined);
+  const bootstrap = value('SLUICE_BOOTSTRAP_SERVERS');
+  if (bootstrap !== undefined) setAt(raw, 'streams', 'bootstrap.servers', bootstrap);
+  const stateDir = value('SLUICE_STATE_DIR');
+  if (stateDir !== undefined) setAt(raw, 'streams', 'state.dir', stateDir);
+  const applicationServer = value('SLUICE_APPLICATION_SERVER');
+  if (applicationServer !== undefined) setAt(raw, 'streams', 'application.server', applicationServer);
+  const host = value('SLUICE_HOST');
+  if (host !== undefined) setAt(raw, 'server', 'host', host);
+  const port = value('SLUICE_PORT');
+  if (port !== undefined) setAt(raw, 'server', 'port', integerFrom('SLUICE_PORT', port));
+  const grpcPort = value('SLUICE_GRPC_PORT');
+  if (grpcPort !== undefined) setAt(raw, 'server', 'grpcPort', integerFrom('SLUICE_GRPC_PORT', grpcPort));
+  const advertised = value('SLUICE_ADVERTISED_HOST');
+  if (advertised !== undefined) setAt(raw, 'server', 'advertisedHost', advertised);
+  const headless = value('SLUICE_HEADLESS');
+  if (headless !== undefined) setAt(raw, 'server', 'headless', booleanFrom('SLUICE_HEADLESS', headless));
+  const level = value('SLUICE_LOG_LEVEL');
+  if (level !== undefined) setAt(raw, 'log', 'level', level);
+}
+
+function applyFlags(raw: Json, flags: ConfigFlags): void {
+  if (flags.host !== undefined) setAt(raw, 'server', 'host', flags.host);
+  if (flags.port !== undefined) setAt(raw, 'server', 'port', flags.port);
+  if (flags.bootstrapServers !== undefined) setAt(raw, 'streams', 'bootstrap.servers', flags.bootstrapServers);
+  if (flags.stateDir !== undefined) setAt(raw, 'streams', 'state.dir', flags.stateDir);
+  if (flags.logLevel !== undefined) setAt(raw, 'log', 'level', flags.logLevel);
+}
+
+/** `/instances/0/config` → `instances[0].config`. */
+function keyPath(instancePath: string, child?: string): string {
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc === '' ? part : `${acc}.${part}`), '');
+}
+
+function describeError(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+      return `missing key '${keyPath(error.instancePath, String(error.params.missingProperty))}'`;
+    case 'additionalProperties':
+      return `unknown key '${keyPath(error.instancePath, String(error.params.additionalProperty))}'`;
+    case 'type':
+      return `'${keyPath(error.instancePath)}' must be of type ${String(error.params.type).replace(/,/g, ' or ')}`;
+    case 'enum':
+      return `'${keyPath(error.instancePath)}' must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`;
+    default:
+      return `'${keyPath(error.instancePath) || '(top)'}' ${error.message ?? 'is invalid'}`;
+  }
+}
+
+const validate = new Ajv({ allErrors: false, allowUnionTypes: true, strict: true }).compile(hostConfigSchema);
+
+/** Module paths relative to the directory of the file that names them (or to the working directory). */
+function resolveModule(specifier: string, baseDir: string): string {
+  return specifier.startsWith('.') || path.isAbsolute(specifier) ? path.resolve(baseDir, specifier) : specifier;
+}
+
+/**
+ * Reads, merges and validates the configuration. The file is `flags.config`, else `SLUICE_CONFIG`, else none
+ * (then environment and flags must give at least the bootstrap servers).
+ */
+export function loadHostConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): HostConfig {
+  const file = flags.config ?? (env.SLUICE_CONFIG || undefined);
+  const raw: Json = file === undefined ? {} : readFile(file);
+  applyEnvironment(raw, env);
+  applyFlags(raw, flags);
+  if (!validate(raw)) {
+    const where = file === undefined ? '' : ` (${file})`;
+    throw new ConfigException(`${describeError(validate.errors![0]!)}${where}`);
+  }
+  const baseDir = file === undefined ? process.cwd() : path.dirname(path.resolve(file));
+  const given = raw as unknown as Partial<HostConfig> & { server?: Partial<HostConfig['server']> };
+  return {
+    server: {
+      ...DEFAULTS.server,
+      ...given.server,
+      sse: { ...DEFAULTS.server.sse, ...given.server?.sse },
+    },
+    log: { ...DEFAULTS.log, ...given.log },
+    streams: { ...given.streams },
+    topologies: (given.topologies ?? []).map(({ module }) => ({ module: resolveModule(module, baseDir) })),
+    instances: given.instances ?? [],
+    shutdownTimeoutMs: given.shutdownTimeoutMs ?? DEFAULTS.shutdownTimeoutMs,
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * `sluice demo`: a broker got exactly as the integration tests get theirs, the example topologies running on it,
+ * a steady trickle of sample input, and the URLs and curl commands to try. `stop()` undoes all of it.
+ */
+
+import * as os from 'node:os';
+import * as path from 'node:path';
+import pino from 'pino';
+import { DEMO_EXAMPLES } from '../../examples';
+import { createKafkaClient, createProducer, createTopics, type KafkaProducer } from '../streams/kafka';
+import { provideBroker, type ProvidedBroker } from './broker/provide-broker';
+import type { HostConfig } from './config/host-config';
+import { SluiceHost } from './host';
+
+export interface DemoOptions {
+  port: number;
+  host: string;
+  /** Sample records per second, over all examples. */
+  recordsPerSecond: number;
+  /** Where progress and the banner go. */
+  say: (line: string) => void;
+}
+
+export interface RunningDemo {
+  stop(): Promise<void>;
+}
+
+function demoConfig(options: DemoOptions, bootstrapServers: string): HostConfig {
+  return {
+    server: {
+      host: options.host,
+      port: options.port,
+      grpcPort: 0,
+      advertisedHost: 'localhost',
+      headless: false,
+      sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 5000 },
+    },
+    log: { level: 'warn' },
+    streams: {
+      'bootstrap.servers': bootstrapServers,
+      'state.dir': path.join(os.tmpdir(), `sluice-demo-${options.port}`),
+      // Counts show up in the output topic and the offsets within a second.
+      'commit.interval.ms': 1000,
+    },
+    topologies: [],
+    instances: DEMO_EXAMPLES.map((example) => ({ topology: example.topology.name, applicationId: example.applicationId })),
+    shutdownTimeoutMs: 10_000,
+  };
+}
+
+function banner(url: string, broker: ProvidedBroker): string[] {
+  const [first] = DEMO_EXAMPLES;
+  const id = first!.applicationId;
+  return [
+    '',
+    `Sluice demo is running (Kafka: ${broker.kind}, ${broker.version}, at ${broker.bootstrapServers})`,
+    '',
+    `  Instances   ${url}/api/v1/streams`,
+    `  Topologies  ${url}/api/v1/topologies`,
+    `  Health      ${url}/health`,
+    `  Metrics     ${url}/prometheus`,
+    `  OpenAPI     ${url}/openapi.json`,
+    '',
+    'Try:',
+    `  curl -s ${url}/api/v1/streams/${id}`,
+    `  curl -s -X POST ${url}/api/v1/applications/${id}/stores/${first!.query.store} -H 'content-type: application/json' -d '${JSON.stringify(first!.query.body)}'`,
+    `  curl -sN ${url}/api/v1/streams/${id}/subscribe/state`,
+    '',
+    'Ctrl-C stops everything the demo started.',
+    '',
+  ];
+}
+
+export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
+  options.say('Getting a Kafka broker (the first run may download Apache Kafka, which takes a minute)...');
+  const broker = await provideBroker({ log: options.say });
+  const undo: (() => Promise<void>)[] = [() => broker.stop()];
+  const stop = async () => {
+    for (const step of undo.splice(0).reverse()) await step().catch((error: Error) => options.say(`while stopping: ${error.message}`));
+  };
+  try {
+    const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'sluice-demo', logLevel: 'error' });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await createTopics(admin, DEMO_EXAMPLES.flatMap((example) => example.topics));
+    } finally {
+      await admin.disconnect();
+    }
+
+    const host = await SluiceHost.start({
+      config: demoConfig(options, broker.bootstrapServers),
+      topologies: DEMO_EXAMPLES.map((example) => example.topology),
+      logger: pino({ level: 'warn' }, pino.destination(2)),
+    });
+    undo.push(() => host.stop());
+
+    const producer: KafkaProducer = createProducer(kafka);
+    await producer.connect();
+    undo.push(() => producer.disconnect());
+    let next = 0;
+    const timer = setInterval(() => {
+      const record = DEMO_EXAMPLES[next++ % DEMO_EXAMPLES.length]!.sample();
+      producer
+        .send({ topic: record.topic, messages: [{ key: record.key, value: record.value }] })
+        .catch((error: Error) => options.say(`producing sample data failed: ${error.message}`));
+    }, 1000 / options.recordsPerSecond);
+    undo.push(async () => clearInterval(timer));
+
+    banner(host.url, broker).forEach((line) => options.say(line));
+    return { stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

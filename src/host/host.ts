@@ -1,0 +1,130 @@
+/**
+ * The Sluice process: the topology registry, the local instances, the HTTP management API and the gRPC peer
+ * service, wired together. Start order: listen (so that the endpoints are known), then create and start the
+ * instances with `application.server` and `grpc.endpoint` set to them. Stop order: close the instances (they
+ * leave their groups and write their checkpoints), then the peer service, then the HTTP server.
+ */
+
+import * as os from 'node:os';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { PeerClient, startPeerServer, type PeerServer } from '../cluster';
+import { IllegalState } from '../errors';
+import { QueryService } from '../query';
+import { buildServer } from '../server/app';
+import type { StoreQueries } from '../server/context';
+import type { ConfigValue } from '../streams/runtime/streams-config';
+import { SLUICE_VERSION } from '../streams/runtime/streams-instance';
+import type { HostConfig } from './config/host-config';
+import { InstanceManager } from './instances/instance-manager';
+import { streamsInstanceFactory, type RuntimeFactory } from './instances/runtime';
+import { loadTopologyModules } from './module-loader';
+import type { TopologyDefinition } from './topology-definition';
+import { TopologyRegistry } from './topology-registry';
+
+export interface SluiceHostOptions {
+  config: HostConfig;
+  /** Registered before the configured modules (the demo's examples, tests' topologies). */
+  topologies?: readonly TopologyDefinition[];
+  logger?: Logger;
+  createRuntime?: RuntimeFactory;
+}
+
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '']);
+
+export class SluiceHost {
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    readonly instances: InstanceManager,
+    /** `http://host:port` of the management API, as clients reach it. */
+    readonly url: string,
+    /** `application.server` of this node. */
+    readonly applicationServer: string,
+    private readonly app: FastifyInstance,
+    private readonly peerServer: PeerServer,
+    private readonly logger: Logger,
+  ) {}
+
+  static async start(options: SluiceHostOptions): Promise<SluiceHost> {
+    const { config } = options;
+    const logger = options.logger ?? pino({ level: config.log.level });
+    const registry = new TopologyRegistry();
+    options.topologies?.forEach((definition) => registry.register(definition));
+    loadTopologyModules(registry, config.topologies);
+    // Unknown topologies in the configuration are reported before anything listens.
+    for (const spec of config.instances) registry.resolve(spec.topology, spec.version);
+
+    let streamsConfig: Record<string, ConfigValue> = { ...config.streams };
+    const instances = new InstanceManager({
+      topologies: registry,
+      streamsConfig: () => streamsConfig,
+      createRuntime: options.createRuntime ?? streamsInstanceFactory(logger.child({ component: 'streams' })),
+      logger,
+      closeTimeoutMs: config.shutdownTimeoutMs,
+    });
+    let queryService: QueryService | undefined;
+    const queries: StoreQueries = {
+      execute: (applicationId, store, body) => {
+        if (queryService === undefined) throw new IllegalState('the node is still starting');
+        return queryService.execute(applicationId, store, body);
+      },
+    };
+    const app = await buildServer({
+      instances,
+      queries,
+      logger: logger.child({ component: 'http' }),
+      access: { users: config.server.users, headless: config.server.headless },
+      events: config.server.sse,
+      version: SLUICE_VERSION,
+    });
+    await app.listen({ host: config.server.host, port: config.server.port });
+    const port = (app.server.address() as AddressInfo).port;
+    const advertisedHost =
+      config.server.advertisedHost ?? (WILDCARD_HOSTS.has(config.server.host) ? os.hostname() : config.server.host);
+    const applicationServer = String(config.streams['application.server'] ?? `${advertisedHost}:${port}`);
+
+    let peerServer: PeerServer | undefined;
+    try {
+      const service = new QueryService({
+        applications: (applicationId) => instances.get(applicationId)?.view,
+        localServer: applicationServer,
+        peers: new PeerClient(),
+      });
+      peerServer = await startPeerServer({
+        host: config.server.host,
+        port: config.server.grpcPort,
+        handler: service,
+        node: () => ({ server: applicationServer, applications: instances.list().map((instance) => instance.id) }),
+      });
+      queryService = service;
+      streamsConfig = {
+        'grpc.endpoint': `${advertisedHost}:${peerServer.port}`,
+        ...config.streams,
+        'application.server': applicationServer,
+      };
+      for (const spec of config.instances) instances.create(spec);
+    } catch (error) {
+      await peerServer?.close(0);
+      await app.close();
+      throw error;
+    }
+    instances.startAll();
+    const url = `http://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${port}`;
+    logger.info({ url, applicationServer, grpcPort: peerServer.port, instances: instances.list().map((i) => i.id) }, 'Sluice started');
+    return new SluiceHost(instances, url, applicationServer, app, peerServer, logger);
+  }
+
+  /** Graceful shutdown; calling it again returns the same promise. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.logger.info('Sluice stopping');
+      await this.instances.closeAll();
+      await this.peerServer.close(1000);
+      await this.app.close();
+      this.logger.info('Sluice stopped');
+    })();
+    return this.stopping;
+  }
+}

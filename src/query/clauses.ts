@@ -1,0 +1,78 @@
+/** Which clauses each store type takes, with their parameters (compatibility file, section 5). */
+import type { StoreType } from '../streams/state/store';
+import type { ClauseName, ParamName } from './types';
+
+export type StoreFamily = 'key_value' | 'window' | 'session';
+
+export interface ClauseSpec {
+  params: readonly ParamName[];
+  /** Answered by the one server that owns the key's partition. */
+  keyed: boolean;
+}
+
+const CLAUSES: Record<StoreFamily, Partial<Record<ClauseName, ClauseSpec>>> = {
+  key_value: {
+    get: { params: ['key'], keyed: true },
+    range: { params: ['key_from', 'key_to'], keyed: false },
+    all: { params: [], keyed: false },
+    count: { params: [], keyed: false },
+    prefix_scan: { params: ['prefix'], keyed: false },
+    reverse_range: { params: ['key_from', 'key_to'], keyed: false },
+    reverse_all: { params: [], keyed: false },
+  },
+  window: {
+    fetch: { params: ['key', 'time'], keyed: true },
+    fetch_key_range: { params: ['key_from', 'key_to', 'time_from', 'time_to'], keyed: false },
+    // One key: only the owner of its partition has its windows.
+    fetch_time_range: { params: ['key', 'time_from', 'time_to'], keyed: true },
+    fetch_all: { params: ['time_from', 'time_to'], keyed: false },
+    all: { params: [], keyed: false },
+  },
+  session: {
+    fetch: { params: ['key'], keyed: true },
+    fetch_key_range: { params: ['key_from', 'key_to'], keyed: false },
+  },
+};
+
+export const STORE_TYPES: readonly StoreType[] = ['key_value', 'timestamped_key_value', 'window', 'timestamped_window', 'session'];
+
+export const CLAUSE_NAMES: readonly ClauseName[] = [
+  'get',
+  'range',
+  'all',
+  'count',
+  'prefix_scan',
+  'reverse_range',
+  'reverse_all',
+  'fetch',
+  'fetch_key_range',
+  'fetch_time_range',
+  'fetch_all',
+];
+
+export function familyOf(type: StoreType): StoreFamily {
+  if (type === 'key_value' || type === 'timestamped_key_value') return 'key_value';
+  if (type === 'window' || type === 'timestamped_window') return 'window';
+  return 'session';
+}
+
+export function isTimestamped(type: StoreType): boolean {
+  return type === 'timestamped_key_value' || type === 'timestamped_window';
+}
+
+export function clauseSpec(type: StoreType, clause: ClauseName): ClauseSpec | undefined {
+  return CLAUSES[familyOf(type)][clause];
+}
+
+export function clausesOf(type: StoreType): ClauseName[] {
+  return Object.keys(CLAUSES[familyOf(type)]) as ClauseName[];
+}
+
+/**
+ * Whether a query of type `requested` may run on a store of type `actual`: the same type, or a plain type on the
+ * timestamped store of its kind (whose values are then answered without their timestamps, as Kafka Streams allows).
+ */
+export function typeMatches(requested: StoreType, actual: StoreType): boolean {
+  if (requested === actual) return true;
+  return (requested === 'key_value' && actual === 'timestamped_key_value') || (requested === 'window' && actual === 'timestamped_window');
+}

@@ -1,0 +1,158 @@
+/**
+ * Three nodes in one process, each with its own stores, QueryService and peer server, talking real gRPC on
+ * loopback: queries sent to any node answer for the whole cluster.
+ */
+import { PeerClient } from '../cluster/peer-client';
+import type { PeerAnswer, PeerQueryHandler, PeerQueryRequest } from '../cluster/peer-protocol';
+import { startPeerServer, type PeerServer } from '../cluster/peer-server';
+import { longSerde } from '../streams/serdes/long';
+import type { Serde } from '../streams/serdes/serde';
+import { stringSerde } from '../streams/serdes/string';
+import type { SessionStore, StateStore, TimestampedKeyValueStore, WindowStore } from '../streams/state/store';
+import { QueryService } from './query-service';
+import { builders, FakeView, openStores, type FakeHost } from './testing/fake-view';
+
+const PARTITIONS = 6;
+const KEYS = Array.from({ length: 60 }, (_, i) => `user-${i}`);
+const valueOf = (key: string) => Number(key.slice('user-'.length)) * 10;
+const WINDOW = 1000;
+
+interface Node {
+  name: string;
+  partitions: number[];
+  view?: FakeView;
+  service?: QueryService;
+  server?: PeerServer;
+  /** While frozen, the node accepts peer calls and never answers them. */
+  frozen: boolean;
+}
+
+const placement = new FakeView('placement', new Map(), [], PARTITIONS, stringSerde as Serde<unknown>);
+
+describe('queries over a cluster of three nodes on loopback gRPC', () => {
+  const nodes: Node[] = [
+    { name: 'node-a:8080', partitions: [0, 3], frozen: false },
+    { name: 'node-b:8080', partitions: [1, 4], frozen: false },
+    { name: 'node-c:8080', partitions: [2, 5], frozen: false },
+  ];
+  const client = new PeerClient();
+
+  beforeAll(async () => {
+    for (const node of nodes) {
+      const handler: PeerQueryHandler = {
+        answerPeer: (request: PeerQueryRequest, deadline: number) =>
+          node.frozen ? new Promise<PeerAnswer>(() => undefined) : node.service!.answerPeer(request, deadline),
+        describeStore: (applicationId: string, store: string) => node.service!.describeStore(applicationId, store),
+      };
+      node.server = await startPeerServer({ host: '127.0.0.1', port: 0, handler });
+    }
+    for (const node of nodes) {
+      const hosts: FakeHost[] = nodes.map((n) => ({
+        endpoint: n.name,
+        grpcEndpoint: `127.0.0.1:${n.server!.port}`,
+        partitions: n.partitions,
+        isLocal: n === node,
+      }));
+      const kv = openStores(node.partitions, builders.timestampedKeyValue('kv', stringSerde, longSerde));
+      const win = openStores(node.partitions, builders.window('win', WINDOW, stringSerde, longSerde));
+      const ses = openStores(node.partitions, builders.session('ses', stringSerde, longSerde));
+      for (const key of KEYS) {
+        const partition = placement.partitionOf(key);
+        if (!node.partitions.includes(partition)) continue;
+        (kv.get(partition) as TimestampedKeyValueStore<string, number>).put(key, { value: valueOf(key), timestamp: 1 });
+        (win.get(partition) as WindowStore<string, number>).put(key, valueOf(key), 0);
+        (ses.get(partition) as SessionStore<string, number>).put({ key, window: { start: 10, end: 20 } }, valueOf(key));
+      }
+      const stores = new Map<string, Map<number, StateStore>>([
+        ['kv', kv],
+        ['win', win],
+        ['ses', ses],
+      ]);
+      const view = new FakeView('app', stores, hosts, PARTITIONS, stringSerde as Serde<unknown>);
+      node.view = view;
+      node.service = new QueryService({ applications: (id) => (id === 'app' ? view.asView() : undefined), localServer: node.name, peers: client });
+    }
+  });
+
+  afterAll(async () => {
+    client.close();
+    await Promise.all(nodes.map((node) => node.server?.close(100)));
+  });
+
+  const owner = (key: string) => nodes.find((node) => node.partitions.includes(placement.partitionOf(key)))!.name;
+
+  it('a get for every key, sent to each node, answers the same value from the owner of the key', async () => {
+    for (const node of nodes) {
+      for (const key of KEYS) {
+        const response = await node.service!.execute('app', 'kv', { type: 'key_value', query: { get: { key } } });
+        expect(response.status).toBe('SUCCESS');
+        expect(response.server).toBe(node.name);
+        expect(response.result.success).toEqual([{ server: owner(key), remote: owner(key) !== node.name, total: 1, records: [{ key, value: valueOf(key) }] }]);
+      }
+    }
+  });
+
+  it('all, count and range answer every record exactly once, in parts from the three nodes', async () => {
+    for (const node of nodes) {
+      const all = await node.service!.execute('app', 'kv', { type: 'timestamped_key_value', query: { all: {} } });
+      expect(all.status).toBe('SUCCESS');
+      expect(all.result.success.map((part) => part.server).sort()).toEqual(nodes.map((n) => n.name));
+      expect(all.result.total).toBe(KEYS.length);
+      const records = all.result.success.flatMap((part) => part.records) as { key: string; value: number; timestamp: number }[];
+      expect(records.map((r) => r.key).sort()).toEqual([...KEYS].sort());
+      expect(records.every((r) => r.value === valueOf(r.key) && r.timestamp === 1)).toBe(true);
+
+      const count = await node.service!.execute('app', 'kv', { type: 'key_value', query: { count: {} } });
+      expect(count.result.success).toHaveLength(3);
+      const counts = count.result.success.map((part) => part.records as { key: string; value: number }[]);
+      expect(counts.every((records) => records.length === 1 && records[0]!.key === 'count')).toBe(true);
+      expect(counts.reduce((sum, records) => sum + records[0]!.value, 0)).toBe(KEYS.length);
+
+      const range = await node.service!.execute('app', 'kv', { type: 'key_value', query: { range: { key_from: 'user-1', key_to: 'user-19' } } }, { recordsOnly: true });
+      const expected = KEYS.filter((key) => key >= 'user-1' && key <= 'user-19').sort();
+      expect((range as { key: string }[]).map((r) => r.key).sort()).toEqual(expected);
+    }
+  });
+
+  it('window fetch, fetch_key_range and session fetch answer over the cluster', async () => {
+    const node = nodes[0]!;
+    for (const key of KEYS.slice(0, 12)) {
+      const fetched = await node.service!.execute('app', 'win', { type: 'window', query: { fetch: { key, time: 0 } } }, { recordsOnly: true });
+      expect(fetched).toEqual([{ key: { key, window_start: 0, window_end: WINDOW }, value: valueOf(key) }]);
+      const session = await node.service!.execute('app', 'ses', { type: 'session', query: { fetch: { key } } }, { recordsOnly: true });
+      expect(session).toEqual([{ key: { key, window_start: 10, window_end: 20 }, value: valueOf(key) }]);
+    }
+    const ranged = await node.service!.execute('app', 'win', {
+      type: 'window',
+      query: { fetch_key_range: { key_from: 'user-0', key_to: 'user-9', time_from: 0, time_to: 0 } },
+    });
+    expect(ranged.result.success).toHaveLength(3);
+    expect(ranged.result.total).toBe(KEYS.length);
+  });
+
+  it('with a node frozen, a non-keyed query is PARTIAL with a failure part naming it, within query_timeout_ms', async () => {
+    const frozen = nodes[2]!;
+    frozen.frozen = true;
+    try {
+      const started = Date.now();
+      const response = await nodes[0]!.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { query_timeout_ms: 500 } });
+      const took = Date.now() - started;
+      expect(took).toBeGreaterThanOrEqual(490);
+      expect(took).toBeLessThan(800);
+      expect(response).toMatchObject({ status: 'PARTIAL', timeout: true });
+      expect(response.result.failure).toEqual([{ server: frozen.name, remote: true, errors: [{ message: 'no answer within the query timeout (query_timeout_ms)' }] }]);
+      expect(response.result.success.map((part) => part.server)).toEqual([nodes[0]!.name, nodes[1]!.name]);
+    } finally {
+      frozen.frozen = false;
+    }
+  });
+
+  it('with a node down, its part is a failure naming it', async () => {
+    const down = nodes[1]!;
+    await down.server!.close(0);
+    const response = await nodes[0]!.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} } });
+    expect(response.status).toBe('PARTIAL');
+    expect(response.result.failure).toEqual([{ server: down.name, remote: true, errors: [{ message: expect.stringMatching(/^unreachable: /) }] }]);
+    expect(response.timeout).toBe(false);
+  });
+});

@@ -1,0 +1,101 @@
+import { InvalidQuery } from '../errors';
+import { describeJson } from '../streams/serdes/serde-errors';
+import { CLAUSE_NAMES, clauseSpec, clausesOf, STORE_TYPES } from './clauses';
+import { isJsonObject, matchName } from './names';
+import { optionsToJson, parseOptions } from './options';
+import type { KeyParam, ParamName, QueryOptions, QueryRequest, TimeParam } from './types';
+
+const FIELDS = ['type', 'query', 'set_options'] as const;
+const TIME_PARAMS: readonly ParamName[] = ['time', 'time_from', 'time_to'];
+
+function isTimeParam(name: ParamName): name is TimeParam {
+  return TIME_PARAMS.includes(name);
+}
+
+/** Epoch ms: an integer, as a JSON number or a string of digits. */
+function epochMs(name: string, value: unknown): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) {
+    throw new InvalidQuery(`parameter '${name}' must be a time in epoch milliseconds (an integer, or a string of digits), got ${describeJson(value)}`);
+  }
+  return n;
+}
+
+/**
+ * Checks the shape of a query body (compatibility file, section 5) without looking at the store: the type, the one
+ * clause and that it applies to the type, the clause's parameters (snake_case or camelCase), times, `set_options`.
+ * Everything wrong is an InvalidQuery (400) that says what and where.
+ */
+export function parseQueryRequest(body: unknown): QueryRequest {
+  if (!isJsonObject(body)) throw new InvalidQuery(`the body must be a JSON object {"type", "query", "set_options"}, got ${describeJson(body)}`);
+  const fields: Partial<Record<(typeof FIELDS)[number], unknown>> = {};
+  for (const [given, value] of Object.entries(body)) {
+    const field = matchName(given, FIELDS);
+    if (field === undefined) throw new InvalidQuery(`unknown field '${given}'; a query has ${FIELDS.join(', ')}`);
+    if (field in fields) throw new InvalidQuery(`field '${field}' is given twice`);
+    fields[field] = value;
+  }
+
+  const rawType = fields.type;
+  if (typeof rawType !== 'string') {
+    throw new InvalidQuery(`'type' is required: one of ${STORE_TYPES.join(', ')}${rawType === undefined ? '' : `, got ${describeJson(rawType)}`}`);
+  }
+  const type = matchName(rawType, STORE_TYPES);
+  if (type === undefined) throw new InvalidQuery(`unknown store type '${rawType}'; types are ${STORE_TYPES.join(', ')}`);
+
+  const query = fields.query;
+  if (!isJsonObject(query)) {
+    throw new InvalidQuery(`'query' is required: an object with one clause, e.g. {"get": {"key": ...}}${query === undefined ? '' : `, got ${describeJson(query)}`}`);
+  }
+  const clauses = Object.keys(query);
+  if (clauses.length !== 1) {
+    const found = clauses.length === 0 ? 'none' : `${clauses.length} (${clauses.join(', ')})`;
+    throw new InvalidQuery(`the query must have exactly one clause, it has ${found}`);
+  }
+  const rawClause = clauses[0]!;
+  const clause = matchName(rawClause, CLAUSE_NAMES);
+  if (clause === undefined) throw new InvalidQuery(`unknown clause '${rawClause}'; clauses of ${type} stores are ${clausesOf(type).join(', ')}`);
+  const spec = clauseSpec(type, clause);
+  if (spec === undefined) {
+    throw new InvalidQuery(`clause '${clause}' does not apply to ${type} stores; their clauses are ${clausesOf(type).join(', ')}`);
+  }
+
+  const rawParams = query[rawClause];
+  if (rawParams !== undefined && rawParams !== null && !isJsonObject(rawParams)) {
+    throw new InvalidQuery(`the parameters of clause '${clause}' must be a JSON object, got ${describeJson(rawParams)}`);
+  }
+  const keys: QueryRequest['keys'] = {};
+  const times: QueryRequest['times'] = {};
+  const seen = new Map<ParamName, string>();
+  for (const [given, value] of Object.entries(rawParams ?? {})) {
+    const name = matchName(given, spec.params);
+    if (name === undefined) {
+      const expected = spec.params.length === 0 ? 'it takes none' : `its parameters are ${spec.params.join(', ')}`;
+      throw new InvalidQuery(`clause '${clause}' has no parameter '${given}'; ${expected}`);
+    }
+    const earlier = seen.get(name);
+    if (earlier !== undefined) throw new InvalidQuery(`parameter '${name}' is given twice (as ${earlier} and ${given})`);
+    seen.set(name, given);
+    if (value === null) throw new InvalidQuery(`parameter '${name}' of clause '${clause}' must not be null`);
+    if (isTimeParam(name)) times[name] = epochMs(name, value);
+    else keys[name as KeyParam] = value;
+  }
+  const missing = spec.params.filter((name) => !seen.has(name));
+  if (missing.length > 0) {
+    throw new InvalidQuery(`clause '${clause}' needs parameter${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')}`);
+  }
+  if (times.time_from !== undefined && times.time_to !== undefined && times.time_to < times.time_from) {
+    throw new InvalidQuery(`time_to (${times.time_to}) is before time_from (${times.time_from})`);
+  }
+
+  return { type, clause, keys, times, options: parseOptions(fields.set_options) };
+}
+
+/** The request as a JSON body again, with other options: what a peer is sent. */
+export function requestToJson(request: QueryRequest, options: QueryOptions): string {
+  return JSON.stringify({
+    type: request.type,
+    query: { [request.clause]: { ...request.keys, ...request.times } },
+    set_options: optionsToJson(options),
+  });
+}

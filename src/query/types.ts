@@ -1,0 +1,80 @@
+/** The store query of the API (compatibility file, section 5): the request once checked, and the response. */
+import type { PeerAnswer } from '../cluster/peer-protocol';
+import type { StoreType } from '../streams/state/store';
+
+export type ClauseName =
+  | 'get'
+  | 'range'
+  | 'all'
+  | 'count'
+  | 'prefix_scan'
+  | 'reverse_range'
+  | 'reverse_all'
+  | 'fetch'
+  | 'fetch_key_range'
+  | 'fetch_time_range'
+  | 'fetch_all';
+
+export type KeyParam = 'key' | 'key_from' | 'key_to' | 'prefix';
+export type TimeParam = 'time' | 'time_from' | 'time_to';
+export type ParamName = KeyParam | TimeParam;
+
+/** `set_options`, with the defaults filled in. */
+export interface QueryOptions {
+  retries: number;
+  retryBackoffMs: number;
+  queryTimeoutMs: number;
+  remoteAccessAllowed: boolean;
+  /** -1: no limit. */
+  limit: number;
+}
+
+/**
+ * A request whose shape is valid: the type and clause are known and go together, every parameter is there, times
+ * are epoch ms. Keys are still JSON: they are decoded once the store's key serde is known.
+ */
+export interface QueryRequest {
+  /** The type the request names; a plain type may query the timestamped store of the same kind. */
+  type: StoreType;
+  clause: ClauseName;
+  keys: Partial<Record<KeyParam, unknown>>;
+  times: Partial<Record<TimeParam, number>>;
+  options: QueryOptions;
+}
+
+export type QueryStatus = 'SUCCESS' | 'PARTIAL' | 'ERROR' | 'NO_RESULT' | 'NOT_AVAILABLE';
+
+export interface SuccessPart {
+  server: string;
+  remote: boolean;
+  total: number;
+  records: unknown[];
+}
+
+export interface FailurePart {
+  server: string;
+  remote: boolean;
+  errors: { message: string }[];
+}
+
+export interface StoreQueryResponse {
+  took: number;
+  timeout: boolean;
+  server: string;
+  status: QueryStatus;
+  result: {
+    store: string;
+    type: string;
+    total: number;
+    success: SuccessPart[];
+    failure: FailurePart[];
+    error?: string;
+  };
+}
+
+/** One server's part of a query before it is merged. */
+export interface Part {
+  server: string;
+  remote: boolean;
+  answer: PeerAnswer;
+}

@@ -1,0 +1,77 @@
+/**
+ * The fastify application of the management API: error handling, body parsing, access control, and one plugin
+ * per resource. The caller listens (or injects, in tests).
+ */
+
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { installAccessControl, type AccessOptions } from './access';
+import { parseEveryBodyAsJson } from './body-parser';
+import type { InstanceRegistry, StoreQueries } from './context';
+import { DEFAULT_BODY_LIMIT, installErrorHandling } from './error-handling';
+import { applicationsPlugin } from './plugins/applications';
+import { eventsPlugin } from './plugins/events';
+import { healthPlugin } from './plugins/health';
+import { registerOpenApi } from './plugins/openapi';
+import { prometheusPlugin } from './plugins/prometheus';
+import { streamsPlugin } from './plugins/streams';
+import { topologiesPlugin } from './plugins/topologies';
+import { RouteTable } from './route-table';
+import { DEFAULT_EVENT_STREAM_OPTIONS, type EventStreamOptions } from './sse/event-stream';
+import { DEFAULT_METRICS_INTERVAL_MS } from './sse/instance-events';
+
+export interface ServerOptions {
+  readonly instances: InstanceRegistry;
+  readonly queries: StoreQueries;
+  /** fastify's logger option: a pino logger, pino options, or false; default false. */
+  readonly logger?: FastifyServerOptions['loggerInstance'] | Exclude<FastifyServerOptions['logger'], undefined>;
+  readonly access?: AccessOptions;
+  readonly events?: Partial<EventStreamOptions> & { metricsIntervalMs?: number };
+  /** The version shown in the OpenAPI document. */
+  readonly version?: string;
+  readonly bodyLimit?: number;
+}
+
+function loggerOptions(logger: ServerOptions['logger']): Pick<FastifyServerOptions, 'logger' | 'loggerInstance'> {
+  if (logger === undefined || typeof logger === 'boolean') return { logger: logger ?? false };
+  // A pino logger has `child`; pino options do not.
+  if (typeof (logger as { child?: unknown }).child === 'function') return { loggerInstance: logger as FastifyServerOptions['loggerInstance'] };
+  return { logger: logger as FastifyServerOptions['logger'] };
+}
+
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...loggerOptions(options.logger),
+    // Request ids double as the correlation ids of 500s: unique across restarts and nodes.
+    genReqId: () => randomUUID(),
+    // Probes and scrapes would flood the log; failures are logged by the error handler.
+    disableRequestLogging: true,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true },
+    ajv: {
+      // Wrong types are errors (no coercion of bodies); unknown keys are refused where a schema says so.
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, allowUnionTypes: true },
+    },
+  }) as unknown as FastifyInstance;
+
+  const routes = new RouteTable();
+  app.addHook('onRoute', (route) => routes.add(route));
+  installErrorHandling(app, routes);
+  parseEveryBodyAsJson(app);
+  installAccessControl(app, options.access ?? {});
+  await registerOpenApi(app, options.version ?? '0.0.0');
+
+  const { instances, queries } = options;
+  const events = { ...DEFAULT_EVENT_STREAM_OPTIONS, ...options.events };
+  await app.register(streamsPlugin, { instances });
+  await app.register(eventsPlugin, {
+    instances,
+    stream: { queueSize: events.queueSize, keepaliveMs: events.keepaliveMs },
+    metricsIntervalMs: events.metricsIntervalMs ?? DEFAULT_METRICS_INTERVAL_MS,
+  });
+  await app.register(applicationsPlugin, { instances, queries });
+  await app.register(topologiesPlugin, { instances });
+  await app.register(healthPlugin, { instances });
+  await app.register(prometheusPlugin, { instances });
+  return app;
+}

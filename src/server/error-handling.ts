@@ -1,0 +1,75 @@
+/**
+ * Every 4xx and 5xx of the API carries `{"error_code", "message", "exception", "path"}` with a stable exception
+ * name from the catalogue. Unknown paths are 404, known paths with another method 405 with `Allow`; fastify's
+ * validation errors are 400; anything unexpected is a 500 logged with a correlation id (the request id) that the
+ * body repeats.
+ */
+
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  InternalError,
+  InvalidRequest,
+  MethodNotAllowed,
+  PayloadTooLarge,
+  RouteNotFound,
+  SluiceError,
+} from '../errors';
+import type { RouteTable } from './route-table';
+
+export interface ErrorBody {
+  error_code: number;
+  message: string;
+  exception: string;
+  path: string;
+}
+
+export function requestPath(request: FastifyRequest): string {
+  const query = request.url.indexOf('?');
+  return query < 0 ? request.url : request.url.slice(0, query);
+}
+
+/** The catalogue error an error stands for; undefined for a fault. */
+function asCatalogueError(error: FastifyError | Error): SluiceError | undefined {
+  if (error instanceof SluiceError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return new InvalidRequest(fastifyError.message, { cause: error });
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new PayloadTooLarge(fastifyBodyLimit(error));
+  // fastify's other client errors (bad URL encoding, a header it refuses, ...): bad input, never a 500.
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new InvalidRequest(fastifyError.message, { cause: error });
+  }
+  return undefined;
+}
+
+function fastifyBodyLimit(error: Error): number {
+  const limit = (error as { bodyLimit?: unknown }).bodyLimit;
+  return typeof limit === 'number' ? limit : DEFAULT_BODY_LIMIT;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+function send(reply: FastifyReply, request: FastifyRequest, error: SluiceError): FastifyReply {
+  const body: ErrorBody = { error_code: error.statusCode, message: error.message, exception: error.exception, path: requestPath(request) };
+  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(body);
+}
+
+export function installErrorHandling(app: FastifyInstance, routes: RouteTable): void {
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    let catalogued = asCatalogueError(error);
+    if (catalogued === undefined || catalogued.statusCode === 500) {
+      request.log.error({ err: error, correlationId: request.id }, 'request failed');
+      catalogued = new InternalError(request.id, { cause: error });
+    } else if (catalogued.statusCode > 500) {
+      request.log.warn({ err: error }, 'request not served');
+    }
+    return send(reply, request, catalogued);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = requestPath(request);
+    const allowed = routes.allowedMethods(path);
+    if (allowed.length === 0) return send(reply, request, new RouteNotFound(request.method, path));
+    reply.header('allow', allowed.join(', '));
+    return send(reply, request, new MethodNotAllowed(request.method, path, allowed.join(', ')));
+  });
+}

@@ -1,0 +1,72 @@
+/** Server-sent events of a local instance (compatibility file, section 6). */
+
+import type { FastifyPluginAsync } from 'fastify';
+import { UnknownEventType } from '../../errors';
+import type { InstanceRegistry } from '../context';
+import { instanceOrThrow } from '../lookup';
+import { applicationIdParams, withErrors, type ApplicationIdParams } from '../schemas/common';
+import { eventParams } from '../schemas/streams';
+import { EventStream, type EventStreamOptions } from '../sse/event-stream';
+import { EVENT_TYPES, isEventType, subscribe } from '../sse/instance-events';
+
+export interface EventsPluginOptions {
+  instances: InstanceRegistry;
+  stream: EventStreamOptions;
+  metricsIntervalMs: number;
+}
+
+const tags = ['events'];
+
+export const eventsPlugin: FastifyPluginAsync<EventsPluginOptions> = async (app, options) => {
+  const open = new Set<EventStream>();
+  // Open streams would keep the server from closing: end them first.
+  app.addHook('preClose', async () => {
+    for (const stream of [...open]) stream.close();
+  });
+
+  app.get<{ Params: ApplicationIdParams }>('/api/v1/streams/:applicationId/subscriptions', {
+    schema: {
+      tags,
+      summary: 'Event types that can be subscribed to',
+      params: applicationIdParams,
+      response: withErrors({ 200: { type: 'array', items: { type: 'string', enum: EVENT_TYPES } } }),
+    },
+    handler: async (request) => {
+      instanceOrThrow(options.instances, request.params.applicationId);
+      return [...EVENT_TYPES];
+    },
+  });
+
+  app.get<{ Params: ApplicationIdParams & { eventType: string } }>('/api/v1/streams/:applicationId/subscribe/:eventType', {
+    schema: {
+      tags,
+      summary: 'Opens a server-sent-events stream of one event type',
+      description:
+        'Each event is `event: <type>`, `id: <sequence>`, `data: <one-line JSON>`; a comment line every 15 s keeps proxies open. ' +
+        'On overflow of the per-subscriber queue the oldest events are dropped and a `dropped` event says how many.',
+      params: eventParams,
+      response: withErrors({
+        200: { description: 'The event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+      }),
+    },
+    handler: async (request, reply) => {
+      const { applicationId, eventType } = request.params;
+      const instance = instanceOrThrow(options.instances, applicationId);
+      if (!isEventType(eventType)) throw new UnknownEventType(applicationId, eventType, EVENT_TYPES.join(', '));
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        // Keeps nginx-style proxies from buffering the stream.
+        'x-accel-buffering': 'no',
+      });
+      reply.raw.flushHeaders();
+      const stream = new EventStream(reply.raw, options.stream);
+      open.add(stream);
+      stream.onClose(() => open.delete(stream));
+      reply.raw.once('close', () => stream.close());
+      subscribe(stream, instance, eventType, options.metricsIntervalMs);
+    },
+  });
+};

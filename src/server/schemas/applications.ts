@@ -1,0 +1,118 @@
+/** Schemas of `/api/v1/applications` (compatibility file, sections 3 and 5). */
+
+import { stringArray } from './common';
+import { endpoint } from './streams';
+
+const assignments = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['name', 'partitions'],
+    properties: { name: { type: 'string', description: 'Topic' }, partitions: { type: 'array', items: { type: 'integer' } } },
+  },
+} as const;
+
+export const applicationInstance = {
+  type: 'object',
+  required: ['id', 'isLocal', 'metadata'],
+  properties: {
+    id: { type: ['string', 'null'], description: 'The local instance id, null for other processes' },
+    endpoint,
+    isLocal: { type: 'boolean' },
+    metadata: {
+      type: 'object',
+      required: ['stores', 'assignments', 'standbyStateStores', 'standbyAssignments'],
+      properties: { stores: stringArray, assignments, standbyStateStores: stringArray, standbyAssignments: assignments },
+    },
+  },
+} as const;
+
+export const application = {
+  type: 'object',
+  required: ['id', 'instances'],
+  properties: { id: { type: 'string' }, instances: { type: 'array', items: applicationInstance } },
+} as const;
+
+export const storeParams = {
+  type: 'object',
+  required: ['applicationId', 'name'],
+  properties: { applicationId: { type: 'string' }, name: { type: 'string', description: 'Store name' } },
+} as const;
+
+export const storeQueryBody = {
+  type: 'object',
+  description: 'Checked in full by the query engine, which names what is wrong; type and query are required',
+  properties: {
+    type: {
+      type: 'string',
+      description: 'key_value, timestamped_key_value, window, timestamped_window or session (any case)',
+    },
+    set_options: {
+      type: 'object',
+      description: 'retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit',
+      additionalProperties: { type: ['string', 'number', 'boolean'] },
+    },
+    query: {
+      type: 'object',
+      description: 'Exactly one clause: its name maps to its parameters',
+      additionalProperties: { type: 'object' },
+    },
+  },
+} as const;
+
+const storeRecord = {
+  type: 'object',
+  required: ['key', 'value'],
+  properties: { key: {}, value: {}, timestamp: { type: 'integer' } },
+} as const;
+
+export const storeQueryResult = {
+  type: 'object',
+  required: ['took', 'timeout', 'server', 'status', 'result'],
+  properties: {
+    took: { type: 'integer', description: 'Milliseconds' },
+    timeout: { type: 'boolean' },
+    server: { type: 'string', description: 'host:port of the answering server' },
+    status: { type: 'string', enum: ['SUCCESS', 'PARTIAL', 'ERROR', 'NO_RESULT', 'NOT_AVAILABLE'] },
+    result: {
+      type: 'object',
+      required: ['total', 'success', 'failure'],
+      properties: {
+        store: { type: 'string' },
+        type: { type: 'string' },
+        total: { type: 'integer' },
+        success: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['server', 'remote', 'total', 'records'],
+            properties: {
+              server: { type: 'string' },
+              remote: { type: 'boolean' },
+              total: { type: 'integer' },
+              records: { type: 'array', items: storeRecord },
+            },
+          },
+        },
+        failure: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['server', 'remote', 'errors'],
+            properties: {
+              server: { type: 'string' },
+              remote: { type: 'boolean' },
+              errors: {
+                type: 'array',
+                items: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
+              },
+            },
+          },
+        },
+        error: { type: 'string' },
+      },
+    },
+  },
+} as const;
+
+export const storeRecords = { type: 'array', items: storeRecord } as const;

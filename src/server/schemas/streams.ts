@@ -1,0 +1,255 @@
+/** Schemas of `/api/v1/streams` and everything under it (compatibility file, section 2). */
+
+import { configMap, stringArray, zonedTimestamp } from './common';
+
+export const INSTANCE_STATES = [
+  'CREATED',
+  'REBALANCING',
+  'RUNNING',
+  'PENDING_SHUTDOWN',
+  'NOT_RUNNING',
+  'PENDING_ERROR',
+  'ERROR',
+  'STOPPED',
+] as const;
+
+const instanceState = { type: 'string', enum: INSTANCE_STATES } as const;
+
+export const endpoint = {
+  type: 'object',
+  required: ['address', 'port'],
+  properties: { address: { type: 'string' }, port: { type: 'integer' } },
+} as const;
+
+export const applicationIds = { ...stringArray, description: 'Application ids of the instances of this process' } as const;
+
+export const instance = {
+  type: 'object',
+  required: ['id', 'since', 'state', 'version', 'description', 'config', 'name'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string', description: 'Name of the topology' },
+    version: { type: 'string', description: 'Version of the topology' },
+    description: { type: ['string', 'null'] },
+    since: zonedTimestamp,
+    state: {
+      type: 'object',
+      required: ['state', 'since'],
+      properties: { state: instanceState, since: zonedTimestamp },
+    },
+    config: configMap,
+    endpoint: { ...endpoint, description: 'From application.server; absent when unset' },
+    exception: { type: 'string', description: 'The last fatal error; absent when none' },
+  },
+} as const;
+
+const topicPartition = {
+  type: 'object',
+  required: ['topic', 'partition'],
+  properties: { topic: { type: 'string' }, partition: { type: 'integer' } },
+} as const;
+
+const task = {
+  type: 'object',
+  required: ['task_id', 'topic_partitions'],
+  properties: { task_id: { type: 'string' }, topic_partitions: { type: 'array', items: topicPartition } },
+} as const;
+
+export const status = {
+  type: 'object',
+  required: ['id', 'state', 'threads'],
+  properties: {
+    id: { type: 'string' },
+    state: instanceState,
+    threads: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'state', 'active_tasks', 'standby_tasks', 'clients'],
+        properties: {
+          name: { type: 'string' },
+          state: { type: 'string' },
+          active_tasks: { type: 'array', items: task },
+          standby_tasks: { type: 'array', items: task },
+          clients: {
+            type: 'object',
+            required: ['consumer_client_id', 'producer_client_ids', 'restore_consumer_client_id', 'admin_client_id'],
+            properties: {
+              consumer_client_id: { type: 'string' },
+              producer_client_ids: stringArray,
+              restore_consumer_client_id: { type: 'string' },
+              admin_client_id: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const config = { ...configMap, description: 'Keys sorted; secret values shown as [hidden]' } as const;
+
+const position = {
+  type: 'object',
+  required: [
+    'topic',
+    'partition',
+    'consumed_offset',
+    'consumed_timestamp',
+    'committed_offset',
+    'committed_timestamp',
+    'log_end_offset',
+    'log_start_offset',
+    'lag',
+  ],
+  properties: {
+    topic: { type: 'string' },
+    partition: { type: 'integer' },
+    consumed_offset: { type: 'integer' },
+    consumed_timestamp: { type: 'integer', description: 'Epoch ms' },
+    committed_offset: { type: 'integer' },
+    committed_timestamp: { type: 'integer', description: 'Epoch ms' },
+    log_end_offset: { type: 'integer' },
+    log_start_offset: { type: 'integer' },
+    lag: { type: 'integer', description: 'max(log_end_offset - consumed_offset - 1, 0); -1 when unknown' },
+  },
+} as const;
+
+export const offsets = {
+  type: 'object',
+  required: ['group', 'consumers'],
+  properties: {
+    group: { type: 'string' },
+    consumers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['client_id', 'stream_thread', 'positions'],
+        properties: {
+          client_id: { type: 'string' },
+          stream_thread: { type: 'string' },
+          positions: { type: 'array', items: position },
+        },
+      },
+    },
+  },
+} as const;
+
+export const metricGroups = {
+  type: 'array',
+  description: 'Metric groups sorted by name, metrics by name then tags',
+  items: {
+    type: 'object',
+    required: ['name', 'metrics'],
+    properties: {
+      name: { type: 'string' },
+      metrics: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'description', 'tags', 'value'],
+          properties: {
+            name: { type: 'string' },
+            description: { type: 'string' },
+            tags: { type: 'object', additionalProperties: { type: 'string' } },
+            value: { type: 'number' },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const metricsQuery = {
+  type: 'object',
+  properties: {
+    format: { type: 'string', enum: ['json', 'prometheus'], description: 'prometheus: text exposition format 0.0.4' },
+    filter_empty: { type: 'string', description: 'Present (with any value): leave out metrics with no measurement or zero' },
+  },
+} as const;
+
+export interface MetricsQuery {
+  format?: 'json' | 'prometheus';
+  filter_empty?: string;
+}
+
+export const metricGroupParams = {
+  type: 'object',
+  required: ['applicationId', 'group'],
+  properties: { applicationId: { type: 'string' }, group: { type: 'string' } },
+} as const;
+
+export const metricNameParams = {
+  type: 'object',
+  required: ['applicationId', 'group', 'name'],
+  properties: { applicationId: { type: 'string' }, group: { type: 'string' }, name: { type: 'string' } },
+} as const;
+
+export const action = {
+  type: 'object',
+  required: ['id', 'state'],
+  properties: { id: { type: 'string' }, state: { ...instanceState, description: 'State at the moment of the answer' } },
+} as const;
+
+export const stopBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { cleanup: { type: 'boolean', default: false, description: 'Remove the local state directory after closing' } },
+} as const;
+
+export interface StopBody {
+  cleanup?: boolean;
+}
+
+export const storeStatus = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['store', 'partition', 'changelog', 'current_offset', 'log_end_offset', 'lag'],
+    properties: {
+      store: { type: 'string' },
+      partition: { type: 'integer' },
+      changelog: { type: ['string', 'null'] },
+      current_offset: { type: 'integer' },
+      log_end_offset: { type: 'integer' },
+      lag: { type: 'integer' },
+      last_restoration: {
+        type: 'object',
+        required: ['topic', 'partition', 'starting_offset', 'ending_offset', 'total_restored', 'duration_ms'],
+        properties: {
+          topic: { type: 'string' },
+          partition: { type: 'integer' },
+          starting_offset: { type: 'integer' },
+          ending_offset: { type: 'integer' },
+          total_restored: { type: 'integer' },
+          duration_ms: { type: 'integer' },
+        },
+      },
+    },
+  },
+} as const;
+
+export const deployBody = {
+  type: 'object',
+  required: ['type'],
+  additionalProperties: false,
+  properties: {
+    type: { type: 'string', minLength: 1, description: 'Topology name or alias' },
+    version: { type: 'string', minLength: 1, description: 'A version, or latest (the default)' },
+    name: { type: 'string', minLength: 1, description: 'Application id of the new instance, unless config sets application.id' },
+    description: { type: 'string' },
+    config: configMap,
+  },
+} as const;
+
+export const deployed = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', description: 'Application id of the new instance' } },
+} as const;
+
+export const eventParams = {
+  type: 'object',
+  required: ['applicationId', 'eventType'],
+  properties: { applicationId: { type: 'string' }, eventType: { type: 'string' } },
+} as const;

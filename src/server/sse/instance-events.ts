@@ -1,0 +1,67 @@
+/**
+ * The built-in event types of an instance (compatibility file, section 6) and what each sends to a subscriber:
+ * `state` (the current state first, then every transition), `rebalance`, `restore`, and `metrics` on a timer.
+ */
+
+import { metricGroupsJson } from '../../streams/metrics/metrics-json';
+import type { LocalInstance } from '../context';
+import { zonedTimestamp } from '../representations/timestamp';
+import type { EventStream } from './event-stream';
+
+export const EVENT_TYPES = ['state', 'rebalance', 'restore', 'metrics'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(type: string): type is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** Default of `metrics.sse.interval.ms`. */
+export const DEFAULT_METRICS_INTERVAL_MS = 5000;
+
+function metricsIntervalMs(instance: LocalInstance, fallback: number): number {
+  const configured = Number(instance.config['metrics.sse.interval.ms']);
+  return Number.isInteger(configured) && configured > 0 ? configured : fallback;
+}
+
+/** Connects the stream to the instance's events of one type; everything is released when the stream closes. */
+export function subscribe(stream: EventStream, instance: LocalInstance, type: EventType, defaultMetricsIntervalMs: number): void {
+  switch (type) {
+    case 'state': {
+      const change = instance.lastChange;
+      stream.send('state', { state: instance.state, previous: change.previous, since: zonedTimestamp(instance.stateSince) });
+      stream.onClose(
+        instance.on('state', (next) => stream.send('state', { state: next.state, previous: next.previous, since: zonedTimestamp(next.since) })),
+      );
+      return;
+    }
+    case 'rebalance':
+      stream.onClose(
+        instance.on('rebalance', (event) =>
+          stream.send('rebalance', { generation: event.generation, active_tasks: event.activeTasks, standby_tasks: event.standbyTasks }),
+        ),
+      );
+      return;
+    case 'restore':
+      stream.onClose(
+        instance.on('restore', (event) =>
+          stream.send('restore', {
+            store: event.store,
+            topic: event.topic,
+            partition: event.partition,
+            restored: event.restored,
+            total: event.total,
+            done: event.done,
+          }),
+        ),
+      );
+      return;
+    case 'metrics': {
+      const publish = () => stream.send('metrics', metricGroupsJson(instance.view?.metrics.metrics() ?? []));
+      publish();
+      const timer = setInterval(publish, metricsIntervalMs(instance, defaultMetricsIntervalMs));
+      timer.unref();
+      stream.onClose(() => clearInterval(timer));
+      return;
+    }
+  }
+}
