@@ -45,11 +45,18 @@ interface ChildBroker {
   exited: Promise<number | null>;
 }
 
+const children: ChildProcess[] = [];
+// A failed test must not leave a child (and so its broker) running: killing the child is what ends the broker.
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 /** Runs integration/support/local-kafka-child.js, which starts a broker and waits, and reads its directory. */
 function startChildBroker(...args: string[]): Promise<ChildBroker> {
   const child = spawn(process.execPath, [join(__dirname, '..', 'support', 'local-kafka-child.js'), ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  children.push(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {
     let stdout = '';

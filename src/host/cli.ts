@@ -59,7 +59,7 @@ export function program(): Command {
   const cli = new Command('sluice')
     .description('Runs Kafka Streams-style topologies written in TypeScript, with a management API over HTTP.')
     .version(SLUICE_VERSION)
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(false);
 
   cli
     .command('start')

@@ -160,8 +160,11 @@ function keyPath(instancePath: string, child?: string): string {
 
 function describeError(error: ErrorObject): string {
   switch (error.keyword) {
-    case 'required':
-      return `missing key '${keyPath(error.instancePath, String(error.params.missingProperty))}'`;
+    case 'required': {
+      const key = keyPath(error.instancePath, String(error.params.missingProperty));
+      const hint = key === 'streams.bootstrap.servers' ? ' (in the file, SLUICE_BOOTSTRAP_SERVERS or --bootstrap-servers)' : '';
+      return `missing key '${key}'${hint}`;
+    }
     case 'additionalProperties':
       return `unknown key '${keyPath(error.instancePath, String(error.params.additionalProperty))}'`;
     case 'type':
@@ -189,6 +192,8 @@ export function loadHostConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv =
   const raw: Json = file === undefined ? {} : readFile(file);
   applyEnvironment(raw, env);
   applyFlags(raw, flags);
+  // So that a configuration without streams is told which key it lacks.
+  raw.streams ??= {};
   if (!validate(raw)) {
     const where = file === undefined ? '' : ` (${file})`;
     throw new ConfigException(`${describeError(validate.errors![0]!)}${where}`);
