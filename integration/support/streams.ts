@@ -4,6 +4,9 @@ import * as path from 'node:path';
 import pino from 'pino';
 import type { StreamsInstance } from '../../src';
 import type { KafkaConsumer, KafkaProducer } from '../../src/streams/kafka/types';
+import { corpusLine } from '../../bench/wordcount/corpus';
+
+export { corpusLine };
 
 /** Logs of instances under test: warnings and errors only, so test output stays readable. */
 export const testLogger = pino({ level: process.env.SLUICE_TEST_LOG_LEVEL ?? 'warn' });
@@ -23,15 +26,6 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, what:
 
 export async function waitForState(instance: StreamsInstance, state: string, timeoutMs = 60_000): Promise<void> {
   await waitFor(() => instance.state === state, `${instance.applicationId} to be ${state} (is ${instance.state})`, timeoutMs);
-}
-
-/** A deterministic corpus: line i is made of words from a small vocabulary. */
-export function corpusLine(i: number): string {
-  const words = ['kafka', 'streams', 'sluice', 'node', 'table', 'stream', 'topic', 'partition', 'record', 'state', 'store', 'query'];
-  const n = 3 + (i % 5);
-  const out: string[] = [];
-  for (let j = 0; j < n; j++) out.push(words[(i * 7 + j * 13) % words.length]!);
-  return out.join(' ');
 }
 
 export function expectedCounts(lines: number): Map<string, number> {

@@ -90,7 +90,8 @@ own jars run with the local Java 17+ (fetched once with Maven). Ctrl-C stops eve
 `,
     )
     .action(async (flags: { port: number; host: string; rate: number }) => {
-      const demo = await runDemo({ port: flags.port, host: flags.host, recordsPerSecond: flags.rate, say });
+      // The banner and progress are the demo's output: stdout; logs go to stderr.
+      const demo = await runDemo({ port: flags.port, host: flags.host, recordsPerSecond: flags.rate, say: (line) => process.stdout.write(`${line}\n`) });
       stopOnSignals(() => demo.stop(), say);
     });
 

@@ -53,9 +53,6 @@ export class SluiceHost {
     const registry = new TopologyRegistry();
     options.topologies?.forEach((definition) => registry.register(definition));
     loadTopologyModules(registry, config.topologies);
-    // Unknown topologies in the configuration are reported before anything listens.
-    for (const spec of config.instances) registry.resolve(spec.topology, spec.version);
-
     let streamsConfig: Record<string, ConfigValue> = { ...config.streams };
     const instances = new InstanceManager({
       topologies: registry,
@@ -64,6 +61,8 @@ export class SluiceHost {
       logger,
       closeTimeoutMs: config.shutdownTimeoutMs,
     });
+    // Unknown topologies and bad instance configurations are reported before anything listens.
+    for (const spec of config.instances) instances.check(spec);
     let queryService: QueryService | undefined;
     const queries: StoreQueries = {
       execute: (applicationId, store, body) => {

@@ -4,7 +4,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { installAccessControl, type AccessOptions } from './access';
 import { parseEveryBodyAsJson } from './body-parser';
 import type { InstanceRegistry, StoreQueries } from './context';
@@ -45,7 +45,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // Request ids double as the correlation ids of 500s: unique across restarts and nodes.
     genReqId: () => randomUUID(),
     // Probes and scrapes would flood the log; failures are logged by the error handler.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     ajv: {

@@ -7,8 +7,9 @@
 import type { Logger } from 'pino';
 import { ApplicationExists, ConfigException, UnknownApplication } from '../../errors';
 import type { DeployRequest, InstanceRegistry, LocalInstance, StopOptions, TopologyInfo } from '../../server/context';
-import { parseStreamsConfig, type ConfigValue } from '../../streams/runtime/streams-config';
+import { parseStreamsConfig, type ConfigValue, type StreamsConfig } from '../../streams/runtime/streams-config';
 import type { InstanceSpec } from '../config/host-config';
+import type { TopologyDefinition } from '../topology-definition';
 import type { TopologyRegistry } from '../topology-registry';
 import { topologyInfo } from '../topology-registry';
 import { ManagedInstance } from './managed-instance';
@@ -31,15 +32,22 @@ export class InstanceManager implements InstanceRegistry {
 
   constructor(private readonly options: InstanceManagerOptions) {}
 
-  /** Creates (without starting) an instance; configuration errors are thrown before anything runs. */
-  create(spec: InstanceSpec): ManagedInstance {
+  /**
+   * The topology and effective configuration of an instance, validated (every key and type) and completed with
+   * the defaults the config resource shows. Throws the catalogue's errors; creates nothing.
+   */
+  check(spec: InstanceSpec): { definition: TopologyDefinition; config: StreamsConfig } {
     const definition = this.options.topologies.resolve(spec.topology, spec.version);
     const merged: Record<string, ConfigValue> = { ...definition.defaults, ...this.options.streamsConfig(), ...spec.config };
     if (spec.applicationId !== undefined) merged['application.id'] = spec.applicationId;
     // Without an id of its own, an instance takes its topology's first alias (or short name), as Azkarra does.
     merged['application.id'] ??= defaultApplicationId(definition.name, definition.aliases);
-    // Validates every key and type, and completes the defaults the config resource shows.
-    const config = parseStreamsConfig(merged);
+    return { definition, config: parseStreamsConfig(merged) };
+  }
+
+  /** Creates (without starting) an instance. */
+  create(spec: InstanceSpec): ManagedInstance {
+    const { definition, config } = this.check(spec);
     if (this.instances.has(config.applicationId)) throw new ApplicationExists(config.applicationId);
     const instance = new ManagedInstance({
       topologyInfo: topologyInfo(definition),
