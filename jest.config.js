@@ -2,6 +2,8 @@
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: { warnOnly: false } }];
 
 module.exports = {
+  // jest 30 reads testTimeout only at the top level, not per project.
+  testTimeout: 120000,
   projects: [
     {
       displayName: 'unit',
@@ -18,7 +20,6 @@ module.exports = {
       transform: { '^.+\\.ts$': tsJest },
       globalSetup: '<rootDir>/integration/support/global-setup.ts',
       globalTeardown: '<rootDir>/integration/support/global-teardown.ts',
-      testTimeout: 120000,
     },
   ],
 };

@@ -4,8 +4,6 @@
  * buffer without bound: past the bound the oldest events are dropped and a `dropped` event says how many.
  */
 
-import type { ServerResponse } from 'node:http';
-
 export interface EventStreamOptions {
   /** Events waiting for the connection, at most; default 10 000. */
   readonly queueSize: number;
@@ -15,8 +13,14 @@ export interface EventStreamOptions {
 
 export const DEFAULT_EVENT_STREAM_OPTIONS: EventStreamOptions = { queueSize: 10_000, keepaliveMs: 15_000 };
 
-/** The part of a response the stream writes to. */
-export type EventSink = Pick<ServerResponse, 'write' | 'end' | 'once' | 'writableEnded' | 'destroyed'>;
+/** The part of a response (`ServerResponse`) the stream writes to. */
+export interface EventSink {
+  write(chunk: string): boolean;
+  end(): unknown;
+  once(event: 'drain', listener: () => void): unknown;
+  readonly writableEnded: boolean;
+  readonly destroyed: boolean;
+}
 
 interface PendingEvent {
   readonly event: string;
@@ -38,10 +42,6 @@ export class EventStream {
   ) {
     this.keepalive = setInterval(() => this.writeRaw(': keepalive\n\n'), options.keepaliveMs);
     this.keepalive.unref();
-  }
-
-  get isClosed(): boolean {
-    return this.closed;
   }
 
   /** Events queued and not yet handed to the connection. */

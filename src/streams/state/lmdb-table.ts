@@ -99,12 +99,13 @@ function* mergePending(
 }
 
 /**
- * A table over one LMDB database. Writes use lmdb-js's asynchronous put: they are batched into one transaction
- * per event-loop turn and committed by lmdb-js's writer thread, which is what makes them fast (hundreds of
- * thousands per second, against a few thousand with one synchronous transaction per put). Until its transaction
- * commits, a write is invisible to LMDB reads, so the table keeps it in an overlay that every read consults first
- * (`get` and merged into ranges): a processor reads its own writes at once, as with RocksDB. Each write carries a
- * sequence number; when the promise of a batch resolves, the overlay forgets the writes up to the batch's last.
+ * A table over one LMDB database. Writes use lmdb-js's asynchronous put: lmdb-js batches them into transactions
+ * that its writer thread commits in the background (measured: about three times cheaper per put than committing
+ * one synchronous transaction per event-loop turn). Until its transaction commits, a write is invisible to LMDB
+ * reads, so the table keeps it in an overlay that every read consults first (`get`, and merged into ranges): a
+ * processor reads its own writes at once, as with RocksDB. Each write carries a sequence number; when the promise
+ * of a batch resolves, the overlay forgets the writes up to the batch's last. A failed commit is reported to
+ * `onWriteFailure` (the storage rethrows it at the next flush, which fails the task before offsets are committed).
  */
 export class LmdbTable implements BytesTable {
   /** Writes not committed yet, by latin1 key, in sequence order. */

@@ -1,0 +1,229 @@
+/**
+ * Interactive-query benchmark on a 3-node local cluster: three `sluice start` processes on loopback (own HTTP and
+ * gRPC ports, state dirs), one broker, a 6-partition input of N keys (default 100 000) kept in a key-value store.
+ * Prints queries/s and p50/p99 latency of `get` answered locally and forwarded to a peer, and of `all` over the
+ * whole store. Figures only; nothing is asserted.
+ * Usage (compiled): `npm run build && node dist/bench/queries/run.js [--keys N] [--queries Q] [--concurrency C] [--all-runs R]`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+import { provideBroker } from '../../src/host/broker/provide-broker';
+import { createKafkaClient, createProducer } from '../../src/streams/kafka/client';
+import { partitionForKey } from '../../src/streams/kafka/murmur2';
+import { BENCH_STORE } from './topology';
+
+const PARTITIONS = 6;
+const REPO = path.resolve(__dirname, '../../..');
+
+interface Node {
+  name: string;
+  server: string;
+  pool: Pool;
+  child: ChildProcess;
+  exited: Promise<void>;
+  log: string;
+}
+
+interface QueryResponse {
+  status: string;
+  result: { total: number; success: { server: string; records: { key: unknown; value: unknown }[] }[]; failure: unknown[] };
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function call(node: Node, method: 'GET' | 'POST', pathname: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const response = await node.pool.request({
+    method,
+    path: pathname,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.statusCode, body: await response.body.json() };
+}
+
+async function startNode(name: string, dir: string, bootstrap: string, applicationId: string, input: string): Promise<Node> {
+  const [httpPort, grpcPort] = [await freePort(), await freePort()];
+  fs.mkdirSync(dir, { recursive: true });
+  const config = {
+    server: { host: '127.0.0.1', port: httpPort, grpcPort, advertisedHost: '127.0.0.1' },
+    log: { level: 'warn' },
+    streams: { 'bootstrap.servers': bootstrap, 'state.dir': path.join(dir, 'state'), 'commit.interval.ms': 1000 },
+    topologies: [{ module: path.join(__dirname, 'topology.js') }],
+    instances: [{ topology: 'query-bench', applicationId }],
+  };
+  const configFile = path.join(dir, 'sluice.json');
+  fs.writeFileSync(configFile, JSON.stringify(config));
+  const log = path.join(dir, 'node.log');
+  const out = fs.openSync(log, 'a');
+  const child = spawn(process.execPath, [path.join(REPO, 'bin/sluice.js'), 'start', '-c', configFile], {
+    stdio: ['ignore', out, out],
+    env: { ...process.env, SLUICE_BENCH_INPUT_TOPIC: input },
+  });
+  fs.closeSync(out);
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const server = `127.0.0.1:${httpPort}`;
+  return { name, server, pool: new Pool(`http://${server}`, { connections: 64 }), child, exited, log };
+}
+
+async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 300_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (done(value)) return value;
+    } catch {
+      // Not up yet.
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Runs `total` calls of `one(i)` with `concurrency` in flight; answers the latencies (ms) and the wall time (s). */
+async function load(total: number, concurrency: number, one: (i: number) => Promise<void>): Promise<{ latencies: number[]; seconds: number }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const i = next++;
+        const t = performance.now();
+        await one(i);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { latencies: latencies.sort((a, b) => a - b), seconds: (performance.now() - started) / 1000 };
+}
+
+function report(label: string, run: { latencies: number[]; seconds: number }, extra = ''): string {
+  const qps = Math.round(run.latencies.length / run.seconds);
+  const p = (n: number) => percentile(run.latencies, n).toFixed(2);
+  return `  ${label.padEnd(28)} ${String(qps).padStart(7)} queries/s   p50 ${p(50)} ms   p99 ${p(99)} ms   (${run.latencies.length} queries${extra})`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      keys: { type: 'string', default: '100000' },
+      queries: { type: 'string', default: '20000' },
+      concurrency: { type: 'string', default: '16' },
+      'all-runs': { type: 'string', default: '10' },
+    },
+  });
+  const keys = Number(values.keys);
+  const queries = Number(values.queries);
+  const concurrency = Number(values.concurrency);
+  const allRuns = Number(values['all-runs']);
+  const keyOf = (i: number) => `k-${String(i).padStart(6, '0')}`;
+
+  const broker = await provideBroker({ log: (line) => process.stderr.write(`${line}\n`) });
+  const suffix = Date.now().toString(36);
+  const input = `bench-queries-in-${suffix}`;
+  const applicationId = `bench-queries-${suffix}`;
+  const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'bench-queries' });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+  const producer = createProducer(kafka);
+  await producer.connect();
+  for (let start = 0; start < keys; start += 10_000) {
+    const messages = [];
+    for (let i = start; i < Math.min(keys, start + 10_000); i++) messages.push({ key: keyOf(i), value: `value-${i}-${'x'.repeat(16)}` });
+    await producer.send({ topic: input, messages });
+  }
+  await producer.disconnect();
+
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-queries-'));
+  process.stderr.write(`node logs under ${workDir}\n`);
+  const nodes = await Promise.all(['a', 'b', 'c'].map((n) => startNode(`node-${n}`, path.join(workDir, n), broker.bootstrapServers, applicationId, input)));
+  const [first] = nodes as [Node, ...Node[]];
+  const storePath = `/api/v1/applications/${applicationId}/stores/${BENCH_STORE}`;
+  try {
+    const loadStart = Date.now();
+    await until(
+      'the three nodes to hold every key',
+      () => call(first, 'POST', storePath, { type: 'key_value', query: { count: {} } }),
+      (answer) => {
+        const result = answer.body as QueryResponse;
+        const counted = result.result?.success?.reduce((sum, part) => sum + Number(part.records[0]?.value ?? 0), 0);
+        return answer.status === 200 && result.status === 'SUCCESS' && result.result.success.length === 3 && counted === keys;
+      },
+    );
+    process.stderr.write(`cluster ready with ${keys} keys in ${((Date.now() - loadStart) / 1000).toFixed(1)} s\n`);
+
+    // Which node owns which partition, from the servers record.
+    const record = (await call(first, 'GET', `/api/v1/applications/${applicationId}`)).body as {
+      instances: { endpoint?: { address: string; port: number }; metadata: { assignments: { name: string; partitions: number[] }[] } }[];
+    };
+    const owner = new Map<number, string>();
+    for (const instance of record.instances) {
+      for (const assignment of instance.metadata.assignments) {
+        if (assignment.name === input && instance.endpoint) for (const p of assignment.partitions) owner.set(p, `${instance.endpoint.address}:${instance.endpoint.port}`);
+      }
+    }
+    const local: string[] = [];
+    const remote: string[] = [];
+    for (let i = 0; i < keys; i++) {
+      const key = keyOf(i);
+      (owner.get(partitionForKey(Buffer.from(key), PARTITIONS)) === first.server ? local : remote).push(key);
+    }
+
+    const get = (list: string[]) => async (i: number) => {
+      const key = list[i % list.length]!;
+      const answer = await call(first, 'POST', storePath, { type: 'key_value', query: { get: { key } } });
+      const result = answer.body as QueryResponse;
+      if (answer.status !== 200 || result.status !== 'SUCCESS' || result.result.total !== 1) throw new Error(`get ${key}: ${JSON.stringify(answer.body)}`);
+    };
+    await load(Math.min(2000, queries), concurrency, get(local));
+    await load(Math.min(2000, queries), concurrency, get(remote));
+    const localRun = await load(queries, concurrency, get(local));
+    const remoteRun = await load(queries, concurrency, get(remote));
+    const allRun = await load(allRuns, 1, async () => {
+      const answer = await call(first, 'POST', storePath, { type: 'key_value', query: { all: {} } });
+      const result = answer.body as QueryResponse;
+      if (result.status !== 'SUCCESS' || result.result.total !== keys) throw new Error(`all: ${result.status}, ${result.result.total} records`);
+    });
+    const allP50 = percentile(allRun.latencies, 50);
+    process.stdout.write(
+      [
+        `sluice interactive queries: 3 nodes on loopback, ${keys} keys, ${PARTITIONS} partitions (${os.cpus().length} CPUs)`,
+        report('get, answered locally', localRun, `, ${concurrency} in flight`),
+        report('get, forwarded to a peer', remoteRun, `, ${concurrency} in flight`),
+        report(`all (${keys} records, 3 parts)`, allRun, `; ${Math.round(keys / (allP50 / 1000))} records/s at p50`),
+      ].join('\n') + '\n',
+    );
+  } finally {
+    for (const node of nodes) {
+      await node.pool.close();
+      node.child.kill('SIGTERM');
+    }
+    await Promise.race([Promise.all(nodes.map((node) => node.exited)), new Promise((resolve) => setTimeout(resolve, 20_000))]);
+    for (const node of nodes) node.child.kill('SIGKILL');
+    await admin.disconnect();
+    await broker.stop();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
