@@ -19,19 +19,22 @@ export const queryBenchTopology: TopologyDefinition = {
   build: () => {
     const input = process.env.SLUICE_BENCH_INPUT_TOPIC;
     if (!input) throw new Error('SLUICE_BENCH_INPUT_TOPIC is not set');
-    let store!: TimestampedKeyValueStore<string, string>;
     return new Topology()
       .addSource<string, string>('input', input, { keySerde: stringSerde, valueSerde: stringSerde })
       .addProcessor<string, string, never, never>(
         'keep-latest',
-        () => ({
-          init(context: ProcessorContext<never, never>) {
-            store = context.getStateStore(BENCH_STORE);
-          },
-          process(record) {
-            store.put(record.key, { value: record.value, timestamp: record.timestamp });
-          },
-        }),
+        // One processor per task, each with the store of its own partition.
+        () => {
+          let store!: TimestampedKeyValueStore<string, string>;
+          return {
+            init(context: ProcessorContext<never, never>) {
+              store = context.getStateStore(BENCH_STORE);
+            },
+            process(record) {
+              store.put(record.key, { value: record.value, timestamp: record.timestamp });
+            },
+          };
+        },
         'input',
       )
       .addStateStore(

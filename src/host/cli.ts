@@ -50,7 +50,7 @@ The configuration file (YAML or JSON):
       config: { num.stream.threads: 2 }
 
 Environment variables (override the file; flags override both):
-${ENVIRONMENT_VARIABLES.map((v) => `  ${v.name.padEnd(26)}${v.key ? `${v.key}: ` : ''}${v.description}`).join('\n')}
+${ENVIRONMENT_VARIABLES.map((v) => `  ${v.name.padEnd(28)}${v.key ? `${v.key}: ` : ''}${v.description}`).join('\n')}
 
 SIGTERM or Ctrl-C closes the instances (they leave their groups and write checkpoints), then the server.
 `;

@@ -145,9 +145,9 @@ export class ManagedInstance implements LocalInstance {
     };
     const onRebalance = (event: RebalanceEvent) => this.events.emit('rebalance', event);
     const onRestore = (event: RestoreEvent) => this.events.emit('restore', event);
-    // Errors also move the runtime to PENDING_ERROR/ERROR, which subscribers see as state events; listening here
-    // keeps an EventEmitter 'error' without listener from throwing.
-    const onError = (error: Error) => this.options.logger.error({ err: error, applicationId: this.id }, 'instance failed');
+    // The runtime logs its errors and moves to PENDING_ERROR/ERROR, which subscribers see as state events; this
+    // listener only keeps an 'error' event without listeners from throwing.
+    const onError = () => undefined;
     runtime.on('state', onState);
     runtime.on('rebalance', onRebalance);
     runtime.on('restore', onRestore);
