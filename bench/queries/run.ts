@@ -194,6 +194,10 @@ async function main(): Promise<void> {
     };
     await load(Math.min(2000, queries), concurrency, get(local));
     await load(Math.min(2000, queries), concurrency, get(remote));
+    // One in flight shows the latency of a query alone; `concurrency` in flight, the throughput.
+    const sequential = Math.max(1, Math.floor(queries / 10));
+    const localAlone = await load(sequential, 1, get(local));
+    const remoteAlone = await load(sequential, 1, get(remote));
     const localRun = await load(queries, concurrency, get(local));
     const remoteRun = await load(queries, concurrency, get(remote));
     const allRun = await load(allRuns, 1, async () => {
@@ -205,6 +209,8 @@ async function main(): Promise<void> {
     process.stdout.write(
       [
         `sluice interactive queries: 3 nodes on loopback, ${keys} keys, ${PARTITIONS} partitions (${os.cpus().length} CPUs)`,
+        report('get, answered locally', localAlone, ', 1 in flight'),
+        report('get, forwarded to a peer', remoteAlone, ', 1 in flight'),
         report('get, answered locally', localRun, `, ${concurrency} in flight`),
         report('get, forwarded to a peer', remoteRun, `, ${concurrency} in flight`),
         report(`all (${keys} records, 3 parts)`, allRun, `; ${Math.round(keys / (allP50 / 1000))} records/s at p50`),

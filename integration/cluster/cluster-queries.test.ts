@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { SESSION_STORE, WINDOW_SIZE_MS, WINDOW_STORE, KV_STORE } from './fixtures/cluster-topology';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
-import { buildSluice, eventually, SluiceNode, type HttpAnswer } from './support/sluice-cluster';
+import { buildSluice, eventually, SluiceNode, type HttpAnswer, type SluiceBuild } from './support/sluice-cluster';
 
 const PARTITIONS = 6;
 const KEYS = 300;
@@ -43,6 +43,7 @@ describe('interactive queries over three Sluice processes', () => {
   const input = uniqueName('cluster-queries-in');
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-it-cluster-'));
   const nodes: SluiceNode[] = [];
+  let build: SluiceBuild | undefined;
   const storePath = (store: string) => `/api/v1/applications/${applicationId}/stores/${store}`;
 
   const query = async (node: SluiceNode, store: string, body: unknown): Promise<QueryResult> => {
@@ -64,12 +65,21 @@ describe('interactive queries over three Sluice processes', () => {
     }
     return byPartition;
   };
+  /** A result in a few words: status, parts, failures. */
+  const summary = (result: QueryResult) =>
+    JSON.stringify({
+      status: result.status,
+      total: result.result.total,
+      success: result.result.success.map((part) => `${part.server}: ${part.total}`),
+      failure: result.result.failure,
+      error: result.result.error,
+    });
   const allOnEveryNode = (result: QueryResult, expectedServers: string[]) =>
     result.status === 'SUCCESS' && result.result.total === KEYS && JSON.stringify(servers(result)) === JSON.stringify([...expectedServers].sort());
 
   beforeAll(async () => {
     process.stderr.write(`cluster test: node logs under ${workDir}\n`);
-    const build = await buildSluice();
+    build = await buildSluice();
     const admin = await clients.admin();
     await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
     const producer = await clients.producer();
@@ -80,7 +90,7 @@ describe('interactive queries over three Sluice processes', () => {
     const bootstrap = bootstrapServers().join(',');
     nodes.push(
       ...(await Promise.all(
-        ['node-a', 'node-b', 'node-c'].map((name) => SluiceNode.start({ build, name, bootstrapServers: bootstrap, applicationId, inputTopic: input, workDir })),
+        ['node-a', 'node-b', 'node-c'].map((name) => SluiceNode.start({ build: build!, name, bootstrapServers: bootstrap, applicationId, inputTopic: input, workDir })),
       )),
     );
     // Ready: every node sees the three of them, and a query through any of them answers every record.
@@ -90,13 +100,19 @@ describe('interactive queries over three Sluice processes', () => {
         () => query(node, KV_STORE, { type: 'key_value', query: { all: {} }, set_options: { retries: 10, retry_backoff_ms: 200 } }),
         (result) => allOnEveryNode(result, nodes.map((n) => n.server)),
         150_000,
-      );
+        summary,
+      ).catch((error: unknown) => {
+        for (const n of nodes) process.stderr.write(`--- ${n.name} (${n.server}) ---\n${n.tail()}\n`);
+        throw error;
+      });
     }
   }, 300_000);
 
   afterAll(async () => {
     await Promise.all(nodes.map((node) => node.stop()));
     await clients.close();
+    if (build) fs.rmSync(build.dir, { recursive: true, force: true });
+    fs.rmSync(workDir, { recursive: true, force: true });
   }, 60_000);
 
   it(
@@ -268,6 +284,7 @@ describe('interactive queries over three Sluice processes', () => {
           () => query(node, KV_STORE, { type: 'key_value', query: { all: {} }, set_options: { retries: 5, retry_backoff_ms: 200, query_timeout_ms: 5000 } }),
           (r) => allOnEveryNode(r, survivors),
           100_000,
+          summary,
         );
         expect(records(result).map((r) => r.key).sort()).toEqual(ALL_KEYS);
         expect(result.result.failure).toEqual([]);

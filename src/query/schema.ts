@@ -11,7 +11,7 @@ export interface StoreSchema {
 }
 
 /** Every store Sluice builds carries its serdes; a hand-made StateStore may not. */
-export function keySerdeOf(store: StateStore): Serde<unknown> | undefined {
+function keySerdeOf(store: StateStore): Serde<unknown> | undefined {
   return (store as StateStore & { keySerde?: Serde<unknown> }).keySerde;
 }
 

@@ -13,6 +13,8 @@ import { request } from 'undici';
 const REPO = path.resolve(__dirname, '../../..');
 
 export interface SluiceBuild {
+  /** The temporary directory of the build, to remove once done. */
+  dir: string;
   /** The compiled tree: `src/`, `integration/cluster/fixtures/`, `proto/`. */
   root: string;
   /** Runs the CLI's main(): `node <launcher> start -c <file>`. */
@@ -58,7 +60,7 @@ export async function buildSluice(): Promise<SluiceBuild> {
     launcher,
     `'use strict';\nrequire('./src/host/cli.js').main(process.argv).catch((error) => {\n  process.stderr.write(String(error && error.stack || error) + '\\n');\n  process.exit(1);\n});\n`,
   );
-  return { root, launcher, topologyModule };
+  return { dir, root, launcher, topologyModule };
 }
 
 /** A port free right now on loopback (bound, then released). */
@@ -219,8 +221,14 @@ export class SluiceNode {
   }
 }
 
-/** Polls until `check` resolves true; rejects with `what` and the last value seen after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 90_000): Promise<T> {
+/** Polls until `check` resolves true; rejects with `what` and the last value seen (as `show` puts it) after `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T>,
+  check: (value: T) => boolean,
+  timeoutMs = 90_000,
+  show: (value: T) => string = (value) => JSON.stringify(value).slice(0, 2000),
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   let lastError: unknown;
@@ -232,7 +240,7 @@ export async function eventually<T>(what: string, probe: () => Promise<T>, check
       lastError = error;
     }
     if (Date.now() > deadline) {
-      const seen = last === undefined ? `error: ${String(lastError)}` : JSON.stringify(last).slice(0, 2000);
+      const seen = last === undefined ? `error: ${String(lastError)}` : show(last);
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -5,13 +5,15 @@ import type { ProducedRecord, RecordCollector } from './record-collector';
 /**
  * Collects what tasks produce (sink records, changelog writes) and sends it in batches through one producer.
  * `send` is synchronous so processing never waits on the network; `sendBuffered` starts a batch and `flush`
- * waits for every batch in flight. It also remembers the highest offset written to each changelog partition:
- * the checkpoint written after a commit.
+ * waits until everything is acknowledged. One batch is in flight at a time: kafkajs may put two concurrent
+ * `sendBatch` calls on the wire in either order, which would reorder a changelog (its last record per key
+ * must be the latest value); records buffered meanwhile go out together as the next batch. It also remembers
+ * the highest offset written to each changelog partition: the checkpoint written after a commit.
  */
 export class KafkaRecordCollector implements RecordCollector {
   private buffer = new Map<string, OutgoingRecord[]>();
   private buffered = 0;
-  private readonly inFlight = new Set<Promise<void>>();
+  private inFlight: Promise<void> | undefined;
   private failure: Error | undefined;
   /** `topic\u0000partition` → offset of the last record written there (explicit partitions only). */
   private readonly writtenOffsets = new Map<string, number>();
@@ -46,9 +48,9 @@ export class KafkaRecordCollector implements RecordCollector {
     return this.partitionCounts.get(topic);
   }
 
-  /** Starts sending what is buffered. */
+  /** Starts sending what is buffered, unless a batch is in flight (then it follows that one). */
   sendBuffered(): void {
-    if (this.buffered === 0) return;
+    if (this.buffered === 0 || this.inFlight) return;
     const topicMessages = [...this.buffer.entries()].map(([topic, messages]) => ({ topic, messages }));
     this.buffer = new Map();
     this.sentRecords += this.buffered;
@@ -78,14 +80,17 @@ export class KafkaRecordCollector implements RecordCollector {
           { cause: error },
         );
       })
-      .finally(() => this.inFlight.delete(promise));
-    this.inFlight.add(promise);
+      .finally(() => {
+        this.inFlight = undefined;
+        if (!this.failure) this.sendBuffered();
+      });
+    this.inFlight = promise;
   }
 
   /** Sends what is buffered and waits until every record is acknowledged; throws if any send failed. */
   async flush(): Promise<void> {
     this.sendBuffered();
-    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    while (this.inFlight) await this.inFlight;
     if (this.failure) throw this.failure;
   }
 

@@ -95,6 +95,15 @@ export class StateDirectory {
     fs.renameSync(file + '.tmp', file);
   }
 
+  /** Removes a task's local state (its stores), keeping the lock: used when no checkpoint vouches for it. */
+  wipeTaskState(taskId: string): void {
+    const dir = this.taskDir(taskId);
+    if (!fs.existsSync(dir)) return;
+    for (const entry of fs.readdirSync(dir)) {
+      if (entry !== LOCK_FILE) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
+    }
+  }
+
   deleteCheckpoint(taskId: string): void {
     fs.rmSync(path.join(this.taskDir(taskId), CHECKPOINT_FILE), { force: true });
   }

@@ -385,9 +385,9 @@ export class StreamThread {
       ...(this.ctx.configureStore ? { configureStore: this.ctx.configureStore } : {}),
       wallClock: Date.now,
     });
-    const hasCheckpoint = this.ctx.stateDirectory.readCheckpoint(taskId) !== undefined;
+    // Without a checkpoint nothing says how far local state got: start empty and restore the whole changelog.
+    if (this.ctx.stateDirectory.readCheckpoint(taskId) === undefined) this.ctx.stateDirectory.wipeTaskState(taskId);
     task.initializeStores();
-    if (!hasCheckpoint) for (const store of task.stores.values()) store.clear();
     this.tasks.set(taskId, task);
     this.restoring.add(taskId);
     this.taskMetrics.set(taskId, createTaskMetrics(this.ctx.metrics, this.name, taskId));

@@ -2,16 +2,13 @@ import type { KeyValueStore, ValueAndTimestamp } from '../../state/store';
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../../processor/processor';
 import type { StreamRecord } from '../../processor/record';
 import type { Change } from './change';
-import { dropRecord, onCommit } from './drop';
+import { dropRecord } from './drop';
+import { cacheKeyId, RecordCache } from './record-cache';
+import { registerCacheReader } from './value-getters';
 import type { OldValues } from './table-processors';
 
 type Supplier = ProcessorSupplier<unknown, unknown, unknown, unknown>;
 type TimestampedStore<K, V> = KeyValueStore<K, ValueAndTimestamp<V>>;
-
-/** Kafka Streams' default `cache.max.bytes.buffering`. */
-const DEFAULT_CACHE_BYTES = 10 * 1024 * 1024;
-/** Entries are not serialized in the cache, so its size is bounded by count, at this estimate per entry. */
-const ESTIMATED_ENTRY_BYTES = 128;
 
 interface CacheEntry<K, A> {
   key: K;
@@ -22,16 +19,11 @@ interface CacheEntry<K, A> {
   headers: StreamRecord<K, unknown>['headers'];
 }
 
-/**
- * Base of the aggregations. With `cache.max.bytes.buffering` > 0 (the default, as in Kafka Streams) updates
- * are kept in a record cache and written to the store, the changelog and downstream only at the next commit
- * (or when the cache is full), one update per key: what makes Kafka Streams' aggregations cheap.
- */
+/** Base of the aggregations: updates go through the record cache (see RecordCache) when it is on. */
 abstract class AggregateProcessor<K, VIn, A> implements Processor<K, VIn, unknown, unknown> {
   protected context!: ProcessorContext<unknown, unknown>;
   protected store!: TimestampedStore<K, A>;
-  private cache: Map<unknown, CacheEntry<K, A>> | undefined;
-  private maxEntries = 0;
+  private cache: RecordCache<CacheEntry<K, A>> | undefined;
 
   constructor(
     private readonly storeName: string,
@@ -41,23 +33,22 @@ abstract class AggregateProcessor<K, VIn, A> implements Processor<K, VIn, unknow
   init(context: ProcessorContext<unknown, unknown>): void {
     this.context = context;
     this.store = context.getStateStore<TimestampedStore<K, A>>(this.storeName);
-    const bytes = Number(context.appConfig['cache.max.bytes.buffering'] ?? DEFAULT_CACHE_BYTES);
-    if (bytes > 0) {
-      this.cache = new Map();
-      this.maxEntries = Math.max(1, Math.floor(bytes / ESTIMATED_ENTRY_BYTES));
-      onCommit(context, () => this.flushCache());
-    }
+    this.cache = RecordCache.create(context, (e) => this.write(e.key, e.newAgg, e.oldAgg, e.timestamp, e.headers));
+    if (this.cache) registerCacheReader(this.store, (key: K) => this.cached(key));
   }
 
   abstract process(record: StreamRecord<K, VIn>): void;
 
   /** The current aggregate of a key: the cached one, else the stored one. */
   protected read(key: K): ValueAndTimestamp<A> | undefined {
-    if (this.cache) {
-      const entry = this.cache.get(this.cacheKey(key));
-      if (entry) return entry.newAgg === null ? undefined : { value: entry.newAgg, timestamp: entry.timestamp };
-    }
-    return this.store.get(key);
+    const cached = this.cached(key);
+    return cached === undefined ? this.store.get(key) : (cached ?? undefined);
+  }
+
+  private cached(key: K): ValueAndTimestamp<A> | null | undefined {
+    const entry = this.cache?.get(cacheKeyId(key, this.store.keySerde));
+    if (entry === undefined) return undefined;
+    return entry.newAgg === null ? null : { value: entry.newAgg, timestamp: entry.timestamp };
   }
 
   /** Stores the new aggregate (null deletes) and forwards the table update, now or at the next flush. */
@@ -66,34 +57,15 @@ abstract class AggregateProcessor<K, VIn, A> implements Processor<K, VIn, unknow
       this.write(record.key, newAgg, oldAgg, timestamp, record.headers);
       return;
     }
-    const cacheKey = this.cacheKey(record.key);
-    const entry = this.cache.get(cacheKey);
-    if (entry) {
-      entry.newAgg = newAgg;
-      entry.timestamp = timestamp;
-      entry.headers = record.headers;
-    } else {
-      this.cache.set(cacheKey, { key: record.key, newAgg, oldAgg, timestamp, headers: record.headers });
-      if (this.cache.size > this.maxEntries) this.flushCache();
-    }
-  }
-
-  private flushCache(): void {
-    const cache = this.cache;
-    if (!cache || cache.size === 0) return;
-    const entries = [...cache.values()];
-    cache.clear();
-    for (const e of entries) this.write(e.key, e.newAgg, e.oldAgg, e.timestamp, e.headers);
+    const keyId = cacheKeyId(record.key, this.store.keySerde);
+    const first = this.cache.get(keyId)?.oldAgg;
+    this.cache.put(keyId, '', { key: record.key, newAgg, oldAgg: first === undefined ? oldAgg : first, timestamp, headers: record.headers });
   }
 
   private write(key: K, newAgg: A | null, oldAgg: A | null, timestamp: number, headers: StreamRecord<K, unknown>['headers']): void {
     this.store.put(key, newAgg === null ? null : { value: newAgg, timestamp });
     const change: Change<A> = { newValue: newAgg, oldValue: this.oldValues.send ? oldAgg : null };
     this.context.forward({ key, value: change, timestamp, headers });
-  }
-
-  private cacheKey(key: K): unknown {
-    return typeof key === 'object' && key !== null ? this.store.keySerde.serialize(key).toString('latin1') : key;
   }
 }
 
