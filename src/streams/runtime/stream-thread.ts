@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { StreamsException } from '../../errors';
 import { createConsumer, createProducer } from '../kafka/client';
+import { isGroupMembershipError } from '../kafka/errors';
 import { groupProtocolAssigner } from '../kafka/group-protocol';
 import type { GroupProtocolOptions } from '../kafka/group-protocol';
 import type { EachBatchPayload, KafkaClient, KafkaConsumer, KafkaProducer } from '../kafka/types';
@@ -38,6 +39,8 @@ export interface StreamThreadContext {
   readonly assign: GroupProtocolOptions['assign'];
   /** This process' subscription for a thread that ran the given tasks before. */
   readonly subscription: (previousTasks: string[]) => SubscriptionInfo;
+  /** The group's committed offsets of these topics: `topic\u0000partition` → offset (-1: none). */
+  readonly committedOffsets: (topics: string[]) => Promise<Map<string, number>>;
   /** Log end / start offsets of a topic-partition (cached by the instance). */
   readonly endOffsets: (topic: string) => Promise<Map<number, { low: number; high: number }>>;
   readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
@@ -295,8 +298,17 @@ export class StreamThread {
         offsets.push({ topic: p.topic, partition: p.partition, offset: String(p.offset + 1) });
       }
     }
-    if (offsets.length > 0) {
-      await this.consumer.commitOffsets(offsets);
+    let committed = offsets.length > 0;
+    if (committed) {
+      try {
+        await this.consumer.commitOffsets(offsets);
+      } catch (error) {
+        if (!isGroupMembershipError(error)) throw error;
+        committed = false;
+        this.ctx.logger.warn({ err: error, thread: this.name }, 'offsets not committed: the group is rebalancing');
+      }
+    }
+    if (committed) {
       const now = Date.now();
       for (const o of offsets) {
         const position = this.position(o.topic, Number(o.partition));
@@ -339,6 +351,7 @@ export class StreamThread {
       list.push(tp);
       wanted.set(id, list);
     }
+    await this.seedPositions(assigned);
     const lost = [...this.tasks.keys()].filter((id) => !wanted.has(id));
     if (lost.length > 0) {
       try {
@@ -360,6 +373,28 @@ export class StreamThread {
       void this.restoreTasks(created, version).catch((error) => this.fail(error));
     } else if (this.restoring.size === 0) {
       this.setState('RUNNING');
+    }
+  }
+
+  /**
+   * Positions of newly assigned partitions start at the group's committed offsets, so the offsets resource
+   * shows a backlog (lag) before the first record is consumed.
+   */
+  private async seedPositions(assigned: TopicPartition[]): Promise<void> {
+    const fresh = assigned.filter((tp) => !this.positions.has(`${tp.topic}\u0000${tp.partition}`));
+    if (fresh.length === 0) return;
+    try {
+      const committed = await this.ctx.committedOffsets([...new Set(fresh.map((tp) => tp.topic))]);
+      for (const tp of fresh) {
+        const offset = committed.get(`${tp.topic}\u0000${tp.partition}`) ?? -1;
+        const position = this.position(tp.topic, tp.partition);
+        if (offset >= 0 && position.consumedOffset < 0) {
+          position.committedOffset = offset;
+          position.consumedOffset = offset - 1;
+        }
+      }
+    } catch (error) {
+      this.ctx.logger.warn({ err: error, thread: this.name }, 'reading committed offsets failed');
     }
   }
 

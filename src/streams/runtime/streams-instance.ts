@@ -158,6 +158,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       assign: (members, partitionCount) => this.assign(members, partitionCount),
       subscription: (previousTasks) => this.subscription(previousTasks),
       endOffsets: (topic) => this.endOffsets(topic),
+      committedOffsets: (topics) => this.committedOffsets(topics),
       onStateChange: () => this.onThreadStateChange(),
       onAssignment: (thread, generation) => {
         this.emit('rebalance', { generation, activeTasks: thread.activeTaskIds(), standbyTasks: [] });
@@ -391,6 +392,15 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     const offsets = new Map((await fetchTopicOffsets(this.admin, topic)).map((p) => [p.partition, { low: p.earliest, high: p.latest }]));
     this.endOffsetCache.set(topic, { at: Date.now(), offsets });
     return offsets;
+  }
+
+  private async committedOffsets(topics: string[]): Promise<Map<string, number>> {
+    const result = new Map<string, number>();
+    if (!this.admin) return result;
+    for (const t of await this.admin.fetchOffsets({ groupId: this.applicationId, topics })) {
+      for (const p of t.partitions) result.set(`${t.topic}\u0000${p.partition}`, Number(p.offset));
+    }
+    return result;
   }
 
   async offsets(): Promise<ConsumerOffsets> {

@@ -1,0 +1,13 @@
+/**
+ * Kafka errors that the runtime treats as a lost group membership rather than a fault: a commit refused
+ * because the group is rebalancing or moved on to a new generation. The tasks are reassigned; the uncommitted
+ * input is re-read by their next owner (at-least-once).
+ */
+const MEMBERSHIP_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID']);
+
+export function isGroupMembershipError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const type = (error as { type?: unknown }).type;
+  if (typeof type === 'string' && MEMBERSHIP_ERRORS.has(type)) return true;
+  return isGroupMembershipError((error as { cause?: unknown; originalError?: unknown }).originalError);
+}
