@@ -37,6 +37,8 @@ import { StreamsMetadataState } from './streams-metadata';
 import { StreamsStateMachine } from './streams-state';
 import type { StreamsState } from './streams-state';
 import { StreamThread } from './stream-thread';
+import type { StoreConfigSetter } from './store-statistics';
+import { loadStoreConfigSetter, StoreStatisticsDumper } from './store-statistics';
 
 export const SLUICE_VERSION = '0.1.0';
 const PROCESS_FILE = 'sluice-process-metadata';
@@ -73,6 +75,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private closing: Promise<void> | undefined;
   private hostMapRefresh: Promise<void> = Promise.resolve();
   private hostMapTimer: NodeJS.Timeout | undefined;
+  private readonly configureStore: StoreConfigSetter | undefined;
+  private readonly statistics: StoreStatisticsDumper | undefined;
 
   constructor(
     readonly topology: Topology,
@@ -86,6 +90,17 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.defaultKeySerde = serdeByName(this.config.defaultKeySerde);
     this.defaultValueSerde = serdeByName(this.config.defaultValueSerde);
     this.stateDirectory = new StateDirectory(this.config.stateDir, this.applicationId);
+    this.configureStore = this.config.embeddedStoreConfigSetter ? loadStoreConfigSetter(this.config.embeddedStoreConfigSetter) : undefined;
+    this.statistics = this.config.statsEnable
+      ? new StoreStatisticsDumper({
+          logDir: this.config.logDir,
+          applicationId: this.applicationId,
+          periodSec: this.config.statsDumpPeriodSec,
+          maxFileSize: this.config.logMaxFileSize,
+          stores: () =>
+            this.streamThreads.flatMap((t) => [...t.allTasks().values()].flatMap((task) => [...task.stores.values()].map((store) => ({ taskId: task.name, store })))),
+        })
+      : undefined;
     this.processId = this.loadProcessId();
     this.metadataState = new StreamsMetadataState(topology, this.applicationId, this.processId);
     this.machine = new StreamsStateMachine((change) => {
@@ -133,6 +148,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       await this.prepareTopics();
       for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i));
       await Promise.all(this.streamThreads.map((t) => t.start()));
+      this.statistics?.start();
       this.hostMapTimer = setInterval(() => this.refreshHostMap(), 10_000);
       this.hostMapTimer.unref();
     } catch (error) {
@@ -166,6 +182,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       },
       onRestore: (store, progress) => this.emit('restore', { store, ...progress }),
       onFatal: (_thread, error) => void this.failWith(error),
+      ...(this.configureStore ? { configureStore: this.configureStore } : {}),
     });
   }
 
@@ -317,6 +334,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
   private async shutdown(): Promise<void> {
     if (this.hostMapTimer) clearInterval(this.hostMapTimer);
+    this.statistics?.stop();
     await Promise.all(this.streamThreads.map((t) => t.close().catch((e) => this.logger.warn({ err: e }, 'closing a thread failed'))));
     await this.admin?.disconnect().catch(() => undefined);
     this.metadataState.reset();

@@ -1,3 +1,4 @@
+import { resolveSerde } from '../serdes/default-serde';
 import type { Serde } from '../serdes/serde';
 import type { StateStore, StoreType } from './store';
 
@@ -76,6 +77,10 @@ export class ConfigurableStoreBuilder<S extends StateStore, K, V> implements Sto
   }
 
   build(defaults: StoreSerdeDefaults): S {
-    return this.factory(this.keySerde ?? (defaults.keySerde as Serde<K>), this.valueSerde ?? (defaults.valueSerde as Serde<V>));
+    // Serdes derived from the defaults (windowed keys, join buffers) are resolved here too.
+    return this.factory(
+      resolveSerde(this.keySerde as Serde<unknown> | undefined, defaults.keySerde) as Serde<K>,
+      resolveSerde(this.valueSerde as Serde<unknown> | undefined, defaults.valueSerde) as Serde<V>,
+    );
   }
 }

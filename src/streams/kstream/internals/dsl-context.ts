@@ -41,14 +41,68 @@ export function keyValueStoreBuilder(
     materialized?.storeType === 'in-memory'
       ? Stores.inMemoryKeyValueStore(name)
       : Stores.persistentTimestampedKeyValueStore(name);
-  let builder = Stores.timestampedKeyValueStoreBuilder(
-    supplier,
-    materialized?.keySerde ?? keySerde,
-    materialized?.valueSerde ?? valueSerde,
-  );
-  if (materialized?.loggingEnabled === false) builder = builder.withLoggingDisabled();
-  else if (materialized?.logConfig) builder = builder.withLoggingEnabled(materialized.logConfig);
+  const builder = Stores.timestampedKeyValueStoreBuilder(supplier, materialized?.keySerde ?? keySerde, materialized?.valueSerde ?? valueSerde);
+  return withLogging(builder, materialized);
+}
+
+/** The changelog switches of a materialization, applied to a store builder. */
+function withLogging<S extends StateStore>(
+  builder: StoreBuilder<S>,
+  materialized: Materialized<unknown, unknown> | undefined,
+  forcedConfig: Record<string, string> = {},
+): StoreBuilder<StateStore> {
+  if (materialized?.loggingEnabled === false) builder.withLoggingDisabled();
+  else builder.withLoggingEnabled({ ...materialized?.logConfig, ...forcedConfig });
   return builder as unknown as StoreBuilder<StateStore>;
+}
+
+/** The window store of a windowed aggregation (timestamped) or of one side of a stream-stream join (duplicates). */
+export function windowStoreBuilder(
+  name: string,
+  materialized: Materialized<unknown, unknown> | undefined,
+  keySerde: Serde<unknown> | undefined,
+  valueSerde: Serde<unknown> | undefined,
+  window: { retentionMs: number; sizeMs: number; retainDuplicates: boolean },
+): StoreBuilder<StateStore> {
+  const inMemory = materialized?.storeType === 'in-memory';
+  const supplier = inMemory
+    ? Stores.inMemoryWindowStore(name, window.retentionMs, window.sizeMs, window.retainDuplicates)
+    : Stores.persistentTimestampedWindowStore(name, window.retentionMs, window.sizeMs, window.retainDuplicates);
+  const keys = materialized?.keySerde ?? keySerde;
+  const values = materialized?.valueSerde ?? valueSerde;
+  // Join stores keep every record, so their changelog must not be compacted (Kafka Streams sets `delete`).
+  return window.retainDuplicates
+    ? withLogging(Stores.windowStoreBuilder(supplier, keys, values), materialized, { 'cleanup.policy': 'delete' })
+    : withLogging(Stores.timestampedWindowStoreBuilder(supplier, keys, values), materialized);
+}
+
+/** The session store of a session aggregation. */
+export function sessionStoreBuilder(
+  name: string,
+  materialized: Materialized<unknown, unknown> | undefined,
+  keySerde: Serde<unknown> | undefined,
+  valueSerde: Serde<unknown> | undefined,
+  retentionMs: number,
+): StoreBuilder<StateStore> {
+  const supplier =
+    materialized?.storeType === 'in-memory' ? Stores.inMemorySessionStore(name, retentionMs) : Stores.persistentSessionStore(name, retentionMs);
+  return withLogging(Stores.sessionStoreBuilder(supplier, materialized?.keySerde ?? keySerde, materialized?.valueSerde ?? valueSerde), materialized);
+}
+
+/** The topics whose records reach a node: what a join must declare co-partitioned. */
+export function sourceTopicsOf(ctx: DslContext, nodeName: string): string[] {
+  const topics = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (name: string): void => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    const definition = ctx.topology.node(name);
+    if (definition === undefined) return;
+    if (definition.kind === 'source') for (const topic of definition.topics) topics.add(topic);
+    else for (const parent of definition.parents) visit(parent);
+  };
+  visit(nodeName);
+  return [...topics];
 }
 
 /**
