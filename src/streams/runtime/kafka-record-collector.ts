@@ -11,8 +11,9 @@ import type { ProducedRecord, RecordCollector } from './record-collector';
  * the highest offset written to each changelog partition: the checkpoint written after a commit.
  */
 export class KafkaRecordCollector implements RecordCollector {
-  private buffer = new Map<string, OutgoingRecord[]>();
-  private buffered = 0;
+  /** Records in the order they were produced, with their topic. */
+  private buffer: { topic: string; message: OutgoingRecord }[] = [];
+  private head = 0;
   private inFlight: Promise<void> | undefined;
   private failure: Error | undefined;
   /** `topic\u0000partition` → offset of the last record written there (explicit partitions only). */
@@ -23,25 +24,30 @@ export class KafkaRecordCollector implements RecordCollector {
   constructor(
     private readonly producer: KafkaProducer,
     private readonly partitionCounts: ReadonlyMap<string, number>,
-    /** Buffered records that trigger a batch without waiting for the end of the poll. */
-    private readonly maxBuffered = 10_000,
+    /**
+     * Records per produce request. kafkajs groups a request's messages per partition by copying the partition's
+     * list for every message (quadratic), so requests stay small; they follow each other with no gap.
+     */
+    private readonly maxBatch = 5_000,
   ) {}
+
+  private get buffered(): number {
+    return this.buffer.length - this.head;
+  }
 
   send(record: ProducedRecord): void {
     if (this.failure) throw this.failure;
-    let list = this.buffer.get(record.topic);
-    if (!list) {
-      list = [];
-      this.buffer.set(record.topic, list);
-    }
-    list.push({
-      key: record.key,
-      value: record.value,
-      timestamp: String(record.timestamp),
-      headers: record.headers,
-      ...(record.partition === undefined ? {} : { partition: record.partition }),
+    this.buffer.push({
+      topic: record.topic,
+      message: {
+        key: record.key,
+        value: record.value,
+        timestamp: String(record.timestamp),
+        headers: record.headers,
+        ...(record.partition === undefined ? {} : { partition: record.partition }),
+      },
     });
-    if (++this.buffered >= this.maxBuffered) this.sendBuffered();
+    if (this.buffered >= this.maxBatch) this.sendBuffered();
   }
 
   partitionCount(topic: string): number | undefined {
@@ -51,10 +57,21 @@ export class KafkaRecordCollector implements RecordCollector {
   /** Starts sending what is buffered, unless a batch is in flight (then it follows that one). */
   sendBuffered(): void {
     if (this.buffered === 0 || this.inFlight) return;
-    const topicMessages = [...this.buffer.entries()].map(([topic, messages]) => ({ topic, messages }));
-    this.buffer = new Map();
-    this.sentRecords += this.buffered;
-    this.buffered = 0;
+    const end = Math.min(this.buffer.length, this.head + this.maxBatch);
+    const byTopic = new Map<string, OutgoingRecord[]>();
+    for (let i = this.head; i < end; i++) {
+      const { topic, message } = this.buffer[i]!;
+      const list = byTopic.get(topic);
+      if (list) list.push(message);
+      else byTopic.set(topic, [message]);
+    }
+    this.sentRecords += end - this.head;
+    this.head = end;
+    if (this.head === this.buffer.length) {
+      this.buffer = [];
+      this.head = 0;
+    }
+    const topicMessages = [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages }));
     const counts = new Map<string, number>();
     for (const { topic, messages } of topicMessages) {
       for (const m of messages) {
@@ -101,7 +118,7 @@ export class KafkaRecordCollector implements RecordCollector {
 
   /** Drops buffered records (the task is being abandoned; its input will be re-read). */
   discard(): void {
-    this.buffer = new Map();
-    this.buffered = 0;
+    this.buffer = [];
+    this.head = 0;
   }
 }
