@@ -3,7 +3,7 @@
  * one is in ERROR.
  */
 import { request } from 'undici';
-import { parsePrometheusStrictly } from '../../src/server/testing/strict-prometheus';
+import { parsePrometheusStrictly } from '../../src/streams/metrics/testing/strict-prometheus';
 import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 import { waitFor } from '../support/streams';

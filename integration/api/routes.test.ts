@@ -11,7 +11,7 @@ import { topologies as topologiesSchema } from '../../src/server/schemas/topolog
 import { topologyDag } from '../../src/server/schemas/topology';
 import { ZONED_TIMESTAMP_PATTERN } from '../../src/server/representations/timestamp';
 import { expectMatchesSchema } from '../../src/server/testing/schema-check';
-import { parsePrometheusStrictly } from '../../src/server/testing/strict-prometheus';
+import { parsePrometheusStrictly } from '../../src/streams/metrics/testing/strict-prometheus';
 import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 import { waitFor } from '../support/streams';

@@ -11,7 +11,7 @@ import { topologyDag } from './schemas/topology';
 import { ZONED_TIMESTAMP_PATTERN } from './representations/timestamp';
 import { FakeInstance, FakeQueries, FakeRegistry } from './testing/fake-instances';
 import { expectMatchesSchema } from './testing/schema-check';
-import { parsePrometheusStrictly } from './testing/strict-prometheus';
+import { parsePrometheusStrictly } from '../streams/metrics/testing/strict-prometheus';
 
 let registry: FakeRegistry;
 let queries: FakeQueries;

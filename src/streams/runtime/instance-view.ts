@@ -60,14 +60,17 @@ export interface StorePartitionStatus {
   currentOffset: number;
   logEndOffset: number;
   lag: number;
-  lastRestoration?: {
-    topic: string;
-    partition: number;
-    startingOffset: number;
-    endingOffset: number;
-    totalRestored: number;
-    durationMs: number;
-  };
+  lastRestoration?: LastRestoration;
+}
+
+/** The last restoration of a store partition. */
+export interface LastRestoration {
+  topic: string;
+  partition: number;
+  startingOffset: number;
+  endingOffset: number;
+  totalRestored: number;
+  durationMs: number;
 }
 
 export interface RebalanceEvent {

@@ -15,7 +15,7 @@ import { resolveTopicName, storeChangelogTopic } from '../topology/internal-topi
 import type { RestoreProgress } from './changelog-restorer';
 import { restoreChangelogs } from './changelog-restorer';
 import type { ConsumedRecord } from './consumed-record';
-import type { TaskMetadata, ThreadMetadata, ThreadState } from './instance-view';
+import type { LastRestoration, TaskMetadata, ThreadMetadata, ThreadState } from './instance-view';
 import { KafkaRecordCollector } from './kafka-record-collector';
 import type { SubscriptionInfo, TopicPartition } from './partition-assignor';
 import type { Checkpoint, StateDirectory } from './state-directory';
@@ -58,15 +58,6 @@ interface PartitionPositionState {
   consumedTimestamp: number;
   committedOffset: number;
   committedTimestamp: number;
-}
-
-export interface LastRestoration {
-  topic: string;
-  partition: number;
-  startingOffset: number;
-  endingOffset: number;
-  totalRestored: number;
-  durationMs: number;
 }
 
 /**
