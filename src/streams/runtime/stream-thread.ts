@@ -102,7 +102,7 @@ export class StreamThread {
       sessionTimeoutMs: ctx.config.sessionTimeoutMs,
       heartbeatIntervalMs: ctx.config.heartbeatIntervalMs,
       maxWaitTimeMs: ctx.config.pollMaxWaitMs,
-      isolationLevel: ctx.config.processingGuarantee === 'exactly_once_v2' ? 'read_committed' : 'read_uncommitted',
+      isolationLevel: 'read_uncommitted',
     });
     this.producer = createProducer(ctx.kafka, { idempotent: false });
     this.collector = new KafkaRecordCollector(this.producer, ctx.partitionCounts);

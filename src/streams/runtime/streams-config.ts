@@ -16,7 +16,7 @@ export interface StreamsConfig {
   readonly stateDir: string;
   readonly numStreamThreads: number;
   readonly commitIntervalMs: number;
-  readonly processingGuarantee: 'at_least_once' | 'exactly_once_v2';
+  readonly processingGuarantee: 'at_least_once';
   readonly defaultKeySerde: string;
   readonly defaultValueSerde: string;
   readonly replicationFactor: number;
@@ -123,8 +123,12 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
   if (typeof bootstrap !== 'string' || bootstrap.trim() === '') throw new ConfigException(`'bootstrap.servers' is required`);
   for (const key of INTEGER_KEYS) if (key in values) integer(values, key, key === 'replication.factor' ? -1 : 0);
   const guarantee = String(values['processing.guarantee']);
-  if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2') {
-    throw new ConfigException(`'processing.guarantee' must be at_least_once or exactly_once_v2, got '${guarantee}'`);
+  if (guarantee === 'exactly_once_v2') {
+    // Refused rather than run as at-least-once under another name.
+    throw new ConfigException(`'processing.guarantee' exactly_once_v2 is not available in this version; use at_least_once`);
+  }
+  if (guarantee !== 'at_least_once') {
+    throw new ConfigException(`'processing.guarantee' must be at_least_once, got '${guarantee}'`);
   }
   const handler = String(values['default.deserialization.exception.handler']);
   const deserializationHandling = /continue/i.test(handler) ? 'continue' : /fail/i.test(handler) ? 'fail' : undefined;

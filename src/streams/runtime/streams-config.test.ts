@@ -1,0 +1,37 @@
+import { ConfigException } from '../../errors';
+import { parseStreamsConfig } from './streams-config';
+
+const base = { 'application.id': 'app', 'bootstrap.servers': 'localhost:9092' };
+
+describe('parseStreamsConfig', () => {
+  it("completes the configuration with Kafka Streams' defaults", () => {
+    const config = parseStreamsConfig(base);
+    expect(config.bootstrapServers).toEqual(['localhost:9092']);
+    expect(config.values).toMatchObject({ 'num.stream.threads': 1, 'commit.interval.ms': 30000, 'cache.max.bytes.buffering': 10485760 });
+    expect(config.applicationServer).toBeUndefined();
+  });
+
+  it.each([
+    [{ ...base, 'no.such.key': 1 }, "unknown configuration key 'no.such.key'"],
+    [{ 'bootstrap.servers': 'x:1' }, "'application.id' is required"],
+    [{ 'application.id': 'app' }, "'bootstrap.servers' is required"],
+    [{ ...base, 'num.stream.threads': 'two' }, "'num.stream.threads' must be an integer >= 0"],
+    [{ ...base, 'application.server': 'no-port' }, "'application.server' must have the form host:port"],
+    [{ ...base, 'processing.guarantee': 'exactly_once_v2' }, 'exactly_once_v2 is not available'],
+    [{ ...base, 'default.deserialization.exception.handler': 'Whatever' }, 'LogAndContinueExceptionHandler'],
+  ])('refuses %j with a clear error', (input, message) => {
+    expect(() => parseStreamsConfig(input)).toThrow(ConfigException);
+    expect(() => parseStreamsConfig(input)).toThrow(message);
+  });
+
+  it('accepts client overrides and reads the log-and-continue handler', () => {
+    const config = parseStreamsConfig({
+      ...base,
+      'consumer.max.poll.records': 500,
+      'default.deserialization.exception.handler': 'org.apache.kafka.streams.errors.LogAndContinueExceptionHandler',
+      'application.server': 'node-1.sluice:8080',
+    });
+    expect(config.deserializationHandling).toBe('continue');
+    expect(config.applicationServer).toBe('node-1.sluice:8080');
+  });
+});
