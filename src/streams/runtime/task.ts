@@ -174,9 +174,32 @@ export class StreamTask {
 
   /** Processes every buffered record; returns how many. */
   processAll(): number {
+    if (this.queues.size === 1) return this.processSingleQueue();
     let n = 0;
     while (this.processOne()) n++;
     return n;
+  }
+
+  /** One input partition (most tasks): its records in offset order, without choosing among queues. */
+  private processSingleQueue(): number {
+    const [key, queue] = this.queues.entries().next().value as [string, ConsumedRecord[]];
+    let head = this.queueHeads.get(key)!;
+    let processed = 0;
+    try {
+      while (head < queue.length) {
+        // Advanced before processing: a record whose processing throws is not processed again.
+        const record = queue[head++]!;
+        this.processRecord(record);
+        processed++;
+      }
+    } finally {
+      if (head === queue.length) {
+        queue.length = 0;
+        head = 0;
+      }
+      this.queueHeads.set(key, head);
+    }
+    return processed;
   }
 
   private processRecord(consumed: ConsumedRecord): void {
