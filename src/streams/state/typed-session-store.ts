@@ -1,9 +1,8 @@
 import type { Serde } from '../serdes/serde';
 import type { BytesRange, BytesTable } from './bytes-table';
-import { Segments } from './segments';
 import { SESSION_SUFFIX_BYTES, sessionKeyUpperBound, sessionStoreKey, sessionStoreKeyParts } from './session-key-schema';
 import type { ChangelogRecord, KeyValue, SessionStore, StoreIterator, Window, Windowed } from './store';
-import { StoreBase } from './store-base';
+import { SegmentedStoreBase } from './segmented-store-base';
 import { concatIterables } from './store-iterators';
 import type { StoreStorage } from './store-storage';
 
@@ -24,18 +23,16 @@ interface SessionFilter {
  * session end; a session whose end is at or before `observed - retention` has expired (see Segments). Changelog
  * records carry the store keys and the aggregate bytes, stamped with the record being processed.
  */
-export class TypedSessionStore<K, V> extends StoreBase implements SessionStore<K, V> {
-  private segments: Segments | undefined;
-
+export class TypedSessionStore<K, V> extends SegmentedStoreBase implements SessionStore<K, V> {
   constructor(
     name: string,
     storage: StoreStorage,
     readonly keySerde: Serde<K>,
     readonly valueSerde: Serde<V>,
-    readonly retentionPeriod: number,
-    private readonly segmentInterval: number,
+    retentionPeriod: number,
+    segmentInterval: number,
   ) {
-    super(name, 'session', storage);
+    super(name, 'session', storage, retentionPeriod, segmentInterval);
   }
 
   put(session: Windowed<K>, value: V): void {
@@ -47,7 +44,7 @@ export class TypedSessionStore<K, V> extends StoreBase implements SessionStore<K
   }
 
   fetchSession(key: K, sessionStart: number, sessionEnd: number): V | undefined {
-    const segment = this.open().forRead(sessionEnd);
+    const segment = this.openSegments().forRead(sessionEnd);
     this.gets++;
     if (segment === undefined) return undefined;
     const stored = segment.get(sessionStoreKey(this.keySerde.serialize(key), { start: sessionStart, end: sessionEnd }));
@@ -83,7 +80,7 @@ export class TypedSessionStore<K, V> extends StoreBase implements SessionStore<K
   }
 
   restore(records: ChangelogRecord[]): void {
-    const segments = this.open();
+    const segments = this.openSegments();
     for (const record of records) {
       const segment = segments.forWrite(sessionStoreKeyParts(record.key).window.end);
       if (segment !== undefined) segment.put(record.key, record.value);
@@ -91,29 +88,11 @@ export class TypedSessionStore<K, V> extends StoreBase implements SessionStore<K
   }
 
   clear(): void {
-    this.open().clear();
-  }
-
-  protected opened(): void {
-    this.segments = new Segments(this.storage, this.retentionPeriod, this.segmentInterval, () => this.iterators.count > 0);
-    this.segments.openExisting();
-  }
-
-  protected entryCount(): number {
-    return this.open().approximateNumEntries();
-  }
-
-  protected override beforeFlush(): void {
-    this.segments?.saveObservedStreamTime();
-    this.segments?.dropRetired();
-  }
-
-  protected override onIteratorsIdle(): void {
-    this.segments?.dropRetired();
+    this.openSegments().clear();
   }
 
   private write(session: Windowed<K>, stored: Buffer | null): void {
-    const segments = this.open();
+    const segments = this.openSegments();
     const keyBytes = this.keySerde.serialize(session.key);
     const segment = segments.forWrite(session.window.end);
     // An expired session is dropped, not written (Kafka Streams: "Skipping record for expired segment").
@@ -125,7 +104,7 @@ export class TypedSessionStore<K, V> extends StoreBase implements SessionStore<K
   }
 
   private sessions(range: BytesRange, filter: SessionFilter): StoreIterator<KeyValue<Windowed<K>, V>> {
-    const segments = this.open();
+    const segments = this.openSegments();
     const earliestEnd = Math.max(filter.earliestEnd, segments.firstLiveTime);
     const live = { ...filter, earliestEnd };
     const tables = segments.overlapping(earliestEnd, LATEST, false);
@@ -147,8 +126,4 @@ export class TypedSessionStore<K, V> extends StoreBase implements SessionStore<K
     return filter.keyTo === undefined || Buffer.compare(keyBytes, filter.keyTo) <= 0;
   }
 
-  private open(): Segments {
-    this.checkOpen();
-    return this.segments as Segments;
-  }
 }

@@ -1,8 +1,7 @@
 import type { Serde } from '../serdes/serde';
 import type { BytesRange, BytesTable } from './bytes-table';
-import { Segments } from './segments';
 import type { ChangelogRecord, KeyValue, StoreIterator, StoreType, WindowStore, Windowed } from './store';
-import { StoreBase } from './store-base';
+import { SegmentedStoreBase } from './segmented-store-base';
 import { concatIterables } from './store-iterators';
 import type { StoreStorage } from './store-storage';
 import type { StoredValueFormat } from './stored-value-format';
@@ -35,10 +34,8 @@ interface KeyBounds {
  * read by decoding the store keys: with variable-length keys a byte range also covers other keys (`a` + suffix vs
  * `a\0` + suffix) and, for key ranges, windows of any time.
  */
-export class TypedWindowStore<K, V, VS = V> extends StoreBase implements WindowStore<K, V, VS> {
+export class TypedWindowStore<K, V, VS = V> extends SegmentedStoreBase implements WindowStore<K, V, VS> {
   readonly windowSize: number;
-  readonly retentionPeriod: number;
-  private segments: Segments | undefined;
   private seqnum = 0;
 
   constructor(
@@ -50,13 +47,12 @@ export class TypedWindowStore<K, V, VS = V> extends StoreBase implements WindowS
     private readonly format: StoredValueFormat<V>,
     private readonly options: WindowStoreOptions,
   ) {
-    super(name, type, storage);
+    super(name, type, storage, options.retentionPeriod, options.segmentInterval);
     this.windowSize = options.windowSize;
-    this.retentionPeriod = options.retentionPeriod;
   }
 
   put(key: K, value: V | null, windowStart: number): void {
-    const segments = this.open();
+    const segments = this.openSegments();
     // As in Kafka Streams: with duplicates, a null cannot say which duplicate to delete, so it is ignored.
     if (value === null && this.options.retainDuplicates) return;
     const keyBytes = this.keySerde.serialize(key);
@@ -75,7 +71,7 @@ export class TypedWindowStore<K, V, VS = V> extends StoreBase implements WindowS
   }
 
   fetch(key: K, windowStart: number): V | undefined {
-    const segment = this.open().forRead(windowStart);
+    const segment = this.openSegments().forRead(windowStart);
     this.gets++;
     if (segment === undefined) return undefined;
     const keyBytes = this.keySerde.serialize(key);
@@ -128,7 +124,7 @@ export class TypedWindowStore<K, V, VS = V> extends StoreBase implements WindowS
   }
 
   restore(records: ChangelogRecord[]): void {
-    const segments = this.open();
+    const segments = this.openSegments();
     for (const record of records) {
       const segment = segments.forWrite(windowStartOf(record.key));
       if (segment !== undefined) segment.put(record.key, this.format.restored(record.value, record.timestamp));
@@ -136,29 +132,11 @@ export class TypedWindowStore<K, V, VS = V> extends StoreBase implements WindowS
   }
 
   clear(): void {
-    this.open().clear();
-  }
-
-  protected opened(): void {
-    this.segments = new Segments(this.storage, this.options.retentionPeriod, this.options.segmentInterval, () => this.iterators.count > 0);
-    this.segments.openExisting();
-  }
-
-  protected entryCount(): number {
-    return this.open().approximateNumEntries();
-  }
-
-  protected override beforeFlush(): void {
-    this.segments?.saveObservedStreamTime();
-    this.segments?.dropRetired();
-  }
-
-  protected override onIteratorsIdle(): void {
-    this.segments?.dropRetired();
+    this.openSegments().clear();
   }
 
   private singleKeyWindows(key: K, timeFrom: number, timeTo: number, reverse: boolean): StoreIterator<KeyValue<number, V>> {
-    const segments = this.open();
+    const segments = this.openSegments();
     const keyBytes = this.keySerde.serialize(key);
     const from = Math.max(timeFrom, segments.firstLiveTime, 0);
     const range = this.singleKeyRange(keyBytes, from, timeTo, reverse);
@@ -177,7 +155,7 @@ export class TypedWindowStore<K, V, VS = V> extends StoreBase implements WindowS
   }
 
   private windows(bounds: KeyBounds, timeFrom: number, timeTo: number, reverse: boolean): StoreIterator<KeyValue<Windowed<K>, V>> {
-    const segments = this.open();
+    const segments = this.openSegments();
     const from = Math.max(timeFrom, segments.firstLiveTime, 0);
     const empty = from > timeTo || (bounds.from !== undefined && bounds.to !== undefined && Buffer.compare(bounds.from, bounds.to) > 0);
     const range: BytesRange = {
@@ -226,8 +204,4 @@ export class TypedWindowStore<K, V, VS = V> extends StoreBase implements WindowS
     };
   }
 
-  private open(): Segments {
-    this.checkOpen();
-    return this.segments as Segments;
-  }
 }
