@@ -1,89 +1,221 @@
 /**
- * Word-count benchmark: produces N lines (default 1 000 000) of a fixed corpus to a 4-partition topic, runs
- * Sluice's word count until every line is processed, and prints records/s, end-to-end time and peak RSS.
- * Usage: npx ts-node-free: `npm run bench:wordcount -- [--lines N] [--threads T]`. Prints figures only.
+ * Word-count benchmark: for Sluice, then for Kafka Streams' own WordCountDemo (same settings), produces N lines
+ * (default 1 000 000) of a fixed corpus to a fresh 4-partition topic on a broker of its own, runs the word count
+ * until its group has committed the end of the input and of the repartition topic, and prints lines/s, time,
+ * peak RSS and idle RSS (5 s after catching up) side by side with the ratio. Figures only; nothing is asserted:
+ * it exits 1 only when Sluice gave no figure (an error, or no progress at all for 2 minutes).
+ * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--no-java]`.
  */
 import { parseArgs } from 'node:util';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
+import type { Admin } from 'kafkajs';
 import { StreamsInstance } from '../../src';
 import { wordCountTopology } from '../../examples/word-count';
 import { createKafkaClient, createProducer } from '../../src/streams/kafka/client';
+import { KAFKA_VERSION } from '../../src/host/broker/jars';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { corpusLine } from './corpus';
+import { kafkaStreamsSide } from './java-side';
+import type { CommonSettings, Running, Side } from './side';
+
+const PARTITIONS = 4;
+const PRODUCE_BATCH = 10_000;
+const POLL_MS = 250;
+const RSS_SAMPLE_MS = 100;
+const IDLE_WAIT_MS = 5_000;
+/** A side whose group commits nothing new for this long is hung, not slow. */
+const STALL_MS = 120_000;
+
+interface Figures {
+  seconds: number;
+  peakRss: number | undefined;
+  idleRss: number | undefined;
+}
+
+/** Figures, or why there are none. */
+type Outcome = Figures | string;
+
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { lines: { type: 'string', default: '1000000' }, threads: { type: 'string', default: '1' } } });
+  const { values } = parseArgs({
+    options: {
+      lines: { type: 'string', default: '1000000' },
+      threads: { type: 'string', default: '1' },
+      'no-java': { type: 'boolean', default: false },
+    },
+  });
   const lines = Number(values.lines);
   const threads = Number(values.threads);
-  const broker = await provideBroker({ log: (l) => process.stderr.write(`${l}\n`) });
+  if (![lines, threads].every((n) => Number.isInteger(n) && n > 0)) throw new Error('--lines and --threads take positive integers');
+  // Sluice's default cache, set on both: WordCountDemo would otherwise turn Kafka Streams' off.
+  const settings: CommonSettings = { threads, commitIntervalMs: 1000, cacheBytes: 10 * 1024 * 1024 };
   const suffix = Date.now().toString(36);
+  const loadAverage = os.loadavg()[0]!;
+
+  const sluice = await measure(sluiceSide(settings, suffix), `bench-wc-${suffix}`, lines);
+  let java: Outcome | undefined;
+  if (!values['no-java']) {
+    const side = await kafkaStreamsSide(settings, log);
+    java = typeof side === 'string' ? side : await measure(side, `bench-wc-java-${suffix}`, lines).catch((error: Error) => error.message);
+  }
+  report(lines, settings, loadAverage, sluice, java);
+  // No Sluice figure is a broken benchmark; a missing Java figure is only a missing comparison.
+  if (typeof sluice === 'string') process.exitCode = 1;
+}
+
+function sluiceSide(settings: CommonSettings, suffix: string): Side {
   const input = `bench-wc-in-${suffix}`;
   const output = `bench-wc-out-${suffix}`;
+  return {
+    label: 'Sluice',
+    input,
+    output,
+    async start(bootstrapServers, applicationId) {
+      const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'));
+      const instance = new StreamsInstance(
+        wordCountTopology(input, output),
+        {
+          'application.id': applicationId,
+          'bootstrap.servers': bootstrapServers,
+          'state.dir': stateDir,
+          'num.stream.threads': settings.threads,
+          'commit.interval.ms': settings.commitIntervalMs,
+          'cache.max.bytes.buffering': settings.cacheBytes,
+        },
+        { logger: pino({ level: 'warn' }) },
+      );
+      // An instance emits 'error' when it fails, which throws without a listener; failure() reports it instead.
+      instance.on('error', () => undefined);
+      await instance.start();
+      return {
+        // In-process: the harness' admin client is counted too.
+        rss: () => process.memoryUsage().rss,
+        failure: () => (instance.state === 'ERROR' ? String(instance.lastError) : undefined),
+        stop: async () => {
+          await instance.close();
+          fs.rmSync(stateDir, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
+
+/** One side's run on a broker of its own (both start from an empty broker); the broker is stopped after. */
+async function measure(side: Side, applicationId: string, lines: number): Promise<Outcome> {
+  const broker = await provideBroker({ log });
   const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'bench' });
   const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ topics: [{ topic: input, numPartitions: 4 }, { topic: output, numPartitions: 4 }] });
+  try {
+    await admin.connect();
+    const existing = (await admin.listTopics()).filter((topic) => topic === side.input || topic === side.output);
+    // Only on a shared cluster (KAFKA_BOOTSTRAP_SERVERS): old records would be counted too.
+    if (existing.length > 0) return `topic(s) ${existing.join(', ')} already exist on ${broker.bootstrapServers}`;
+    await admin.createTopics({ topics: [side.input, side.output].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+    await produceCorpus(kafka, side.input, lines, side.label);
+
+    const started = Date.now();
+    const running = await side.start(broker.bootstrapServers, applicationId);
+    let peakRss = running.rss();
+    const sampler = setInterval(() => (peakRss = maxDefined(peakRss, running.rss())), RSS_SAMPLE_MS);
+    try {
+      const failure = await waitCaughtUp(admin, applicationId, side.input, running);
+      if (failure !== undefined) return failure;
+      const seconds = (Date.now() - started) / 1000;
+      clearInterval(sampler);
+      await sleep(IDLE_WAIT_MS);
+      return { seconds, peakRss, idleRss: running.rss() };
+    } finally {
+      clearInterval(sampler);
+      await running.stop();
+    }
+  } finally {
+    await admin.disconnect();
+    await broker.stop();
+  }
+}
+
+async function produceCorpus(kafka: ReturnType<typeof createKafkaClient>, topic: string, lines: number, label: string): Promise<void> {
   const producer = createProducer(kafka);
   await producer.connect();
-  const produceStart = Date.now();
-  for (let start = 0; start < lines; start += 10_000) {
+  const started = Date.now();
+  for (let start = 0; start < lines; start += PRODUCE_BATCH) {
     const messages = [];
-    for (let i = start; i < Math.min(lines, start + 10_000); i++) messages.push({ key: `line-${i}`, value: corpusLine(i) });
-    await producer.send({ topic: input, messages });
+    for (let i = start; i < Math.min(lines, start + PRODUCE_BATCH); i++) messages.push({ key: `line-${i}`, value: corpusLine(i) });
+    await producer.send({ topic, messages });
   }
-  process.stdout.write(`produced ${lines} lines in ${((Date.now() - produceStart) / 1000).toFixed(1)} s\n`);
-
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'));
-  const applicationId = `bench-wc-${suffix}`;
-  let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
-  const instance = new StreamsInstance(
-    wordCountTopology(input, output),
-    {
-      'application.id': applicationId,
-      'bootstrap.servers': broker.bootstrapServers,
-      'state.dir': stateDir,
-      'num.stream.threads': threads,
-      'commit.interval.ms': 1000,
-    },
-    { logger: pino({ level: 'warn' }) },
-  );
-  const start = Date.now();
-  await instance.start();
-  // Done when the group has committed the end of the input and of the repartition topic (every word counted).
-  const repartition = `${applicationId}-count-repartition`;
-  const sum = (list: { offset?: string; high?: string }[], field: 'offset' | 'high'): number =>
-    list.reduce((n, p) => n + Math.max(0, Number(p[field])), 0);
-  for (let tick = 0; ; tick++) {
-    await new Promise((r) => setTimeout(r, 250));
-    if (instance.state === 'ERROR') throw instance.lastError;
-    const committed = await admin.fetchOffsets({ groupId: applicationId, topics: [input, repartition] });
-    const inputDone = sum(committed.find((t) => t.topic === input)?.partitions ?? [], 'offset');
-    const repartitionDone = sum(committed.find((t) => t.topic === repartition)?.partitions ?? [], 'offset');
-    const inputEnd = sum(await admin.fetchTopicOffsets(input), 'high');
-    const repartitionEnd = sum(await admin.fetchTopicOffsets(repartition), 'high');
-    if (process.env.BENCH_DEBUG && tick % 8 === 0) {
-      process.stderr.write(`input ${inputDone}/${inputEnd} repartition ${repartitionDone}/${repartitionEnd} ${instance.state}\n`);
-    }
-    if (inputDone >= inputEnd && repartitionEnd > 0 && repartitionDone >= repartitionEnd) break;
-  }
-  const seconds = (Date.now() - start) / 1000;
-  clearInterval(sampler);
-  await instance.close();
-  process.stdout.write(
-    [
-      `sluice word count, ${threads} thread(s): ${lines} lines in ${seconds.toFixed(1)} s`,
-      `  input records/s: ${Math.round(lines / seconds)}`,
-      `  peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB`,
-    ].join('\n') + '\n',
-  );
   await producer.disconnect();
-  await admin.disconnect();
-  fs.rmSync(stateDir, { recursive: true, force: true });
-  await broker.stop();
+  log(`produced ${lines} lines for ${label} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/**
+ * Waits until the group has committed the end of the input and of its repartition topic (every word counted).
+ * The repartition topic is found by name, `<application.id>-<store or generated name>-repartition`: Kafka
+ * Streams names it after the count's generated store name. Returns why it cannot finish, if it cannot.
+ */
+async function waitCaughtUp(admin: Admin, groupId: string, input: string, running: Running): Promise<string | undefined> {
+  let repartition: string | undefined;
+  let lastCommitted = -1;
+  let lastProgress = Date.now();
+  for (let tick = 0; ; tick++) {
+    await sleep(POLL_MS);
+    const failure = running.failure();
+    if (failure !== undefined) return failure;
+    repartition ??= (await admin.listTopics()).find((topic) => topic.startsWith(`${groupId}-`) && topic.endsWith('-repartition'));
+    const topics = repartition === undefined ? [input] : [input, repartition];
+    const committedByTopic = await admin.fetchOffsets({ groupId, topics });
+    const committed = (topic: string): number => sum(committedByTopic.find((t) => t.topic === topic)?.partitions ?? [], 'offset');
+    const inputDone = committed(input);
+    const repartitionDone = repartition === undefined ? 0 : committed(repartition);
+    const inputEnd = sum(await admin.fetchTopicOffsets(input), 'high');
+    const repartitionEnd = repartition === undefined ? 0 : sum(await admin.fetchTopicOffsets(repartition), 'high');
+    if (process.env.BENCH_DEBUG && tick % 8 === 0) log(`input ${inputDone}/${inputEnd} repartition ${repartitionDone}/${repartitionEnd}`);
+    if (inputDone >= inputEnd && repartitionEnd > 0 && repartitionDone >= repartitionEnd) return undefined;
+    if (inputDone + repartitionDone !== lastCommitted) {
+      lastCommitted = inputDone + repartitionDone;
+      lastProgress = Date.now();
+    } else if (Date.now() - lastProgress > STALL_MS) {
+      return `no offsets committed for ${STALL_MS / 1000} s (input ${inputDone}/${inputEnd}, repartition ${repartitionDone}/${repartitionEnd})`;
+    }
+  }
+}
+
+/** Sum over partitions; kafkajs reports an uncommitted partition as offset -1. */
+function sum(partitions: readonly { offset?: string; high?: string }[], field: 'offset' | 'high'): number {
+  return partitions.reduce((n, p) => n + Math.max(0, Number(p[field])), 0);
+}
+
+function maxDefined(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.max(a, b);
+}
+
+function report(lines: number, settings: CommonSettings, loadAverage: number, sluice: Outcome, java: Outcome | undefined): void {
+  const mb = (bytes: number | undefined): string => (bytes === undefined ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
+  const rows: [string, (f: Figures) => string][] = [
+    ['time', (f) => `${f.seconds.toFixed(1)} s`],
+    ['lines/s', (f) => String(Math.round(lines / f.seconds))],
+    ['peak RSS', (f) => mb(f.peakRss)],
+    [`idle RSS (${IDLE_WAIT_MS / 1000} s after)`, (f) => mb(f.idleRss)],
+  ];
+  const columns: [string, Outcome][] = [['Sluice', sluice]];
+  if (java !== undefined) columns.push([`Kafka Streams ${KAFKA_VERSION}`, java]);
+  const out = [
+    `word count, ${lines} lines, ${PARTITIONS} partitions, ${settings.threads} thread(s), commit.interval.ms ${settings.commitIntervalMs}, ` +
+      `cache ${mb(settings.cacheBytes)}`,
+    // Broker, app and harness share the machine: other load there skews every figure.
+    `  ${os.cpus().length} CPUs, load average ${loadAverage.toFixed(1)} at start`,
+    `  ${''.padEnd(26)}${columns.map(([name]) => name.padEnd(22)).join('')}`,
+    ...rows.map(([name, cell]) => `  ${name.padEnd(26)}${columns.map(([, o]) => (typeof o === 'string' ? 'n/a' : cell(o)).padEnd(22)).join('')}`),
+  ];
+  for (const [name, outcome] of columns) if (typeof outcome === 'string') out.push(`  ${name}: ${outcome}`);
+  if (java !== undefined && typeof sluice !== 'string' && typeof java !== 'string') {
+    out.push(`  Sluice/Java lines/s: ${(java.seconds / sluice.seconds).toFixed(2)}`);
+  }
+  process.stdout.write(`${out.map((line) => line.trimEnd()).join('\n')}\n`);
 }
 
 main().catch((error) => {

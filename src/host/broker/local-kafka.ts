@@ -294,7 +294,8 @@ async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
-function toProperties(entries: Readonly<Record<string, string>>): string {
+/** The text of a Java properties file. */
+export function toProperties(entries: Readonly<Record<string, string>>): string {
   // Java properties read a backslash as an escape.
   return Object.entries(entries)
     .map(([key, value]) => `${key}=${value.replace(/\\/g, '\\\\')}\n`)

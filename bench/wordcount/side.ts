@@ -1,0 +1,26 @@
+/** What the word-count benchmark needs of each implementation it measures (Sluice, Kafka Streams). */
+
+/** Settings both sides run with, so that their figures compare. */
+export interface CommonSettings {
+  readonly threads: number;
+  readonly commitIntervalMs: number;
+  /** Record cache of the count store (`cache.max.bytes.buffering`). */
+  readonly cacheBytes: number;
+}
+
+/** A word count under way. */
+export interface Running {
+  /** Resident set size in bytes, or undefined when it cannot be read. */
+  rss(): number | undefined;
+  /** Why it can no longer finish, or undefined while it can. */
+  failure(): string | undefined;
+  stop(): Promise<void>;
+}
+
+export interface Side {
+  readonly label: string;
+  readonly input: string;
+  readonly output: string;
+  /** Starts counting words of `input` with the given application id (the consumer group watched). */
+  start(bootstrapServers: string, applicationId: string): Promise<Running>;
+}
