@@ -6,6 +6,7 @@
 
 import type { TopologyDefinition } from '../src/host/topology-definition';
 import type { TopicSpec } from '../src/streams/kafka';
+import { PAGE_VIEW_TOPICS, PAGE_VIEWS_PER_MINUTE_STORE, pageViewsTopology } from './page-views';
 import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT, WORD_COUNT_STORE, wordCountTopology } from './word-count';
 
 export const wordCount: TopologyDefinition = {
@@ -16,7 +17,15 @@ export const wordCount: TopologyDefinition = {
   build: () => wordCountTopology(),
 };
 
-export const topologies: readonly TopologyDefinition[] = [wordCount];
+export const pageViews: TopologyDefinition = {
+  name: 'io.sluice.examples.PageViews',
+  version: '1.0.0',
+  description: `Page views (${PAGE_VIEW_TOPICS.pageViews}) per page per minute, per user session, and joined with ${PAGE_VIEW_TOPICS.users}`,
+  aliases: ['page-views', 'PageViews'],
+  build: () => pageViewsTopology(),
+};
+
+export const topologies: readonly TopologyDefinition[] = [wordCount, pageViews];
 
 export interface SampleRecord {
   topic: string;
@@ -48,6 +57,23 @@ const LINES = [
 
 let nextLine = 0;
 
+const PAGES = ['/home', '/docs', '/pricing', '/blog', '/about'];
+const USERS = [
+  { id: 'u1', name: 'Ada', region: 'eu' },
+  { id: 'u2', name: 'Bob', region: 'us' },
+  { id: 'u3', name: 'Chen', region: 'apac' },
+  { id: 'u4', name: 'Dana', region: 'eu' },
+];
+let nextView = 0;
+
+/** Mostly page views; every tenth record updates a user, so that the users table fills and changes. */
+function pageViewSample(): SampleRecord {
+  const n = nextView++;
+  const user = USERS[(n * 7) % USERS.length]!;
+  if (n % 10 === 0) return { topic: PAGE_VIEW_TOPICS.users, key: user.id, value: JSON.stringify({ name: user.name, region: user.region }) };
+  return { topic: PAGE_VIEW_TOPICS.pageViews, key: user.id, value: PAGES[(n * 3) % PAGES.length]! };
+}
+
 export const DEMO_EXAMPLES: readonly DemoExample[] = [
   {
     topology: wordCount,
@@ -58,5 +84,13 @@ export const DEMO_EXAMPLES: readonly DemoExample[] = [
     ],
     sample: () => ({ topic: WORD_COUNT_INPUT, key: null, value: LINES[nextLine++ % LINES.length]! }),
     query: { store: WORD_COUNT_STORE, body: { type: 'key_value', query: { get: { key: 'kafka' } } } },
+  },
+  {
+    topology: pageViews,
+    applicationId: 'page-views',
+    // The views and the users must be co-partitioned: the same number of partitions.
+    topics: Object.values(PAGE_VIEW_TOPICS).map((name) => ({ name, partitions: 3 })),
+    sample: pageViewSample,
+    query: { store: PAGE_VIEWS_PER_MINUTE_STORE, body: { type: 'window', query: { all: {} } } },
   },
 ];

@@ -7,7 +7,21 @@ export { KStream, BranchedKStream } from './streams/kstream/kstream';
 export { KTable } from './streams/kstream/ktable';
 export { KGroupedStream } from './streams/kstream/kgrouped-stream';
 export { KGroupedTable } from './streams/kstream/kgrouped-table';
-export type { Branched, Consumed, Grouped, Materialized, Named, Produced, Repartitioned } from './streams/kstream/options';
+export { TimeWindowedKStream } from './streams/kstream/time-windowed-kstream';
+export { SessionWindowedKStream } from './streams/kstream/session-windowed-kstream';
+export { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from './streams/kstream/windows';
+export { BufferConfig, Suppressed } from './streams/kstream/suppressed';
+export type {
+  Branched,
+  Consumed,
+  Grouped,
+  Joined,
+  Materialized,
+  Named,
+  Produced,
+  Repartitioned,
+  StreamJoined,
+} from './streams/kstream/options';
 export { Topology } from './streams/topology/topology';
 export type { TopologyDescription } from './streams/topology/description';
 export type {
@@ -24,6 +38,7 @@ export type {
 export type { Headers, RecordMetadata, StreamRecord } from './streams/processor/record';
 export type { Serde } from './streams/serdes/serde';
 export { Serdes } from './streams/serdes/serdes';
+export { sessionWindowedSerde, timeWindowedSerde } from './streams/serdes/windowed';
 export { Stores } from './streams/state/stores';
 export type { StoreBuilder } from './streams/state/stores';
 export type {

@@ -8,6 +8,9 @@ import { addRepartition, keyValueStoreBuilder, processorName, storeName } from '
 import { streamAggregateProcessor, streamReduceProcessor } from './internals/aggregate-processors';
 import type { ProcessorSupplier } from '../processor/processor';
 import type { OldValues } from './internals/table-processors';
+import { SessionWindowedKStream } from './session-windowed-kstream';
+import { TimeWindowedKStream } from './time-windowed-kstream';
+import { SessionWindows, type SlidingWindows, type TimeWindows } from './windows';
 
 /** A stream grouped by key, ready to aggregate (Kafka Streams' `KGroupedStream`). */
 export class KGroupedStream<K, V> {
@@ -53,6 +56,14 @@ export class KGroupedStream<K, V> {
     return this.build<A>('KSTREAM-AGGREGATE-', materialized ?? {}, named, (store, oldValues) =>
       streamAggregateProcessor<K, V, A>(store, initializer, aggregator, oldValues),
     );
+  }
+
+  /** Cuts the grouped stream into sessions. */
+  windowedBy(windows: SessionWindows): SessionWindowedKStream<K, V>;
+  /** Cuts the grouped stream into tumbling, hopping or sliding time windows. */
+  windowedBy(windows: TimeWindows | SlidingWindows): TimeWindowedKStream<K, V>;
+  windowedBy(windows: TimeWindows | SlidingWindows | SessionWindows): TimeWindowedKStream<K, V> | SessionWindowedKStream<K, V> {
+    return windows instanceof SessionWindows ? new SessionWindowedKStream(this, windows) : new TimeWindowedKStream(this, windows);
   }
 
   /**

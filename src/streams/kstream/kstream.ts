@@ -4,7 +4,8 @@ import type { Serde } from '../serdes/serde';
 import type { KeyValue } from '../state/store';
 import { KGroupedStream } from './kgrouped-stream';
 import { KTable } from './ktable';
-import type { Branched, Grouped, Materialized, Named, Produced, Repartitioned } from './options';
+import type { Branched, Grouped, Joined, Materialized, Named, Produced, Repartitioned, StreamJoined } from './options';
+import { JoinWindows } from './windows';
 import type { DslContext } from './internals/dsl-context';
 import { addRepartition, keyValueStoreBuilder, processorName, storeName } from './internals/dsl-context';
 import {
@@ -19,6 +20,8 @@ import {
   selectKeyProcessor,
 } from './internals/stream-processors';
 import { tableSourceProcessor } from './internals/table-processors';
+import type { Joiner } from './internals/join-processors';
+import { streamStreamJoin, streamTableJoin } from './internals/join-builders';
 
 /**
  * A record stream (Kafka Streams' `KStream`). Every operation adds nodes to the topology and returns a new
@@ -180,6 +183,71 @@ export class KStream<K, V> {
       grouped.name,
       true,
     );
+  }
+
+  /**
+   * Inner join with a table: each record (not the table's updates) is joined with the table's current value of its
+   * key, and dropped when there is none.
+   */
+  join<VO, VR>(table: KTable<K, VO>, joiner: (value: V, tableValue: VO, key: K) => VR, joined?: Joined<K, V, VO>): KStream<K, VR>;
+  /** Inner join with another stream: each pair of records of the same key within the join window. */
+  join<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: (value: V, otherValue: VO, key: K) => VR,
+    windows: JoinWindows,
+    joined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>;
+  join<VO, VR>(
+    other: KTable<K, VO> | KStream<K, VO>,
+    joiner: (value: V, otherValue: VO, key: K) => VR,
+    options?: Joined<K, V, VO> | JoinWindows,
+    joined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR> {
+    return this.doJoin(other, joiner as Joiner<K, V, VO, VR>, options, joined, false, false);
+  }
+
+  /** Left join with a table: records without a table value are joined with null. */
+  leftJoin<VO, VR>(table: KTable<K, VO>, joiner: (value: V, tableValue: VO | null, key: K) => VR, joined?: Joined<K, V, VO>): KStream<K, VR>;
+  /** Left join with another stream: records without a match in the window are joined with null once it closes. */
+  leftJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: (value: V, otherValue: VO | null, key: K) => VR,
+    windows: JoinWindows,
+    joined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>;
+  leftJoin<VO, VR>(
+    other: KTable<K, VO> | KStream<K, VO>,
+    joiner: (value: V, otherValue: VO | null, key: K) => VR,
+    options?: Joined<K, V, VO> | JoinWindows,
+    joined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR> {
+    return this.doJoin(other, joiner as Joiner<K, V, VO, VR>, options, joined, true, false);
+  }
+
+  /** Outer join with another stream: records of either side without a match are joined with null once the window closes. */
+  outerJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: (value: V | null, otherValue: VO | null, key: K) => VR,
+    windows: JoinWindows,
+    joined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR> {
+    return this.doJoin(other, joiner, windows, joined, true, true);
+  }
+
+  private doJoin<VO, VR>(
+    other: KTable<K, VO> | KStream<K, VO>,
+    joiner: Joiner<K, V, VO, VR>,
+    options: Joined<K, V, VO> | JoinWindows | undefined,
+    joined: StreamJoined<K, V, VO> | undefined,
+    leftOuter: boolean,
+    rightOuter: boolean,
+  ): KStream<K, VR> {
+    if (other instanceof KTable) {
+      if (options instanceof JoinWindows) throw new TopologyException('a stream-table join takes no join windows');
+      return streamTableJoin(this, other, joiner, options ?? {}, leftOuter);
+    }
+    if (!(options instanceof JoinWindows)) throw new TopologyException('a stream-stream join needs JoinWindows');
+    return streamStreamJoin(this, other, joiner, options, joined ?? {}, leftOuter, rightOuter);
   }
 
   /** Runs a Processor API processor on the stream, connected to the named stores. */

@@ -1,5 +1,5 @@
 import type { Serde } from '../serdes/serde';
-import type { KeyValue } from '../state/store';
+import type { KeyValue, ValueAndTimestamp } from '../state/store';
 import { KGroupedTable } from './kgrouped-table';
 import { KStream } from './kstream';
 import type { Grouped, Materialized, Named } from './options';
@@ -12,6 +12,19 @@ import {
   tableRepartitionMapProcessor,
   tableToStreamProcessor,
 } from './internals/table-processors';
+import type { Joiner } from './internals/join-processors';
+import { tableTableJoin } from './internals/join-builders';
+import { suppressionBufferBuilder, suppressProcessor } from './internals/suppress-processor';
+import { keyValueStoreGetter, mappedGetter, type ValueGetterSupplier } from './internals/value-getters';
+import type { Suppressed } from './suppressed';
+
+/** What a table knows beyond its node. */
+export interface TableInternals<K, V> {
+  /** How joins read the table, when not from its own key-value store. */
+  valueGetter?: ValueGetterSupplier<K, V>;
+  /** Tables of windowed aggregations: how long after a window's end it may still change. */
+  windowGraceMs?: number;
+}
 
 /** A changelog stream seen as a table: the latest value per key (Kafka Streams' `KTable`). */
 export class KTable<K, V> {
@@ -27,6 +40,7 @@ export class KTable<K, V> {
     /** Switches of the tables upstream, turned on together with this one. */
     private readonly upstreamOldValues: readonly OldValues[],
     readonly repartitionRequired: boolean,
+    private readonly internals: TableInternals<K, V> = {},
   ) {}
 
   /** @internal Makes updates carry old values, here and upstream (needed by table groupings and joins). */
@@ -35,12 +49,23 @@ export class KTable<K, V> {
     for (const upstream of this.upstreamOldValues) upstream.send = true;
   }
 
+  /** @internal This table's old-values switch and those upstream of it. */
+  oldValuesSwitches(): OldValues[] {
+    return [this.oldValues, ...this.upstreamOldValues];
+  }
+
+  /** @internal How joins read this table: its store, or its parent's values through this table's operation. */
+  get valueGetter(): ValueGetterSupplier<K, V> | undefined {
+    return this.internals.valueGetter ?? (this.queryableStoreName === undefined ? undefined : keyValueStoreGetter(this.queryableStoreName));
+  }
+
   private derive<V2>(
     prefix: string,
     named: Named | undefined,
     materialized: Materialized<K, V2> | undefined,
     supplier: (store: string | undefined, oldValues: OldValues) => Parameters<DslContext['topology']['addProcessor']>[1],
     valueSerde: Serde<V2> | undefined,
+    view: (key: K, current: ValueAndTimestamp<V>) => ValueAndTimestamp<V2> | undefined,
   ): KTable<K, V2> {
     const name = processorName(this.ctx, named?.name, prefix);
     const store = materialized ? storeName(this.ctx, materialized as Materialized<unknown, unknown>, prefix) : undefined;
@@ -54,26 +79,77 @@ export class KTable<K, V> {
         name,
       );
     }
+    // Not materialized, the derived table's values are computed from this table's when a join reads them.
+    const parentGetter = this.valueGetter;
+    const valueGetter = store || !parentGetter ? undefined : mappedGetter(parentGetter, view);
     // A derived table's old values are computed from this table's, so both switches move together.
-    return new KTable<K, V2>(this.ctx, name, keySerde, resultSerde, store?.name, oldValues, [
-      this.oldValues,
-      ...this.upstreamOldValues,
-    ], this.repartitionRequired);
+    return new KTable<K, V2>(this.ctx, name, keySerde, resultSerde, store?.name, oldValues, this.oldValuesSwitches(), this.repartitionRequired, {
+      ...(valueGetter ? { valueGetter } : {}),
+      ...(this.internals.windowGraceMs === undefined ? {} : { windowGraceMs: this.internals.windowGraceMs }),
+    });
   }
 
   filter(predicate: (key: K, value: V) => boolean, named?: Named, materialized?: Materialized<K, V>): KTable<K, V> {
     return this.derive<V>('KTABLE-FILTER-', named, materialized, (store, old) =>
-      tableFilterProcessor(predicate, false, old, store), this.valueSerde);
+      tableFilterProcessor(predicate, false, old, store), this.valueSerde, (key, current) =>
+      predicate(key, current.value) ? current : undefined);
   }
 
   filterNot(predicate: (key: K, value: V) => boolean, named?: Named, materialized?: Materialized<K, V>): KTable<K, V> {
     return this.derive<V>('KTABLE-FILTER-', named, materialized, (store, old) =>
-      tableFilterProcessor(predicate, true, old, store), this.valueSerde);
+      tableFilterProcessor(predicate, true, old, store), this.valueSerde, (key, current) =>
+      predicate(key, current.value) ? undefined : current);
   }
 
   mapValues<V2>(mapper: (value: V, key: K) => V2, named?: Named, materialized?: Materialized<K, V2>): KTable<K, V2> {
     return this.derive<V2>('KTABLE-MAPVALUES-', named, materialized, (store, old) =>
-      tableMapValuesProcessor(mapper, old, store), undefined);
+      tableMapValuesProcessor(mapper, old, store), undefined, (key, current) =>
+      ({ value: mapper(current.value, key), timestamp: current.timestamp }));
+  }
+
+  /** Inner join with another table of the same key: a result while both have a value (Kafka Streams' semantics). */
+  join<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: (value: V, otherValue: VO, key: K) => VR,
+    named?: Named,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR> {
+    return tableTableJoin(this, other, joiner as Joiner<K, V, VO, VR>, 'inner', named, materialized);
+  }
+
+  /** Left join: a result while this table has a value, joined with null while the other has none. */
+  leftJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: (value: V, otherValue: VO | null, key: K) => VR,
+    named?: Named,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR> {
+    return tableTableJoin(this, other, joiner as Joiner<K, V, VO, VR>, 'left', named, materialized);
+  }
+
+  /** Outer join: a result while either table has a value. */
+  outerJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: (value: V | null, otherValue: VO | null, key: K) => VR,
+    named?: Named,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR> {
+    return tableTableJoin(this, other, joiner, 'outer', named, materialized);
+  }
+
+  /**
+   * Holds updates back (Kafka Streams' `suppress`): until their window closes (emit-final, on windowed tables) or
+   * for a time limit. Driven by stream time, as seen in the updates that reach it.
+   */
+  suppress(suppressed: Suppressed): KTable<K, V> {
+    const name = processorName(this.ctx, suppressed.name, 'KTABLE-SUPPRESS-');
+    const store = suppressed.name ? `${suppressed.name}-store` : this.ctx.names.store('KTABLE-SUPPRESS-');
+    this.ctx.topology.addProcessor(name, suppressProcessor<K, V>(suppressed, store, this.internals.windowGraceMs), this.nodeName);
+    this.ctx.topology.addStateStore(
+      suppressionBufferBuilder(store, this.keySerde as Serde<unknown> | undefined, this.valueSerde as Serde<unknown> | undefined),
+      name,
+    );
+    return new KTable<K, V>(this.ctx, name, this.keySerde, this.valueSerde, undefined, { send: false }, this.oldValuesSwitches(), this.repartitionRequired);
   }
 
   /** The table's updates as a stream (deletes are records with a null value). */

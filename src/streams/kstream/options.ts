@@ -50,6 +50,35 @@ export interface Materialized<K, V> {
   retentionMs?: number;
 }
 
+/**
+ * Serdes and name of a stream-table join (Kafka Streams' `Joined`). The name names the join processor and, when the
+ * stream must be repartitioned first, its repartition topic (`<name>-repartition`).
+ */
+export interface Joined<K, V, VO> {
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+  otherValueSerde?: Serde<VO>;
+  name?: string;
+}
+
+/**
+ * Serdes, names and stores of a stream-stream join (Kafka Streams' `StreamJoined`): `name` names the processors
+ * (`<name>-this-join`, ...) and repartition topics (`<name>-left-repartition`, ...), `storeName` the join stores
+ * (`<storeName>-this-join-store`, ...).
+ */
+export interface StreamJoined<K, V, VO> {
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+  otherValueSerde?: Serde<VO>;
+  name?: string;
+  storeName?: string;
+  /** `persistent` (LMDB, the default) or `in-memory`. */
+  storeType?: 'persistent' | 'in-memory';
+  /** Changelogs of the join stores on (default) or off. */
+  loggingEnabled?: boolean;
+  logConfig?: Record<string, string>;
+}
+
 /** A processor name chosen by the user (Kafka Streams' `Named`). */
 export interface Named {
   name?: string;

@@ -2,7 +2,7 @@ import type { KeyValueStore, ValueAndTimestamp } from '../../state/store';
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../../processor/processor';
 import type { StreamRecord } from '../../processor/record';
 import type { Change } from './change';
-import { dropRecord } from './drop';
+import { dropRecord, isNull } from './drop';
 import { cacheKeyId, RecordCache } from './record-cache';
 import { registerCacheReader } from './value-getters';
 import type { OldValues } from './table-processors';
@@ -67,10 +67,6 @@ abstract class AggregateProcessor<K, VIn, A> implements Processor<K, VIn, unknow
     const change: Change<A> = { newValue: newAgg, oldValue: this.oldValues.send ? oldAgg : null };
     this.context.forward({ key, value: change, timestamp, headers });
   }
-}
-
-function isNull(x: unknown): x is null | undefined {
-  return x === null || x === undefined;
 }
 
 /** KGroupedStream `aggregate` (and `count`): records with a null key or value are dropped, as in Kafka Streams. */

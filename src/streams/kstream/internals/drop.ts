@@ -17,3 +17,8 @@ export function dropRecord(context: ProcessorContext<unknown, unknown>, reason: 
 export function onCommit(context: ProcessorContext<unknown, unknown>, flush: () => void): void {
   (context as unknown as Partial<DroppingContext>).onCommit?.(flush);
 }
+
+/** Null or undefined: a key or value that Kafka Streams' operations skip (and count as dropped). */
+export function isNull(x: unknown): x is null | undefined {
+  return x === null || x === undefined;
+}

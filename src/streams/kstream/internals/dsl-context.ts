@@ -46,7 +46,7 @@ export function keyValueStoreBuilder(
 }
 
 /** The changelog switches of a materialization, applied to a store builder. */
-function withLogging<S extends StateStore>(
+export function withLogging<S extends StateStore>(
   builder: StoreBuilder<S>,
   materialized: Materialized<unknown, unknown> | undefined,
   forcedConfig: Record<string, string> = {},

@@ -3,9 +3,9 @@ import type { StreamRecord } from '../../processor/record';
 import type { SessionStore, Window } from '../../state/store';
 import type { SessionWindows } from '../windows';
 import { CachedSessionStore } from './cached-session-store';
-import { dropRecord } from './drop';
+import { dropRecord, isNull } from './drop';
 import type { OldValues } from './table-processors';
-import { dropLate, isNull, type WindowedAggregator } from './window-processors';
+import { dropLate, type WindowedAggregator } from './window-processors';
 
 /** Merges the aggregates of two sessions that a record joins together. */
 export type SessionMerger<K, A> = (key: K, aggregate: A | null, next: A) => A;

@@ -3,7 +3,7 @@ import type { StreamRecord } from '../../processor/record';
 import type { TimestampedWindowStore, ValueAndTimestamp, Window } from '../../state/store';
 import type { SlidingWindows, TimeWindows } from '../windows';
 import { CachedWindowStore, type StoredWindow } from './cached-window-store';
-import { dropRecord } from './drop';
+import { dropRecord, isNull } from './drop';
 import type { OldValues } from './table-processors';
 
 type Supplier = ProcessorSupplier<unknown, unknown, unknown, unknown>;
@@ -30,10 +30,6 @@ export function initializedAggregator<K, V, A>(
   aggregator: (key: K, value: V, aggregate: A) => A,
 ): WindowedAggregator<K, V, A> {
   return { init: initializer, add: (key, value, aggregate) => aggregator(key, value, aggregate ?? initializer()), skipNullValues: false };
-}
-
-export function isNull(x: unknown): x is null | undefined {
-  return x === null || x === undefined;
 }
 
 /** Counts a record that came after its window closed (Kafka Streams' "Skipping record for expired window"). */

@@ -1,0 +1,211 @@
+import { TopologyException } from '../../../errors';
+import type { Serde } from '../../serdes/serde';
+import { KStream } from '../kstream';
+import { KTable } from '../ktable';
+import type { Joined, Materialized, Named, StreamJoined } from '../options';
+import type { JoinWindows } from '../windows';
+import type { DslContext } from './dsl-context';
+import { addRepartition, keyValueStoreBuilder, processorName, sourceTopicsOf, storeName, windowStoreBuilder, withLogging } from './dsl-context';
+import {
+  type Joiner,
+  reverseJoiner,
+  streamTableJoinProcessor,
+  type TableJoinKind,
+  tableTableJoinGetter,
+  tableTableJoinProcessor,
+} from './join-processors';
+import { joinWindowProcessor, outerJoinStoreBuilder, SharedTimeTrackers, streamStreamJoinProcessor } from './stream-stream-join';
+import { passThroughProcessor } from './stream-processors';
+import { tableMapValuesProcessor } from './table-processors';
+import type { ValueGetterSupplier } from './value-getters';
+
+/**
+ * How the DSL wires joins into the topology, with Kafka Streams' node and store names. Both inputs of a join must
+ * be co-partitioned: their source topics are declared so, and the runtime refuses to start when their partition
+ * counts differ. A stream whose key was changed is repartitioned first.
+ */
+
+/** Declares the topics that feed two joined nodes co-partitioned. */
+function copartition(ctx: DslContext, ...nodes: string[]): void {
+  const topics = [...new Set(nodes.flatMap((node) => sourceTopicsOf(ctx, node)))];
+  if (topics.length > 1) ctx.topology.copartition(topics);
+}
+
+function getterOf<K, V>(table: KTable<K, V>, role: string): ValueGetterSupplier<K, V> {
+  const getter = table.valueGetter;
+  if (getter === undefined) {
+    throw new TopologyException(`the ${role} table (node '${table.nodeName}') cannot be joined: its values cannot be read (a suppressed table)`);
+  }
+  if (table.repartitionRequired) {
+    throw new TopologyException(
+      `the ${role} table (node '${table.nodeName}') comes from a stream whose key changed: repartition() the stream before toTable() to join it`,
+    );
+  }
+  return getter;
+}
+
+/** The stream itself, or (when its key changed) the stream read back from `<name>-repartition`. */
+function repartitionedForJoin<K, V>(
+  stream: KStream<K, V>,
+  name: string | undefined,
+  keySerde: Serde<K> | undefined,
+  valueSerde: Serde<V> | undefined,
+): KStream<K, V> {
+  if (!stream.repartitionRequired) return stream;
+  const keys = keySerde ?? stream.keySerde;
+  const values = valueSerde ?? stream.valueSerde;
+  const base = name === undefined ? { name: stream.nodeName, generated: true } : { name, generated: false };
+  const source = addRepartition(stream.ctx, stream.nodeName, base, keys as Serde<unknown> | undefined, values as Serde<unknown> | undefined);
+  return new KStream<K, V>(stream.ctx, source, keys, values, false);
+}
+
+/** KStream-KTable join: `KSTREAM-JOIN-`/`KSTREAM-LEFTJOIN-`, reading the table through its value getter. */
+export function streamTableJoin<K, V, VT, VR>(
+  stream: KStream<K, V>,
+  table: KTable<K, VT>,
+  joiner: Joiner<K, V, VT, VR>,
+  joined: Joined<K, V, VT>,
+  leftJoin: boolean,
+): KStream<K, VR> {
+  const ctx = stream.ctx;
+  const getter = getterOf(table, 'joined');
+  const input = repartitionedForJoin(stream, joined.name, joined.keySerde, joined.valueSerde);
+  const name = processorName(ctx, joined.name, leftJoin ? 'KSTREAM-LEFTJOIN-' : 'KSTREAM-JOIN-');
+  ctx.topology.addProcessor(name, streamTableJoinProcessor(getter, joiner, leftJoin), input.nodeName);
+  ctx.topology.connectProcessorAndStateStores(name, ...getter.storeNames);
+  copartition(ctx, input.nodeName, table.nodeName);
+  return new KStream<K, VR>(ctx, name, input.keySerde, undefined, false);
+}
+
+/**
+ * KStream-KStream join (Kafka Streams' `KStreamImplJoin`): each side is written to its window store
+ * (`KSTREAM-WINDOWED-`), joined against the other side's store (`KSTREAM-JOINTHIS-`/`-JOINOTHER-`, or `-OUTERTHIS-`/
+ * `-OUTEROTHER-` for the sides whose non-joined records are emitted), and both results merged (`KSTREAM-MERGE-`).
+ */
+export function streamStreamJoin<K, V1, V2, VR>(
+  left: KStream<K, V1>,
+  right: KStream<K, V2>,
+  joiner: Joiner<K, V1, V2, VR>,
+  windows: JoinWindows,
+  joined: StreamJoined<K, V1, V2>,
+  leftOuter: boolean,
+  rightOuter: boolean,
+): KStream<K, VR> {
+  const ctx = left.ctx;
+  const named = joined.name;
+  const thisStream = repartitionedForJoin(left, named && `${named}-left`, joined.keySerde, joined.valueSerde);
+  const otherStream = repartitionedForJoin(right, named && `${named}-right`, joined.keySerde, joined.otherValueSerde);
+  const thisWindowed = processorName(ctx, named && `${named}-this-windowed`, 'KSTREAM-WINDOWED-');
+  const otherWindowed = processorName(ctx, named && `${named}-other-windowed`, 'KSTREAM-WINDOWED-');
+  const thisPrefix = rightOuter ? 'KSTREAM-OUTERTHIS-' : 'KSTREAM-JOINTHIS-';
+  const joinThisGenerated = ctx.names.processor(thisPrefix);
+  const joinOtherGenerated = ctx.names.processor(leftOuter ? 'KSTREAM-OUTEROTHER-' : 'KSTREAM-JOINOTHER-');
+  const thisSuffix = rightOuter ? '-outer-this-join' : '-this-join';
+  const otherSuffix = leftOuter ? '-outer-other-join' : '-other-join';
+  const joinThis = named ? named + thisSuffix : joinThisGenerated;
+  const joinOther = named ? named + otherSuffix : joinOtherGenerated;
+  const merge = processorName(ctx, named && `${named}-merge`, 'KSTREAM-MERGE-');
+  const base = joined.storeName;
+  const thisStore = `${base ? base + thisSuffix : joinThisGenerated}-store`;
+  const otherStore = `${base ? base + otherSuffix : joinOtherGenerated}-store`;
+  const outerStore = leftOuter
+    ? `${base ? base + (rightOuter ? '-outer-shared-join' : '-left-shared-join') : 'KSTREAM-OUTERSHARED-' + joinThisGenerated.slice(thisPrefix.length)}-store`
+    : undefined;
+
+  const trackers = new SharedTimeTrackers();
+  const common = { outerStore, windows, trackers };
+  const topology = ctx.topology;
+  topology
+    .addProcessor(thisWindowed, joinWindowProcessor(thisStore), thisStream.nodeName)
+    .addProcessor(otherWindowed, joinWindowProcessor(otherStore), otherStream.nodeName)
+    .addProcessor(
+      joinThis,
+      streamStreamJoinProcessor({ ...common, otherStore, outer: leftOuter, isLeft: true, before: windows.beforeMs, after: windows.afterMs, joiner }),
+      thisWindowed,
+    )
+    .addProcessor(
+      joinOther,
+      streamStreamJoinProcessor({
+        ...common,
+        otherStore: thisStore,
+        outer: rightOuter,
+        isLeft: false,
+        before: windows.afterMs,
+        after: windows.beforeMs,
+        joiner: reverseJoiner(joiner),
+      }),
+      otherWindowed,
+    )
+    .addProcessor(merge, passThroughProcessor(), joinThis, joinOther);
+
+  const keySerde = (joined.keySerde ?? thisStream.keySerde) as Serde<unknown> | undefined;
+  const leftSerde = (joined.valueSerde ?? thisStream.valueSerde) as Serde<unknown> | undefined;
+  const rightSerde = (joined.otherValueSerde ?? otherStream.valueSerde) as Serde<unknown> | undefined;
+  const materialized: Materialized<unknown, unknown> = {
+    ...(joined.storeType ? { storeType: joined.storeType } : {}),
+    ...(joined.loggingEnabled === undefined ? {} : { loggingEnabled: joined.loggingEnabled }),
+    ...(joined.logConfig ? { logConfig: joined.logConfig } : {}),
+  };
+  // Records are kept for the join window plus grace, one window store "window" per record, duplicates and all.
+  const window = { retentionMs: windows.sizeMs + windows.graceMs, sizeMs: windows.sizeMs, retainDuplicates: true };
+  topology
+    .addStateStore(windowStoreBuilder(thisStore, materialized, keySerde, leftSerde, window), thisWindowed, joinOther)
+    .addStateStore(windowStoreBuilder(otherStore, materialized, keySerde, rightSerde, window), otherWindowed, joinThis);
+  if (outerStore !== undefined) {
+    const persistent = joined.storeType !== 'in-memory';
+    topology.addStateStore(withLogging(outerJoinStoreBuilder(outerStore, persistent, keySerde, leftSerde, rightSerde), materialized), joinThis, joinOther);
+  }
+  copartition(ctx, thisStream.nodeName, otherStream.nodeName);
+  return new KStream<K, VR>(ctx, merge, thisStream.keySerde, undefined, false);
+}
+
+/**
+ * KTable-KTable join (Kafka Streams' `KTableImpl.doJoin`): each table's updates are joined with the other table's
+ * current value (`KTABLE-JOINTHIS-`, `KTABLE-JOINOTHER-`) and merged (`KTABLE-MERGE-`), materialized when asked.
+ * Left and outer joins need the old values of the outer sides, to send deletions.
+ */
+export function tableTableJoin<K, V1, V2, VR>(
+  left: KTable<K, V1>,
+  right: KTable<K, V2>,
+  joiner: Joiner<K, V1, V2, VR>,
+  kind: Exclude<TableJoinKind, 'right'>,
+  named: Named | undefined,
+  materialized: Materialized<K, VR> | undefined,
+): KTable<K, VR> {
+  const ctx = left.ctx;
+  const leftGetter = getterOf(left, 'left');
+  const rightGetter = getterOf(right, 'right');
+  const store = materialized ? storeName(ctx, materialized as Materialized<unknown, unknown>, 'KTABLE-MERGE-') : undefined;
+  const merge = processorName(ctx, named?.name, 'KTABLE-MERGE-');
+  if (kind !== 'inner') left.enableSendingOldValues();
+  if (kind === 'outer') right.enableSendingOldValues();
+  const joinThis = processorName(ctx, named?.name && `${named.name}-join-this`, 'KTABLE-JOINTHIS-');
+  const joinOther = processorName(ctx, named?.name && `${named.name}-join-other`, 'KTABLE-JOINOTHER-');
+  const oldValues = { send: false };
+  const keySerde = materialized?.keySerde ?? left.keySerde;
+  ctx.topology
+    .addProcessor(joinThis, tableTableJoinProcessor(kind, rightGetter, joiner, oldValues), left.nodeName)
+    .connectProcessorAndStateStores(joinThis, ...rightGetter.storeNames)
+    .addProcessor(joinOther, tableTableJoinProcessor(kind === 'left' ? 'right' : kind, leftGetter, reverseJoiner(joiner), oldValues), right.nodeName)
+    .connectProcessorAndStateStores(joinOther, ...leftGetter.storeNames)
+    .addProcessor(merge, tableMapValuesProcessor<K, VR, VR>((value) => value, oldValues, store?.name), joinThis, joinOther);
+  if (store) {
+    ctx.topology.addStateStore(
+      keyValueStoreBuilder(store.name, materialized as Materialized<unknown, unknown>, keySerde, materialized?.valueSerde),
+      merge,
+    );
+  }
+  copartition(ctx, left.nodeName, right.nodeName);
+  const valueGetter = store ? undefined : tableTableJoinGetter(kind, leftGetter, rightGetter, joiner);
+  return new KTable<K, VR>(
+    ctx,
+    merge,
+    keySerde,
+    materialized?.valueSerde,
+    store?.name,
+    oldValues,
+    [...left.oldValuesSwitches(), ...right.oldValuesSwitches()],
+    false,
+    valueGetter ? { valueGetter } : {},
+  );
+}

@@ -1,0 +1,68 @@
+import { TopologyException } from '../../../errors';
+import type { ProcessorSupplier } from '../../processor/processor';
+import { deriveFromDefault } from '../../serdes/default-serde';
+import type { Serde } from '../../serdes/serde';
+import type { StateStore, Windowed } from '../../state/store';
+import type { StoreBuilder } from '../../state/stores';
+import type { KGroupedStream } from '../kgrouped-stream';
+import { KTable } from '../ktable';
+import type { Materialized, Named } from '../options';
+import { processorName, storeName } from './dsl-context';
+import type { OldValues } from './table-processors';
+import type { ValueGetterSupplier } from './value-getters';
+
+/** What differs between time, sliding and session windowed aggregations. */
+export interface WindowedAggregationSpec {
+  /** The smallest retention that keeps every window the aggregation may still update, and how it is made up. */
+  readonly minRetentionMs: number;
+  readonly minRetentionDescription: string;
+  /** How long after a window's end it may still change: what `suppress(untilWindowCloses)` waits. */
+  readonly closesAfterMs: number;
+  storeBuilder(store: string, keySerde: Serde<unknown> | undefined, retentionMs: number): StoreBuilder<StateStore>;
+  processor(store: string, oldValues: OldValues): ProcessorSupplier<unknown, unknown, unknown, unknown>;
+  /** The serde of the output keys, in Kafka Streams' windowed layout. */
+  windowedKeySerde(inner: Serde<unknown>): Serde<Windowed<unknown>>;
+  getter(store: string): ValueGetterSupplier<Windowed<unknown>, unknown>;
+}
+
+/**
+ * Adds a windowed aggregation: store name first, then the processor name, then (if needed) the repartition topic,
+ * as `KGroupedStream`'s aggregations do. The window or session store keeps windows for the materialization's
+ * retention, by default the smallest one that works; a smaller one is refused, as Kafka Streams refuses it.
+ */
+export function buildWindowedAggregation<K, V, A>(
+  grouped: KGroupedStream<K, V>,
+  prefix: string,
+  materialized: Materialized<K, A>,
+  named: Named | undefined,
+  spec: WindowedAggregationSpec,
+): KTable<Windowed<K>, A> {
+  const ctx = grouped.stream.ctx;
+  const store = storeName(ctx, materialized as Materialized<unknown, unknown>, prefix);
+  const name = processorName(ctx, named?.name, prefix);
+  const retentionMs = materialized.retentionMs ?? spec.minRetentionMs;
+  if (retentionMs < spec.minRetentionMs) {
+    throw new TopologyException(
+      `the retention of window store ${store.name} (${retentionMs} ms) must be no smaller than ${spec.minRetentionDescription} (${spec.minRetentionMs} ms)`,
+    );
+  }
+  const parent = grouped.repartitionIfRequired(store);
+  const oldValues = { send: false };
+  const keySerde = (materialized.keySerde ?? grouped.keySerde) as Serde<unknown> | undefined;
+  ctx.topology.addProcessor(name, spec.processor(store.name, oldValues), parent);
+  ctx.topology.addStateStore(spec.storeBuilder(store.name, keySerde, retentionMs), name);
+  const windowedKeySerde = keySerde
+    ? spec.windowedKeySerde(keySerde)
+    : deriveFromDefault('windowed(default)', (inner) => spec.windowedKeySerde(inner));
+  return new KTable<Windowed<K>, A>(
+    ctx,
+    name,
+    windowedKeySerde as Serde<Windowed<K>>,
+    materialized.valueSerde,
+    store.name,
+    oldValues,
+    [],
+    false,
+    { valueGetter: spec.getter(store.name) as ValueGetterSupplier<Windowed<K>, A>, windowGraceMs: spec.closesAfterMs },
+  );
+}
