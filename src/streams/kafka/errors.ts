@@ -9,5 +9,7 @@ export function isGroupMembershipError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const type = (error as { type?: unknown }).type;
   if (typeof type === 'string' && MEMBERSHIP_ERRORS.has(type)) return true;
-  return isGroupMembershipError((error as { cause?: unknown; originalError?: unknown }).originalError);
+  // kafkajs wraps errors it gives up on: the Kafka error is the `cause` (or `originalError`) of the wrapper.
+  const wrapped = error as { cause?: unknown; originalError?: unknown };
+  return isGroupMembershipError(wrapped.cause) || isGroupMembershipError(wrapped.originalError);
 }
