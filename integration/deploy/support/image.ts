@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import * as ts from 'typescript';
 
 export const REPO = path.resolve(__dirname, '../../..');
 export const DOCKERFILE = path.join(REPO, 'deploy/Dockerfile');
@@ -24,7 +24,6 @@ export interface Stage {
   workdir: string;
   copies: CopyInstruction[];
   runs: string[];
-  env: Record<string, string>;
   user?: string;
   expose: number[];
   volumes: string[];
@@ -68,7 +67,7 @@ export function readDockerfile(file = DOCKERFILE): Stage[] {
     if (keyword === 'ARG' && stage === undefined) continue;
     if (keyword === 'FROM') {
       const [base, as, name] = args.split(/\s+/);
-      stage = { base: base!, name: as?.toUpperCase() === 'AS' ? name : undefined, workdir: '/', copies: [], runs: [], env: {}, expose: [], volumes: [] };
+      stage = { base: base!, name: as?.toUpperCase() === 'AS' ? name : undefined, workdir: '/', copies: [], runs: [], expose: [], volumes: [] };
       stages.push(stage);
       continue;
     }
@@ -83,8 +82,9 @@ export function readDockerfile(file = DOCKERFILE): Stage[] {
       case 'RUN':
         stage.runs.push(args);
         break;
+      // Nothing that these tests check depends on them.
       case 'ENV':
-        for (const match of args.matchAll(/(\w+)=(\S+)/g)) stage.env[match[1]!] = match[2]!;
+      case 'ARG':
         break;
       case 'USER':
         stage.user = args;
@@ -105,20 +105,17 @@ export function readDockerfile(file = DOCKERFILE): Stage[] {
   return stages;
 }
 
-/** `tsc -p <tsconfig>` as `npm run build` runs it: where a source file's output lands, relative to the project. */
+/** `tsc -p <tsconfig>` as `npm run build` runs it: its outDir and rootDir, relative to the repository, as tsc reads them. */
 export function buildOutput(): { tsconfig: string; outDir: string; rootDir: string } {
   const script = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.build!;
   const match = /^tsc -p (\S+)$/.exec(script);
   if (!match) throw new Error(`npm run build is '${script}', not tsc -p <tsconfig>`);
   const tsconfig = match[1]!;
-  const options = (file: string): { extends?: string; compilerOptions?: { outDir?: string; rootDir?: string } } =>
-    parseYaml(fs.readFileSync(path.join(REPO, file), 'utf8'));
-  const own = options(tsconfig);
-  const base = own.extends ? options(own.extends) : {};
-  const outDir = own.compilerOptions?.outDir ?? base.compilerOptions?.outDir;
-  const rootDir = own.compilerOptions?.rootDir ?? base.compilerOptions?.rootDir;
-  if (outDir === undefined || rootDir === undefined) throw new Error(`${tsconfig} sets no outDir and rootDir`);
-  return { tsconfig, outDir: path.posix.normalize(outDir), rootDir: path.posix.normalize(rootDir) };
+  const read = ts.readConfigFile(path.join(REPO, tsconfig), ts.sys.readFile);
+  if (read.error) throw new Error(ts.flattenDiagnosticMessageText(read.error.messageText, '\n'));
+  const { options } = ts.parseJsonConfigFileContent(read.config, ts.sys, REPO);
+  if (options.outDir === undefined || options.rootDir === undefined) throw new Error(`${tsconfig} sets no outDir and rootDir`);
+  return { tsconfig, outDir: path.relative(REPO, options.outDir), rootDir: path.relative(REPO, options.rootDir) || '.' };
 }
 
 /** Where an absolute path inside a stage comes from: a file of the build context, or `npm run build` of one. */
@@ -139,10 +136,7 @@ function below(target: string, prefix: string): string | undefined {
 export function originOf(stages: Stage[], stage: Stage, target: string): Origin | undefined {
   for (const copy of [...stage.copies].reverse()) {
     for (const source of copy.sources) {
-      const copiedInto = copy.destination.endsWith('/') && copy.sources.length === 1 && !copy.from
-        ? (fs.existsSync(path.join(REPO, source)) && fs.statSync(path.join(REPO, source)).isDirectory() ? copy.destination : `${copy.destination}${path.posix.basename(source)}`)
-        : copy.destination.endsWith('/') ? `${copy.destination}${path.posix.basename(source)}` : copy.destination;
-      const rest = below(target, copiedInto);
+      const rest = below(target, copyTarget(copy, source));
       if (rest === undefined) continue;
       const from = rest === '' ? source : path.posix.join(source, rest);
       if (copy.from === undefined) return { kind: 'context', path: from };
@@ -155,12 +149,22 @@ export function originOf(stages: Stage[], stage: Stage, target: string): Origin 
     const { outDir, rootDir } = buildOutput();
     const rest = below(target, path.posix.resolve(stage.workdir, outDir));
     if (rest !== undefined) {
-      const sourceInStage = path.posix.resolve(stage.workdir, rootDir, rest.replace(/\.js$/, '.ts'));
-      const source = originOf(stages, stage, sourceInStage);
+      const source = originOf(stages, stage, path.posix.resolve(stage.workdir, rootDir, rest.replace(/\.js$/, '.ts')));
       if (source?.kind === 'context') return { kind: 'compiled', source: source.path };
     }
   }
   return undefined;
+}
+
+/**
+ * Where COPY puts `source`: a directory's contents go into the destination; a file goes to the destination, or
+ * into it when it ends with a slash.
+ */
+function copyTarget(copy: CopyInstruction, source: string): string {
+  if (!copy.destination.endsWith('/')) return copy.destination;
+  if (copy.from !== undefined) throw new Error(`COPY --from=${copy.from} ${source} into a directory is not read by these tests`);
+  const file = path.join(REPO, source);
+  return fs.existsSync(file) && fs.statSync(file).isDirectory() ? copy.destination : `${copy.destination}${path.posix.basename(source)}`;
 }
 
 /** A glob of .dockerignore as a regular expression: `*` and `?` within a path segment, `**` across segments. */
@@ -194,4 +198,11 @@ export function inBuildContext(file: string): boolean {
     if (prefixes.some((prefix) => regex.test(prefix))) kept = negated;
   }
   return kept;
+}
+
+/** The repository file a path of the final image comes from (for compiled output, its TypeScript source), or undefined. */
+export function sourceInRepository(imagePath: string, stages = readDockerfile()): string | undefined {
+  const origin = originOf(stages, stages[stages.length - 1]!, imagePath);
+  if (origin === undefined) return undefined;
+  return path.join(REPO, origin.kind === 'context' ? origin.path : origin.source);
 }

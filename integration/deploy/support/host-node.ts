@@ -1,0 +1,215 @@
+/**
+ * Sluice on the hosts of a TestNetwork: `sluice start` in a host's namespace, configured as a pod is (the same
+ * HTTP and gRPC ports on every host, application.server from the environment), and the broker made reachable from
+ * every host.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { request } from 'undici';
+import type { SluiceBuild } from '../../cluster/support/sluice-cluster';
+import type { NetworkHost, TestNetwork } from './network';
+import { REPO } from './image';
+
+export const HTTP_PORT = 8080;
+export const GRPC_PORT = 9090;
+const RELAY = path.join(__dirname, 'tcp-relay.js');
+const LOOPBACK = new Set(['127.0.0.1', 'localhost']);
+/** A relay's standard input stays open while this process lives: it exits when this process is gone. */
+const RELAY_STDIO: ['pipe', 'pipe', 'pipe'] = ['pipe', 'pipe', 'pipe'];
+
+function endpoint(address: string): { host: string; port: number } {
+  const match = /^(.+):(\d+)$/.exec(address);
+  if (!match) throw new Error(`expected host:port, got '${address}'`);
+  return { host: match[1]!, port: Number(match[2]) };
+}
+
+/** Why the broker cannot be relayed to the hosts, or undefined when it can. */
+export function brokerUnreachable(bootstrapServers: readonly string[]): string | undefined {
+  const remote = bootstrapServers.filter((address) => !LOOPBACK.has(endpoint(address).host));
+  return remote.length === 0 ? undefined : `the broker (${remote.join(', ')}) is not on this machine's loopback, which is what the relays reach`;
+}
+
+/** Resolves with the port a relay listens on, once it does. */
+function relayPort(relay: ChildProcess, what: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    relay.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('\n')) resolve((JSON.parse(stdout.split('\n')[0]!) as { port: number }).port);
+    });
+    relay.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    relay.on('exit', (code) => reject(new Error(`relay ${what} exited with ${code}: ${stderr}`)));
+    relay.on('error', reject);
+  });
+}
+
+/**
+ * The broker listens on this machine's loopback and advertises that address, which inside a namespace is the
+ * namespace's own. So on each host a relay listens where the broker is advertised, and forwards over the host's
+ * link to a relay on the bridge, which forwards to the broker: each host reaches the one broker through its own
+ * link, and cutting the link cuts it off from the broker as well.
+ */
+export class BrokerRelays {
+  private readonly relays: ChildProcess[] = [];
+
+  static async start(network: TestNetwork, bootstrapServers: readonly string[]): Promise<BrokerRelays> {
+    const started = new BrokerRelays();
+    try {
+      for (const broker of bootstrapServers.map(endpoint)) {
+        const target = `${broker.host}:${broker.port}`;
+        const bridgePort = await started.relay(spawn(process.execPath, [RELAY, `${network.gateway}:0`, target], { stdio: RELAY_STDIO }), `bridge → ${target}`);
+        await Promise.all(
+          network.hosts.map((host) =>
+            started.relay(network.spawn(host, process.execPath, [RELAY, `127.0.0.1:${broker.port}`, `${network.gateway}:${bridgePort}`], { stdio: RELAY_STDIO }), `${host.name} → bridge`),
+          ),
+        );
+      }
+    } catch (error) {
+      started.stop();
+      throw error;
+    }
+    return started;
+  }
+
+  stop(): void {
+    for (const relay of this.relays) if (relay.exitCode === null) relay.kill('SIGKILL');
+  }
+
+  private relay(relay: ChildProcess, what: string): Promise<number> {
+    this.relays.push(relay);
+    return relayPort(relay, what);
+  }
+}
+
+export interface HostNodeOptions {
+  network: TestNetwork;
+  host: NetworkHost;
+  build: SluiceBuild;
+  bootstrapServers: string;
+  applicationId: string;
+  inputTopic: string;
+  workDir: string;
+}
+
+export interface HttpAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** One `sluice start` on one host. */
+export class HostNode {
+  private readonly exited: Promise<number | null>;
+  private exitCode: number | null | undefined;
+
+  private constructor(
+    readonly name: string,
+    /** application.server: `<host address>:8080`. */
+    readonly server: string,
+    readonly logFile: string,
+    private readonly child: ChildProcess,
+  ) {
+    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve((this.exitCode = code))));
+  }
+
+  static async start(options: HostNodeOptions): Promise<HostNode> {
+    const { host } = options;
+    const dir = path.join(options.workDir, host.name);
+    fs.mkdirSync(dir, { recursive: true });
+    const config = {
+      server: { host: '0.0.0.0', port: HTTP_PORT, grpcPort: GRPC_PORT },
+      log: { level: process.env.SLUICE_TEST_LOG_LEVEL ?? 'warn' },
+      streams: {
+        'state.dir': path.join(dir, 'state'),
+        'commit.interval.ms': 200,
+        // Longer than a link stays cut in the test: the cut host stays in the group and keeps its partitions.
+        'session.timeout.ms': 30_000,
+        'heartbeat.interval.ms': 1000,
+      },
+      topologies: [{ module: options.build.topologyModule }],
+      instances: [{ topology: 'cluster-queries', applicationId: options.applicationId }],
+      shutdownTimeoutMs: 10_000,
+    };
+    const configFile = path.join(dir, 'sluice.json');
+    fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
+    const logFile = path.join(dir, 'node.log');
+    const log = fs.openSync(logFile, 'a');
+    const server = `${host.address}:${HTTP_PORT}`;
+    const child = options.network.spawn(host, process.execPath, [options.build.launcher, 'start', '--config', configFile], {
+      cwd: dir,
+      stdio: ['ignore', log, log],
+      env: {
+        ...process.env,
+        // As the StatefulSet sets them, with the host's address where a pod has its DNS name.
+        SLUICE_ADVERTISED_HOST: host.address,
+        SLUICE_APPLICATION_SERVER: server,
+        SLUICE_BOOTSTRAP_SERVERS: options.bootstrapServers,
+        // The build lives outside the repository: its requires find the repository's packages this way.
+        NODE_PATH: path.join(REPO, 'node_modules'),
+        SLUICE_IT_INPUT_TOPIC: options.inputTopic,
+      },
+    });
+    fs.closeSync(log);
+    const node = new HostNode(host.name, server, logFile, child);
+    await node.waitForHttp();
+    return node;
+  }
+
+  get running(): boolean {
+    return this.exitCode === undefined;
+  }
+
+  async get(pathname: string): Promise<HttpAnswer> {
+    return this.call('GET', pathname);
+  }
+
+  async post(pathname: string, body: unknown): Promise<HttpAnswer> {
+    return this.call('POST', pathname, body);
+  }
+
+  /** SIGTERM (graceful: commit, leave the group), then SIGKILL if it has not exited within `graceMs`. */
+  async stop(graceMs = 15_000): Promise<void> {
+    if (!this.running) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  /** The last error lines of the node's log (pino levels 50 and 60, and what is not pino's), for failure messages. */
+  errors(lines = 20): string {
+    const text = fs.existsSync(this.logFile) ? fs.readFileSync(this.logFile, 'utf8') : '';
+    return text
+      .split('\n')
+      .filter((line) => line !== '' && (!line.startsWith('{') || /^\{"level":(50|60),/.test(line)))
+      .slice(-lines)
+      .join('\n');
+  }
+
+  private async call(method: 'GET' | 'POST', pathname: string, body?: unknown, timeoutMs = 60_000): Promise<HttpAnswer> {
+    const response = await request(`http://${this.server}${pathname}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const text = await response.body.text();
+    return { status: response.statusCode, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+  }
+
+  private async waitForHttp(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (!this.running) throw new Error(`node ${this.name} exited with ${this.exitCode}:\n${this.errors()}`);
+      try {
+        await this.call('GET', '/health', undefined, 2000);
+        return;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`node ${this.name} did not answer on ${this.server} within ${timeoutMs} ms:\n${this.errors()}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  }
+}
