@@ -6,7 +6,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException, TopologyException } from '../../errors';
 import { createKafkaClient } from '../kafka/client';
-import { createTopics, describeTopics, fetchTopicOffsets } from '../kafka/admin';
+import { createTopics, describeTopics, fetchTopicOffsets, listTopics } from '../kafka/admin';
 import type { TopicSpec } from '../kafka/admin';
 import { describeGroup } from '../kafka/group-protocol';
 import type { KafkaAdmin, KafkaClient } from '../kafka/types';
@@ -73,6 +73,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private readonly endOffsetCache = new Map<string, { at: number; offsets: Map<number, { low: number; high: number }> }>();
   private error: Error | undefined;
   private closing: Promise<void> | undefined;
+  /** The start under way: a close waits for it, so no thread starts after the close. */
+  private starting: Promise<void> | undefined;
   private hostMapRefresh: Promise<void> = Promise.resolve();
   private hostMapTimer: NodeJS.Timeout | undefined;
   private readonly configureStore: StoreConfigSetter | undefined;
@@ -141,6 +143,11 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   async start(): Promise<void> {
     if (this.state !== 'CREATED') throw new IllegalState(`the instance can only be started once (state ${this.state})`);
     this.machine.transition('REBALANCING');
+    this.starting = this.connectAndStartThreads();
+    return this.starting;
+  }
+
+  private async connectAndStartThreads(): Promise<void> {
     try {
       this.kafka = createKafkaClient({ bootstrapServers: this.config.bootstrapServers, clientId: this.clientId });
       this.admin = this.kafka.admin();
@@ -220,10 +227,11 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     const subs = this.topology.subtopologies();
     const external = new Set<string>();
     for (const sub of subs) for (const t of sub.sourceTopics) if (!this.topology.isInternalTopic(t)) external.add(t);
+    const existingTopics = new Set(await listTopics(admin));
+    const missing = [...external].filter((t) => !existingTopics.has(t));
+    if (missing.length > 0) throw new TopologyException(`source topics do not exist: ${missing.join(', ')}`);
     const described = await describeTopics(admin, [...external]);
     for (const t of described) this.partitionCounts.set(t.name, t.partitions.length);
-    const missing = [...external].filter((t) => !this.partitionCounts.has(t));
-    if (missing.length > 0) throw new TopologyException(`source topics do not exist: ${missing.join(', ')}`);
 
     // Repartition topics take their count from upstream; resolve in dependency order.
     const repartition = this.topology.repartitionTopics();
@@ -327,7 +335,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.error = error;
     this.logger.error({ err: error }, 'instance failed');
     if (!this.machine.tryTransition('PENDING_ERROR')) return;
-    this.emit('error', error);
+    // An EventEmitter throws on an 'error' nobody listens to; the error is kept in lastError anyway.
+    if (this.listenerCount('error') > 0) this.emit('error', error);
     await this.shutdown();
     this.machine.transition('ERROR');
   }
@@ -346,6 +355,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.state === 'NOT_RUNNING' || this.state === 'ERROR' || this.state === 'PENDING_ERROR') return;
     this.machine.transition('PENDING_SHUTDOWN');
     this.closing = (async () => {
+      await this.starting?.catch(() => undefined);
       const shutdown = this.shutdown();
       const timeout = options.timeoutMs;
       if (timeout !== undefined) {

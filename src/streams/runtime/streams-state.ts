@@ -12,7 +12,7 @@ export type StreamsState =
 
 /** Kafka Streams' allowed transitions; anything else is a bug and is refused. */
 const TRANSITIONS: Record<StreamsState, readonly StreamsState[]> = {
-  CREATED: ['REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
+  CREATED: ['REBALANCING', 'PENDING_SHUTDOWN'],
   REBALANCING: ['RUNNING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
   RUNNING: ['REBALANCING', 'RUNNING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
   PENDING_SHUTDOWN: ['NOT_RUNNING'],
