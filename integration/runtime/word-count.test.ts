@@ -46,6 +46,16 @@ describe('word count on a real broker', () => {
           for (const kv of (store as unknown as KeyValueStore<string, ValueAndTimestamp<number>>).all()) fromStore.set(kv.key, kv.value.value);
         }
         expect(Object.fromEntries(fromStore)).toEqual(Object.fromEntries(expected));
+
+        // Kafka Streams' metric names: consumer lag per partition, and what the source node processed.
+        const metrics = instance.metrics.metrics();
+        const lags = metrics.filter((m) => m.group === 'consumer-fetch-manager-metrics' && m.name === 'records-lag' && m.tags.topic === input);
+        expect(lags.map((m) => m.tags.partition).sort()).toEqual(['0', '1', '2', '3']);
+        expect(lags.every((m) => m.value === 0)).toBe(true);
+        const sourceTotal = metrics
+          .filter((m) => m.group === 'stream-processor-node-metrics' && m.name === 'process-total' && m.tags['processor-node-id'] === 'KSTREAM-SOURCE-0000000000')
+          .reduce((n, m) => n + Number(m.value), 0);
+        expect(sourceTotal).toBe(LINES);
       } finally {
         await instance.close();
       }

@@ -6,8 +6,13 @@ import { groupProtocolAssigner } from '../kafka/group-protocol';
 import type { GroupProtocolOptions } from '../kafka/group-protocol';
 import type { EachBatchPayload, KafkaClient, KafkaConsumer, KafkaProducer } from '../kafka/types';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
-import type { TaskMetrics, ThreadMetrics } from '../metrics/streams-metrics';
-import { createTaskMetrics, createThreadMetrics } from '../metrics/streams-metrics';
+import type { PartitionLagMetrics, ProcessorNodeMetrics, TaskMetrics, ThreadMetrics } from '../metrics/streams-metrics';
+import {
+  createPartitionLagMetrics,
+  createProcessorNodeMetrics,
+  createTaskMetrics,
+  createThreadMetrics,
+} from '../metrics/streams-metrics';
 import type { Headers } from '../processor/record';
 import type { Serde } from '../serdes/serde';
 import type { Topology } from '../topology/topology';
@@ -74,6 +79,8 @@ export class StreamThread {
   private readonly collector: KafkaRecordCollector;
   private readonly tasks = new Map<string, StreamTask>();
   private readonly taskMetrics = new Map<string, TaskMetrics>();
+  /** Per consumed partition (`topic\u0000partition`): consumer lag, and the metrics of the source node reading it. */
+  private readonly partitionMetrics = new Map<string, { lag: PartitionLagMetrics; source: ProcessorNodeMetrics | undefined }>();
   private readonly restoring = new Set<string>();
   private readonly positions = new Map<string, PartitionPositionState>();
   readonly restorations = new Map<string, LastRestoration>();
@@ -231,6 +238,15 @@ export class StreamThread {
     if (processed > 0) this.metrics.process.record(elapsed / processed);
     this.taskMetrics.get(task.name)?.process.record(elapsed / Math.max(1, processed));
     const last = records[records.length - 1]!;
+    const now = Date.now();
+    const metrics = this.partitionMetricsFor(task, batch.topic, batch.partition);
+    metrics.lag.lag.record(Math.max(0, Number(batch.highWatermark) - last.offset - 1), now);
+    if (metrics.source) {
+      for (let i = 0; i < processed; i++) {
+        metrics.source.process.record(1, now);
+        metrics.source.recordE2eLatency.record(now - records[i]!.timestamp, now);
+      }
+    }
     const position = this.position(batch.topic, batch.partition);
     position.consumedOffset = last.offset;
     position.consumedTimestamp = last.timestamp;
@@ -260,6 +276,20 @@ export class StreamThread {
     }
     this.collector.sendBuffered();
     if (commitRequested || now - this.lastCommitMs >= this.ctx.config.commitIntervalMs) await this.commit();
+  }
+
+  private partitionMetricsFor(task: StreamTask, topic: string, partition: number): { lag: PartitionLagMetrics; source: ProcessorNodeMetrics | undefined } {
+    const key = `${topic}\u0000${partition}`;
+    let metrics = this.partitionMetrics.get(key);
+    if (!metrics) {
+      const source = task.sourceNodeName(topic);
+      metrics = {
+        lag: createPartitionLagMetrics(this.ctx.metrics, `${this.name}-consumer`, topic, partition),
+        source: source === undefined ? undefined : createProcessorNodeMetrics(this.ctx.metrics, this.name, task.name, source),
+      };
+      this.partitionMetrics.set(key, metrics);
+    }
+    return metrics;
   }
 
   private position(topic: string, partition: number): PartitionPositionState {
@@ -492,6 +522,10 @@ export class StreamThread {
     for (const key of [...this.positions.keys()]) {
       if (task?.subtopology.sourceTopics.some((t) => key === `${resolveTopicName(this.ctx.topology, this.ctx.config.applicationId, t)}\u0000${task.id.partition}`)) {
         this.positions.delete(key);
+        const metrics = this.partitionMetrics.get(key);
+        metrics?.lag.unregister();
+        metrics?.source?.unregister();
+        this.partitionMetrics.delete(key);
       }
     }
     try {

@@ -125,6 +125,11 @@ export class StreamTask {
     if (node) this.sourceByTopic.set(topic, node);
   }
 
+  /** Name of the source node that reads a (real) topic, or undefined. */
+  sourceNodeName(topic: string): string | undefined {
+    return this.sourceByTopic.get(topic)?.name;
+  }
+
   addRecords(records: readonly ConsumedRecord[]): void {
     if (records.length === 0) return;
     const key = `${records[0]!.topic}\u0000${records[0]!.partition}`;
