@@ -56,6 +56,8 @@ describe('word count on a real broker', () => {
           .filter((m) => m.group === 'stream-processor-node-metrics' && m.name === 'process-total' && m.tags['processor-node-id'] === 'KSTREAM-SOURCE-0000000000')
           .reduce((n, m) => n + Number(m.value), 0);
         expect(sourceTotal).toBe(LINES);
+        const storePuts = metrics.filter((m) => m.group === 'stream-state-metrics' && m.name === 'put-rate' && m.tags['lmdb-state-id'] === 'count');
+        expect(storePuts.length).toBe(4);
       } finally {
         await instance.close();
       }

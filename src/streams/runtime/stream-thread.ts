@@ -10,9 +10,13 @@ import type { PartitionLagMetrics, ProcessorNodeMetrics, TaskMetrics, ThreadMetr
 import {
   createPartitionLagMetrics,
   createProcessorNodeMetrics,
+  createStateStoreMetrics,
   createTaskMetrics,
   createThreadMetrics,
+  storeMetricsScope,
 } from '../metrics/streams-metrics';
+import type { StateStoreMetrics } from '../metrics/streams-metrics';
+import { meteredStore } from './metered-store';
 import type { Headers } from '../processor/record';
 import type { Serde } from '../serdes/serde';
 import type { Topology } from '../topology/topology';
@@ -79,6 +83,8 @@ export class StreamThread {
   private readonly collector: KafkaRecordCollector;
   private readonly tasks = new Map<string, StreamTask>();
   private readonly taskMetrics = new Map<string, TaskMetrics>();
+  /** `taskId\u0000store` → the store's metrics (removed with the task's). */
+  private readonly storeMetrics = new Map<string, StateStoreMetrics>();
   /** Per consumed partition (`topic\u0000partition`): consumer lag, and the metrics of the source node reading it. */
   private readonly partitionMetrics = new Map<string, { lag: PartitionLagMetrics; source: ProcessorNodeMetrics | undefined }>();
   private readonly restoring = new Set<string>();
@@ -439,6 +445,11 @@ export class StreamThread {
         this.ctx.logger.warn({ task: taskId, record, err: error }, `record skipped: ${reason}`);
       },
       ...(this.ctx.configureStore ? { configureStore: this.ctx.configureStore } : {}),
+      meterStore: (store) => {
+        const metrics = createStateStoreMetrics(this.ctx.metrics, this.name, taskId, storeMetricsScope(store.persistent, store.type), store.name);
+        this.storeMetrics.set(`${taskId}\u0000${store.name}`, metrics);
+        return meteredStore(store, metrics);
+      },
       wallClock: Date.now,
     });
     // Without a checkpoint nothing says how far local state got: start empty and restore the whole changelog.
@@ -478,6 +489,7 @@ export class StreamThread {
       },
       (progress) => {
         const p = storeOf.get(`${progress.topic}\u0000${progress.partition}`)!;
+        this.storeMetrics.get(`${p.taskId}\u0000${p.store}`)?.restoreRemainingRecords.record(progress.total - progress.restored);
         this.ctx.onRestore(p.store, progress);
         if (progress.done) {
           this.restorations.set(`${p.store}\u0000${p.partition}`, {
@@ -519,6 +531,7 @@ export class StreamThread {
     this.restoring.delete(taskId);
     this.taskMetrics.get(taskId)?.unregister();
     this.taskMetrics.delete(taskId);
+    for (const key of [...this.storeMetrics.keys()]) if (key.startsWith(`${taskId}\u0000`)) this.storeMetrics.delete(key);
     for (const key of [...this.positions.keys()]) {
       if (task?.subtopology.sourceTopics.some((t) => key === `${resolveTopicName(this.ctx.topology, this.ctx.config.applicationId, t)}\u0000${task.id.partition}`)) {
         this.positions.delete(key);

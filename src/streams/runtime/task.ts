@@ -33,6 +33,8 @@ export interface TaskEnvironment {
   /** Called for every record skipped (deserialization error, invalid timestamp); counted as dropped. */
   onDropped?(reason: string, record: RecordMetadata | undefined, error?: unknown): void;
   readonly configureStore?: StoreContext['configureStore'];
+  /** Wraps each initialized store as processors and queries see it (metrics). */
+  readonly meterStore?: (store: StateStore) => StateStore;
   readonly wallClock: () => number;
 }
 
@@ -87,7 +89,7 @@ export class StreamTask {
         ...(this.env.configureStore ? { configureStore: this.env.configureStore } : {}),
       };
       store.init(storeContext);
-      this.stores.set(storeName, store);
+      this.stores.set(storeName, this.env.meterStore ? this.env.meterStore(store) : store);
     }
   }
 

@@ -1,0 +1,73 @@
+import type { StateStoreMetrics } from '../metrics/streams-metrics';
+import type { Sensor } from '../metrics/sensor';
+import type { ChangelogRecord, StateStore } from '../state/store';
+
+/** Store operations → the `stream-state-metrics` sensor that times them (Kafka Streams' metered stores). */
+const TIMED: Record<string, keyof StateStoreMetrics> = {
+  put: 'put',
+  putIfAbsent: 'putIfAbsent',
+  putAll: 'putAll',
+  get: 'get',
+  fetch: 'fetch',
+  fetchRange: 'fetch',
+  backwardFetchRange: 'fetch',
+  fetchKeyRange: 'fetch',
+  backwardFetchKeyRange: 'fetch',
+  fetchAll: 'fetch',
+  backwardFetchAll: 'fetch',
+  fetchSession: 'fetch',
+  findSessions: 'fetch',
+  delete: 'delete',
+  remove: 'remove',
+  range: 'range',
+  reverseRange: 'range',
+  prefixScan: 'prefixScan',
+  all: 'all',
+  reverseAll: 'all',
+  backwardAll: 'all',
+};
+
+/**
+ * The store as processors and queries see it: every operation is timed into the store's metrics (range and
+ * all: the time to open the iterator), flushes and restored batches too. The store itself is unchanged.
+ */
+export function meteredStore<S extends StateStore>(store: S, metrics: StateStoreMetrics): S {
+  const wrappers = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      let wrapper = wrappers.get(property);
+      if (wrapper === undefined) {
+        wrapper = wrap(target, property, value as (...args: unknown[]) => unknown, metrics);
+        wrappers.set(property, wrapper);
+      }
+      return wrapper;
+    },
+  });
+}
+
+function wrap(target: StateStore, property: PropertyKey, fn: (...args: unknown[]) => unknown, metrics: StateStoreMetrics): unknown {
+  if (property === 'flush') {
+    return async () => {
+      const start = performance.now();
+      await (fn.call(target) as Promise<void>);
+      metrics.flush.record(performance.now() - start);
+    };
+  }
+  if (property === 'restore') {
+    return (records: ChangelogRecord[]) => {
+      fn.call(target, records);
+      metrics.restore.record(records.length);
+    };
+  }
+  const sensorName = typeof property === 'string' ? TIMED[property] : undefined;
+  if (sensorName === undefined) return fn.bind(target);
+  const sensor = metrics[sensorName] as Sensor;
+  return (...args: unknown[]) => {
+    const start = performance.now();
+    const result = fn.apply(target, args);
+    sensor.record(performance.now() - start);
+    return result;
+  };
+}
