@@ -46,4 +46,13 @@ describe('the Sluice assignor', () => {
     expect(result.get('b')).toEqual(tasks.map((t) => t.taskId));
     expect(assignTasks(input, tasks)).toEqual(result);
   });
+
+  it('gives a process that joins its share of the stateful tasks, not only stateless ones', () => {
+    const all = tasks.map((t) => t.taskId);
+    const result = assignTasks([member('a', 'A', all, all), member('b', 'B')], tasks);
+    const stateful = (id: string): boolean => id.startsWith('1_');
+    expect(result.get('a')!.filter(stateful)).toEqual(['1_0', '1_1']);
+    expect(result.get('b')!.filter(stateful)).toEqual(['1_2', '1_3']);
+    expect(result.get('b')!.length).toBe(4);
+  });
 });

@@ -64,9 +64,7 @@ export function assignTasks(members: readonly MemberSubscription[], tasks: reado
     clients.set(member.info.processId, list);
   }
   const totalCapacity = members.length;
-  const clientLoad = new Map<string, number>([...clients.keys()].map((c) => [c, 0]));
   const capacityOf = (client: string): number => clients.get(client)!.length;
-  const limitOf = (client: string): number => Math.ceil((tasks.length * capacityOf(client)) / totalCapacity);
   const previousClient = new Map<string, string>();
   const previousMember = new Map<string, string>();
   const stateClients = new Map<string, Set<string>>();
@@ -81,28 +79,34 @@ export function assignTasks(members: readonly MemberSubscription[], tasks: reado
       stateClients.set(t, set);
     }
   }
-  const leastLoaded = (candidates: Iterable<string>): string | undefined => {
-    let best: string | undefined;
-    let bestRatio = Infinity;
-    for (const c of candidates) {
-      const ratio = clientLoad.get(c)! / capacityOf(c);
-      if (ratio < bestRatio) {
-        best = c;
-        bestRatio = ratio;
-      }
-    }
-    return best;
-  };
 
-  const ordered = [...tasks].sort((a, b) => Number(b.stateful) - Number(a.stateful) || compareTaskIds(a.taskId, b.taskId));
+  // Stateful and stateless tasks are balanced each on their own, so a process that joins gets its share of
+  // the state (and of the keys it answers queries for), not only stateless work.
   const clientTasks = new Map<string, string[]>([...clients.keys()].map((c) => [c, []]));
-  for (const task of ordered) {
-    const underLimit = (c: string | undefined): c is string => c !== undefined && clients.has(c) && clientLoad.get(c)! < limitOf(c);
-    let client = previousClient.get(task.taskId);
-    if (!underLimit(client)) client = leastLoaded([...(stateClients.get(task.taskId) ?? [])].filter(underLimit));
-    if (!underLimit(client)) client = leastLoaded(clients.keys());
-    clientLoad.set(client!, clientLoad.get(client!)! + 1);
-    clientTasks.get(client!)!.push(task.taskId);
+  const sorted = [...tasks].sort((a, b) => compareTaskIds(a.taskId, b.taskId));
+  for (const group of [sorted.filter((t) => t.stateful), sorted.filter((t) => !t.stateful)]) {
+    const load = new Map<string, number>([...clients.keys()].map((c) => [c, 0]));
+    const limitOf = (client: string): number => Math.ceil((group.length * capacityOf(client)) / totalCapacity);
+    const underLimit = (c: string | undefined): c is string => c !== undefined && clients.has(c) && load.get(c)! < limitOf(c);
+    const leastLoaded = (candidates: Iterable<string>): string | undefined => {
+      let best: string | undefined;
+      let bestRatio = Infinity;
+      for (const c of candidates) {
+        const ratio = load.get(c)! / capacityOf(c);
+        if (ratio < bestRatio) {
+          best = c;
+          bestRatio = ratio;
+        }
+      }
+      return best;
+    };
+    for (const task of group) {
+      let client = previousClient.get(task.taskId);
+      if (!underLimit(client)) client = leastLoaded([...(stateClients.get(task.taskId) ?? [])].filter(underLimit));
+      if (!underLimit(client)) client = leastLoaded(clients.keys());
+      load.set(client!, load.get(client!)! + 1);
+      clientTasks.get(client!)!.push(task.taskId);
+    }
   }
 
   for (const [client, taskIds] of clientTasks) {

@@ -215,10 +215,14 @@ export class StreamThread {
       return;
     }
     const pollStart = performance.now();
-    const records: ConsumedRecord[] = new Array(batch.messages.length);
+    // After a re-join kafkajs fetches again from the committed offset: what this thread already processed is
+    // skipped, so a task kept through a rebalance never counts a record twice.
+    const alreadyConsumed = this.position(batch.topic, batch.partition).consumedOffset;
+    const records: ConsumedRecord[] = [];
     for (let i = 0; i < batch.messages.length; i++) {
       const m = batch.messages[i]!;
-      records[i] = {
+      if (Number(m.offset) <= alreadyConsumed) continue;
+      records.push({
         topic: batch.topic,
         partition: batch.partition,
         offset: Number(m.offset),
@@ -226,7 +230,11 @@ export class StreamThread {
         key: m.key,
         value: m.value,
         headers: (m.headers ?? {}) as Headers,
-      };
+      });
+    }
+    if (records.length === 0) {
+      resolveOffset(batch.lastOffset());
+      return;
     }
     task.addRecords(records);
     const processStart = performance.now();
@@ -259,7 +267,16 @@ export class StreamThread {
     resolveOffset(batch.lastOffset());
     this.collector.sendBuffered();
     await this.maybePunctuateAndCommit(task.takeCommitRequest());
-    await heartbeat();
+    try {
+      await heartbeat();
+    } catch (error) {
+      // The group is rebalancing: kafkajs re-joins once this batch handler returns, so committing here (the
+      // group still accepts this generation's commits) is the revocation hook kafkajs does not have.
+      if (isGroupMembershipError(error)) {
+        await this.commit().catch((e: unknown) => this.ctx.logger.warn({ err: e, thread: this.name }, 'commit before re-joining failed'));
+      }
+      throw error;
+    }
   }
 
   private async onTick(): Promise<void> {
