@@ -1,10 +1,11 @@
 import type { Serde } from '../serdes/serde';
 import { Serdes } from '../serdes/serdes';
 import type { KStream } from './kstream';
-import { KTable } from './ktable';
+import type { KTable } from './ktable';
 import type { Materialized, Named } from './options';
 import type { DslContext, ResolvedName } from './internals/dsl-context';
-import { addRepartition, keyValueStoreBuilder, processorName, storeName } from './internals/dsl-context';
+import { addAggregation } from './internals/aggregation-node';
+import { addRepartition, processorName, storeName } from './internals/dsl-context';
 import { streamAggregateProcessor, streamReduceProcessor } from './internals/aggregate-processors';
 import type { ProcessorSupplier } from '../processor/processor';
 import type { OldValues } from './internals/table-processors';
@@ -79,14 +80,7 @@ export class KGroupedStream<K, V> {
     const store = storeName(this.ctx, materialized as Materialized<unknown, unknown>, prefix);
     const name = processorName(this.ctx, named?.name, prefix);
     const parent = this.repartitionIfRequired(store);
-    const oldValues = { send: false };
-    const keySerde = materialized.keySerde ?? this.keySerde;
-    this.ctx.topology.addProcessor(name, supplier(store.name, oldValues), parent);
-    this.ctx.topology.addStateStore(
-      keyValueStoreBuilder(store.name, materialized as Materialized<unknown, unknown>, keySerde, materialized.valueSerde),
-      name,
-    );
-    return new KTable<K, A>(this.ctx, name, keySerde, materialized.valueSerde, store.name, oldValues, [], false);
+    return addAggregation(this.ctx, name, parent, store, materialized, this.keySerde, supplier);
   }
 
   /** @internal Where the aggregation reads from: the stream itself, or a repartition topic after it. */

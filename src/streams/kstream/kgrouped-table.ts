@@ -2,10 +2,11 @@ import type { ProcessorSupplier } from '../processor/processor';
 import type { Serde } from '../serdes/serde';
 import { Serdes } from '../serdes/serdes';
 import { deriveFromDefault } from '../serdes/default-serde';
-import { KTable } from './ktable';
+import type { KTable } from './ktable';
 import type { Materialized, Named } from './options';
 import type { DslContext } from './internals/dsl-context';
-import { addRepartition, keyValueStoreBuilder, processorName, storeName } from './internals/dsl-context';
+import { addAggregation } from './internals/aggregation-node';
+import { addRepartition, processorName, storeName } from './internals/dsl-context';
 import { tableAggregateProcessor, tableReduceProcessor } from './internals/aggregate-processors';
 import { changeSerde } from './internals/change';
 import type { OldValues } from './internals/table-processors';
@@ -71,13 +72,6 @@ export class KGroupedTable<K, V> {
       this.keySerde as Serde<unknown> | undefined,
       repartitionValueSerde as Serde<unknown>,
     );
-    const oldValues = { send: false };
-    const keySerde = materialized.keySerde ?? this.keySerde;
-    this.ctx.topology.addProcessor(name, supplier(store.name, oldValues), source);
-    this.ctx.topology.addStateStore(
-      keyValueStoreBuilder(store.name, materialized as Materialized<unknown, unknown>, keySerde, materialized.valueSerde),
-      name,
-    );
-    return new KTable<K, A>(this.ctx, name, keySerde, materialized.valueSerde, store.name, oldValues, [], false);
+    return addAggregation(this.ctx, name, source, store, materialized, this.keySerde, supplier);
   }
 }
