@@ -5,7 +5,7 @@ import type { KTable } from './ktable';
 import type { Materialized, Named } from './options';
 import type { DslContext, ResolvedName } from './internals/dsl-context';
 import { addAggregation } from './internals/aggregation-node';
-import { addRepartition, processorName, storeName } from './internals/dsl-context';
+import { addRepartition } from './internals/dsl-context';
 import { streamAggregateProcessor, streamReduceProcessor } from './internals/aggregate-processors';
 import type { ProcessorSupplier } from '../processor/processor';
 import type { OldValues } from './internals/table-processors';
@@ -67,20 +67,13 @@ export class KGroupedStream<K, V> {
     return windows instanceof SessionWindows ? new SessionWindowedKStream(this, windows) : new TimeWindowedKStream(this, windows);
   }
 
-  /**
-   * Adds the aggregation: store name first, then the processor name, then (if needed) the repartition
-   * topic, the order in which Kafka Streams draws generated names.
-   */
   private build<A>(
     prefix: string,
     materialized: Materialized<K, A>,
     named: Named | undefined,
     supplier: (store: string, oldValues: OldValues) => ProcessorSupplier<unknown, unknown, unknown, unknown>,
   ): KTable<K, A> {
-    const store = storeName(this.ctx, materialized as Materialized<unknown, unknown>, prefix);
-    const name = processorName(this.ctx, named?.name, prefix);
-    const parent = this.repartitionIfRequired(store);
-    return addAggregation(this.ctx, name, parent, store, materialized, this.keySerde, supplier);
+    return addAggregation(this.ctx, prefix, materialized, named, this.keySerde, (store) => this.repartitionIfRequired(store), supplier);
   }
 
   /** @internal Where the aggregation reads from: the stream itself, or a repartition topic after it. */

@@ -6,7 +6,7 @@ import type { KTable } from './ktable';
 import type { Materialized, Named } from './options';
 import type { DslContext } from './internals/dsl-context';
 import { addAggregation } from './internals/aggregation-node';
-import { addRepartition, processorName, storeName } from './internals/dsl-context';
+import { addRepartition } from './internals/dsl-context';
 import { tableAggregateProcessor, tableReduceProcessor } from './internals/aggregate-processors';
 import { changeSerde } from './internals/change';
 import type { OldValues } from './internals/table-processors';
@@ -59,19 +59,18 @@ export class KGroupedTable<K, V> {
     named: Named | undefined,
     supplier: (store: string, oldValues: OldValues) => ProcessorSupplier<unknown, unknown, unknown, unknown>,
   ): KTable<K, A> {
-    const store = storeName(this.ctx, materialized as Materialized<unknown, unknown>, prefix);
-    const name = processorName(this.ctx, named?.name, prefix);
-    const base = this.groupName ? { name: this.groupName, generated: false } : store;
-    const repartitionValueSerde = this.valueSerde
-      ? changeSerde(this.valueSerde)
-      : deriveFromDefault('change(default)', (inner) => changeSerde(inner));
-    const source = addRepartition(
-      this.ctx,
-      this.selectNode,
-      base,
-      this.keySerde as Serde<unknown> | undefined,
-      repartitionValueSerde as Serde<unknown>,
-    );
-    return addAggregation(this.ctx, name, source, store, materialized, this.keySerde, supplier);
+    return addAggregation(this.ctx, prefix, materialized, named, this.keySerde, (store) => {
+      const base = this.groupName ? { name: this.groupName, generated: false } : store;
+      const repartitionValueSerde = this.valueSerde
+        ? changeSerde(this.valueSerde)
+        : deriveFromDefault('change(default)', (inner) => changeSerde(inner));
+      return addRepartition(
+        this.ctx,
+        this.selectNode,
+        base,
+        this.keySerde as Serde<unknown> | undefined,
+        repartitionValueSerde as Serde<unknown>,
+      );
+    }, supplier);
   }
 }

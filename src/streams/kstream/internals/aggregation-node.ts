@@ -1,24 +1,28 @@
 import type { ProcessorSupplier } from '../../processor/processor';
 import type { Serde } from '../../serdes/serde';
 import { KTable } from '../ktable';
-import type { Materialized } from '../options';
+import type { Materialized, Named } from '../options';
 import type { DslContext, ResolvedName } from './dsl-context';
-import { keyValueStoreBuilder } from './dsl-context';
+import { keyValueStoreBuilder, processorName, storeName } from './dsl-context';
 import type { OldValues } from './table-processors';
 
 /**
- * The last step of every grouped aggregation (streams and tables alike): the aggregating processor after
- * `parent`, its timestamped key-value store, and the resulting table.
+ * Every grouped aggregation (streams and tables alike): the store name first, then the processor name, then
+ * the node it reads from (a repartition topic when needed), the order in which Kafka Streams draws generated
+ * names; then the aggregating processor, its timestamped key-value store, and the resulting table.
  */
 export function addAggregation<K, A>(
   ctx: DslContext,
-  name: string,
-  parent: string,
-  store: ResolvedName,
+  prefix: string,
   materialized: Materialized<K, A>,
+  named: Named | undefined,
   keySerde: Serde<K> | undefined,
+  parentFor: (store: ResolvedName) => string,
   supplier: (store: string, oldValues: OldValues) => ProcessorSupplier<unknown, unknown, unknown, unknown>,
 ): KTable<K, A> {
+  const store = storeName(ctx, materialized as Materialized<unknown, unknown>, prefix);
+  const name = processorName(ctx, named?.name, prefix);
+  const parent = parentFor(store);
   const oldValues = { send: false };
   const resolvedKeySerde = materialized.keySerde ?? keySerde;
   ctx.topology.addProcessor(name, supplier(store.name, oldValues), parent);
