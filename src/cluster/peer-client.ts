@@ -109,7 +109,7 @@ export class PeerClient {
     try {
       return await run();
     } catch (error) {
-      if (isServiceError(error) && error.code === grpc.status.UNAVAILABLE) this.channels.del(grpcEndpoint);
+      if (isServiceError(error) && isPeerGone(error.code)) this.channels.del(grpcEndpoint);
       throw error;
     }
   }
@@ -120,10 +120,20 @@ export class PeerClient {
       case grpc.status.DEADLINE_EXCEEDED:
         return failedAnswer('no answer within the query timeout (query_timeout_ms)', { timedOut: true });
       case grpc.status.UNAVAILABLE:
+      case grpc.status.CANCELLED:
         this.channels.del(grpcEndpoint);
         return failedAnswer(`unreachable: ${error.details}`);
       default:
         return failedAnswer(error.details || error.message);
     }
   }
+}
+
+/**
+ * The peer went away: refused or dropped connection (UNAVAILABLE), or a call on a reused channel cut short
+ * because the peer shut down (CANCELLED; Sluice itself never cancels a call, its deadlines end as
+ * DEADLINE_EXCEEDED).
+ */
+function isPeerGone(code: grpc.status): boolean {
+  return code === grpc.status.UNAVAILABLE || code === grpc.status.CANCELLED;
 }
