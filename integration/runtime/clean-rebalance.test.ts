@@ -22,9 +22,7 @@ describe('a clean rebalance', () => {
     await clients.close();
   }, 30_000);
 
-  // Skipped: tasks that move to a joining process are re-read from the last commit (issue 4 note); the
-  // test stays as the check for the fix.
-  it.skip(
+  it(
     'a second instance joining mid-backlog leaves every count exact',
     async () => {
       const applicationId = uniqueName('clean-rebalance');

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { StreamsException } from '../../errors';
+import { withBeforeJoin } from '../kafka/before-join';
 import { createConsumer, createProducer } from '../kafka/client';
 import { isGroupMembershipError } from '../kafka/errors';
 import { groupProtocolAssigner } from '../kafka/group-protocol';
@@ -105,12 +106,15 @@ export class StreamThread {
     this.consumer = createConsumer(ctx.kafka, {
       groupId: ctx.config.applicationId,
       partitionAssigners: [
-        groupProtocolAssigner({
-          name: ASSIGNOR_NAME,
-          version: 1,
-          userData: () => Buffer.from(JSON.stringify(this.subscription())),
-          assign: ctx.assign,
-        }),
+        withBeforeJoin(
+          groupProtocolAssigner({
+            name: ASSIGNOR_NAME,
+            version: 1,
+            userData: () => Buffer.from(JSON.stringify(this.subscription())),
+            assign: ctx.assign,
+          }),
+          () => this.commitBeforeJoin(),
+        ),
       ],
       sessionTimeoutMs: ctx.config.sessionTimeoutMs,
       heartbeatIntervalMs: ctx.config.heartbeatIntervalMs,
@@ -153,13 +157,7 @@ export class StreamThread {
       patterns.push(...sub.sourcePatterns);
     }
     await this.consumer.subscribe({ topics: [...topics, ...patterns], fromBeginning: true });
-    this.consumer.on(this.consumer.events.REBALANCING, () => {
-      this.setState('PARTITIONS_REVOKED');
-      // kafkajs has no revocation callback: commit what is processed while the group re-forms.
-      void this.runExclusive(() => this.commit()).catch((error) =>
-        this.ctx.logger.warn({ err: error, thread: this.name }, 'commit on rebalance failed'),
-      );
-    });
+    this.consumer.on(this.consumer.events.REBALANCING, () => this.setState('PARTITIONS_REVOKED'));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       this.generation++;
       const assigned: TopicPartition[] = [];
@@ -267,16 +265,20 @@ export class StreamThread {
     resolveOffset(batch.lastOffset());
     this.collector.sendBuffered();
     await this.maybePunctuateAndCommit(task.takeCommitRequest());
-    try {
-      await heartbeat();
-    } catch (error) {
-      // The group is rebalancing: kafkajs re-joins once this batch handler returns, so committing here (the
-      // group still accepts this generation's commits) is the revocation hook kafkajs does not have.
-      if (isGroupMembershipError(error)) {
-        await this.commit().catch((e: unknown) => this.ctx.logger.warn({ err: e, thread: this.name }, 'commit before re-joining failed'));
-      }
-      throw error;
-    }
+    // A rebalance reported here makes kafkajs re-join, which commits first (commitBeforeJoin).
+    await heartbeat();
+  }
+
+  /**
+   * Kafka Streams' onPartitionsRevoked: everything processed is committed before this member re-joins, while
+   * the group still accepts this generation's commits, so neither a kept nor a moved task is re-read.
+   */
+  private async commitBeforeJoin(): Promise<void> {
+    if (this.tasks.size === 0) return;
+    await this.runExclusive(async () => {
+      if (this.failed) return;
+      await this.commit();
+    }).catch((error: unknown) => this.ctx.logger.warn({ err: error, thread: this.name }, 'commit before re-joining failed'));
   }
 
   private async onTick(): Promise<void> {
