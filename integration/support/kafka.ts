@@ -42,8 +42,8 @@ export class KafkaTestClients {
   readonly kafka: KafkaClient;
   private readonly connected: Array<{ disconnect(): Promise<void> }> = [];
 
-  constructor(clientId = uniqueName('sluice-test')) {
-    this.kafka = createKafkaClient({ bootstrapServers: bootstrapServers(), clientId });
+  constructor(clientId = uniqueName('sluice-test'), servers: string[] = bootstrapServers()) {
+    this.kafka = createKafkaClient({ bootstrapServers: servers, clientId });
   }
 
   async admin(): Promise<KafkaAdmin> {

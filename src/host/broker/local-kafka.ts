@@ -38,7 +38,8 @@ export interface LocalKafkaOptions {
  * subshell, and records the broker's exit status in `exit-status` should it die early. SIGTERM (stop) is
  * passed on and awaited; the parent's death ends the broker with SIGKILL, as its data is deleted anyway.
  * The cluster id goes as `--cluster-id=<id>`: a base64url id may start with '-', which `-t <id>` would
- * make the argument parser read as a flag.
+ * make the argument parser read as a flag. The broker's pid is kept in `broker.pid`; a `restart` file next to a
+ * recorded exit status starts the broker again, on the same ports and data (for outage tests).
  */
 const WATCHDOG = `
 parent=$1
@@ -52,6 +53,7 @@ broker() {
 }
 broker &
 pid=$!
+echo "$pid" > "$dir/broker.pid"
 finish() {
   pkill "-$1" -P "$pid" 2>/dev/null
   kill "-$1" "$pid" 2>/dev/null
@@ -64,6 +66,12 @@ while kill -0 "$parent" 2>/dev/null; do
   if [ ! -e "$dir/exit-status" ] && ! kill -0 "$pid" 2>/dev/null; then
     wait "$pid"
     echo "$?" > "$dir/.exit-status" && mv "$dir/.exit-status" "$dir/exit-status"
+  fi
+  if [ -e "$dir/exit-status" ] && [ -e "$dir/restart" ]; then
+    rm -f "$dir/restart" "$dir/exit-status"
+    broker &
+    pid=$!
+    echo "$pid" > "$dir/broker.pid"
   fi
   sleep 1 & wait $!
 done
@@ -232,6 +240,31 @@ export class LocalKafka {
     }
   }
 
+  /**
+   * Outage tests: the broker process dies at once (SIGKILL, as in a crash), its data and ports kept for
+   * `restart()`. Resolves once the watchdog has seen it die.
+   */
+  async kill(): Promise<void> {
+    const pid = Number(await readFile(join(this.dir, 'broker.pid'), 'utf8'));
+    signalProcess(pid, 'SIGKILL');
+    const deadline = Date.now() + 30_000;
+    while ((await readFile(join(this.dir, 'exit-status'), 'utf8').catch(() => undefined)) === undefined) {
+      if (Date.now() > deadline) throw new BrokerProvisioningFailed(`The local Kafka broker (pid ${pid}) did not die on SIGKILL`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** Starts a killed broker again with the same identity, ports and data; resolves once it answers. */
+  async restart(timeoutMs = 60_000): Promise<void> {
+    await writeFile(join(this.dir, 'restart'), '');
+    const deadline = Date.now() + 30_000;
+    while ((await readFile(join(this.dir, 'exit-status'), 'utf8').catch(() => undefined)) !== undefined) {
+      if (Date.now() > deadline) throw new BrokerProvisioningFailed('The local Kafka watchdog did not restart the broker');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await this.waitUntilReady(timeoutMs);
+  }
+
   /** The last lines of the broker's log and console output, for error messages. */
   async logTail(lines = 30): Promise<string> {
     const parts: string[] = [];
@@ -269,8 +302,12 @@ export class LocalKafka {
 
 /** Signals the watchdog alone (it passes SIGTERM on) or its whole process group; gone already is fine. */
 function signalGroup(watchdogPid: number, signal: NodeJS.Signals, wholeGroup: boolean): void {
+  signalProcess(wholeGroup ? -watchdogPid : watchdogPid, signal);
+}
+
+function signalProcess(pid: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(wholeGroup ? -watchdogPid : watchdogPid, signal);
+    process.kill(pid, signal);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
   }

@@ -48,9 +48,18 @@ describe('effectiveLogLevel', () => {
     expect(effectiveLogLevel('Runner', KafkaJsLogLevel.WARN, 'The group is rebalancing, re-joining')).toBe(KafkaJsLogLevel.INFO);
   });
 
+  it('makes an unreachable broker a warning, and leaves consumer crashes to the stream thread', () => {
+    expect(effectiveLogLevel('Connection', KafkaJsLogLevel.ERROR, 'Connection error: connect ECONNREFUSED 127.0.0.1:9092')).toBe(KafkaJsLogLevel.WARN);
+    expect(effectiveLogLevel('BrokerPool', KafkaJsLogLevel.ERROR, 'Failed to connect to seed broker, trying another broker')).toBe(
+      KafkaJsLogLevel.WARN,
+    );
+    expect(effectiveLogLevel('Consumer', KafkaJsLogLevel.ERROR, 'Crash: KafkaJSNumberOfRetriesExceeded')).toBe(KafkaJsLogLevel.DEBUG);
+    expect(effectiveLogLevel('Consumer', KafkaJsLogLevel.ERROR, 'Restarting the consumer in 300ms')).toBe(KafkaJsLogLevel.INFO);
+  });
+
   it('keeps every other level', () => {
-    expect(effectiveLogLevel('Connection', KafkaJsLogLevel.ERROR, 'Connection error: ECONNREFUSED')).toBe(KafkaJsLogLevel.ERROR);
-    expect(effectiveLogLevel('Consumer', KafkaJsLogLevel.ERROR, 'Crash: KafkaJSNumberOfRetriesExceeded')).toBe(KafkaJsLogLevel.ERROR);
+    expect(effectiveLogLevel('Connection', KafkaJsLogLevel.ERROR, 'Request Produce(key: 0, version: 7) failed')).toBe(KafkaJsLogLevel.ERROR);
+    expect(effectiveLogLevel('Consumer', KafkaJsLogLevel.ERROR, 'Error when calling eachBatch')).toBe(KafkaJsLogLevel.ERROR);
   });
 });
 

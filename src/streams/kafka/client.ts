@@ -54,7 +54,8 @@ function defaultLogSink(): KafkaLogSink {
  * kafkajs logs every error response at ERROR in its Connection namespace, including the retriable ones it
  * handles itself (a rebalance in progress, a coordinator still loading): those go to debug, as in the Java
  * client. Failures that matter surface again from the producer, consumer or admin, or as rejections. A
- * rebalance, routine for a group, is info as in Java, not a warning.
+ * rebalance, routine for a group, is info as in Java, not a warning; a broker that cannot be reached is a
+ * warning, as the runtime rides it out.
  */
 export function effectiveLogLevel(namespace: string, level: KafkaJsLogLevel, message: string): KafkaJsLogLevel {
   if (namespace === 'Connection' && level === KafkaJsLogLevel.ERROR && message.startsWith('Response ')) {
@@ -63,6 +64,14 @@ export function effectiveLogLevel(namespace: string, level: KafkaJsLogLevel, mes
   // Logged on each retry of a send, whose final failure rejects the send anyway.
   if (namespace === 'Producer' && message.startsWith('Failed to send messages')) return KafkaJsLogLevel.DEBUG;
   if (namespace === 'Runner' && message === 'The group is rebalancing, re-joining') return KafkaJsLogLevel.INFO;
+  // An unreachable broker is a warning, as in the Java client: the runtime retries within task.timeout.ms.
+  if (level === KafkaJsLogLevel.ERROR && namespace === 'Connection' && /^Connection (error|timeout)/.test(message)) return KafkaJsLogLevel.WARN;
+  if (level === KafkaJsLogLevel.ERROR && namespace === 'BrokerPool' && message.startsWith('Failed to connect to seed broker')) {
+    return KafkaJsLogLevel.WARN;
+  }
+  // The stream thread logs a consumer crash itself: a warning when kafkajs restarts the consumer, an error when not.
+  if (namespace === 'Consumer' && message.startsWith('Crash: ')) return KafkaJsLogLevel.DEBUG;
+  if (namespace === 'Consumer' && message.startsWith('Restarting the consumer')) return KafkaJsLogLevel.INFO;
   return level;
 }
 

@@ -13,3 +13,21 @@ export function isGroupMembershipError(error: unknown): boolean {
   const wrapped = error as { cause?: unknown; originalError?: unknown };
   return isGroupMembershipError(wrapped.cause) || isGroupMembershipError(wrapped.originalError);
 }
+
+/**
+ * Failures that go away when the broker is back: a refused or dropped connection, a request timeout, a leader
+ * moving. kafkajs retries those for a while and then gives up with a wrapper (`KafkaJSNumberOfRetriesExceeded`,
+ * or a non-retriable error whose root cause is retriable); the runtime keeps retrying them within
+ * `task.timeout.ms`, as Kafka Streams does, instead of failing the instance.
+ */
+export function isTransientKafkaError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  if ((error as { name?: unknown }).name === 'KafkaJSNumberOfRetriesExceeded') return true;
+  let root: unknown = error;
+  for (let depth = 0; depth < 10; depth++) {
+    const next = (root as { cause?: unknown; originalError?: unknown }).cause ?? (root as { originalError?: unknown }).originalError;
+    if (typeof next !== 'object' || next === null) break;
+    root = next;
+  }
+  return (root as { retriable?: unknown }).retriable === true;
+}

@@ -1,4 +1,5 @@
 import { StreamsException } from '../../errors';
+import { isTransientKafkaError } from '../kafka/errors';
 import type { KafkaProducer, OutgoingRecord } from '../kafka/types';
 import type { ProducedRecord, RecordCollector } from './record-collector';
 
@@ -7,8 +8,10 @@ import type { ProducedRecord, RecordCollector } from './record-collector';
  * `send` is synchronous so processing never waits on the network; `sendBuffered` starts a batch and `flush`
  * waits until everything is acknowledged. One batch is in flight at a time: kafkajs may put two concurrent
  * `sendBatch` calls on the wire in either order, which would reorder a changelog (its last record per key
- * must be the latest value); records buffered meanwhile go out together as the next batch. It also remembers
- * the highest offset written to each changelog partition: the checkpoint written after a commit.
+ * must be the latest value); records buffered meanwhile go out together as the next batch. A batch that fails
+ * for a transient reason (the broker unreachable) is sent again, whole and before anything newer, until
+ * `task.timeout.ms` has passed since its first failure. It also remembers the highest offset written to each
+ * changelog partition: the checkpoint written after a commit.
  */
 export class KafkaRecordCollector implements RecordCollector {
   /** Records in the order they were produced, with their topic. */
@@ -16,6 +19,7 @@ export class KafkaRecordCollector implements RecordCollector {
   private head = 0;
   private inFlight: Promise<void> | undefined;
   private failure: Error | undefined;
+  private discarded = false;
   /** `topic\u0000partition` → offset of the last record written there (explicit partitions only). */
   private readonly writtenOffsets = new Map<string, number>();
   /** Records sent since creation. */
@@ -29,6 +33,10 @@ export class KafkaRecordCollector implements RecordCollector {
      * list for every message (quadratic), so requests stay small; they follow each other with no gap.
      */
     private readonly maxBatch = 5_000,
+    /** How long a batch is retried after a transient failure (Kafka Streams' `task.timeout.ms`). */
+    private readonly taskTimeoutMs = 300_000,
+    /** Told of each transient failure that is retried. */
+    private readonly onRetry: (error: unknown, attempt: number) => void = () => undefined,
   ) {}
 
   private get buffered(): number {
@@ -80,9 +88,17 @@ export class KafkaRecordCollector implements RecordCollector {
         counts.set(key, (counts.get(key) ?? 0) + 1);
       }
     }
-    const promise = this.producer
-      .sendBatch({ topicMessages, acks: -1 })
-      .then((metadata) => {
+    this.inFlight = this.deliver(topicMessages, counts).finally(() => {
+      this.inFlight = undefined;
+      if (!this.failure) this.sendBuffered();
+    });
+  }
+
+  private async deliver(topicMessages: { topic: string; messages: OutgoingRecord[] }[], counts: Map<string, number>): Promise<void> {
+    let deadline: number | undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const metadata = await this.producer.sendBatch({ topicMessages, acks: -1 });
         for (const m of metadata) {
           const key = `${m.topicName}\u0000${m.partition}`;
           const count = counts.get(key);
@@ -90,18 +106,21 @@ export class KafkaRecordCollector implements RecordCollector {
           const last = Number(m.baseOffset) + count - 1;
           if (last > (this.writtenOffsets.get(key) ?? -1)) this.writtenOffsets.set(key, last);
         }
-      })
-      .catch((error: unknown) => {
-        this.failure ??= new StreamsException(
-          `sending records to Kafka failed: ${error instanceof Error ? error.message : String(error)}`,
-          { cause: error },
-        );
-      })
-      .finally(() => {
-        this.inFlight = undefined;
-        if (!this.failure) this.sendBuffered();
-      });
-    this.inFlight = promise;
+        return;
+      } catch (error) {
+        deadline ??= Date.now() + this.taskTimeoutMs;
+        if (this.discarded || !isTransientKafkaError(error) || Date.now() >= deadline) {
+          const reason = isTransientKafkaError(error) && !this.discarded ? ` (retried for task.timeout.ms = ${this.taskTimeoutMs})` : '';
+          this.failure ??= new StreamsException(
+            `sending records to Kafka failed${reason}: ${error instanceof Error ? error.message : String(error)}`,
+            { cause: error },
+          );
+          return;
+        }
+        this.onRetry(error, attempt);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 100 * 2 ** attempt)));
+      }
+    }
   }
 
   /** Sends what is buffered and waits until every record is acknowledged; throws if any send failed. */
@@ -118,6 +137,7 @@ export class KafkaRecordCollector implements RecordCollector {
 
   /** Drops buffered records (the task is being abandoned; its input will be re-read). */
   discard(): void {
+    this.discarded = true;
     this.buffer = [];
     this.head = 0;
   }

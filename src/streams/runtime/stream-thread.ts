@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { StreamsException } from '../../errors';
 import { withBeforeJoin } from '../kafka/before-join';
 import { createConsumer, createProducer } from '../kafka/client';
-import { isGroupMembershipError } from '../kafka/errors';
+import { isGroupMembershipError, isTransientKafkaError } from '../kafka/errors';
 import { groupProtocolAssigner } from '../kafka/group-protocol';
 import type { GroupProtocolOptions } from '../kafka/group-protocol';
 import type { EachBatchPayload, KafkaClient, KafkaConsumer, KafkaProducer } from '../kafka/types';
@@ -94,6 +94,8 @@ export class StreamThread {
   private readonly metrics: ThreadMetrics;
   private exclusive: Promise<void> = Promise.resolve();
   private lastCommitMs = Date.now();
+  /** When commits began failing for a transient reason (undefined while they succeed). */
+  private commitFailingSince: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private generation = 0;
   private failed = false;
@@ -122,7 +124,9 @@ export class StreamThread {
       isolationLevel: 'read_uncommitted',
     });
     this.producer = createProducer(ctx.kafka, { idempotent: false });
-    this.collector = new KafkaRecordCollector(this.producer, ctx.partitionCounts);
+    this.collector = new KafkaRecordCollector(this.producer, ctx.partitionCounts, undefined, ctx.config.taskTimeoutMs, (error, attempt) =>
+      this.ctx.logger.warn({ err: error, thread: this.name, attempt }, 'sending records failed; retrying until task.timeout.ms'),
+    );
   }
 
   get state(): ThreadState {
@@ -348,10 +352,17 @@ export class StreamThread {
     if (committed) {
       try {
         await this.consumer.commitOffsets(offsets);
+        this.commitFailingSince = undefined;
       } catch (error) {
-        if (!isGroupMembershipError(error)) throw error;
         committed = false;
-        this.ctx.logger.warn({ err: error, thread: this.name }, 'offsets not committed: the group is rebalancing');
+        if (isGroupMembershipError(error)) {
+          this.ctx.logger.warn({ err: error, thread: this.name }, 'offsets not committed: the group is rebalancing');
+        } else if (isTransientKafkaError(error) && Date.now() - (this.commitFailingSince ??= Date.now()) < this.ctx.config.taskTimeoutMs) {
+          // Kept for the next commit, which carries the same or later offsets.
+          this.ctx.logger.warn({ err: error, thread: this.name }, 'offsets not committed: Kafka unreachable; retrying until task.timeout.ms');
+        } else {
+          throw error;
+        }
       }
     }
     if (committed) {

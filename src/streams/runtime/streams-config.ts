@@ -16,6 +16,8 @@ export interface StreamsConfig {
   readonly stateDir: string;
   readonly numStreamThreads: number;
   readonly commitIntervalMs: number;
+  /** How long a task may stall on transient Kafka failures (sends, commits) before it fails. */
+  readonly taskTimeoutMs: number;
   readonly processingGuarantee: 'at_least_once';
   readonly defaultKeySerde: string;
   readonly defaultValueSerde: string;
@@ -39,6 +41,7 @@ const DEFAULTS: Record<string, ConfigValue> = {
   'state.dir': path.join(os.tmpdir(), 'sluice-streams'),
   'num.stream.threads': 1,
   'commit.interval.ms': 30000,
+  'task.timeout.ms': 300000,
   'processing.guarantee': 'at_least_once',
   'default.key.serde': 'string',
   'default.value.serde': 'string',
@@ -69,6 +72,7 @@ const KNOWN = new Set([
 const INTEGER_KEYS = [
   'num.stream.threads',
   'commit.interval.ms',
+  'task.timeout.ms',
   'replication.factor',
   'num.standby.replicas',
   'cache.max.bytes.buffering',
@@ -148,6 +152,7 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     stateDir: String(values['state.dir']),
     numStreamThreads: integer(values, 'num.stream.threads', 1),
     commitIntervalMs: integer(values, 'commit.interval.ms', 0),
+    taskTimeoutMs: integer(values, 'task.timeout.ms', 0),
     processingGuarantee: guarantee,
     defaultKeySerde: String(values['default.key.serde']),
     defaultValueSerde: String(values['default.value.serde']),

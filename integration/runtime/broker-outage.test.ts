@@ -1,0 +1,90 @@
+/**
+ * Issue 4, "a lost broker connection is retried and the instance recovers when the broker is back": the word
+ * count runs on a broker of its own, which is SIGKILLed (a crash: every connection refused) in the middle of a
+ * backlog, for longer than kafkajs' own retries last, then started again on the same ports and data. The instance must never reach
+ * ERROR, and the input produced before and after the outage must end counted, none of it under-counted.
+ */
+import { StreamsInstance } from '../../src';
+import type { KeyValueStore, ValueAndTimestamp } from '../../src';
+import { LocalKafka } from '../../src/host/broker/local-kafka';
+import { wordCountTopology, WORD_COUNT_STORE } from '../../examples/word-count';
+import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
+import { expectedCounts, produceLines, tempStateDir, testLogger, waitFor } from '../support/streams';
+import { stopAnyway } from './support/stop-anyway';
+
+/** Enough that the broker dies in the middle of the backlog, with sends and commits under way. */
+const LINES = 30_000;
+/** Longer than kafkajs' retry budget (five retries from 300 ms, about 10 s): Sluice's own retrying must carry it. */
+const OUTAGE_MS = 20_000;
+
+describe('a broker outage', () => {
+  let broker: LocalKafka;
+  let clients: KafkaTestClients;
+  let instance: StreamsInstance | undefined;
+
+  beforeAll(async () => {
+    broker = await LocalKafka.start();
+    clients = new KafkaTestClients(uniqueName('outage-test'), [broker.bootstrapServers]);
+  }, 90_000);
+  afterAll(async () => {
+    if (instance) await stopAnyway(instance);
+    await clients.close();
+    await broker.stop();
+  }, 60_000);
+
+  it(
+    'is ridden out: the instance never fails and counts everything produced before and after',
+    async () => {
+      const input = uniqueName('outage-in');
+      const output = uniqueName('outage-out');
+      const admin = await clients.admin();
+      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 2 }, { topic: output, numPartitions: 2 }] });
+      const producer = await clients.producer();
+      await produceLines(producer, input, 0, LINES);
+
+      instance = new StreamsInstance(
+        wordCountTopology(input, output),
+        {
+          'application.id': uniqueName('outage'),
+          'bootstrap.servers': broker.bootstrapServers,
+          'state.dir': tempStateDir(),
+          'commit.interval.ms': 200,
+          'session.timeout.ms': 6000,
+          'heartbeat.interval.ms': 1000,
+        },
+        { logger: testLogger },
+      );
+      const states: string[] = [];
+      instance.on('state', (change) => states.push(change.state));
+      const running = instance;
+      const counts = () => {
+        const result = new Map<string, number>();
+        for (const store of running.queryableStores(WORD_COUNT_STORE).values()) {
+          for (const kv of (store as unknown as KeyValueStore<string, ValueAndTimestamp<number>>).all()) result.set(kv.key, kv.value.value);
+        }
+        return result;
+      };
+      const counted = (lines: number) => {
+        const now = counts();
+        return [...expectedCounts(lines)].every(([word, n]) => (now.get(word) ?? 0) >= n);
+      };
+      const words = [...expectedCounts(LINES).values()].reduce((a, b) => a + b, 0);
+      await instance.start();
+      await waitFor(() => [...counts().values()].reduce((a, b) => a + b, 0) > words / 5, 'the backlog to be under way', 60_000);
+
+      await broker.kill();
+      // The outage falls in the middle of the backlog, not after it.
+      expect(counted(LINES)).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+      expect(instance.state).not.toBe('ERROR');
+      await broker.restart();
+      await produceLines(producer, input, LINES, 2 * LINES);
+
+      await waitFor(() => counted(2 * LINES), 'the lines produced after the outage to be counted', 90_000);
+      await waitFor(() => instance?.state === 'RUNNING', 'the instance to be RUNNING again', 30_000);
+      expect(states).not.toContain('ERROR');
+      expect(states).not.toContain('PENDING_ERROR');
+    },
+    BROKER_TEST_TIMEOUT_MS + 60_000,
+  );
+});

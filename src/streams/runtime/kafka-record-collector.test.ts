@@ -1,0 +1,54 @@
+import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded } from 'kafkajs';
+import type { KafkaProducer } from '../kafka/types';
+import { KafkaRecordCollector } from './kafka-record-collector';
+
+type SendBatch = KafkaProducer['sendBatch'];
+type Batch = Parameters<SendBatch>[0];
+
+/** A producer whose sends fail while `failure()` gives an error, and which records what it accepted, in order. */
+function fakeProducer(failure: () => Error | undefined) {
+  const accepted: string[] = [];
+  const attempts: number[] = [];
+  const sendBatch = async (batch: Batch) => {
+    const values = (batch.topicMessages ?? []).flatMap((t) => t.messages.map((m) => String(m.value)));
+    attempts.push(values.length);
+    const error = failure();
+    if (error) throw error;
+    accepted.push(...values);
+    return (batch.topicMessages ?? []).map((t) => ({ topicName: t.topic, partition: 0, errorCode: 0, baseOffset: String(accepted.length - t.messages.length) }));
+  };
+  return { producer: { sendBatch } as unknown as KafkaProducer, accepted, attempts };
+}
+
+const unreachable = () => new KafkaJSNumberOfRetriesExceeded(new KafkaJSConnectionError('Connection error: connect ECONNREFUSED'), { retryCount: 5, retryTime: 100 });
+
+describe('KafkaRecordCollector', () => {
+  it('sends a batch again after a transient failure, before anything produced later, and loses nothing', async () => {
+    let failures = 2;
+    const { producer, accepted } = fakeProducer(() => (failures-- > 0 ? unreachable() : undefined));
+    const retried: number[] = [];
+    const collector = new KafkaRecordCollector(producer, new Map([['out', 1]]), 2, 60_000, (_error, attempt) => retried.push(attempt));
+    for (const value of ['a', 'b', 'c', 'd', 'e']) collector.send({ topic: 'out', partition: 0, key: null, value: Buffer.from(value), timestamp: 0, headers: {} });
+    await collector.flush();
+    expect(accepted).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(retried).toEqual([1, 2]);
+    expect(collector.writtenOffset('out', 0)).toBe(4);
+  });
+
+  it('fails once task.timeout.ms has passed since the first failure', async () => {
+    const { producer, attempts } = fakeProducer(unreachable);
+    const collector = new KafkaRecordCollector(producer, new Map(), 10, 250);
+    collector.send({ topic: 'out', key: null, value: Buffer.from('a'), timestamp: 0, headers: {} });
+    await expect(collector.flush()).rejects.toThrow(/retried for task.timeout.ms = 250/);
+    expect(attempts.length).toBeGreaterThan(1);
+    expect(() => collector.send({ topic: 'out', key: null, value: Buffer.from('b'), timestamp: 0, headers: {} })).toThrow(/sending records to Kafka failed/);
+  });
+
+  it('fails at once on an error that retrying cannot cure', async () => {
+    const { producer, attempts } = fakeProducer(() => Object.assign(new Error('too large'), { retriable: false }));
+    const collector = new KafkaRecordCollector(producer, new Map(), 10, 60_000);
+    collector.send({ topic: 'out', key: null, value: Buffer.from('a'), timestamp: 0, headers: {} });
+    await expect(collector.flush()).rejects.toThrow(/sending records to Kafka failed: too large/);
+    expect(attempts).toEqual([1]);
+  });
+});
