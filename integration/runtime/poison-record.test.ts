@@ -123,6 +123,11 @@ describe('a poison record', () => {
     const { input, applicationId, instance, states, admin, producer } = await setUp(c, 'LogAndFailExceptionHandler', 1);
     const emitted: Error[] = [];
     if (listen) instance.on('error', (error) => emitted.push(error));
+    // A close() while the instance fails returns once it is in ERROR, as in Kafka Streams.
+    let stateAfterClose: string | undefined;
+    instance.on('state', (change) => {
+      if (change.state === 'PENDING_ERROR') void instance.close().then(() => (stateAfterClose = instance.state));
+    });
     const messages = [];
     for (let i = 0; i < 11; i++) messages.push({ key: `k-${i}`, value: i === 5 ? c.poison : c.good(i) });
     await producer.send({ topic: input, messages });
@@ -134,6 +139,8 @@ describe('a poison record', () => {
     expect(instance.lastError!.message).toContain(`${input}-0@5`);
     expect(instance.lastError!.message).toMatch(/deserializ/i);
     if (listen) expect(emitted).toEqual([instance.lastError]);
+    await waitFor(() => stateAfterClose !== undefined, 'the close() made in PENDING_ERROR to return', 15_000);
+    expect(stateAfterClose).toBe('ERROR');
     expect(transitionProblems('instance', states)).toEqual([]);
     expect(describeLog(states)).toMatch(/ -> PENDING_ERROR -> ERROR$/);
     // Nothing was dropped, and nothing committed past the poison: it is still there for a fixed topology.

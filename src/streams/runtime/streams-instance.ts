@@ -73,6 +73,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private readonly endOffsetCache = new Map<string, { at: number; offsets: Map<number, { low: number; high: number }> }>();
   private error: Error | undefined;
   private closing: Promise<void> | undefined;
+  /** The shutdown after a fatal error, until the instance is in ERROR. */
+  private failing: Promise<void> | undefined;
   /** The start under way: a close waits for it, so no thread starts after the close. */
   private starting: Promise<void> | undefined;
   private hostMapRefresh: Promise<void> = Promise.resolve();
@@ -334,11 +336,18 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.error) return;
     this.error = error;
     this.logger.error({ err: error }, 'instance failed');
-    if (!this.machine.tryTransition('PENDING_ERROR')) return;
-    // An EventEmitter throws on an 'error' nobody listens to; the error is kept in lastError anyway.
-    if (this.listenerCount('error') > 0) this.emit('error', error);
-    await this.shutdown();
-    this.machine.transition('ERROR');
+    // Set before the transition: a state listener may call close() at PENDING_ERROR, and must wait for this.
+    let failed!: () => void;
+    this.failing = new Promise<void>((resolve) => (failed = resolve));
+    try {
+      if (!this.machine.tryTransition('PENDING_ERROR')) return;
+      // An EventEmitter throws on an 'error' nobody listens to; the error is kept in lastError anyway.
+      if (this.listenerCount('error') > 0) this.emit('error', error);
+      await this.shutdown();
+      this.machine.transition('ERROR');
+    } finally {
+      failed();
+    }
   }
 
   private async shutdown(): Promise<void> {
@@ -349,22 +358,18 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.metadataState.reset();
   }
 
-  /** Stops the threads (they commit and leave the group) and closes the stores. */
+  /**
+   * Stops the threads (they commit and leave the group) and closes the stores. An instance that is failing
+   * (PENDING_ERROR) is not closed again: as in Kafka Streams, this waits until it is in ERROR.
+   */
   async close(options: { timeoutMs?: number } = {}): Promise<void> {
     if (this.closing) return this.closing;
-    if (this.state === 'NOT_RUNNING' || this.state === 'ERROR' || this.state === 'PENDING_ERROR') return;
+    if (this.state === 'PENDING_ERROR') return withTimeout(this.failing ?? Promise.resolve(), options.timeoutMs);
+    if (this.state === 'NOT_RUNNING' || this.state === 'ERROR') return;
     this.machine.transition('PENDING_SHUTDOWN');
     this.closing = (async () => {
       await this.starting?.catch(() => undefined);
-      const shutdown = this.shutdown();
-      const timeout = options.timeoutMs;
-      if (timeout !== undefined) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([shutdown, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeout)))]);
-        clearTimeout(timer);
-      } else {
-        await shutdown;
-      }
+      await withTimeout(this.shutdown(), options.timeoutMs);
       this.clientMetrics.unregister();
       this.machine.transition('NOT_RUNNING');
     })();
@@ -510,4 +515,15 @@ function decodeSubscription(userData: Buffer, memberId: string): SubscriptionInf
     // A member that is not a Sluice instance: treated as its own process with no state.
   }
   return { version: 0, processId: memberId, previousTasks: [], stateTasks: [] };
+}
+
+/** Waits for `work`, or `timeoutMs` if given, whichever comes first (the work goes on in the background). */
+async function withTimeout(work: Promise<void>, timeoutMs: number | undefined): Promise<void> {
+  if (timeoutMs === undefined) return work;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
