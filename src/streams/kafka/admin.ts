@@ -1,5 +1,5 @@
 /** Typed admin helpers over kafkajs: the topic and offset operations the runtime and the tests need. */
-import { ConfigResourceTypes } from 'kafkajs';
+import { ConfigResourceTypes } from './kafkajs';
 import { BrokerUnavailable } from '../../errors';
 import type { KafkaAdmin } from './types';
 

@@ -5,7 +5,8 @@
  * unless asked otherwise).
  */
 import { randomInt } from 'node:crypto';
-import { Kafka, logLevel as KafkaJsLogLevel, type ICustomPartitioner, type LogEntry } from 'kafkajs';
+import type { ICustomPartitioner, LogEntry } from 'kafkajs';
+import { Kafka, logLevel as KafkaJsLogLevel } from './kafkajs';
 import pino from 'pino';
 import { partitionForKey } from './murmur2';
 import type { KafkaClient, KafkaConsumer, KafkaProducer, PartitionAssigner } from './types';
@@ -183,6 +184,10 @@ export interface ConsumerOptions {
   rebalanceTimeoutMs?: number;
   /** Longest time a fetch waits for data (Kafka's `fetch.max.wait.ms`). */
   maxWaitTimeMs?: number;
+  /** Most bytes a fetch returns per partition (Kafka's `max.partition.fetch.bytes`). */
+  maxBytesPerPartition?: number;
+  /** Most bytes a fetch returns (Kafka's `fetch.max.bytes`). */
+  maxBytes?: number;
   metadataMaxAgeMs?: number;
 }
 
@@ -196,6 +201,8 @@ export function createConsumer(kafka: KafkaClient, options: ConsumerOptions): Ka
     heartbeatInterval: options.heartbeatIntervalMs,
     rebalanceTimeout: options.rebalanceTimeoutMs,
     maxWaitTimeInMs: options.maxWaitTimeMs,
+    maxBytesPerPartition: options.maxBytesPerPartition,
+    maxBytes: options.maxBytes,
     metadataMaxAge: options.metadataMaxAgeMs,
   });
 }

@@ -4,7 +4,7 @@
  * the whole group with `describeGroups`, which is how every member learns the others' endpoints and
  * partitions (kafkajs hands assignment userData to no one but the leader).
  */
-import { AssignerProtocol } from 'kafkajs';
+import { AssignerProtocol } from './kafkajs';
 import type { PartitionAssigner } from 'kafkajs';
 import type { KafkaAdmin } from './types';
 

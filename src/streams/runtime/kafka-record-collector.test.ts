@@ -51,4 +51,31 @@ describe('KafkaRecordCollector', () => {
     await expect(collector.flush()).rejects.toThrow(/sending records to Kafka failed: too large/);
     expect(attempts).toEqual([1]);
   });
+
+  it('drainTo waits until no more than the given number of records wait to be sent', async () => {
+    let release!: () => void;
+    let gate = new Promise<void>((resolve) => (release = resolve));
+    const sent: number[] = [];
+    const producer = {
+      sendBatch: async (batch: Batch) => {
+        await gate;
+        sent.push((batch.topicMessages ?? []).reduce((n, t) => n + t.messages.length, 0));
+        return [];
+      },
+    } as unknown as KafkaProducer;
+    const collector = new KafkaRecordCollector(producer, new Map(), 10, 60_000);
+    for (let i = 0; i < 45; i++) collector.send({ topic: 'out', key: null, value: Buffer.from(String(i)), timestamp: 0, headers: {} });
+    // send() started one batch of 10 at the 10th record; 35 wait.
+    expect(collector.buffered).toBe(35);
+    let drained = false;
+    const draining = collector.drainTo(15).then(() => (drained = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(drained).toBe(false);
+    release();
+    gate = Promise.resolve();
+    await draining;
+    expect(collector.buffered).toBeLessThanOrEqual(15);
+    await collector.flush();
+    expect(sent.reduce((a, b) => a + b, 0)).toBe(45);
+  });
 });

@@ -39,8 +39,21 @@ export class KafkaRecordCollector implements RecordCollector {
     private readonly onRetry: (error: unknown, attempt: number) => void = () => undefined,
   ) {}
 
-  private get buffered(): number {
+  /** Records waiting to be sent (not counting the batch in flight). */
+  get buffered(): number {
     return this.buffer.length - this.head;
+  }
+
+  /**
+   * Waits until at most `records` are waiting (or a send failed): the back-pressure that keeps a thread which
+   * processes faster than the producer sends from buffering its whole backlog in memory, as the Java
+   * producer's `buffer.memory` does by blocking `send`.
+   */
+  async drainTo(records: number): Promise<void> {
+    while (this.buffered > records && !this.failure) {
+      this.sendBuffered();
+      await this.inFlight;
+    }
   }
 
   send(record: ProducedRecord): void {

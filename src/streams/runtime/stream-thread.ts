@@ -60,6 +60,14 @@ export interface StreamThreadContext {
   onFatal(thread: StreamThread, error: Error): void;
 }
 
+/** Records processed between two looks at the producer's backlog. */
+const PROCESS_CHUNK = 500;
+/**
+ * Produced records a thread may hold unsent before it stops processing until half have gone (a few MB; the
+ * Java producer blocks `send` past `buffer.memory` to the same end).
+ */
+const MAX_UNSENT_RECORDS = 20_000;
+
 /** Name of the group protocol; every member of an application uses it. */
 export const ASSIGNOR_NAME = 'sluice-stream';
 
@@ -121,6 +129,8 @@ export class StreamThread {
       sessionTimeoutMs: ctx.config.sessionTimeoutMs,
       heartbeatIntervalMs: ctx.config.heartbeatIntervalMs,
       maxWaitTimeMs: ctx.config.pollMaxWaitMs,
+      maxBytesPerPartition: ctx.config.maxPartitionFetchBytes,
+      maxBytes: ctx.config.fetchMaxBytes,
       isolationLevel: 'read_uncommitted',
     });
     this.producer = createProducer(ctx.kafka, { idempotent: false });
@@ -239,17 +249,25 @@ export class StreamThread {
       return;
     }
     task.addRecords(records);
-    const processStart = performance.now();
-    this.metrics.poll.record(processStart - pollStart);
+    this.metrics.poll.record(performance.now() - pollStart);
     this.metrics.pollRecords.record(records.length);
-    let processed: number;
+    let processed = 0;
+    let elapsed = 0;
     try {
-      processed = task.processAll();
+      for (;;) {
+        const chunkStart = performance.now();
+        const n = task.process(PROCESS_CHUNK);
+        elapsed += performance.now() - chunkStart;
+        processed += n;
+        if (n < PROCESS_CHUNK) break;
+        this.collector.sendBuffered();
+        if (this.collector.buffered > MAX_UNSENT_RECORDS) await this.collector.drainTo(MAX_UNSENT_RECORDS / 2);
+        if (this.failed) return;
+      }
     } catch (error) {
       this.fail(error);
       return;
     }
-    const elapsed = performance.now() - processStart;
     this.metrics.processRecords.record(processed);
     if (processed > 0) this.metrics.process.record(elapsed / processed);
     this.taskMetrics.get(task.name)?.process.record(elapsed / Math.max(1, processed));

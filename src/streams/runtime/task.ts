@@ -179,21 +179,21 @@ export class StreamTask {
     return true;
   }
 
-  /** Processes every buffered record; returns how many. */
-  processAll(): number {
-    if (this.queues.size === 1) return this.processSingleQueue();
+  /** Processes buffered records, at most `limit` of them; returns how many (fewer than `limit`: none left). */
+  process(limit = Infinity): number {
+    if (this.queues.size === 1) return this.processSingleQueue(limit);
     let n = 0;
-    while (this.processOne()) n++;
+    while (n < limit && this.processOne()) n++;
     return n;
   }
 
   /** One input partition (most tasks): its records in offset order, without choosing among queues. */
-  private processSingleQueue(): number {
+  private processSingleQueue(limit: number): number {
     const [key, queue] = this.queues.entries().next().value as [string, ConsumedRecord[]];
     let head = this.queueHeads.get(key)!;
     let processed = 0;
     try {
-      while (head < queue.length) {
+      while (head < queue.length && processed < limit) {
         // Advanced before processing: a record whose processing throws is not processed again.
         const record = queue[head++]!;
         this.processRecord(record);

@@ -163,7 +163,7 @@ export class TopologyTestDriver {
         const record = this.pending.shift()!;
         const task = this.taskByTopic.get(record.topic)!;
         task.addRecords([record]);
-        task.processAll();
+        task.process();
       }
       for (const task of this.tasks) task.prepareCommit();
     } while (this.pending.length > 0);
