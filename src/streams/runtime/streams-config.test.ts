@@ -18,6 +18,8 @@ describe('parseStreamsConfig', () => {
     [{ ...base, 'num.stream.threads': 'two' }, "'num.stream.threads' must be an integer >= 0"],
     [{ ...base, 'application.server': 'no-port' }, "'application.server' must have the form host:port"],
     [{ ...base, 'processing.guarantee': 'exactly_once_v2' }, 'exactly_once_v2 is not available'],
+    [{ ...base, 'num.standby.replicas': 1 }, 'standby tasks are not built'],
+    [{ ...base, 'consumer.max.partition.fetch.bytes': 0 }, "'consumer.max.partition.fetch.bytes' must be an integer >= 1"],
     [{ ...base, 'default.deserialization.exception.handler': 'Whatever' }, 'LogAndContinueExceptionHandler'],
   ])('refuses %j with a clear error', (input, message) => {
     expect(() => parseStreamsConfig(input)).toThrow(ConfigException);
@@ -33,5 +35,12 @@ describe('parseStreamsConfig', () => {
     });
     expect(config.deserializationHandling).toBe('continue');
     expect(config.applicationServer).toBe('node-1.sluice:8080');
+    expect(config.unappliedClientOverrides).toEqual(['consumer.max.poll.records']);
+  });
+
+  it('applies the fetch sizes, with defaults below the Java consumer\'s (kafkajs decodes a whole fetch at once)', () => {
+    expect(parseStreamsConfig(base)).toMatchObject({ maxPartitionFetchBytes: 131072, fetchMaxBytes: 1048576, unappliedClientOverrides: [] });
+    const config = parseStreamsConfig({ ...base, 'consumer.max.partition.fetch.bytes': 1048576, 'consumer.fetch.max.bytes': '52428800' });
+    expect(config).toMatchObject({ maxPartitionFetchBytes: 1048576, fetchMaxBytes: 52428800, unappliedClientOverrides: [] });
   });
 });

@@ -35,6 +35,8 @@ export interface StreamsConfig {
   readonly logDir: string;
   readonly logMaxFileSize: number;
   readonly embeddedStoreConfigSetter: string | undefined;
+  /** Client overrides (`consumer.`, `producer.`, `admin.`) that were given but that Sluice's client does not apply. */
+  readonly unappliedClientOverrides: string[];
   /** Every entry as given, plus the defaults: what `GET .../config` shows. */
   readonly values: Readonly<Record<string, ConfigValue>>;
 }
@@ -75,6 +77,9 @@ const KNOWN = new Set([
   'client.id',
   'metrics.sse.interval.ms',
 ]);
+
+/** The client overrides Sluice applies: the others are accepted (the contract's section 7) and reported. */
+const APPLIED_CLIENT_OVERRIDES = new Set(['consumer.max.partition.fetch.bytes', 'consumer.fetch.max.bytes']);
 
 const INTEGER_KEYS = [
   'num.stream.threads',
@@ -143,6 +148,10 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
   if (guarantee !== 'at_least_once') {
     throw new ConfigException(`'processing.guarantee' must be at_least_once, got '${guarantee}'`);
   }
+  if (integer(values, 'num.standby.replicas', 0) > 0) {
+    // Refused rather than accepted and ignored: a failover would restore everything, not what a standby missed.
+    throw new ConfigException(`'num.standby.replicas' above 0 is not available in this version (standby tasks are not built); use 0`);
+  }
   const handler = String(values['default.deserialization.exception.handler']);
   const deserializationHandling = /continue/i.test(handler) ? 'continue' : /fail/i.test(handler) ? 'fail' : undefined;
   if (!deserializationHandling) {
@@ -178,6 +187,7 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     logDir: String(values['log.dir']),
     logMaxFileSize: integer(values, 'log.maxFileSize', 1),
     embeddedStoreConfigSetter: typeof setter === 'string' && setter !== '' ? setter : undefined,
+    unappliedClientOverrides: Object.keys(input).filter((key) => /^(consumer|producer|admin)\./.test(key) && !APPLIED_CLIENT_OVERRIDES.has(key)),
     values,
   };
 }

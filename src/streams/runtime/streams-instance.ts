@@ -91,6 +91,9 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.config = parseStreamsConfig(config);
     this.applicationId = this.config.applicationId;
     this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });
+    if (this.config.unappliedClientOverrides.length > 0) {
+      this.logger.warn({ keys: this.config.unappliedClientOverrides }, 'client overrides not applied by Sluice (kafkajs has no equivalent)');
+    }
     this.defaultKeySerde = serdeByName(this.config.defaultKeySerde);
     this.defaultValueSerde = serdeByName(this.config.defaultValueSerde);
     this.stateDirectory = new StateDirectory(this.config.stateDir, this.applicationId);
