@@ -86,6 +86,7 @@ export class StreamTask {
         loggingEnabled: changelog !== undefined,
         logChange: changelog === undefined ? () => undefined : this.changelogWriter(changelog),
         streamTime: () => this.streamTimeMs,
+        recordTimestamp: () => this.context.currentTimestamp,
         ...(this.env.configureStore ? { configureStore: this.env.configureStore } : {}),
       };
       store.init(storeContext);
@@ -242,8 +243,13 @@ export class StreamTask {
     }
     if (timestamp > this.streamTimeMs) this.streamTimeMs = timestamp;
     this.context.currentMetadata = consumed;
-    this.context.runAs(source, () => source.process({ key, value, timestamp, headers: consumed.headers }));
-    this.context.currentMetadata = undefined;
+    this.context.currentTimestamp = timestamp;
+    try {
+      this.context.runAs(source, () => source.process({ key, value, timestamp, headers: consumed.headers }));
+    } finally {
+      this.context.currentMetadata = undefined;
+      this.context.currentTimestamp = undefined;
+    }
     this.processedRecords++;
     this.punctuateStreamTime();
   }
@@ -283,13 +289,19 @@ export class StreamTask {
   }
 
   private punctuate(node: ProcessorNode, punctuator: Punctuator, timestamp: number): void {
-    this.context.runAs(node, () => {
-      try {
-        punctuator(timestamp);
-      } catch (error) {
-        throw wrapNodeError(error, node.name, this.name);
-      }
-    });
+    // As in Kafka Streams, what a punctuator writes carries the punctuation's timestamp.
+    this.context.currentTimestamp = timestamp;
+    try {
+      this.context.runAs(node, () => {
+        try {
+          punctuator(timestamp);
+        } catch (error) {
+          throw wrapNodeError(error, node.name, this.name);
+        }
+      });
+    } finally {
+      this.context.currentTimestamp = undefined;
+    }
   }
 
   schedule(node: ProcessorNode, intervalMs: number, type: PunctuationType, punctuator: Punctuator): Cancellable {
@@ -418,6 +430,8 @@ class SinkProcessor implements Processor<unknown, unknown, never, never> {
 class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
   currentNode: ProcessorNode | undefined;
   currentMetadata: RecordMetadata | undefined;
+  /** Timestamp of the record the running processor was given (Kafka Streams' `context.timestamp()`). */
+  currentTimestamp: number | undefined;
 
   constructor(
     private readonly task: StreamTask,
@@ -449,6 +463,8 @@ class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
   forward(record: StreamRecord<unknown, unknown>, childName?: string): void {
     const node = this.currentNode;
     if (!node) throw new IllegalState('forward() called outside of processing');
+    const timestamp = this.currentTimestamp;
+    this.currentTimestamp = record.timestamp;
     if (childName !== undefined) {
       const child = node.childByName.get(childName);
       if (!child) throw new ProcessorException(node.name, this.task.name, `'${childName}' is not a child of this node`);
@@ -463,6 +479,7 @@ class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
       }
     }
     this.currentNode = node;
+    this.currentTimestamp = timestamp;
   }
 
   getStateStore<S>(name: string): S {

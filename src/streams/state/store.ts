@@ -64,9 +64,10 @@ export interface StoreContext {
   readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
   /**
    * Timestamp of the record being processed (Kafka Streams' `context.timestamp()`): the timestamp of the changelog
-   * records of non-timestamped stores. When absent, stores use `streamTime()`.
+   * records of non-timestamped stores. When absent, or undefined outside processing (a cache flushed at
+   * commit), stores use `streamTime()`.
    */
-  readonly recordTimestamp?: () => number;
+  readonly recordTimestamp?: () => number | undefined;
 }
 
 /** What a store reports for the periodic statistics dump (`stats.enable`). */

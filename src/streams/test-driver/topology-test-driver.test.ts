@@ -2,6 +2,8 @@ import { ProcessorException } from '../../errors';
 import { StreamsBuilder } from '../kstream/streams-builder';
 import type { ProcessorContext } from '../processor/processor';
 import { Serdes } from '../serdes/serdes';
+import type { KeyValueStore } from '../state/store';
+import { Stores } from '../state/stores';
 import { Topology } from '../topology/topology';
 import { TopologyTestDriver } from './topology-test-driver';
 
@@ -140,6 +142,40 @@ describe('TopologyTestDriver', () => {
     const output = driver.createOutputTopic('labelled', Serdes.String(), Serdes.String());
     input.pipeValueList(['1', '2', '3']);
     expect(output.readValuesToList()).toEqual(['odd 1', 'even 2', 'odd 3']);
+    await driver.close();
+  });
+
+  it('stamps a plain store\'s changelog records with the timestamp of the record being processed, not stream time', async () => {
+    const topology = new Topology()
+      .addSource('in', 'input', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
+      .addProcessor(
+        'remember',
+        () => {
+          let store: KeyValueStore<string, string>;
+          return {
+            init(context: ProcessorContext<string, string>) {
+              store = context.getStateStore<KeyValueStore<string, string>>('last');
+              context.schedule(1000, 'WALL_CLOCK_TIME', () => store.put('tick', 'tock'));
+            },
+            process(record: { key: string | null; value: string | null }) {
+              store.put(record.key!, record.value!);
+            },
+          };
+        },
+        'in',
+      )
+      .addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('last'), Serdes.String(), Serdes.String()), 'remember');
+    const driver = new TopologyTestDriver(topology, { 'application.id': 'app' }, 0);
+    const input = driver.createInputTopic('input', Serdes.String(), Serdes.String());
+    const changelog = driver.createOutputTopic('app-last-changelog', Serdes.String(), Serdes.String());
+    input.pipeInput('a', 'late', 500);
+    input.pipeInput('b', 'early', 100);
+    driver.advanceWallClockTime(1000);
+    expect(changelog.readRecordsToList().map((r) => [r.key, r.timestamp])).toEqual([
+      ['a', 500],
+      ['b', 100],
+      ['tick', 1000],
+    ]);
     await driver.close();
   });
 });
