@@ -1,14 +1,17 @@
 /**
  * Real Sluice processes for the cluster tests: the sources and the test topology are compiled once to a temporary
  * directory, and each node is `sluice start` run from there with a configuration of its own (loopback HTTP and
- * gRPC ports, state directory, log file). Nodes can be frozen (SIGSTOP), resumed, killed and stopped.
+ * gRPC ports, state directory, log file; see integration/support/sluice-process.ts). Nodes can be frozen (SIGSTOP),
+ * resumed, killed and stopped.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { request } from 'undici';
+import { launchSluice, SluiceProcess } from '../../support/sluice-process';
+
+export type { HttpAnswer } from '../../support/sluice-process';
 
 const REPO = path.resolve(__dirname, '../../..');
 
@@ -72,29 +75,6 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export interface HttpAnswer {
-  status: number;
-  body: unknown;
-}
-
-async function http(method: 'GET' | 'POST', url: string, body?: unknown, timeoutMs = 60_000): Promise<HttpAnswer> {
-  const response = await request(url, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
-  const text = await response.body.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // Not JSON (e.g. a plain-text answer): kept as text.
-  }
-  return { status: response.statusCode, body: parsed };
-}
-
 export interface NodeOptions {
   build: SluiceBuild;
   name: string;
@@ -104,75 +84,24 @@ export interface NodeOptions {
   workDir: string;
 }
 
-/** One `sluice start` process. */
-export class SluiceNode {
-  private exited: Promise<number | null>;
-  private exitCode: number | null | undefined;
-
-  private constructor(
-    readonly name: string,
-    /** application.server: `127.0.0.1:<http port>`. */
-    readonly server: string,
-    readonly grpcPort: number,
-    readonly logFile: string,
-    private readonly child: ChildProcess,
-  ) {
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve((this.exitCode = code))));
+/** One `sluice start` process on loopback. */
+export class SluiceNode extends SluiceProcess {
+  private constructor(name: string, server: string, readonly grpcPort: number, logFile: string, child: ChildProcess) {
+    super(name, server, logFile, child);
   }
 
   static async start(options: NodeOptions): Promise<SluiceNode> {
     const [httpPort, grpcPort] = [await freePort(), await freePort()];
-    const dir = path.join(options.workDir, options.name);
-    fs.mkdirSync(dir, { recursive: true });
-    const config = {
+    const { child, logFile } = launchSluice({
+      ...options,
       server: { host: '127.0.0.1', port: httpPort, grpcPort, advertisedHost: '127.0.0.1' },
-      log: { level: process.env.SLUICE_TEST_LOG_LEVEL ?? 'warn' },
       streams: {
         'bootstrap.servers': options.bootstrapServers,
-        'state.dir': path.join(dir, 'state'),
-        'commit.interval.ms': 200,
         // A killed node leaves the group after this; a frozen one is still a member for this long.
         'session.timeout.ms': 10_000,
-        'heartbeat.interval.ms': 1000,
-      },
-      topologies: [{ module: options.build.topologyModule }],
-      instances: [{ topology: 'cluster-queries', applicationId: options.applicationId }],
-      shutdownTimeoutMs: 10_000,
-    };
-    const configFile = path.join(dir, 'sluice.json');
-    fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
-    const logFile = path.join(dir, 'node.log');
-    const log = fs.openSync(logFile, 'a');
-    const child = spawn(process.execPath, [options.build.launcher, 'start', '-c', configFile], {
-      cwd: dir,
-      stdio: ['ignore', log, log],
-      env: {
-        ...process.env,
-        // The build lives outside the repository: its requires find the repository's packages this way.
-        NODE_PATH: path.join(REPO, 'node_modules'),
-        SLUICE_IT_INPUT_TOPIC: options.inputTopic,
       },
     });
-    fs.closeSync(log);
-    const node = new SluiceNode(options.name, `127.0.0.1:${httpPort}`, grpcPort, logFile, child);
-    await node.waitForHttp();
-    return node;
-  }
-
-  get url(): string {
-    return `http://${this.server}`;
-  }
-
-  get running(): boolean {
-    return this.exitCode === undefined;
-  }
-
-  get(pathname: string): Promise<HttpAnswer> {
-    return http('GET', this.url + pathname);
-  }
-
-  post(pathname: string, body: unknown): Promise<HttpAnswer> {
-    return http('POST', this.url + pathname, body);
+    return new SluiceNode(options.name, `127.0.0.1:${httpPort}`, grpcPort, logFile, child).ready();
   }
 
   /** SIGSTOP: the process keeps its sockets but answers nothing, as a node stuck in a long pause. */
@@ -190,34 +119,19 @@ export class SluiceNode {
     await this.exited;
   }
 
-  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
-  async stop(graceMs = 15_000): Promise<void> {
-    if (!this.running) return;
-    this.child.kill('SIGCONT');
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
-    await this.exited;
-    clearTimeout(timer);
+  /** Resumed first: a frozen node acts on SIGTERM only once it runs again. */
+  override async stop(graceMs?: number): Promise<void> {
+    if (this.running) this.child.kill('SIGCONT');
+    await super.stop(graceMs);
   }
 
   /** The last lines of the node's log, for failure messages. */
   tail(lines = 40): string {
-    const text = fs.existsSync(this.logFile) ? fs.readFileSync(this.logFile, 'utf8') : '';
-    return text.split('\n').slice(-lines).join('\n');
+    return this.readLog().split('\n').slice(-lines).join('\n');
   }
 
-  private async waitForHttp(timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (!this.running) throw new Error(`node ${this.name} exited with ${this.exitCode}:\n${this.tail()}`);
-      try {
-        await http('GET', `${this.url}/health`, undefined, 2000);
-        return;
-      } catch {
-        if (Date.now() > deadline) throw new Error(`node ${this.name} did not answer HTTP within ${timeoutMs} ms:\n${this.tail()}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    }
+  protected logExcerpt(): string {
+    return this.tail();
   }
 }
 

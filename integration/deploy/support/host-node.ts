@@ -4,12 +4,10 @@
  * every host.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { request } from 'undici';
 import type { SluiceBuild } from '../../cluster/support/sluice-cluster';
+import { launchSluice, SluiceProcess } from '../../support/sluice-process';
 import type { NetworkHost, TestNetwork } from './network';
-import { REPO } from './image';
 
 export const HTTP_PORT = 8080;
 export const GRPC_PORT = 9090;
@@ -93,123 +91,40 @@ export interface HostNodeOptions {
   workDir: string;
 }
 
-export interface HttpAnswer {
-  status: number;
-  body: unknown;
-}
-
 /** One `sluice start` on one host. */
-export class HostNode {
-  private readonly exited: Promise<number | null>;
-  private exitCode: number | null | undefined;
-
-  private constructor(
-    readonly name: string,
-    /** application.server: `<host address>:8080`. */
-    readonly server: string,
-    readonly logFile: string,
-    private readonly child: ChildProcess,
-  ) {
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve((this.exitCode = code))));
-  }
-
+export class HostNode extends SluiceProcess {
   static async start(options: HostNodeOptions): Promise<HostNode> {
-    const { host } = options;
-    const dir = path.join(options.workDir, host.name);
-    fs.mkdirSync(dir, { recursive: true });
-    const config = {
+    const { host, network } = options;
+    const server = `${host.address}:${HTTP_PORT}`;
+    const { child, logFile } = launchSluice({
+      ...options,
+      name: host.name,
       server: { host: '0.0.0.0', port: HTTP_PORT, grpcPort: GRPC_PORT },
-      log: { level: process.env.SLUICE_TEST_LOG_LEVEL ?? 'warn' },
       streams: {
-        'state.dir': path.join(dir, 'state'),
-        'commit.interval.ms': 200,
         // Longer than a link stays cut in the test: the cut host stays in the group and keeps its partitions.
         'session.timeout.ms': 30_000,
-        'heartbeat.interval.ms': 1000,
       },
-      topologies: [{ module: options.build.topologyModule }],
-      instances: [{ topology: 'cluster-queries', applicationId: options.applicationId }],
-      shutdownTimeoutMs: 10_000,
-    };
-    const configFile = path.join(dir, 'sluice.json');
-    fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
-    const logFile = path.join(dir, 'node.log');
-    const log = fs.openSync(logFile, 'a');
-    const server = `${host.address}:${HTTP_PORT}`;
-    const child = options.network.spawn(host, process.execPath, [options.build.launcher, 'start', '--config', configFile], {
-      cwd: dir,
-      stdio: ['ignore', log, log],
       env: {
-        ...process.env,
         // As the StatefulSet sets them, with the host's address where a pod has its DNS name.
         SLUICE_ADVERTISED_HOST: host.address,
         SLUICE_APPLICATION_SERVER: server,
         SLUICE_BOOTSTRAP_SERVERS: options.bootstrapServers,
-        // The build lives outside the repository: its requires find the repository's packages this way.
-        NODE_PATH: path.join(REPO, 'node_modules'),
-        SLUICE_IT_INPUT_TOPIC: options.inputTopic,
       },
+      spawn: (command, args, spawnOptions) => network.spawn(host, command, args, spawnOptions),
     });
-    fs.closeSync(log);
-    const node = new HostNode(host.name, server, logFile, child);
-    await node.waitForHttp();
-    return node;
-  }
-
-  get running(): boolean {
-    return this.exitCode === undefined;
-  }
-
-  async get(pathname: string): Promise<HttpAnswer> {
-    return this.call('GET', pathname);
-  }
-
-  async post(pathname: string, body: unknown): Promise<HttpAnswer> {
-    return this.call('POST', pathname, body);
-  }
-
-  /** SIGTERM (graceful: commit, leave the group), then SIGKILL if it has not exited within `graceMs`. */
-  async stop(graceMs = 15_000): Promise<void> {
-    if (!this.running) return;
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
-    await this.exited;
-    clearTimeout(timer);
+    return new HostNode(host.name, server, logFile, child).ready();
   }
 
   /** The last error lines of the node's log (pino levels 50 and 60, and what is not pino's), for failure messages. */
   errors(lines = 20): string {
-    const text = fs.existsSync(this.logFile) ? fs.readFileSync(this.logFile, 'utf8') : '';
-    return text
+    return this.readLog()
       .split('\n')
       .filter((line) => line !== '' && (!line.startsWith('{') || /^\{"level":(50|60),/.test(line)))
       .slice(-lines)
       .join('\n');
   }
 
-  private async call(method: 'GET' | 'POST', pathname: string, body?: unknown, timeoutMs = 60_000): Promise<HttpAnswer> {
-    const response = await request(`http://${this.server}${pathname}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
-    const text = await response.body.text();
-    return { status: response.statusCode, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
-  }
-
-  private async waitForHttp(timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (!this.running) throw new Error(`node ${this.name} exited with ${this.exitCode}:\n${this.errors()}`);
-      try {
-        await this.call('GET', '/health', undefined, 2000);
-        return;
-      } catch {
-        if (Date.now() > deadline) throw new Error(`node ${this.name} did not answer on ${this.server} within ${timeoutMs} ms:\n${this.errors()}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    }
+  protected logExcerpt(): string {
+    return this.errors();
   }
 }
