@@ -34,6 +34,7 @@ export async function restoreChangelogs(
   partitions: readonly RestorePartition[],
   apply: (topic: string, partition: number, records: ChangelogRecord[]) => void,
   onProgress: (progress: RestoreProgress) => void,
+  options: { readCommitted?: boolean } = {},
 ): Promise<void> {
   const pending = partitions.filter((p) => p.startOffset < p.endOffset);
   for (const p of partitions) {
@@ -54,6 +55,8 @@ export async function restoreChangelogs(
       }),
     ],
     maxWaitTimeMs: 100,
+    // Exactly-once: what aborted transactions wrote to a changelog is never restored.
+    isolationLevel: options.readCommitted ? 'read_committed' : 'read_uncommitted',
   });
   let finish!: () => void;
   let fail!: (error: unknown) => void;
@@ -62,6 +65,20 @@ export async function restoreChangelogs(
     fail = reject;
   });
   let remaining = pending.length;
+  const advance = (state: RestorePartition & { restored: number; done: boolean }, lastOffset: number): void => {
+    if (lastOffset + 1 >= state.endOffset) {
+      state.done = true;
+      remaining--;
+    }
+    onProgress({
+      topic: state.topic,
+      partition: state.partition,
+      restored: state.restored,
+      total: state.endOffset - state.startOffset,
+      done: state.done,
+    });
+    if (remaining === 0) finish();
+  };
   try {
     await consumer.connect();
     await consumer.subscribe({ topics: [...new Set(pending.map((p) => p.topic))], fromBeginning: true });
@@ -82,20 +99,13 @@ export async function restoreChangelogs(
         }
         if (records.length > 0) apply(batch.topic, batch.partition, records);
         state.restored += records.length;
-        const reached = Number(batch.lastOffset()) + 1 >= state.endOffset;
-        if (reached) {
-          state.done = true;
-          remaining--;
-        }
-        onProgress({
-          topic: state.topic,
-          partition: state.partition,
-          restored: state.restored,
-          total: state.endOffset - state.startOffset,
-          done: state.done,
-        });
-        if (remaining === 0) finish();
+        advance(state, Number(batch.lastOffset()));
       },
+    });
+    // A batch of transaction markers only (the end of a transactional changelog) never reaches eachBatch.
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      const state = byKey.get(`${payload.topic}\u0000${payload.partition}`);
+      if (state && !state.done && payload.batchSize === 0) advance(state, Number(payload.lastOffset));
     });
     for (const p of pending) consumer.seek({ topic: p.topic, partition: p.partition, offset: String(p.startOffset) });
     await finished;

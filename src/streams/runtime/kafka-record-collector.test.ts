@@ -27,7 +27,7 @@ describe('KafkaRecordCollector', () => {
     let failures = 2;
     const { producer, accepted } = fakeProducer(() => (failures-- > 0 ? unreachable() : undefined));
     const retried: number[] = [];
-    const collector = new KafkaRecordCollector(producer, new Map([['out', 1]]), 2, 60_000, (_error, attempt) => retried.push(attempt));
+    const collector = new KafkaRecordCollector(producer, new Map([['out', 1]]), { maxBatch: 2, retryForMs: 60_000, onRetry: (_error, attempt) => retried.push(attempt) });
     for (const value of ['a', 'b', 'c', 'd', 'e']) collector.send({ topic: 'out', partition: 0, key: null, value: Buffer.from(value), timestamp: 0, headers: {} });
     await collector.flush();
     expect(accepted).toEqual(['a', 'b', 'c', 'd', 'e']);
@@ -37,7 +37,7 @@ describe('KafkaRecordCollector', () => {
 
   it('fails once task.timeout.ms has passed since the first failure', async () => {
     const { producer, attempts } = fakeProducer(unreachable);
-    const collector = new KafkaRecordCollector(producer, new Map(), 10, 250);
+    const collector = new KafkaRecordCollector(producer, new Map(), { maxBatch: 10, retryForMs: 250 });
     collector.send({ topic: 'out', key: null, value: Buffer.from('a'), timestamp: 0, headers: {} });
     await expect(collector.flush()).rejects.toThrow(/retried for task.timeout.ms = 250/);
     expect(attempts.length).toBeGreaterThan(1);
@@ -46,7 +46,7 @@ describe('KafkaRecordCollector', () => {
 
   it('fails at once on an error that retrying cannot cure', async () => {
     const { producer, attempts } = fakeProducer(() => Object.assign(new Error('too large'), { retriable: false }));
-    const collector = new KafkaRecordCollector(producer, new Map(), 10, 60_000);
+    const collector = new KafkaRecordCollector(producer, new Map(), { maxBatch: 10, retryForMs: 60_000 });
     collector.send({ topic: 'out', key: null, value: Buffer.from('a'), timestamp: 0, headers: {} });
     await expect(collector.flush()).rejects.toThrow(/sending records to Kafka failed: too large/);
     expect(attempts).toEqual([1]);
@@ -63,7 +63,7 @@ describe('KafkaRecordCollector', () => {
         return [];
       },
     } as unknown as KafkaProducer;
-    const collector = new KafkaRecordCollector(producer, new Map(), 10, 60_000);
+    const collector = new KafkaRecordCollector(producer, new Map(), { maxBatch: 10, retryForMs: 60_000 });
     for (let i = 0; i < 45; i++) collector.send({ topic: 'out', key: null, value: Buffer.from(String(i)), timestamp: 0, headers: {} });
     // send() started one batch of 10 at the 10th record; 35 wait.
     expect(collector.buffered).toBe(35);

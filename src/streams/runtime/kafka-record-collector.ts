@@ -3,6 +3,21 @@ import { isTransientKafkaError } from '../kafka/errors';
 import type { KafkaProducer, OutgoingRecord } from '../kafka/types';
 import type { ProducedRecord, RecordCollector } from './record-collector';
 
+/** Where a collector's batches go: a producer, or a task's transaction under exactly-once. */
+export type RecordSender = Pick<KafkaProducer, 'sendBatch'>;
+
+export interface CollectorOptions {
+  /** Records per produce request (they follow each other with no gap); default 5 000. */
+  maxBatch?: number;
+  /**
+   * How long a batch is sent again after a transient failure (Kafka Streams' `task.timeout.ms`); default 5
+   * minutes. 0 under exactly-once: a batch sent again inside a transaction could be written twice.
+   */
+  retryForMs?: number;
+  /** Told of each transient failure that is retried. */
+  onRetry?: (error: unknown, attempt: number) => void;
+}
+
 /**
  * Collects what tasks produce (sink records, changelog writes) and sends it in batches through one producer.
  * `send` is synchronous so processing never waits on the network; `sendBuffered` starts a batch and `flush`
@@ -10,7 +25,7 @@ import type { ProducedRecord, RecordCollector } from './record-collector';
  * `sendBatch` calls on the wire in either order, which would reorder a changelog (its last record per key
  * must be the latest value); records buffered meanwhile go out together as the next batch. A batch that fails
  * for a transient reason (the broker unreachable) is sent again, whole and before anything newer, until
- * `task.timeout.ms` has passed since its first failure. It also remembers the highest offset written to each
+ * `task.timeout.ms` has passed since its first failure (never under exactly-once). It also remembers the highest offset written to each
  * changelog partition: the checkpoint written after a commit.
  */
 export class KafkaRecordCollector implements RecordCollector {
@@ -25,19 +40,19 @@ export class KafkaRecordCollector implements RecordCollector {
   /** Records sent since creation. */
   sentRecords = 0;
 
+  private readonly maxBatch: number;
+  private readonly retryForMs: number;
+  private readonly onRetry: (error: unknown, attempt: number) => void;
+
   constructor(
-    private readonly producer: KafkaProducer,
+    private readonly sender: RecordSender,
     private readonly partitionCounts: ReadonlyMap<string, number>,
-    /**
-     * Records per produce request. kafkajs groups a request's messages per partition by copying the partition's
-     * list for every message (quadratic), so requests stay small; they follow each other with no gap.
-     */
-    private readonly maxBatch = 5_000,
-    /** How long a batch is retried after a transient failure (Kafka Streams' `task.timeout.ms`). */
-    private readonly taskTimeoutMs = 300_000,
-    /** Told of each transient failure that is retried. */
-    private readonly onRetry: (error: unknown, attempt: number) => void = () => undefined,
-  ) {}
+    options: CollectorOptions = {},
+  ) {
+    this.maxBatch = options.maxBatch ?? 5_000;
+    this.retryForMs = options.retryForMs ?? 300_000;
+    this.onRetry = options.onRetry ?? (() => undefined);
+  }
 
   /** Records waiting to be sent (not counting the batch in flight). */
   get buffered(): number {
@@ -111,7 +126,7 @@ export class KafkaRecordCollector implements RecordCollector {
     let deadline: number | undefined;
     for (let attempt = 1; ; attempt++) {
       try {
-        const metadata = await this.producer.sendBatch({ topicMessages, acks: -1 });
+        const metadata = await this.sender.sendBatch({ topicMessages, acks: -1 });
         for (const m of metadata) {
           const key = `${m.topicName}\u0000${m.partition}`;
           const count = counts.get(key);
@@ -121,9 +136,10 @@ export class KafkaRecordCollector implements RecordCollector {
         }
         return;
       } catch (error) {
-        deadline ??= Date.now() + this.taskTimeoutMs;
+        deadline ??= Date.now() + this.retryForMs;
         if (this.discarded || !isTransientKafkaError(error) || Date.now() >= deadline) {
-          const reason = isTransientKafkaError(error) && !this.discarded ? ` (retried for task.timeout.ms = ${this.taskTimeoutMs})` : '';
+          const retried = isTransientKafkaError(error) && !this.discarded && this.retryForMs > 0;
+          const reason = retried ? ` (retried for task.timeout.ms = ${this.retryForMs})` : '';
           this.failure ??= new StreamsException(
             `sending records to Kafka failed${reason}: ${error instanceof Error ? error.message : String(error)}`,
             { cause: error },

@@ -31,6 +31,8 @@ import type { SubscriptionInfo, TopicPartition } from './partition-assignor';
 import type { Checkpoint, StateDirectory } from './state-directory';
 import type { StreamsConfig } from './streams-config';
 import { StreamTask } from './task';
+import type { OffsetToCommit } from './task-transaction';
+import { TaskTransaction } from './task-transaction';
 
 /** What a thread gets from its instance. */
 export interface StreamThreadContext {
@@ -88,8 +90,13 @@ export class StreamThread {
   readonly name: string;
   private threadState: ThreadState = 'CREATED';
   private readonly consumer: KafkaConsumer;
-  private readonly producer: KafkaProducer;
-  private readonly collector: KafkaRecordCollector;
+  /** Under exactly-once each task has a transaction of its own (`taskTransactions`), and there is no shared producer. */
+  private readonly exactlyOnce: boolean;
+  /** At-least-once: one producer and collector for every task of the thread. */
+  private readonly shared: { producer: KafkaProducer; collector: KafkaRecordCollector } | undefined;
+  private readonly taskTransactions = new Map<string, { transaction: TaskTransaction; collector: KafkaRecordCollector }>();
+  /** Exactly-once: each task's checkpoint as restored, kept in memory until a clean close writes it. */
+  private readonly restoredCheckpoints = new Map<string, Checkpoint>();
   private readonly tasks = new Map<string, StreamTask>();
   private readonly taskMetrics = new Map<string, TaskMetrics>();
   /** `taskId\u0000store` → the store's metrics (removed with the task's). */
@@ -131,12 +138,27 @@ export class StreamThread {
       maxWaitTimeMs: ctx.config.pollMaxWaitMs,
       maxBytesPerPartition: ctx.config.maxPartitionFetchBytes,
       maxBytes: ctx.config.fetchMaxBytes,
-      isolationLevel: 'read_uncommitted',
+      isolationLevel: ctx.config.processingGuarantee === 'exactly_once_v2' ? 'read_committed' : 'read_uncommitted',
     });
-    this.producer = createProducer(ctx.kafka, { idempotent: false });
-    this.collector = new KafkaRecordCollector(this.producer, ctx.partitionCounts, undefined, ctx.config.taskTimeoutMs, (error, attempt) =>
-      this.ctx.logger.warn({ err: error, thread: this.name, attempt }, 'sending records failed; retrying until task.timeout.ms'),
-    );
+    this.exactlyOnce = ctx.config.processingGuarantee === 'exactly_once_v2';
+    if (!this.exactlyOnce) {
+      const producer = createProducer(ctx.kafka, { idempotent: false });
+      const collector = new KafkaRecordCollector(producer, ctx.partitionCounts, {
+        retryForMs: ctx.config.taskTimeoutMs,
+        onRetry: (error, attempt) =>
+          this.ctx.logger.warn({ err: error, thread: this.name, attempt }, 'sending records failed; retrying until task.timeout.ms'),
+      });
+      this.shared = { producer, collector };
+    }
+  }
+
+  /** Where a task's output goes. */
+  private collectorOf(taskId: string): KafkaRecordCollector | undefined {
+    return this.shared?.collector ?? this.taskTransactions.get(taskId)?.collector;
+  }
+
+  private allCollectors(): KafkaRecordCollector[] {
+    return this.shared ? [this.shared.collector] : [...this.taskTransactions.values()].map((t) => t.collector);
   }
 
   get state(): ThreadState {
@@ -162,7 +184,7 @@ export class StreamThread {
 
   async start(): Promise<void> {
     this.setState('STARTING');
-    await this.producer.connect();
+    await this.shared?.producer.connect();
     await this.consumer.connect();
     const topics = new Set<string>();
     const patterns: RegExp[] = [];
@@ -260,8 +282,9 @@ export class StreamThread {
         elapsed += performance.now() - chunkStart;
         processed += n;
         if (n < PROCESS_CHUNK) break;
-        this.collector.sendBuffered();
-        if (this.collector.buffered > MAX_UNSENT_RECORDS) await this.collector.drainTo(MAX_UNSENT_RECORDS / 2);
+        const collector = this.collectorOf(task.name)!;
+        collector.sendBuffered();
+        if (collector.buffered > MAX_UNSENT_RECORDS) await collector.drainTo(MAX_UNSENT_RECORDS / 2);
         if (this.failed) return;
       }
     } catch (error) {
@@ -285,7 +308,7 @@ export class StreamThread {
     position.consumedOffset = last.offset;
     position.consumedTimestamp = last.timestamp;
     resolveOffset(batch.lastOffset());
-    this.collector.sendBuffered();
+    this.collectorOf(task.name)?.sendBuffered();
     await this.maybePunctuateAndCommit(task.takeCommitRequest());
     // A rebalance reported here makes kafkajs re-join, which commits first (commitBeforeJoin).
     await heartbeat();
@@ -321,7 +344,7 @@ export class StreamThread {
       }
       if (task.takeCommitRequest()) commitRequested = true;
     }
-    this.collector.sendBuffered();
+    for (const collector of this.allCollectors()) collector.sendBuffered();
     if (commitRequested || now - this.lastCommitMs >= this.ctx.config.commitIntervalMs) await this.commit();
   }
 
@@ -349,30 +372,37 @@ export class StreamThread {
     return p;
   }
 
-  /** Flush producer, flush stores, commit offsets, write checkpoints. */
+  /**
+   * Commits the tasks' progress. At-least-once: flush the producer, flush the stores, commit the offsets, write
+   * the checkpoints. Exactly-once, per task: flush its output, flush its stores, then commit its transaction
+   * with its offsets (checkpoints only at a clean close: state written since may belong to an aborted
+   * transaction).
+   */
   private async commit(taskIds: Iterable<string> = this.tasks.keys()): Promise<void> {
     const start = performance.now();
     const ids = [...taskIds].filter((id) => !this.restoring.has(id));
+    if (this.exactlyOnce) await this.commitTransactions(ids);
+    else await this.commitAtLeastOnce(ids, this.shared!.collector);
+    this.lastCommitMs = Date.now();
+    this.metrics.commit.record(performance.now() - start);
+  }
+
+  private async commitAtLeastOnce(ids: string[], collector: KafkaRecordCollector): Promise<void> {
     for (const id of ids) this.tasks.get(id)?.prepareCommit();
-    await this.collector.flush();
-    const offsets: { topic: string; partition: number; offset: string }[] = [];
+    await collector.flush();
+    const offsets: OffsetToCommit[] = [];
     for (const id of ids) {
       const task = this.tasks.get(id);
       if (!task) continue;
       await task.flushStores();
-      for (const p of task.consumedPositions()) {
-        const position = this.position(p.topic, p.partition);
-        if (position.committedOffset === p.offset + 1) continue;
-        offsets.push({ topic: p.topic, partition: p.partition, offset: String(p.offset + 1) });
-      }
+      offsets.push(...this.uncommittedOffsets(task));
     }
-    let committed = offsets.length > 0;
-    if (committed) {
+    if (offsets.length > 0) {
       try {
-        await this.consumer.commitOffsets(offsets);
+        await this.consumer.commitOffsets(offsets.map((o) => ({ ...o, offset: String(o.offset) })));
         this.commitFailingSince = undefined;
+        this.markCommitted(offsets);
       } catch (error) {
-        committed = false;
         if (isGroupMembershipError(error)) {
           this.ctx.logger.warn({ err: error, thread: this.name }, 'offsets not committed: the group is rebalancing');
         } else if (isTransientKafkaError(error) && Date.now() - (this.commitFailingSince ??= Date.now()) < this.ctx.config.taskTimeoutMs) {
@@ -383,29 +413,51 @@ export class StreamThread {
         }
       }
     }
-    if (committed) {
-      const now = Date.now();
-      for (const o of offsets) {
-        const position = this.position(o.topic, Number(o.partition));
-        position.committedOffset = Number(o.offset);
-        position.committedTimestamp = now;
-      }
-    }
     for (const id of ids) {
       const task = this.tasks.get(id);
       if (task) this.writeCheckpoint(task);
     }
-    this.lastCommitMs = Date.now();
-    this.metrics.commit.record(performance.now() - start);
+  }
+
+  private async commitTransactions(ids: string[]): Promise<void> {
+    for (const id of ids) {
+      const task = this.tasks.get(id);
+      const output = this.taskTransactions.get(id);
+      if (!task || !output) continue;
+      task.prepareCommit();
+      await output.collector.flush();
+      await task.flushStores();
+      const offsets = this.uncommittedOffsets(task);
+      await output.transaction.commit(offsets);
+      this.markCommitted(offsets);
+    }
+  }
+
+  /** The task's consumed positions not committed yet, as offsets to commit (the next record to read). */
+  private uncommittedOffsets(task: StreamTask): OffsetToCommit[] {
+    const offsets: OffsetToCommit[] = [];
+    for (const p of task.consumedPositions()) {
+      if (this.position(p.topic, p.partition).committedOffset !== p.offset + 1) offsets.push({ topic: p.topic, partition: p.partition, offset: p.offset + 1 });
+    }
+    return offsets;
+  }
+
+  private markCommitted(offsets: readonly OffsetToCommit[]): void {
+    const now = Date.now();
+    for (const o of offsets) {
+      const position = this.position(o.topic, o.partition);
+      position.committedOffset = o.offset;
+      position.committedTimestamp = now;
+    }
   }
 
   private writeCheckpoint(task: StreamTask): void {
-    const checkpoint: Checkpoint = this.ctx.stateDirectory.readCheckpoint(task.name) ?? new Map();
+    const checkpoint: Checkpoint = this.restoredCheckpoints.get(task.name) ?? this.ctx.stateDirectory.readCheckpoint(task.name) ?? new Map();
     let changed = false;
     for (const store of task.stores.keys()) {
       const changelog = storeChangelogTopic(this.ctx.topology, this.ctx.config.applicationId, store);
       if (!changelog) continue;
-      const written = this.collector.writtenOffset(changelog, task.id.partition);
+      const written = this.collectorOf(task.name)?.writtenOffset(changelog, task.id.partition);
       const key = `${changelog}\u0000${task.id.partition}`;
       if (written === undefined || (checkpoint.get(key)?.offset ?? -1) >= written + 1) continue;
       checkpoint.set(key, { topic: changelog, partition: task.id.partition, offset: written + 1 });
@@ -429,17 +481,19 @@ export class StreamThread {
     await this.seedPositions(assigned);
     const lost = [...this.tasks.keys()].filter((id) => !wanted.has(id));
     if (lost.length > 0) {
+      let clean = true;
       try {
         await this.commit(lost);
       } catch (error) {
+        clean = false;
         this.ctx.logger.warn({ err: error, thread: this.name }, 'commit of revoked tasks failed; their input is re-read by the new owner');
       }
-      for (const id of lost) await this.closeTask(id);
+      for (const id of lost) await this.closeTask(id, clean);
     }
     const created: string[] = [];
     for (const id of wanted.keys()) {
       if (this.tasks.has(id)) continue;
-      this.createTask(id);
+      await this.createTask(id);
       created.push(id);
     }
     this.ctx.onAssignment(this, this.generation);
@@ -473,17 +527,22 @@ export class StreamThread {
     }
   }
 
-  private createTask(taskId: string): void {
+  private async createTask(taskId: string): Promise<void> {
     const [sub, partition] = taskId.split('_').map(Number) as [number, number];
     const subtopology = this.ctx.topology.subtopologies()[sub]!;
-    this.ctx.stateDirectory.lock(taskId);
     const appId = this.ctx.config.applicationId;
+    // Exactly-once: the task's transaction first, which settles what a previous owner left open in its changelogs.
+    if (this.exactlyOnce) {
+      const transaction = await TaskTransaction.open(this.ctx.kafka, appId, taskId);
+      this.taskTransactions.set(taskId, { transaction, collector: new KafkaRecordCollector(transaction, this.ctx.partitionCounts, { retryForMs: 0 }) });
+    }
+    this.ctx.stateDirectory.lock(taskId);
     const task = new StreamTask({ subtopology: sub, partition }, subtopology, this.ctx.topology, {
       applicationId: appId,
       config: this.ctx.config.values,
       defaultKeySerde: this.ctx.defaultKeySerde,
       defaultValueSerde: this.ctx.defaultValueSerde,
-      collector: this.collector,
+      collector: this.collectorOf(taskId)!,
       taskDir: this.ctx.stateDirectory.taskDir(taskId),
       resolveTopic: (t) => resolveTopicName(this.ctx.topology, appId, t),
       changelogTopic: (s) => storeChangelogTopic(this.ctx.topology, appId, s),
@@ -550,18 +609,26 @@ export class StreamThread {
           });
         }
       },
+      { readCommitted: this.exactlyOnce },
     );
     await this.runExclusive(async () => {
       const resume: { topic: string; partitions: number[] }[] = [];
       for (const taskId of taskIds) {
         const task = this.tasks.get(taskId);
         if (!task || !this.restoring.has(taskId)) continue;
+        const checkpoint = this.ctx.stateDirectory.readCheckpoint(taskId) ?? new Map();
         for (const p of partitions.filter((x) => x.taskId === taskId)) {
-          const checkpoint = this.ctx.stateDirectory.readCheckpoint(taskId) ?? new Map();
           checkpoint.set(`${p.topic}\u0000${p.partition}`, { topic: p.topic, partition: p.partition, offset: p.endOffset });
-          this.ctx.stateDirectory.writeCheckpoint(taskId, checkpoint);
         }
-        if (!partitions.some((x) => x.taskId === taskId)) this.writeCheckpoint(task);
+        if (this.exactlyOnce) {
+          // From here the stores take writes that a crash would abort: no checkpoint on disk until a clean close.
+          this.restoredCheckpoints.set(taskId, checkpoint);
+          this.ctx.stateDirectory.deleteCheckpoint(taskId);
+        } else if (partitions.some((x) => x.taskId === taskId)) {
+          this.ctx.stateDirectory.writeCheckpoint(taskId, checkpoint);
+        } else {
+          this.writeCheckpoint(task);
+        }
         task.initializeProcessors();
         this.restoring.delete(taskId);
         for (const t of task.subtopology.sourceTopics) {
@@ -573,8 +640,20 @@ export class StreamThread {
     });
   }
 
-  private async closeTask(taskId: string): Promise<void> {
+  /**
+   * Closes a task. `clean`: its progress was just committed. Under exactly-once only a clean close writes a
+   * checkpoint, and an open transaction is aborted: without a checkpoint the next owner restores in full.
+   */
+  private async closeTask(taskId: string, clean: boolean): Promise<void> {
     const task = this.tasks.get(taskId);
+    const output = this.taskTransactions.get(taskId);
+    if (output) {
+      if (clean && task && !this.restoring.has(taskId)) this.writeCheckpoint(task);
+      output.collector.discard();
+      this.taskTransactions.delete(taskId);
+      this.restoredCheckpoints.delete(taskId);
+      await output.transaction.close().catch((error: unknown) => this.ctx.logger.warn({ err: error, task: taskId }, 'closing the task producer failed'));
+    }
     this.tasks.delete(taskId);
     this.restoring.delete(taskId);
     this.taskMetrics.get(taskId)?.unregister();
@@ -620,7 +699,7 @@ export class StreamThread {
       standbyTasks: [],
       clients: {
         consumerClientId: `${this.name}-consumer`,
-        producerClientIds: [`${this.name}-producer`],
+        producerClientIds: this.exactlyOnce ? [...this.taskTransactions.keys()].map((id) => `${this.name}-${id}-producer`) : [`${this.name}-producer`],
         restoreConsumerClientId: `${this.name}-restore-consumer`,
         adminClientId: `${this.ctx.clientId}-admin`,
       },
@@ -641,20 +720,22 @@ export class StreamThread {
     this.stopping = true;
     this.setState('PENDING_SHUTDOWN');
     if (this.timer) clearInterval(this.timer);
+    let clean = !this.failed;
     await this.runExclusive(async () => {
-      if (!this.failed) {
+      if (clean) {
         try {
           await this.commit();
         } catch (error) {
+          clean = false;
           this.ctx.logger.warn({ err: error, thread: this.name }, 'final commit failed');
         }
       } else {
-        this.collector.discard();
+        for (const collector of this.allCollectors()) collector.discard();
       }
     });
     await this.consumer.disconnect().catch(() => undefined);
-    for (const id of [...this.tasks.keys()]) await this.closeTask(id).catch(() => undefined);
-    await this.producer.disconnect().catch(() => undefined);
+    for (const id of [...this.tasks.keys()]) await this.closeTask(id, clean).catch(() => undefined);
+    await this.shared?.producer.disconnect().catch(() => undefined);
     this.metrics.unregister();
     this.setState('DEAD');
   }

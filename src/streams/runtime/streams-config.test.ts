@@ -17,7 +17,7 @@ describe('parseStreamsConfig', () => {
     [{ 'application.id': 'app' }, "'bootstrap.servers' is required"],
     [{ ...base, 'num.stream.threads': 'two' }, "'num.stream.threads' must be an integer >= 0"],
     [{ ...base, 'application.server': 'no-port' }, "'application.server' must have the form host:port"],
-    [{ ...base, 'processing.guarantee': 'exactly_once_v2' }, 'exactly_once_v2 is not available'],
+    [{ ...base, 'processing.guarantee': 'exactly_once' }, 'must be at_least_once or exactly_once_v2'],
     [{ ...base, 'num.standby.replicas': 1 }, 'standby tasks are not built'],
     [{ ...base, 'consumer.max.partition.fetch.bytes': 0 }, "'consumer.max.partition.fetch.bytes' must be an integer >= 1"],
     [{ ...base, 'default.deserialization.exception.handler': 'Whatever' }, 'LogAndContinueExceptionHandler'],
@@ -36,6 +36,12 @@ describe('parseStreamsConfig', () => {
     expect(config.deserializationHandling).toBe('continue');
     expect(config.applicationServer).toBe('node-1.sluice:8080');
     expect(config.unappliedClientOverrides).toEqual(['consumer.max.poll.records']);
+  });
+
+  it('takes exactly_once_v2 with Kafka Streams\' commit interval for it, unless one is given', () => {
+    expect(parseStreamsConfig({ ...base, 'processing.guarantee': 'exactly_once_v2' })).toMatchObject({ processingGuarantee: 'exactly_once_v2', commitIntervalMs: 100 });
+    expect(parseStreamsConfig({ ...base, 'processing.guarantee': 'exactly_once_v2', 'commit.interval.ms': 1000 }).commitIntervalMs).toBe(1000);
+    expect(parseStreamsConfig(base)).toMatchObject({ processingGuarantee: 'at_least_once', commitIntervalMs: 30000 });
   });
 
   it('applies the fetch sizes, with defaults below the Java consumer\'s (kafkajs decodes a whole fetch at once)', () => {

@@ -5,6 +5,8 @@ import { ConfigException } from '../../errors';
 /** Values a configuration entry can take (as in a properties file or JSON). */
 export type ConfigValue = string | number | boolean;
 
+export type ProcessingGuarantee = 'at_least_once' | 'exactly_once_v2';
+
 /** The configuration of an instance, with Kafka Streams' names (compatibility file, section 7). */
 export interface StreamsConfig {
   readonly applicationId: string;
@@ -18,7 +20,7 @@ export interface StreamsConfig {
   readonly commitIntervalMs: number;
   /** How long a task may stall on transient Kafka failures (sends, commits) before it fails. */
   readonly taskTimeoutMs: number;
-  readonly processingGuarantee: 'at_least_once';
+  readonly processingGuarantee: ProcessingGuarantee;
   readonly defaultKeySerde: string;
   readonly defaultValueSerde: string;
   readonly replicationFactor: number;
@@ -141,13 +143,11 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
   if (typeof bootstrap !== 'string' || bootstrap.trim() === '') throw new ConfigException(`'bootstrap.servers' is required`);
   for (const key of INTEGER_KEYS) if (key in values) integer(values, key, key === 'replication.factor' ? -1 : 0);
   const guarantee = String(values['processing.guarantee']);
-  if (guarantee === 'exactly_once_v2') {
-    // Refused rather than run as at-least-once under another name.
-    throw new ConfigException(`'processing.guarantee' exactly_once_v2 is not available in this version; use at_least_once`);
+  if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2') {
+    throw new ConfigException(`'processing.guarantee' must be at_least_once or exactly_once_v2, got '${guarantee}'`);
   }
-  if (guarantee !== 'at_least_once') {
-    throw new ConfigException(`'processing.guarantee' must be at_least_once, got '${guarantee}'`);
-  }
+  // Kafka Streams' default under exactly-once: a transaction per 100 ms, so output is not held back long.
+  if (guarantee === 'exactly_once_v2' && input['commit.interval.ms'] === undefined) values['commit.interval.ms'] = 100;
   if (integer(values, 'num.standby.replicas', 0) > 0) {
     // Refused rather than accepted and ignored: a failover would restore everything, not what a standby missed.
     throw new ConfigException(`'num.standby.replicas' above 0 is not available in this version (standby tasks are not built); use 0`);
