@@ -60,6 +60,7 @@ async function startDemo(
       'state.dir': path.join(dir, 'state'),
       'num.stream.threads': String(settings.threads),
       'commit.interval.ms': String(settings.commitIntervalMs),
+      'processing.guarantee': settings.guarantee,
       // The demo sets statestore.cache.max.bytes to 0 unless given, and that key beats cache.max.bytes.buffering.
       'statestore.cache.max.bytes': String(settings.cacheBytes),
     }),

@@ -4,7 +4,7 @@
  * until its group has committed the end of the input and of the repartition topic, and prints lines/s, time,
  * peak RSS and idle RSS (5 s after catching up) side by side with the ratio. Figures only; nothing is asserted:
  * it exits 1 only when Sluice gave no figure (an error, or no progress at all for 2 minutes).
- * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--no-java]`.
+ * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--guarantee at_least_once|exactly_once_v2] [--no-java]`.
  */
 import { parseArgs } from 'node:util';
 import * as fs from 'node:fs';
@@ -46,22 +46,25 @@ async function main(): Promise<void> {
     options: {
       lines: { type: 'string', default: '1000000' },
       threads: { type: 'string', default: '1' },
+      guarantee: { type: 'string', default: 'at_least_once' },
       'no-java': { type: 'boolean', default: false },
     },
   });
   const lines = Number(values.lines);
   const threads = Number(values.threads);
   if (![lines, threads].every((n) => Number.isInteger(n) && n > 0)) throw new Error('--lines and --threads take positive integers');
+  const guarantee = values.guarantee;
+  if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2') throw new Error('--guarantee takes at_least_once or exactly_once_v2');
   // Sluice's default cache, set on both: WordCountDemo would otherwise turn Kafka Streams' off.
-  const settings: CommonSettings = { threads, commitIntervalMs: 1000, cacheBytes: 10 * 1024 * 1024 };
+  const settings: CommonSettings = { threads, commitIntervalMs: 1000, cacheBytes: 10 * 1024 * 1024, guarantee };
   const suffix = Date.now().toString(36);
   const loadAverage = os.loadavg()[0]!;
 
-  const sluice = await measure(sluiceSide(settings, suffix), `bench-wc-${suffix}`, lines);
+  const sluice = await measure(sluiceSide(settings, suffix), settings, `bench-wc-${suffix}`, lines);
   let java: Outcome | undefined;
   if (!values['no-java']) {
     const side = await kafkaStreamsSide(settings, log);
-    java = typeof side === 'string' ? side : await measure(side, `bench-wc-java-${suffix}`, lines).catch((error: Error) => error.message);
+    java = typeof side === 'string' ? side : await measure(side, settings, `bench-wc-java-${suffix}`, lines).catch((error: Error) => error.message);
   }
   report(lines, settings, loadAverage, sluice, java);
   // No Sluice figure is a broken benchmark; a missing Java figure is only a missing comparison.
@@ -86,6 +89,7 @@ function sluiceSide(settings: CommonSettings, suffix: string): Side {
           'num.stream.threads': settings.threads,
           'commit.interval.ms': settings.commitIntervalMs,
           'cache.max.bytes.buffering': settings.cacheBytes,
+          'processing.guarantee': settings.guarantee,
         },
         { logger: pino({ level: 'warn' }) },
       );
@@ -106,7 +110,7 @@ function sluiceSide(settings: CommonSettings, suffix: string): Side {
 }
 
 /** One side's run on a broker of its own (both start from an empty broker); the broker is stopped after. */
-async function measure(side: Side, applicationId: string, lines: number): Promise<Outcome> {
+async function measure(side: Side, settings: CommonSettings, applicationId: string, lines: number): Promise<Outcome> {
   const broker = await provideBroker({ log });
   const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'bench' });
   const admin = kafka.admin();
@@ -123,7 +127,7 @@ async function measure(side: Side, applicationId: string, lines: number): Promis
     let peakRss = running.rss();
     const sampler = setInterval(() => (peakRss = maxDefined(peakRss, running.rss())), RSS_SAMPLE_MS);
     try {
-      const failure = await waitCaughtUp(admin, applicationId, side.input, running);
+      const failure = await waitCaughtUp(admin, applicationId, side.input, running, settings.guarantee === 'exactly_once_v2');
       if (failure !== undefined) return failure;
       const seconds = (Date.now() - started) / 1000;
       clearInterval(sampler);
@@ -157,7 +161,7 @@ async function produceCorpus(kafka: ReturnType<typeof createKafkaClient>, topic:
  * The repartition topic is found by name, `<application.id>-<store or generated name>-repartition`: Kafka
  * Streams names it after the count's generated store name. Returns why it cannot finish, if it cannot.
  */
-async function waitCaughtUp(admin: Admin, groupId: string, input: string, running: Running): Promise<string | undefined> {
+async function waitCaughtUp(admin: Admin, groupId: string, input: string, running: Running, transactional: boolean): Promise<string | undefined> {
   let repartition: string | undefined;
   let lastCommitted = -1;
   let lastProgress = Date.now();
@@ -172,7 +176,9 @@ async function waitCaughtUp(admin: Admin, groupId: string, input: string, runnin
     const inputDone = committed(input);
     const repartitionDone = repartition === undefined ? 0 : committed(repartition);
     const inputEnd = sum(await admin.fetchTopicOffsets(input), 'high');
-    const repartitionEnd = repartition === undefined ? 0 : sum(await admin.fetchTopicOffsets(repartition), 'high');
+    const repartitionOffsets = repartition === undefined ? [] : await admin.fetchTopicOffsets(repartition);
+    // Written in transactions, a partition ends with a commit marker, one past the last offset a group commits.
+    const repartitionEnd = sum(repartitionOffsets, 'high') - (transactional ? repartitionOffsets.filter((p) => Number(p.high) > 0).length : 0);
     if (process.env.BENCH_DEBUG && tick % 8 === 0) log(`input ${inputDone}/${inputEnd} repartition ${repartitionDone}/${repartitionEnd}`);
     if (inputDone >= inputEnd && repartitionEnd > 0 && repartitionDone >= repartitionEnd) return undefined;
     if (inputDone + repartitionDone !== lastCommitted) {
@@ -205,7 +211,7 @@ function report(lines: number, settings: CommonSettings, loadAverage: number, sl
   if (java !== undefined) columns.push([`Kafka Streams ${KAFKA_VERSION}`, java]);
   const out = [
     `word count, ${lines} lines, ${PARTITIONS} partitions, ${settings.threads} thread(s), commit.interval.ms ${settings.commitIntervalMs}, ` +
-      `cache ${mb(settings.cacheBytes)}`,
+      `cache ${mb(settings.cacheBytes)}, ${settings.guarantee}`,
     // Broker, app and harness share the machine: other load there skews every figure.
     `  ${os.cpus().length} CPUs, load average ${loadAverage.toFixed(1)} at start`,
     `  ${''.padEnd(26)}${columns.map(([name]) => name.padEnd(22)).join('')}`,

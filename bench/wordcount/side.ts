@@ -6,6 +6,8 @@ export interface CommonSettings {
   readonly commitIntervalMs: number;
   /** Record cache of the count store (`cache.max.bytes.buffering`). */
   readonly cacheBytes: number;
+  /** `processing.guarantee`. */
+  readonly guarantee: 'at_least_once' | 'exactly_once_v2';
 }
 
 /** A word count under way. */

@@ -41,7 +41,8 @@ describe('exactly-once processing', () => {
           { topic: output, numPartitions: PARTITIONS },
         ],
       });
-      const producer = await clients.producer();
+      // Idempotent: a produce retried under load must not put a line in the input twice.
+      const producer = await clients.producer({ idempotent: true });
       await produceLines(producer, input, 0, FIRST);
       const expected = expectedCounts(TOTAL);
 
@@ -97,6 +98,8 @@ describe('exactly-once processing', () => {
       ).catch((error: unknown) => {
         throw new Error(`${String(error)}; second: ${describeLog(second.states)}\n${second.tail()}`);
       });
+      const inputRecords = (await admin.fetchTopicOffsets(input)).reduce((n, p) => n + Number(p.high), 0);
+      expect(inputRecords).toBe(TOTAL);
       const consumer = await clients.consumer({ groupId: uniqueName('eos-check'), isolationLevel: 'read_committed' });
       const topic = await latestCounts(consumer, output, complete, 30_000);
       const wrong = (counts: Map<string, number>) =>

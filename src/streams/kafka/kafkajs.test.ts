@@ -1,12 +1,28 @@
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Message, PartitionMetadata } from 'kafkajs';
-import { groupMessagesPerPartition } from './kafkajs';
+import type { AbortedTransaction, FetchedRecord } from './kafkajs';
+import { filterAbortedMessages, groupMessagesPerPartition, kafkajsFixesInstalled } from './kafkajs';
 import { javaCompatiblePartitioner } from './client';
 
-// kafkajs' own function, loaded from its file (jest's registry leaves it unreplaced).
-const kafkajsGrouping = require('kafkajs/src/producer/groupMessagesPerPartition') as typeof groupMessagesPerPartition;
+/** kafkajs' own version of a replaced module, evaluated from its file (the module registry holds Sluice's). */
+function kafkajsOriginal<T>(module: string): T {
+  const file = require.resolve(module);
+  const exported = { exports: {} as unknown };
+  new Function('module', 'exports', 'require', fs.readFileSync(file, 'utf8'))(exported, exported.exports, createRequire(file));
+  return exported.exports as T;
+}
+
+const kafkajsGrouping = kafkajsOriginal<typeof groupMessagesPerPartition>('kafkajs/src/producer/groupMessagesPerPartition');
+const kafkajsFilter = kafkajsOriginal<typeof filterAbortedMessages>('kafkajs/src/consumer/filterAbortedMessages');
 
 const metadata = (count: number): PartitionMetadata[] =>
   Array.from({ length: count }, (_, partitionId) => ({ partitionErrorCode: 0, partitionId, leader: 1, replicas: [1], isr: [1] }));
+
+it('kafkajs runs with the replacements', () => {
+  expect(kafkajsFixesInstalled).toBe(true);
+  expect(kafkajsGrouping).not.toBe(groupMessagesPerPartition);
+});
 
 describe('groupMessagesPerPartition', () => {
   it('groups exactly as kafkajs does: the same partitions, each with its messages in their order', () => {
@@ -34,5 +50,45 @@ describe('groupMessagesPerPartition', () => {
   it('gives nothing for a topic without partition metadata, as kafkajs does', () => {
     const args = { topic: 't', partitionMetadata: [], messages: [{ key: 'a', value: 'b' }], partitioner: () => 0 };
     expect(groupMessagesPerPartition(args)).toEqual(kafkajsGrouping(args));
+  });
+});
+
+describe('filterAbortedMessages', () => {
+  /** Records of a partition: `P<n>:<offset>` data in a transaction, `A<n>:<offset>` producer n's abort marker. */
+  const records = (...specs: string[]): FetchedRecord[] =>
+    specs.map((spec) => {
+      const [, kind, producer, offset] = /^([PA])(\d+):(\d+)$/.exec(spec)!;
+      const marker = kind === 'A';
+      return {
+        offset: offset!,
+        key: marker ? Buffer.from([0, 0, 0, 0]) : Buffer.from(`k${offset}`),
+        isControlRecord: marker,
+        batchContext: { producerId: producer!, inTransaction: true },
+      };
+    });
+  const kept = (messages: FetchedRecord[]) => messages.filter((m) => !m.isControlRecord).map((m) => m.offset);
+  // Producer 2's transaction began at 100 and producer 0's at 102; producer 0's was aborted first.
+  const messages = records('P2:100', 'P1:101', 'P0:102', 'P2:103', 'A0:104', 'A2:105', 'P1:106');
+
+  it('keeps what kafkajs keeps when the aborted transactions come in the order they began', () => {
+    const aborted: AbortedTransaction[] = [
+      { producerId: '2', firstOffset: '100' },
+      { producerId: '0', firstOffset: '102' },
+    ];
+    expect(kept(filterAbortedMessages({ messages, abortedTransactions: aborted }))).toEqual(['101', '106']);
+    expect(kept(filterAbortedMessages({ messages, abortedTransactions: aborted }))).toEqual(kept(kafkajsFilter({ messages, abortedTransactions: aborted })));
+  });
+
+  it('drops every aborted record when the broker lists them in the order they ended (kafkajs kept one)', () => {
+    const aborted: AbortedTransaction[] = [
+      { producerId: '0', firstOffset: '102' },
+      { producerId: '2', firstOffset: '100' },
+    ];
+    expect(kept(filterAbortedMessages({ messages, abortedTransactions: aborted }))).toEqual(['101', '106']);
+    expect(kept(kafkajsFilter({ messages, abortedTransactions: aborted }))).toEqual(['100', '101', '106']);
+  });
+
+  it('keeps everything when nothing was aborted', () => {
+    expect(filterAbortedMessages({ messages, abortedTransactions: [] })).toBe(messages);
   });
 });

@@ -1,9 +1,16 @@
 /**
- * Where kafkajs is loaded, once, for the adapter's other files: it first replaces one kafkajs function that is
- * quadratic. kafkajs 2.2.4 (pinned) groups a produce request's messages per partition by copying the
- * partition's array for every message; with thousands of records per request that copying took a tenth of a
- * word count's CPU. The replacement groups in one pass and gives the same result (see its test). It can
- * only take effect before kafkajs' producer module loads, so nothing else in Sluice imports kafkajs' values.
+ * Where kafkajs is loaded, once, for the adapter's other files. It first replaces two internal functions of
+ * kafkajs 2.2.4 (pinned), which other modules of kafkajs capture when they load: so the replacement only takes
+ * effect before kafkajs' producer and consumer load, and nothing else in Sluice imports kafkajs' values.
+ *
+ * - `groupMessagesPerPartition` copied a partition's array for every message of a produce request (quadratic):
+ *   with thousands of records per request that took a tenth of a word count's CPU. Sluice's groups in one pass.
+ * - `filterAbortedMessages` (read_committed) walked the fetch's aborted transactions in the order the broker
+ *   lists them, which is the order they ended, as if it were the order they began: the records of an aborted
+ *   transaction that began before another one but ended after it were handed out, and exactly-once output
+ *   was read twice. Sluice's walks them by first offset.
+ *
+ * Both give kafkajs' results where kafkajs was right (see their tests).
  */
 import type { Message, PartitionMetadata } from 'kafkajs';
 
@@ -24,22 +31,54 @@ export function groupMessagesPerPartition({ topic, partitionMetadata, messages, 
   return result;
 }
 
-const GROUPING_MODULE = 'kafkajs/src/producer/groupMessagesPerPartition';
-const SEND_MODULE = 'kafkajs/src/producer/sendMessages';
+/** A fetched record as kafkajs decodes it, with what the filter needs. */
+export interface FetchedRecord {
+  offset: string;
+  key: Buffer | null;
+  isControlRecord?: boolean;
+  batchContext: { producerId: string; inTransaction: boolean };
+}
 
-function installLinearGrouping(): boolean {
-  // Jest keeps its own module registry, where require.cache is not consulted: there kafkajs' own runs.
-  const sendPath = require.resolve(SEND_MODULE);
-  if (require.cache[sendPath]) return false;
-  const groupingPath = require.resolve(GROUPING_MODULE);
-  require(GROUPING_MODULE);
-  const cached = require.cache[groupingPath];
+export interface AbortedTransaction {
+  producerId: string;
+  firstOffset: string;
+}
+
+const ABORT_MARKER_KEY = Buffer.from([0, 0, 0, 0]);
+
+/**
+ * kafkajs' `filterAbortedMessages`, walking the aborted transactions by first offset: from a transaction's first
+ * offset on, its producer's transactional records are dropped, until that producer's abort marker.
+ */
+export function filterAbortedMessages<M extends FetchedRecord>({ messages, abortedTransactions }: { messages: M[]; abortedTransactions?: AbortedTransaction[] }): M[] {
+  if (!abortedTransactions || abortedTransactions.length === 0) return messages;
+  const pending = [...abortedTransactions].sort((a, b) => (BigInt(a.firstOffset) < BigInt(b.firstOffset) ? -1 : BigInt(a.firstOffset) > BigInt(b.firstOffset) ? 1 : 0));
+  const aborting = new Set<string>();
+  return messages.filter((message) => {
+    const offset = BigInt(message.offset);
+    while (pending.length > 0 && offset >= BigInt(pending[0]!.firstOffset)) aborting.add(pending.shift()!.producerId);
+    const { producerId, inTransaction } = message.batchContext;
+    if (message.isControlRecord && message.key !== null && Buffer.from(message.key).equals(ABORT_MARKER_KEY)) {
+      aborting.delete(producerId);
+      return true;
+    }
+    return !(inTransaction && aborting.has(producerId));
+  });
+}
+
+/** Puts `replacement` in place of a kafkajs module's export, unless a module that captures it loaded already. */
+function replaceKafkajsModule(module: string, capturedBy: string, replacement: unknown): boolean {
+  if (require.cache[require.resolve(capturedBy)]) return false;
+  require(module);
+  const cached = require.cache[require.resolve(module)];
   if (!cached) return false;
-  cached.exports = groupMessagesPerPartition;
+  cached.exports = replacement;
   return true;
 }
 
-/** Whether kafkajs' producer groups messages with Sluice's linear function (false: kafkajs was loaded first). */
-export const linearGroupingInstalled = installLinearGrouping();
+/** Whether kafkajs runs with Sluice's two functions (false: kafkajs was loaded before this module). */
+export const kafkajsFixesInstalled =
+  replaceKafkajsModule('kafkajs/src/producer/groupMessagesPerPartition', 'kafkajs/src/producer/sendMessages', groupMessagesPerPartition) &&
+  replaceKafkajsModule('kafkajs/src/consumer/filterAbortedMessages', 'kafkajs/src/consumer/batch', filterAbortedMessages);
 
 export { AssignerProtocol, ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
