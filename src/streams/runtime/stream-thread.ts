@@ -120,6 +120,7 @@ export class StreamThread {
   constructor(private readonly ctx: StreamThreadContext) {
     this.name = `${ctx.clientId}-StreamThread-${ctx.index + 1}`;
     this.metrics = createThreadMetrics(ctx.metrics, this.name, Date.now());
+    this.exactlyOnce = ctx.config.processingGuarantee === 'exactly_once_v2';
     this.consumer = createConsumer(ctx.kafka, {
       groupId: ctx.config.applicationId,
       partitionAssigners: [
@@ -138,9 +139,8 @@ export class StreamThread {
       maxWaitTimeMs: ctx.config.pollMaxWaitMs,
       maxBytesPerPartition: ctx.config.maxPartitionFetchBytes,
       maxBytes: ctx.config.fetchMaxBytes,
-      isolationLevel: ctx.config.processingGuarantee === 'exactly_once_v2' ? 'read_committed' : 'read_uncommitted',
+      isolationLevel: this.exactlyOnce ? 'read_committed' : 'read_uncommitted',
     });
-    this.exactlyOnce = ctx.config.processingGuarantee === 'exactly_once_v2';
     if (!this.exactlyOnce) {
       const producer = createProducer(ctx.kafka, { idempotent: false });
       const collector = new KafkaRecordCollector(producer, ctx.partitionCounts, {
