@@ -90,11 +90,14 @@ export class StreamThread {
   readonly name: string;
   private threadState: ThreadState = 'CREATED';
   private readonly consumer: KafkaConsumer;
-  /** Under exactly-once each task has a transaction of its own (`taskTransactions`), and there is no shared producer. */
   private readonly exactlyOnce: boolean;
-  /** At-least-once: one producer and collector for every task of the thread. */
-  private readonly shared: { producer: KafkaProducer; collector: KafkaRecordCollector } | undefined;
-  private readonly taskTransactions = new Map<string, { transaction: TaskTransaction; collector: KafkaRecordCollector }>();
+  /** At-least-once: the thread's producer, shared by its tasks. Exactly-once: none, each task has its transaction. */
+  private readonly sharedProducer: KafkaProducer | undefined;
+  /**
+   * Each task's output: a collector of its own (one batch in flight per task keeps each task's order while the
+   * tasks' batches travel side by side), over the shared producer or over the task's transaction.
+   */
+  private readonly taskOutputs = new Map<string, { collector: KafkaRecordCollector; transaction?: TaskTransaction }>();
   /** Exactly-once: each task's checkpoint as restored, kept in memory until a clean close writes it. */
   private readonly restoredCheckpoints = new Map<string, Checkpoint>();
   private readonly tasks = new Map<string, StreamTask>();
@@ -141,24 +144,16 @@ export class StreamThread {
       maxBytes: ctx.config.fetchMaxBytes,
       isolationLevel: this.exactlyOnce ? 'read_committed' : 'read_uncommitted',
     });
-    if (!this.exactlyOnce) {
-      const producer = createProducer(ctx.kafka, { idempotent: false });
-      const collector = new KafkaRecordCollector(producer, ctx.partitionCounts, {
-        retryForMs: ctx.config.taskTimeoutMs,
-        onRetry: (error, attempt) =>
-          this.ctx.logger.warn({ err: error, thread: this.name, attempt }, 'sending records failed; retrying until task.timeout.ms'),
-      });
-      this.shared = { producer, collector };
-    }
+    if (!this.exactlyOnce) this.sharedProducer = createProducer(ctx.kafka, { idempotent: false });
   }
 
   /** Where a task's output goes. */
   private collectorOf(taskId: string): KafkaRecordCollector | undefined {
-    return this.shared?.collector ?? this.taskTransactions.get(taskId)?.collector;
+    return this.taskOutputs.get(taskId)?.collector;
   }
 
   private allCollectors(): KafkaRecordCollector[] {
-    return this.shared ? [this.shared.collector] : [...this.taskTransactions.values()].map((t) => t.collector);
+    return [...this.taskOutputs.values()].map((output) => output.collector);
   }
 
   get state(): ThreadState {
@@ -184,7 +179,7 @@ export class StreamThread {
 
   async start(): Promise<void> {
     this.setState('STARTING');
-    await this.shared?.producer.connect();
+    await this.sharedProducer?.connect();
     await this.consumer.connect();
     const topics = new Set<string>();
     const patterns: RegExp[] = [];
@@ -382,14 +377,14 @@ export class StreamThread {
     const start = performance.now();
     const ids = [...taskIds].filter((id) => !this.restoring.has(id));
     if (this.exactlyOnce) await this.commitTransactions(ids);
-    else await this.commitAtLeastOnce(ids, this.shared!.collector);
+    else await this.commitAtLeastOnce(ids);
     this.lastCommitMs = Date.now();
     this.metrics.commit.record(performance.now() - start);
   }
 
-  private async commitAtLeastOnce(ids: string[], collector: KafkaRecordCollector): Promise<void> {
+  private async commitAtLeastOnce(ids: string[]): Promise<void> {
     for (const id of ids) this.tasks.get(id)?.prepareCommit();
-    await collector.flush();
+    await Promise.all(ids.map((id) => this.collectorOf(id)?.flush()));
     const offsets: OffsetToCommit[] = [];
     for (const id of ids) {
       const task = this.tasks.get(id);
@@ -422,8 +417,8 @@ export class StreamThread {
   private async commitTransactions(ids: string[]): Promise<void> {
     for (const id of ids) {
       const task = this.tasks.get(id);
-      const output = this.taskTransactions.get(id);
-      if (!task || !output) continue;
+      const output = this.taskOutputs.get(id);
+      if (!task || !output?.transaction) continue;
       task.prepareCommit();
       await output.collector.flush();
       await task.flushStores();
@@ -534,7 +529,14 @@ export class StreamThread {
     // Exactly-once: the task's transaction first, which settles what a previous owner left open in its changelogs.
     if (this.exactlyOnce) {
       const transaction = await TaskTransaction.open(this.ctx.kafka, appId, taskId);
-      this.taskTransactions.set(taskId, { transaction, collector: new KafkaRecordCollector(transaction, this.ctx.partitionCounts, { retryForMs: 0 }) });
+      this.taskOutputs.set(taskId, { transaction, collector: new KafkaRecordCollector(transaction, this.ctx.partitionCounts, { retryForMs: 0 }) });
+    } else {
+      const collector = new KafkaRecordCollector(this.sharedProducer!, this.ctx.partitionCounts, {
+        retryForMs: this.ctx.config.taskTimeoutMs,
+        onRetry: (error, attempt) =>
+          this.ctx.logger.warn({ err: error, task: taskId, attempt }, 'sending records failed; retrying until task.timeout.ms'),
+      });
+      this.taskOutputs.set(taskId, { collector });
     }
     this.ctx.stateDirectory.lock(taskId);
     const task = new StreamTask({ subtopology: sub, partition }, subtopology, this.ctx.topology, {
@@ -646,13 +648,13 @@ export class StreamThread {
    */
   private async closeTask(taskId: string, clean: boolean): Promise<void> {
     const task = this.tasks.get(taskId);
-    const output = this.taskTransactions.get(taskId);
+    const output = this.taskOutputs.get(taskId);
     if (output) {
-      if (clean && task && !this.restoring.has(taskId)) this.writeCheckpoint(task);
+      if (output.transaction && clean && task && !this.restoring.has(taskId)) this.writeCheckpoint(task);
       output.collector.discard();
-      this.taskTransactions.delete(taskId);
+      this.taskOutputs.delete(taskId);
       this.restoredCheckpoints.delete(taskId);
-      await output.transaction.close().catch((error: unknown) => this.ctx.logger.warn({ err: error, task: taskId }, 'closing the task producer failed'));
+      await output.transaction?.close().catch((error: unknown) => this.ctx.logger.warn({ err: error, task: taskId }, 'closing the task producer failed'));
     }
     this.tasks.delete(taskId);
     this.restoring.delete(taskId);
@@ -699,7 +701,7 @@ export class StreamThread {
       standbyTasks: [],
       clients: {
         consumerClientId: `${this.name}-consumer`,
-        producerClientIds: this.exactlyOnce ? [...this.taskTransactions.keys()].map((id) => `${this.name}-${id}-producer`) : [`${this.name}-producer`],
+        producerClientIds: this.exactlyOnce ? [...this.taskOutputs.keys()].map((id) => `${this.name}-${id}-producer`) : [`${this.name}-producer`],
         restoreConsumerClientId: `${this.name}-restore-consumer`,
         adminClientId: `${this.ctx.clientId}-admin`,
       },
@@ -735,7 +737,7 @@ export class StreamThread {
     });
     await this.consumer.disconnect().catch(() => undefined);
     for (const id of [...this.tasks.keys()]) await this.closeTask(id, clean).catch(() => undefined);
-    await this.shared?.producer.disconnect().catch(() => undefined);
+    await this.sharedProducer?.disconnect().catch(() => undefined);
     this.metrics.unregister();
     this.setState('DEAD');
   }
