@@ -6,6 +6,8 @@
  * an event it does not wait for. Every join goes through `ConsumerGroup.joinAndSync`; this wraps it once, per
  * process, to await the hook that Sluice's assigner carries before the join proceeds.
  */
+// kafkajs' consumer modules are loaded below: Sluice's replacements must be in place first.
+import './kafkajs';
 import type { PartitionAssigner } from './types';
 
 const BEFORE_JOIN = Symbol.for('sluice.beforeJoin');

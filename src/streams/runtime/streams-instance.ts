@@ -9,6 +9,7 @@ import { createKafkaClient } from '../kafka/client';
 import { createTopics, describeTopics, fetchTopicOffsets, listTopics } from '../kafka/admin';
 import type { TopicSpec } from '../kafka/admin';
 import { describeGroup } from '../kafka/group-protocol';
+import { kafkajsFixesInstalled } from '../kafka/kafkajs';
 import type { KafkaAdmin, KafkaClient } from '../kafka/types';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
@@ -91,6 +92,11 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.config = parseStreamsConfig(config);
     this.applicationId = this.config.applicationId;
     this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });
+    if (!kafkajsFixesInstalled) {
+      this.logger.warn(
+        'kafkajs was loaded before Sluice, so Sluice could not replace its read_committed filter and its produce grouping: exactly-once output may be read twice; import Sluice before kafkajs',
+      );
+    }
     if (this.config.unappliedClientOverrides.length > 0) {
       this.logger.warn({ keys: this.config.unappliedClientOverrides }, 'client overrides not applied by Sluice (kafkajs has no equivalent)');
     }
