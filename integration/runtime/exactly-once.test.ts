@@ -4,72 +4,42 @@
  * at-least-once some words end over-counted (two-process-failover.test.ts prints how many); here every count
  * must be exact, in the survivor's store and in the output topic as a read_committed consumer sees it.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
+import { BROKER_TEST_TIMEOUT_MS, uniqueName } from '../support/kafka';
 import { expectedCounts, latestCounts, produceLines, waitFor } from '../support/streams';
-import { InstanceProcess } from './support/instance-process';
 import { describeLog } from './support/kafka-streams-states';
+import { WordCountProcesses } from './support/word-count-processes';
 
 const PARTITIONS = 4;
 const FIRST = 2_000;
 const TOTAL = 6_000;
 
 describe('exactly-once processing', () => {
-  const clients = new KafkaTestClients();
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-it-eos-'));
-  const children: InstanceProcess[] = [];
-
-  afterAll(async () => {
-    await Promise.allSettled(children.map((child) => child.kill()));
-    await clients.close();
-    fs.rmSync(workDir, { recursive: true, force: true });
-  }, 30_000);
+  const app = new WordCountProcesses('eos');
+  const { clients } = app;
+  afterAll(() => app.cleanUp(), 30_000);
 
   it(
     'counts every word exactly once across a SIGKILL, in the store and in the committed output',
     async () => {
-      const applicationId = uniqueName('eos');
-      const input = uniqueName('eos-in');
-      const output = uniqueName('eos-out');
+      const { input, output } = app;
       const admin = await clients.admin();
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: [
-          { topic: input, numPartitions: PARTITIONS },
-          { topic: output, numPartitions: PARTITIONS },
-        ],
-      });
+      await app.createTopics(PARTITIONS);
       // Idempotent: a produce retried under load must not put a line in the input twice.
       const producer = await clients.producer({ idempotent: true });
       await produceLines(producer, input, 0, FIRST);
       const expected = expectedCounts(TOTAL);
 
-      const start = (name: string) => {
-        const child = InstanceProcess.start(
-          {
-            name,
-            input,
-            output,
-            logLevel: process.env.SLUICE_TEST_LOG_LEVEL ?? 'warn',
-            config: {
-              'application.id': applicationId,
-              'bootstrap.servers': bootstrapServers().join(','),
-              // Both processes use one state directory: the second finds the first's stores without a checkpoint.
-              'state.dir': path.join(workDir, 'state'),
-              'processing.guarantee': 'exactly_once_v2',
-              // Transactions of a second: the kill nearly always falls inside one (at-least-once would re-count it).
-              'commit.interval.ms': 1000,
-              'session.timeout.ms': 6000,
-              'heartbeat.interval.ms': 1000,
-            },
-          },
-          workDir,
-        );
-        children.push(child);
-        return child;
-      };
+      const start = (name: string) =>
+        app.start(name, {
+          // Both processes use one state directory: the second finds the first's stores without a checkpoint.
+          'state.dir': path.join(app.workDir, 'state'),
+          'processing.guarantee': 'exactly_once_v2',
+          // Transactions of a second: the kill nearly always falls inside one (at-least-once would re-count it).
+          'commit.interval.ms': 1000,
+          'session.timeout.ms': 6000,
+          'heartbeat.interval.ms': 1000,
+        });
 
       const first = start('first');
       await waitFor(async () => first.state === 'RUNNING' && (await first.storeCounts()).size > 0, 'the first process to count', 60_000);

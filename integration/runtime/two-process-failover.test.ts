@@ -4,16 +4,15 @@
  * changelog and ends with complete counts (at-least-once: no word under-counted, over-counting allowed), in its
  * store and in the output topic. On the way, both processes' host maps are checked to agree.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { WORD_COUNT_STORE } from '../../examples/word-count';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import type { StreamsMetadata } from '../../src/streams/runtime/streams-metadata';
-import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
+import { BROKER_TEST_TIMEOUT_MS, uniqueName } from '../support/kafka';
 import { expectedCounts, latestCounts, produceLines, waitFor } from '../support/streams';
-import { InstanceProcess } from './support/instance-process';
+import type { InstanceProcess } from './support/instance-process';
 import { describeLog, transitionProblems } from './support/kafka-streams-states';
+import { WordCountProcesses } from './support/word-count-processes';
 
 const PARTITIONS = 6;
 /** Lines before the instances start, and lines produced while they run (the kill falls among these). */
@@ -24,64 +23,34 @@ const TOTAL = 4_000;
 const partitionsOf = (host: StreamsMetadata) => host.topicPartitions.map((tp) => `${tp.topic}-${tp.partition}`).sort();
 
 describe('two instances in two processes, one SIGKILLed mid-stream', () => {
-  const clients = new KafkaTestClients();
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-it-failover-'));
-  const children: InstanceProcess[] = [];
-
-  afterAll(async () => {
-    // Children first, even when the test failed half-way: no process may outlive the run.
-    await Promise.allSettled(children.map((child) => child.kill()));
-    await clients.close();
-    fs.rmSync(workDir, { recursive: true, force: true });
-  }, 30_000);
+  const app = new WordCountProcesses('failover');
+  const { clients } = app;
+  afterAll(() => app.cleanUp(), 30_000);
 
   it(
     'split the partitions, agree on the host map, and the survivor restores and completes every count',
     async () => {
-      const applicationId = uniqueName('failover');
-      const input = uniqueName('failover-in');
-      const output = uniqueName('failover-out');
+      const { applicationId, input, output, workDir } = app;
       const repartition = `${applicationId}-${WORD_COUNT_STORE}-repartition`;
-      const admin = await clients.admin();
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: [
-          { topic: input, numPartitions: PARTITIONS },
-          { topic: output, numPartitions: PARTITIONS },
-        ],
-      });
+      await app.createTopics(PARTITIONS);
       const producer = await clients.producer();
       await produceLines(producer, input, 0, FIRST);
       const expected = expectedCounts(TOTAL);
 
-      const start = (name: string, port: number) => {
-        const child = InstanceProcess.start(
-          {
-            name,
-            input,
-            output,
-            logLevel: process.env.SLUICE_TEST_LOG_LEVEL ?? 'warn',
-            config: {
-              'application.id': applicationId,
-              'bootstrap.servers': bootstrapServers().join(','),
-              'application.server': `127.0.0.1:${port}`,
-              'grpc.endpoint': `127.0.0.1:${port + 1000}`,
-              'state.dir': path.join(workDir, name, 'state'),
-              'commit.interval.ms': 300,
-              // The broker's minimum: the survivor hears of the killed member after this.
-              'session.timeout.ms': 6000,
-              'heartbeat.interval.ms': 1000,
-            },
-          },
-          workDir,
-        );
-        children.push(child);
-        return child;
-      };
+      const start = (name: string, port: number) =>
+        app.start(name, {
+          'application.server': `127.0.0.1:${port}`,
+          'grpc.endpoint': `127.0.0.1:${port + 1000}`,
+          'state.dir': path.join(workDir, name, 'state'),
+          'commit.interval.ms': 300,
+          // The broker's minimum: the survivor hears of the killed member after this.
+          'session.timeout.ms': 6000,
+          'heartbeat.interval.ms': 1000,
+        });
       const a = start('node-a', 17001);
       const b = start('node-b', 17002);
       const logs = () =>
-        children
+        [a, b]
           .map((c) => `--- ${c.name} (${c.exit}): ${describeLog(c.states)}\nrebalances ${JSON.stringify(c.rebalances)}\nrestores ${JSON.stringify(c.restores)}\n${c.tail()}`)
           .join('\n');
       const everyPartition = [

@@ -1,4 +1,3 @@
-import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded } from 'kafkajs';
 import type { KafkaProducer } from '../kafka/types';
 import { KafkaRecordCollector } from './kafka-record-collector';
 
@@ -20,7 +19,12 @@ function fakeProducer(failure: () => Error | undefined) {
   return { producer: { sendBatch } as unknown as KafkaProducer, accepted, attempts };
 }
 
-const unreachable = () => new KafkaJSNumberOfRetriesExceeded(new KafkaJSConnectionError('Connection error: connect ECONNREFUSED'), { retryCount: 5, retryTime: 100 });
+/** What kafkajs rejects a send with once its own retries against an unreachable broker are spent. */
+const unreachable = () =>
+  Object.assign(new Error('Connection error: connect ECONNREFUSED', { cause: Object.assign(new Error('connect ECONNREFUSED'), { name: 'KafkaJSConnectionError', retriable: true }) }), {
+    name: 'KafkaJSNumberOfRetriesExceeded',
+    retriable: false,
+  });
 
 describe('KafkaRecordCollector', () => {
   it('sends a batch again after a transient failure, before anything produced later, and loses nothing', async () => {
