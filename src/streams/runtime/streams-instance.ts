@@ -264,6 +264,17 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         if (upstream.every((n) => n !== undefined)) resolved.set(topic.name, Math.max(1, ...(upstream as number[])));
       }
     }
+    // Kafka Streams' co-partitioning: a repartition topic that feeds a join (and has no count of its own) takes
+    // the count of the group's other topics, so a re-keyed stream joins a table of more partitions.
+    for (const group of this.topology.copartitionedTopics()) {
+      const adjustable = group.filter((t) => repartition.some((r) => r.name === t && !r.numberOfPartitions));
+      const fixed = group
+        .filter((t) => !adjustable.includes(t))
+        .map((t) => (this.topology.isInternalTopic(t) ? resolved.get(t) : this.partitionCounts.get(t)))
+        .filter((n): n is number => n !== undefined);
+      const counts = fixed.length > 0 ? fixed : adjustable.map((t) => resolved.get(t) ?? 1);
+      for (const t of adjustable) resolved.set(t, Math.max(...counts));
+    }
     const replicationFactor = this.config.replicationFactor;
     const topicConfigs = Object.fromEntries(
       Object.entries(this.config.values)
