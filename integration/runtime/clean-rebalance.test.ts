@@ -8,19 +8,14 @@
 import { StreamsInstance } from '../../src';
 import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { wordCountTopology } from '../../examples/word-count';
-import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
+import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { expectedCounts, produceLines, tempStateDir, testLogger, waitFor } from '../support/streams';
-import { stopAnyway } from './support/stop-anyway';
+import { instancesUnderTest } from './support/stop-anyway';
 
 const LINES = 20_000;
 
 describe('a clean rebalance', () => {
-  const clients = new KafkaTestClients();
-  const instances: StreamsInstance[] = [];
-  afterAll(async () => {
-    await Promise.allSettled(instances.map((instance) => stopAnyway(instance)));
-    await clients.close();
-  }, 30_000);
+  const { clients, instances } = instancesUnderTest();
 
   it(
     'a second instance joining mid-backlog leaves every count exact',

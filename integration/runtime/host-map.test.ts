@@ -9,9 +9,9 @@ import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
 import type { KeyValueStore, Topology, ValueAndTimestamp } from '../../src';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import type { StreamsMetadata } from '../../src/streams/runtime/streams-metadata';
-import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
+import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, testLogger, waitFor } from '../support/streams';
-import { stopAnyway } from './support/stop-anyway';
+import { instancesUnderTest } from './support/stop-anyway';
 
 const PARTITIONS = 4;
 const KEYS = 200;
@@ -44,12 +44,7 @@ const shared = (hosts: StreamsMetadata[]) =>
   }));
 
 describe('host map of two instances', () => {
-  const clients = new KafkaTestClients();
-  const instances: StreamsInstance[] = [];
-  afterAll(async () => {
-    await Promise.allSettled(instances.map((instance) => stopAnyway(instance)));
-    await clients.close();
-  }, 30_000);
+  const { clients, instances } = instancesUnderTest();
 
   it(
     'lists both nodes with endpoints and partitions, the same on both, with agreed key owners that hold the keys',

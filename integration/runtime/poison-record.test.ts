@@ -8,10 +8,10 @@ import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
 import type { Serde, Topology } from '../../src';
 import type { StateChange } from '../../src/streams/runtime/streams-state';
 import type { KafkaConsumer } from '../../src/streams/kafka/types';
-import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
+import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, waitFor } from '../support/streams';
 import { describeLog, transitionProblems } from './support/kafka-streams-states';
-import { stopAnyway } from './support/stop-anyway';
+import { instancesUnderTest } from './support/stop-anyway';
 
 /** The runtime logs every skipped record (warn) and the failure (error): expected here, so not shown unless asked. */
 const quietLogger = pino({ level: process.env.SLUICE_TEST_LOG_LEVEL ?? 'fatal' });
@@ -88,12 +88,7 @@ function taskMetric(instance: StreamsInstance, name: string): { total: number; b
 }
 
 describe('a poison record', () => {
-  const clients = new KafkaTestClients();
-  const instances: StreamsInstance[] = [];
-  afterAll(async () => {
-    await Promise.allSettled(instances.map((instance) => stopAnyway(instance)));
-    await clients.close();
-  }, 30_000);
+  const { clients, instances } = instancesUnderTest();
 
   const setUp = async (c: Case, handler: string, partitions: number) => {
     const input = uniqueName('poison-in');

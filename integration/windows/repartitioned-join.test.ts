@@ -5,20 +5,15 @@
  */
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
 import type { KeyValueStore, ValueAndTimestamp } from '../../src';
-import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
+import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, testLogger, waitFor } from '../support/streams';
-import { stopAnyway } from '../runtime/support/stop-anyway';
+import { instancesUnderTest } from '../runtime/support/stop-anyway';
 
 const CUSTOMERS = 12;
 const ORDERS = 36;
 
 describe('a re-keyed stream joined with a table of more partitions', () => {
-  const clients = new KafkaTestClients();
-  let instance: StreamsInstance | undefined;
-  afterAll(async () => {
-    if (instance) await stopAnyway(instance);
-    await clients.close();
-  }, 30_000);
+  const { clients, instances } = instancesUnderTest();
 
   it(
     'repartitions to the table topic\'s partition count and joins every record',
@@ -44,11 +39,11 @@ describe('a re-keyed stream joined with a table of more partitions', () => {
         .selectKey((_order, value) => value.split(':')[0]!)
         .join(table, (order, customer) => `${order}@${customer}`)
         .to(output, { keySerde: Serdes.String(), valueSerde: Serdes.String() });
-      instance = new StreamsInstance(builder.build(), { 'application.id': applicationId, 'bootstrap.servers': bootstrapServers().join(','), 'state.dir': tempStateDir(), 'commit.interval.ms': 200 }, { logger: testLogger });
+      const instance = new StreamsInstance(builder.build(), { 'application.id': applicationId, 'bootstrap.servers': bootstrapServers().join(','), 'state.dir': tempStateDir(), 'commit.interval.ms': 200 }, { logger: testLogger });
+      instances.push(instance);
       await instance.start();
-      const running = instance;
       const tableRows = () =>
-        [...running.queryableStores('customers').values()].reduce((n, store) => n + [...(store as unknown as KeyValueStore<string, ValueAndTimestamp<string>>).all()].length, 0);
+        [...instance.queryableStores('customers').values()].reduce((n, store) => n + [...(store as unknown as KeyValueStore<string, ValueAndTimestamp<string>>).all()].length, 0);
       // The table first, so that an inner join finds every customer.
       await waitFor(() => tableRows() === CUSTOMERS, 'the customers table to be loaded', 60_000);
       await producer.send({ topic: orders, messages: Array.from({ length: ORDERS }, (_, i) => ({ key: `o${i}`, value: `c${i % CUSTOMERS}:item-${i}` })) });

@@ -19,7 +19,8 @@ export interface CollectorOptions {
 }
 
 /**
- * Collects what tasks produce (sink records, changelog writes) and sends it in batches through one producer.
+ * Collects what a task produces (sink records, changelog writes) and sends it in batches, through the thread's
+ * producer or, under exactly-once, the task's transaction.
  * `send` is synchronous so processing never waits on the network; `sendBuffered` starts a batch and `flush`
  * waits until everything is acknowledged. One batch is in flight at a time: kafkajs may put two concurrent
  * `sendBatch` calls on the wire in either order, which would reorder a changelog (its last record per key
