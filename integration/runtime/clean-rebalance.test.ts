@@ -62,10 +62,12 @@ describe('a clean rebalance', () => {
       const b = create();
       await b.start();
       await waitFor(() => [...expected].every(([word, n]) => (counts(a, b).get(word) ?? 0) >= n), 'every word counted', 60_000);
-      // Then until both have consumed everything there is (input and repartition topic) twice in a row: anything
-      // re-read after the rebalance is counted by then.
+      // Then until both are RUNNING (a task still restoring is not queryable, and its partitions have no position yet)
+      // and have consumed everything there is (input and repartition topic), twice in a row: anything re-read after
+      // the rebalance is counted by then.
       const caughtUp = async () => {
         for (const instance of [a, b]) {
+          if (instance.state !== 'RUNNING') return false;
           for (const consumer of (await instance.offsets()).consumers) {
             if (consumer.positions.some((p) => p.consumedOffset + 1 < p.logEndOffset)) return false;
           }
