@@ -2,7 +2,6 @@
  * The Java side of the word-count benchmark: Kafka Streams' own `WordCountDemo`, unchanged, as a child JVM on
  * jars that Maven fetches once (java/pom.xml) into `$SLUICE_CACHE_DIR/kafka-streams-<version>/libs`.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -10,6 +9,7 @@ import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT } from '../../examples/word-count';
 import { ensureMavenLibs, KAFKA_VERSION, sluiceCacheDir } from '../../src/host/broker/jars';
 import { toProperties } from '../../src/host/broker/local-kafka';
 import { findJava } from '../../src/host/broker/toolchain';
+import { startChild } from './child-process';
 import type { CommonSettings, Running, Side } from './side';
 
 const DEMO_CLASS = 'org.apache.kafka.streams.examples.wordcount.WordCountDemo';
@@ -51,7 +51,6 @@ async function startDemo(
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-java-'));
   const propertiesFile = path.join(dir, 'streams.properties');
   const log4jFile = path.join(dir, 'log4j.properties');
-  const logFile = path.join(dir, 'java.log');
   fs.writeFileSync(
     propertiesFile,
     toProperties({
@@ -75,45 +74,5 @@ async function startDemo(
       'log4j.appender.stderr.layout.ConversionPattern': '[%d] %p %m (%c)%n',
     }),
   );
-  const output = fs.openSync(logFile, 'a');
-  const child = spawn(javaCommand, [`-Dlog4j.configuration=file:${log4jFile}`, '-cp', path.join(libs, '*'), DEMO_CLASS, propertiesFile], {
-    stdio: ['ignore', output, output],
-  });
-  fs.closeSync(output);
-  let exit: string | undefined;
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', (code, signal) => {
-      exit = code === null ? `signal ${signal}` : `code ${code}`;
-      resolve();
-    }),
-  );
-  const spawnError = await new Promise<Error | undefined>((resolve) => {
-    child.once('spawn', () => resolve(undefined));
-    child.once('error', resolve);
-  });
-  if (spawnError) {
-    fs.rmSync(dir, { recursive: true, force: true });
-    throw spawnError;
-  }
-  const logTail = (): string => fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-20).join('\n');
-  return {
-    rss: () => procRss(child.pid!),
-    failure: () => (exit === undefined ? undefined : `WordCountDemo exited with ${exit}:\n${logTail()}`),
-    stop: async () => {
-      // Nothing is measured after the run: no need for a clean close, and its state is deleted.
-      if (exit === undefined) child.kill('SIGKILL');
-      await exited;
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** VmRSS of a process in bytes; undefined once it is gone, or where there is no /proc. */
-function procRss(pid: number): number | undefined {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
+  return startChild('WordCountDemo', javaCommand, [`-Dlog4j.configuration=file:${log4jFile}`, '-cp', path.join(libs, '*'), DEMO_CLASS, propertiesFile], dir);
 }

@@ -2,37 +2,35 @@
  * Word-count benchmark: for Sluice, then for Kafka Streams' own WordCountDemo (same settings), produces N lines
  * (default 1 000 000) of a fixed corpus to a fresh 4-partition topic on a broker of its own, runs the word count
  * until its group has committed the end of the input and of the repartition topic, and prints lines/s, time,
- * peak RSS and idle RSS (5 s after catching up) side by side with the ratio. Figures only; nothing is asserted:
+ * peak RSS and idle RSS (5 s and 30 s after catching up) side by side with the ratio. Figures only; nothing is asserted:
  * it exits 1 only when Sluice gave no figure (an error, or no progress at all for 2 minutes).
  * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--guarantee at_least_once|exactly_once_v2] [--no-java]`.
  */
 import { parseArgs } from 'node:util';
-import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
-import pino from 'pino';
 import type { Admin } from 'kafkajs';
-import { StreamsInstance } from '../../src';
-import { wordCountTopology } from '../../examples/word-count';
 import { createKafkaClient, createProducer } from '../../src/streams/kafka/client';
 import { KAFKA_VERSION } from '../../src/host/broker/jars';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { corpusLine } from './corpus';
 import { kafkaStreamsSide } from './java-side';
+import { sluiceSide } from './sluice-side';
 import type { CommonSettings, Running, Side } from './side';
 
 const PARTITIONS = 4;
 const PRODUCE_BATCH = 10_000;
 const POLL_MS = 250;
 const RSS_SAMPLE_MS = 100;
-const IDLE_WAIT_MS = 5_000;
+/** When idle RSS is read after catching up: V8 gives memory back only after some seconds of quiet (its memory reducer). */
+const IDLE_AFTER_MS = [5_000, 30_000];
 /** A side whose group commits nothing new for this long is hung, not slow. */
 const STALL_MS = 120_000;
 
 interface Figures {
   seconds: number;
   peakRss: number | undefined;
-  idleRss: number | undefined;
+  /** RSS at each of IDLE_AFTER_MS. */
+  idleRss: (number | undefined)[];
 }
 
 /** Figures, or why there are none. */
@@ -71,44 +69,6 @@ async function main(): Promise<void> {
   if (typeof sluice === 'string') process.exitCode = 1;
 }
 
-function sluiceSide(settings: CommonSettings, suffix: string): Side {
-  const input = `bench-wc-in-${suffix}`;
-  const output = `bench-wc-out-${suffix}`;
-  return {
-    label: 'Sluice',
-    input,
-    output,
-    async start(bootstrapServers, applicationId) {
-      const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'));
-      const instance = new StreamsInstance(
-        wordCountTopology(input, output),
-        {
-          'application.id': applicationId,
-          'bootstrap.servers': bootstrapServers,
-          'state.dir': stateDir,
-          'num.stream.threads': settings.threads,
-          'commit.interval.ms': settings.commitIntervalMs,
-          'cache.max.bytes.buffering': settings.cacheBytes,
-          'processing.guarantee': settings.guarantee,
-        },
-        { logger: pino({ level: 'warn' }) },
-      );
-      // An instance emits 'error' when it fails, which throws without a listener; failure() reports it instead.
-      instance.on('error', () => undefined);
-      await instance.start();
-      return {
-        // In-process: the harness' admin client is counted too.
-        rss: () => process.memoryUsage().rss,
-        failure: () => (instance.state === 'ERROR' ? String(instance.lastError) : undefined),
-        stop: async () => {
-          await instance.close();
-          fs.rmSync(stateDir, { recursive: true, force: true });
-        },
-      };
-    },
-  };
-}
-
 /** One side's run on a broker of its own (both start from an empty broker); the broker is stopped after. */
 async function measure(side: Side, settings: CommonSettings, applicationId: string, lines: number): Promise<Outcome> {
   const broker = await provideBroker({ log });
@@ -131,8 +91,12 @@ async function measure(side: Side, settings: CommonSettings, applicationId: stri
       if (failure !== undefined) return failure;
       const seconds = (Date.now() - started) / 1000;
       clearInterval(sampler);
-      await sleep(IDLE_WAIT_MS);
-      return { seconds, peakRss, idleRss: running.rss() };
+      const idleRss: (number | undefined)[] = [];
+      for (const [i, after] of IDLE_AFTER_MS.entries()) {
+        await sleep(after - (IDLE_AFTER_MS[i - 1] ?? 0));
+        idleRss.push(running.rss());
+      }
+      return { seconds, peakRss, idleRss };
     } finally {
       clearInterval(sampler);
       await running.stop();
@@ -205,7 +169,7 @@ function report(lines: number, settings: CommonSettings, loadAverage: number, sl
     ['time', (f) => `${f.seconds.toFixed(1)} s`],
     ['lines/s', (f) => String(Math.round(lines / f.seconds))],
     ['peak RSS', (f) => mb(f.peakRss)],
-    [`idle RSS (${IDLE_WAIT_MS / 1000} s after)`, (f) => mb(f.idleRss)],
+    ...IDLE_AFTER_MS.map((after, i): [string, (f: Figures) => string] => [`idle RSS (${after / 1000} s after)`, (f) => mb(f.idleRss[i])]),
   ];
   const columns: [string, Outcome][] = [['Sluice', sluice]];
   if (java !== undefined) columns.push([`Kafka Streams ${KAFKA_VERSION}`, java]);

@@ -1,17 +1,8 @@
-import * as fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Message, PartitionMetadata } from 'kafkajs';
 import type { AbortedTransaction, FetchedRecord } from './kafkajs';
 import { filterAbortedMessages, groupMessagesPerPartition, kafkajsFixesInstalled } from './kafkajs';
 import { javaCompatiblePartitioner } from './client';
-
-/** kafkajs' own version of a replaced module, evaluated from its file (the module registry holds Sluice's). */
-function kafkajsOriginal<T>(module: string): T {
-  const file = require.resolve(module);
-  const exported = { exports: {} as unknown };
-  new Function('module', 'exports', 'require', fs.readFileSync(file, 'utf8'))(exported, exported.exports, createRequire(file));
-  return exported.exports as T;
-}
+import { kafkajsOriginal } from './testing/kafkajs-original';
 
 const kafkajsGrouping = kafkajsOriginal<typeof groupMessagesPerPartition>('kafkajs/src/producer/groupMessagesPerPartition');
 const kafkajsFilter = kafkajsOriginal<typeof filterAbortedMessages>('kafkajs/src/consumer/filterAbortedMessages');

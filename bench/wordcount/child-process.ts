@@ -1,0 +1,58 @@
+/**
+ * A measured side as a child process of the benchmark (Sluice and Kafka Streams alike), so that each side's RSS
+ * is its own and the harness' polling takes nothing from its CPU.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Running } from './side';
+
+const STOP_MS = 10_000;
+
+/**
+ * Starts `command args` with its output in `<dir>/side.log`; `dir` is deleted when it stops. Stopping is a SIGTERM
+ * (both sides then close, and a Node profile asked for by --cpu-prof gets written), and a SIGKILL after STOP_MS.
+ */
+export async function startChild(label: string, command: string, args: readonly string[], dir: string): Promise<Running> {
+  const logFile = path.join(dir, 'side.log');
+  const output = fs.openSync(logFile, 'a');
+  const child = spawn(command, args, { stdio: ['ignore', output, output] });
+  fs.closeSync(output);
+  let exit: string | undefined;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exit = code === null ? `signal ${signal}` : `code ${code}`;
+      resolve();
+    }),
+  );
+  const spawnError = await new Promise<Error | undefined>((resolve) => {
+    child.once('spawn', () => resolve(undefined));
+    child.once('error', resolve);
+  });
+  if (spawnError) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw spawnError;
+  }
+  const logTail = (): string => fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-20).join('\n');
+  return {
+    rss: () => procRss(child.pid!),
+    failure: () => (exit === undefined ? undefined : `${label} exited with ${exit}:\n${logTail()}`),
+    stop: async () => {
+      if (exit === undefined) child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), STOP_MS);
+      await exited;
+      clearTimeout(killer);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** VmRSS of a process in bytes; undefined once it is gone, or where there is no /proc. */
+function procRss(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

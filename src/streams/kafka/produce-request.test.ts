@@ -1,0 +1,93 @@
+import { encodeProduceRequest, oneBufferProduceRequest } from './produce-request';
+import type { ProduceMessage, ProduceRequestArgs } from './produce-request';
+import { kafkajsFixesInstalled } from './kafkajs';
+import { kafkajsOriginal } from './testing/kafkajs-original';
+
+type KafkajsRequest = (args: ProduceRequestArgs & { compression?: number }) => { encode(): Promise<{ buffer: Buffer }> };
+const kafkajsRequest = kafkajsOriginal<KafkajsRequest>('kafkajs/src/protocol/requests/produce/v3/request');
+const NOW = 1_795_000_000_000;
+
+const kafkajsBytes = async (args: ProduceRequestArgs & { compression?: number }) => (await kafkajsRequest(args).encode()).buffer;
+const sluiceBytes = async (args: ProduceRequestArgs & { compression?: number }) =>
+  ((await oneBufferProduceRequest(kafkajsRequest)(args).encode()) as { buffer: Buffer }).buffer;
+
+/** A deterministic mix: string, Buffer and null keys and values, multi-byte text, headers, timestamps out of order. */
+function messages(count: number, seed: number): ProduceMessage[] {
+  const out: ProduceMessage[] = [];
+  for (let i = 0; i < count; i++) {
+    const n = (i * 7919 + seed) % 1000;
+    out.push({
+      key: n % 5 === 0 ? null : n % 5 === 1 ? Buffer.from([n % 256, 0, 255]) : `key-${n}-ü€`,
+      value: n % 7 === 0 ? null : n % 7 === 1 ? Buffer.alloc(n * 40, n % 256) : `value ${i} ${'x'.repeat(n % 300)}`,
+      timestamp: String(NOW + ((n * 37) % 5000) - 2500),
+      headers: n % 3 === 0 ? { trace: `t-${n}`, bin: Buffer.from('héader'), many: ['a', Buffer.from('b')] } : undefined,
+    });
+  }
+  return out;
+}
+
+beforeEach(() => jest.spyOn(Date, 'now').mockReturnValue(NOW));
+afterEach(() => jest.restoreAllMocks());
+
+it('is what kafkajs runs for produce requests', () => {
+  expect(kafkajsFixesInstalled).toBe(true);
+  expect(require('kafkajs/src/protocol/requests/produce/v3/request')).not.toBe(kafkajsRequest);
+});
+
+it('writes the bytes kafkajs writes: several topics and partitions, every kind of key, value and header', async () => {
+  const args: ProduceRequestArgs = {
+    acks: -1,
+    timeout: 30_000,
+    topicData: [
+      { topic: 'words', partitions: [0, 1, 2].map((partition) => ({ partition, messages: messages(400 + partition * 50, partition) })) },
+      { topic: 'tëxt-counts', partitions: [{ partition: 7, messages: messages(3, 99) }] },
+    ],
+  };
+  const ours = await sluiceBytes(args);
+  expect(ours.length).toBeGreaterThan(100_000);
+  expect(ours.equals(await kafkajsBytes(args))).toBe(true);
+});
+
+it('writes the bytes kafkajs writes for a transactional, idempotent batch', async () => {
+  const args: ProduceRequestArgs = {
+    acks: -1,
+    timeout: 5_000,
+    transactionalId: 'app-0_1',
+    producerId: '4611686018427387904',
+    producerEpoch: 3,
+    topicData: [{ topic: 't', partitions: [{ partition: 1, firstSequence: 2_000_000, messages: messages(50, 3) }] }],
+  };
+  expect((await sluiceBytes(args)).equals(await kafkajsBytes(args))).toBe(true);
+});
+
+it('writes the bytes kafkajs writes for records without timestamps, and deltas beyond 32 bits', async () => {
+  const args: ProduceRequestArgs = {
+    acks: 1,
+    timeout: 1_000,
+    topicData: [
+      { topic: 'now', partitions: [{ partition: 0, messages: [{ key: 'a', value: 'b' }, { value: 'c', timestamp: null }] }] },
+      // Same number of digits, as kafkajs' string sort needs to agree; 8e12 ms apart, past a 32-bit varint.
+      { topic: 'far', partitions: [{ partition: 0, messages: [{ value: 'late', timestamp: '9000000000000' }, { value: 'early', timestamp: '1000000000000' }] }] },
+    ],
+  };
+  expect((await sluiceBytes(args)).equals(await kafkajsBytes(args))).toBe(true);
+});
+
+it('takes the first and max timestamps by value where kafkajs compares them as text', () => {
+  const body = encodeProduceRequest({
+    acks: -1,
+    timeout: 1_000,
+    topicData: [{ topic: 't', partitions: [{ partition: 0, messages: [{ value: 'a', timestamp: '900' }, { value: 'b', timestamp: '1000' }] }] }],
+  });
+  // Request header (2 + 2 + 4 + 4), topic (2 + 1 + 4), partition and sizes (4 + 4), base offset, length, epoch,
+  // magic, CRC (8 + 4 + 4 + 1 + 4), attributes and last offset delta (2 + 4): then the first and max timestamps.
+  const at = 12 + 7 + 8 + 21 + 6;
+  expect([body.readBigInt64BE(at), body.readBigInt64BE(at + 8)]).toEqual([900n, 1000n]);
+});
+
+it('leaves compressed requests to kafkajs', async () => {
+  const args = { acks: -1, timeout: 1_000, compression: 1, topicData: [{ topic: 't', partitions: [{ partition: 0, messages: messages(20, 5) }] }] };
+  const [ours, theirs] = [await sluiceBytes(args), await kafkajsBytes(args)];
+  // Gzip output of equal input has equal length; its bytes hold no time here (kafkajs' gzip writes no mtime).
+  expect(ours.equals(theirs)).toBe(true);
+});
