@@ -9,7 +9,7 @@ import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT } from '../../examples/word-count';
 import { ensureMavenLibs, KAFKA_VERSION, sluiceCacheDir } from '../../src/host/broker/jars';
 import { toProperties } from '../../src/host/broker/local-kafka';
 import { findJava } from '../../src/host/broker/toolchain';
-import { startChild } from './child-process';
+import { startChild } from '../support/child-process';
 import type { CommonSettings, Running, Side } from './side';
 
 const DEMO_CLASS = 'org.apache.kafka.streams.examples.wordcount.WordCountDemo';

@@ -10,14 +10,10 @@ export interface CommonSettings {
   readonly guarantee: 'at_least_once' | 'exactly_once_v2';
 }
 
-/** A word count under way. */
-export interface Running {
-  /** Resident set size in bytes, or undefined when it cannot be read. */
-  rss(): number | undefined;
-  /** Why it can no longer finish, or undefined while it can. */
-  failure(): string | undefined;
-  stop(): Promise<void>;
-}
+import type { MeasuredProcess } from '../support/child-process';
+
+/** A word count under way: failure() says why it can no longer finish. */
+export type Running = MeasuredProcess;
 
 export interface Side {
   readonly label: string;

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startChild } from './child-process';
+import { startChild } from '../support/child-process';
 import type { CommonSettings, Side } from './side';
 
 export function sluiceSide(settings: CommonSettings, suffix: string): Side {
@@ -23,9 +23,11 @@ export function sluiceSide(settings: CommonSettings, suffix: string): Side {
         'cache.max.bytes.buffering': settings.cacheBytes,
         'processing.guarantee': settings.guarantee,
       };
-      // Node options of the benchmark's own command line (NODE_OPTIONS reaches the child by the environment).
+      // With the young generation the sluice command runs with (package.json, Dockerfile); the benchmark's own
+      // command-line Node options come after, and win (NODE_OPTIONS reaches the child too, but loses to both).
       const program = path.join(__dirname, 'sluice-wordcount.js');
-      return startChild('Sluice', process.execPath, [...process.execArgv, program, JSON.stringify(config), input, output], dir);
+      const nodeOptions = ['--max-semi-space-size=8', ...process.execArgv];
+      return startChild('Sluice', process.execPath, [...nodeOptions, program, JSON.stringify(config), input, output], dir);
     },
   };
 }

@@ -2,7 +2,8 @@
  * Issue 4, "a lost broker connection is retried and the instance recovers when the broker is back": the word
  * count runs on a broker of its own, which is SIGKILLed (a crash: every connection refused) in the middle of a
  * backlog, for longer than kafkajs' own retries last, then started again on the same ports and data. The instance must never reach
- * ERROR, and the input produced before and after the outage must end counted, none of it under-counted.
+ * ERROR, and the input produced before and after the outage must end counted, none of it under-counted. The same
+ * holds for an instance started while the broker is down.
  */
 import { StreamsInstance } from '../../src';
 import type { KeyValueStore, ValueAndTimestamp } from '../../src';
@@ -16,6 +17,15 @@ import { stopAnyway } from './support/stop-anyway';
 const LINES = 30_000;
 /** Longer than kafkajs' retry budget (five retries from 300 ms, about 10 s): Sluice's own retrying must carry it. */
 const OUTAGE_MS = 20_000;
+const START_OUTAGE_MS = 15_000;
+
+function counts(instance: StreamsInstance): Map<string, number> {
+  const result = new Map<string, number>();
+  for (const store of instance.queryableStores(WORD_COUNT_STORE).values()) {
+    for (const kv of (store as unknown as KeyValueStore<string, ValueAndTimestamp<number>>).all()) result.set(kv.key, kv.value.value);
+  }
+  return result;
+}
 
 describe('a broker outage', () => {
   let broker: LocalKafka;
@@ -57,20 +67,13 @@ describe('a broker outage', () => {
       const states: string[] = [];
       instance.on('state', (change) => states.push(change.state));
       const running = instance;
-      const counts = () => {
-        const result = new Map<string, number>();
-        for (const store of running.queryableStores(WORD_COUNT_STORE).values()) {
-          for (const kv of (store as unknown as KeyValueStore<string, ValueAndTimestamp<number>>).all()) result.set(kv.key, kv.value.value);
-        }
-        return result;
-      };
       const counted = (lines: number) => {
-        const now = counts();
+        const now = counts(running);
         return [...expectedCounts(lines)].every(([word, n]) => (now.get(word) ?? 0) >= n);
       };
       const words = [...expectedCounts(LINES).values()].reduce((a, b) => a + b, 0);
       await instance.start();
-      await waitFor(() => [...counts().values()].reduce((a, b) => a + b, 0) > words / 5, 'the backlog to be under way', 60_000);
+      await waitFor(() => [...counts(running).values()].reduce((a, b) => a + b, 0) > words / 5, 'the backlog to be under way', 60_000);
 
       await broker.kill();
       // The outage falls in the middle of the backlog, not after it.
@@ -84,6 +87,37 @@ describe('a broker outage', () => {
       await waitFor(() => instance?.state === 'RUNNING', 'the instance to be RUNNING again', 30_000);
       expect(states).not.toContain('ERROR');
       expect(states).not.toContain('PENDING_ERROR');
+    },
+    BROKER_TEST_TIMEOUT_MS + 60_000,
+  );
+
+  it(
+    'at start is waited out: an instance started while the broker is down starts when it is back',
+    async () => {
+      if (instance) await stopAnyway(instance);
+      const input = uniqueName('outage-start-in');
+      const output = uniqueName('outage-start-out');
+      const admin = await clients.admin();
+      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 2 }, { topic: output, numPartitions: 2 }] });
+      await broker.kill();
+      instance = new StreamsInstance(
+        wordCountTopology(input, output),
+        { 'application.id': uniqueName('outage-start'), 'bootstrap.servers': broker.bootstrapServers, 'state.dir': tempStateDir() },
+        { logger: testLogger },
+      );
+      const states: string[] = [];
+      instance.on('state', (change) => states.push(change.state));
+      const started = instance.start();
+      // Longer than kafkajs' own connection retries (about 10 s).
+      await new Promise((resolve) => setTimeout(resolve, START_OUTAGE_MS));
+      expect(instance.state).toBe('REBALANCING');
+      await broker.restart();
+      await started;
+      await produceLines(await clients.producer(), input, 0, 1_000);
+      const running = instance;
+      const expected = expectedCounts(1_000);
+      await waitFor(() => [...expected].every(([word, n]) => counts(running).get(word) === n), 'the lines produced after the start to be counted', 60_000);
+      expect(states).not.toContain('ERROR');
     },
     BROKER_TEST_TIMEOUT_MS + 60_000,
   );

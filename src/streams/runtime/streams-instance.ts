@@ -9,6 +9,7 @@ import { createKafkaClient } from '../kafka/client';
 import { createTopics, describeTopics, fetchTopicOffsets, listTopics } from '../kafka/admin';
 import type { TopicSpec } from '../kafka/admin';
 import { describeGroup } from '../kafka/group-protocol';
+import { isTransientKafkaError } from '../kafka/errors';
 import { kafkajsFixesInstalled } from '../kafka/kafkajs';
 import type { KafkaAdmin, KafkaClient } from '../kafka/types';
 import { MetricsRegistry } from '../metrics/metrics-registry';
@@ -162,8 +163,11 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     try {
       this.kafka = createKafkaClient({ bootstrapServers: this.config.bootstrapServers, clientId: this.clientId });
       this.admin = this.kafka.admin();
-      await this.admin.connect();
-      await this.prepareTopics();
+      const admin = this.admin;
+      await this.untilNotTransient('preparing topics', async () => {
+        await admin.connect();
+        await this.prepareTopics();
+      });
       for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i));
       await Promise.all(this.streamThreads.map((t) => t.start()));
       this.statistics?.start();
@@ -230,6 +234,23 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     const decision = assignTasks(subscriptions, tasks);
     const partitionsOf = new Map(tasks.map((t) => [t.taskId, t.partitions]));
     return new Map([...decision.entries()].map(([member, taskIds]) => [member, taskIds.flatMap((id) => partitionsOf.get(id) ?? [])]));
+  }
+
+  /**
+   * Runs `step` again while it fails for a transient reason (a broker not reachable yet, metadata not yet
+   * propagated after a topic was created), within `task.timeout.ms`, as Kafka Streams' internal topic manager does.
+   */
+  private async untilNotTransient(what: string, step: () => Promise<void>): Promise<void> {
+    const deadline = Date.now() + this.config.taskTimeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await step();
+      } catch (error) {
+        if (!isTransientKafkaError(error) || Date.now() >= deadline || this.state !== 'REBALANCING') throw error;
+        this.logger.warn({ err: error, attempt }, `${what} failed for a transient reason; trying again`);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 5_000)));
+      }
+    }
   }
 
   /** Creates repartition topics and changelogs with Kafka Streams' names and configs; checks sources. */

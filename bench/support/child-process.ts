@@ -1,19 +1,27 @@
 /**
- * A measured side as a child process of the benchmark (Sluice and Kafka Streams alike), so that each side's RSS
- * is its own and the harness' polling takes nothing from its CPU.
+ * What a benchmark measures runs as a child process of it (Sluice and Kafka Streams alike), so that its RSS is its
+ * own and the harness' polling takes nothing from its CPU.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Running } from './side';
 
 const STOP_MS = 10_000;
+
+/** A process under measurement. */
+export interface MeasuredProcess {
+  /** Resident set size in bytes, or undefined when it cannot be read. */
+  rss(): number | undefined;
+  /** Why it stopped by itself, or undefined while it runs. */
+  failure(): string | undefined;
+  stop(): Promise<void>;
+}
 
 /**
  * Starts `command args` with its output in `<dir>/side.log`; `dir` is deleted when it stops. Stopping is a SIGTERM
  * (both sides then close, and a Node profile asked for by --cpu-prof gets written), and a SIGKILL after STOP_MS.
  */
-export async function startChild(label: string, command: string, args: readonly string[], dir: string): Promise<Running> {
+export async function startChild(label: string, command: string, args: readonly string[], dir: string): Promise<MeasuredProcess> {
   const logFile = path.join(dir, 'side.log');
   const output = fs.openSync(logFile, 'a');
   const child = spawn(command, args, { stdio: ['ignore', output, output] });
