@@ -1,9 +1,13 @@
 /**
- * Interactive-query benchmark on a 3-node local cluster: three `sluice start` processes on loopback (own HTTP and
- * gRPC ports, state dirs), one broker, a 6-partition input of N keys (default 100 000) kept in a key-value store.
- * Prints queries/s and p50/p99 latency of `get` answered locally and forwarded to a peer, and of `all` over the
- * whole store. Figures only; nothing is asserted.
- * Usage (compiled): `npm run build && node dist/bench/queries/run.js [--keys N] [--queries Q] [--concurrency C] [--all-runs R]`.
+ * Interactive-query benchmark, one broker and a 6-partition input of N keys (default 100 000) kept in a key-value
+ * store. First on a 3-node local cluster: three `sluice start` processes on loopback (own HTTP and gRPC ports,
+ * state dirs); prints queries/s and p50/p99 latency of `get` answered locally and forwarded to a peer, and of `all`
+ * over the whole store. Then one node each, same input, same REST contract: one `sluice start` node, and an
+ * Azkarra Streams 0.8.0 node (azkarra-side.ts; --no-azkarra skips it), each holding every partition and measured
+ * alone on the machine; prints `get` with 1 and with C in flight and `all`, side by side with the ratio.
+ * Figures only; nothing is asserted but the answers themselves.
+ * Usage (compiled): `npm run build && node dist/bench/queries/run.js [--keys N] [--queries Q] [--concurrency C]
+ * [--all-runs R] [--no-azkarra]`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -16,6 +20,7 @@ import { Pool } from 'undici';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { createKafkaClient, createProducer } from '../../src/streams/kafka/client';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
+import { AZKARRA_LABEL, azkarraNode } from './azkarra-side';
 import { BENCH_STORE } from './topology';
 
 const PARTITIONS = 6;
@@ -43,7 +48,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function call(node: Node, method: 'GET' | 'POST', pathname: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+async function call(node: { pool: Pool }, method: 'GET' | 'POST', pathname: string, body?: unknown): Promise<{ status: number; body: unknown }> {
   const response = await node.pool.request({
     method,
     path: pathname,
@@ -95,8 +100,14 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** Runs `total` calls of `one(i)` with `concurrency` in flight; answers the latencies (ms) and the wall time (s). */
-async function load(total: number, concurrency: number, one: (i: number) => Promise<void>): Promise<{ latencies: number[]; seconds: number }> {
+/** Latencies (ms, sorted) of a series of queries, and its wall time (s). */
+interface Run {
+  latencies: number[];
+  seconds: number;
+}
+
+/** Runs `total` calls of `one(i)` with `concurrency` in flight. */
+async function load(total: number, concurrency: number, one: (i: number) => Promise<void>): Promise<Run> {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -113,49 +124,48 @@ async function load(total: number, concurrency: number, one: (i: number) => Prom
   return { latencies: latencies.sort((a, b) => a - b), seconds: (performance.now() - started) / 1000 };
 }
 
-function report(label: string, run: { latencies: number[]; seconds: number }, extra = ''): string {
-  const qps = Math.round(run.latencies.length / run.seconds);
+function queriesPerSecond(run: Run): number {
+  return run.latencies.length / run.seconds;
+}
+
+function report(label: string, run: Run, extra = ''): string {
+  const qps = Math.round(queriesPerSecond(run));
   const p = (n: number) => percentile(run.latencies, n).toFixed(2);
   return `  ${label.padEnd(28)} ${String(qps).padStart(7)} queries/s   p50 ${p(50)} ms   p99 ${p(99)} ms   (${run.latencies.length} queries${extra})`;
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      keys: { type: 'string', default: '100000' },
-      queries: { type: 'string', default: '20000' },
-      concurrency: { type: 'string', default: '16' },
-      'all-runs': { type: 'string', default: '10' },
-    },
-  });
-  const keys = Number(values.keys);
-  const queries = Number(values.queries);
-  const concurrency = Number(values.concurrency);
-  const allRuns = Number(values['all-runs']);
-  const keyOf = (i: number) => `k-${String(i).padStart(6, '0')}`;
+const keyOf = (i: number) => `k-${String(i).padStart(6, '0')}`;
+const valueOf = (i: number) => `value-${i}-${'x'.repeat(16)}`;
 
-  const broker = await provideBroker({ log: (line) => process.stderr.write(`${line}\n`) });
-  const suffix = Date.now().toString(36);
-  const input = `bench-queries-in-${suffix}`;
-  const applicationId = `bench-queries-${suffix}`;
-  const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'bench-queries' });
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
-  const producer = createProducer(kafka);
-  await producer.connect();
-  for (let start = 0; start < keys; start += 10_000) {
-    const messages = [];
-    for (let i = start; i < Math.min(keys, start + 10_000); i++) messages.push({ key: keyOf(i), value: `value-${i}-${'x'.repeat(16)}` });
-    await producer.send({ topic: input, messages });
+/** What every section queries, and how hard. */
+interface Bench {
+  keys: number;
+  queries: number;
+  concurrency: number;
+  allRuns: number;
+  bootstrapServers: string;
+  input: string;
+  suffix: string;
+  workDir: string;
+}
+
+const storePathOf = (applicationId: string) => `/api/v1/applications/${applicationId}/stores/${BENCH_STORE}`;
+
+async function stopNodes(nodes: readonly Node[]): Promise<void> {
+  for (const node of nodes) {
+    await node.pool.close();
+    node.child.kill('SIGTERM');
   }
-  await producer.disconnect();
+  await Promise.race([Promise.all(nodes.map((node) => node.exited)), new Promise((resolve) => setTimeout(resolve, 20_000))]);
+  for (const node of nodes) node.child.kill('SIGKILL');
+}
 
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-queries-'));
-  process.stderr.write(`node logs under ${workDir}\n`);
-  const nodes = await Promise.all(['a', 'b', 'c'].map((n) => startNode(`node-${n}`, path.join(workDir, n), broker.bootstrapServers, applicationId, input)));
+async function threeNodes(bench: Bench): Promise<void> {
+  const { keys, queries, concurrency, allRuns, input } = bench;
+  const applicationId = `bench-queries-${bench.suffix}`;
+  const nodes = await Promise.all(['a', 'b', 'c'].map((n) => startNode(`node-${n}`, path.join(bench.workDir, n), bench.bootstrapServers, applicationId, input)));
   const [first] = nodes as [Node, ...Node[]];
-  const storePath = `/api/v1/applications/${applicationId}/stores/${BENCH_STORE}`;
+  const storePath = storePathOf(applicationId);
   try {
     const loadStart = Date.now();
     await until(
@@ -217,12 +227,173 @@ async function main(): Promise<void> {
       ].join('\n') + '\n',
     );
   } finally {
-    for (const node of nodes) {
-      await node.pool.close();
-      node.child.kill('SIGTERM');
+    await stopNodes(nodes);
+  }
+}
+
+/** A node holding every key, as the one-node section queries it. */
+interface Target {
+  label: string;
+  pool: Pool;
+  storePath: string;
+  /** Why it stopped by itself, or undefined while it runs. */
+  failure(): string | undefined;
+}
+
+/** `get` with 1 and with `concurrency` in flight, and `all`, on one node. */
+interface Figures {
+  alone: Run;
+  loaded: Run;
+  all: Run;
+}
+
+/** The records an `all` query answers, each part's records counted (not its announced total). */
+async function allRecords(target: Target): Promise<number> {
+  const answer = await call(target, 'POST', target.storePath, { type: 'key_value', query: { all: {} } });
+  const result = answer.body as QueryResponse;
+  if (answer.status !== 200 || result.status !== 'SUCCESS') throw new Error(`all: ${JSON.stringify(result).slice(0, 500)}`);
+  return result.result.success.reduce((sum, part) => sum + part.records.length, 0);
+}
+
+/**
+ * Waits until `target` holds every key, then measures it. Readiness is `all` for both sides: Azkarra's `count` is
+ * RocksDB's estimate of the number of keys, which need not ever equal N.
+ */
+async function measureOneNode(target: Target, bench: Bench): Promise<Figures> {
+  const { keys, queries, concurrency, allRuns } = bench;
+  const loadStart = Date.now();
+  const ready = await until(
+    `${target.label} to hold every key`,
+    async () => target.failure() ?? (await allRecords(target)),
+    (held) => typeof held === 'string' || held === keys,
+  );
+  if (typeof ready === 'string') throw new Error(ready);
+  process.stderr.write(`${target.label} ready with ${keys} keys in ${((Date.now() - loadStart) / 1000).toFixed(1)} s\n`);
+
+  const get = async (i: number) => {
+    const n = i % keys;
+    const answer = await call(target, 'POST', target.storePath, { type: 'key_value', query: { get: { key: keyOf(n) } } });
+    const result = answer.body as QueryResponse;
+    const record = result.result?.success?.[0]?.records[0];
+    if (answer.status !== 200 || result.status !== 'SUCCESS' || result.result.total !== 1 || record?.value !== valueOf(n)) {
+      throw new Error(`${target.label} get ${keyOf(n)}: ${JSON.stringify(answer.body)}`);
     }
-    await Promise.race([Promise.all(nodes.map((node) => node.exited)), new Promise((resolve) => setTimeout(resolve, 20_000))]);
-    for (const node of nodes) node.child.kill('SIGKILL');
+  };
+  const everyRecord = async () => {
+    const held = await allRecords(target);
+    if (held !== keys) throw new Error(`${target.label} all: ${held} records`);
+  };
+  // A full unmeasured pass of each first: a JVM compiles its hot paths only after many thousands of calls.
+  await load(queries, concurrency, get);
+  await load(allRuns, 1, everyRecord);
+  const alone = await load(Math.max(1, Math.floor(queries / 10)), 1, get);
+  const loaded = await load(queries, concurrency, get);
+  const all = await load(allRuns, 1, everyRecord);
+  return { alone, loaded, all };
+}
+
+async function sluiceAlone(bench: Bench): Promise<Figures> {
+  const applicationId = `bench-queries-one-${bench.suffix}`;
+  const node = await startNode('node-one', path.join(bench.workDir, 'one'), bench.bootstrapServers, applicationId, bench.input);
+  let stopped: string | undefined;
+  node.exited.then(() => (stopped = `the Sluice node exited; see ${node.log}`));
+  try {
+    return await measureOneNode({ label: 'Sluice', pool: node.pool, storePath: storePathOf(applicationId), failure: () => stopped }, bench);
+  } finally {
+    await stopNodes([node]);
+  }
+}
+
+/** Azkarra's figures, or why it cannot run here. */
+async function azkarraAlone(bench: Bench): Promise<Figures | string> {
+  const applicationId = `bench-queries-azkarra-${bench.suffix}`;
+  const node = await azkarraNode(
+    { bootstrapServers: bench.bootstrapServers, applicationId, input: bench.input, port: await freePort() },
+    (line) => process.stderr.write(`${line}\n`),
+  );
+  if (typeof node === 'string') return node;
+  const pool = new Pool(node.url, { connections: 64 });
+  try {
+    return await measureOneNode({ label: AZKARRA_LABEL, pool, storePath: storePathOf(applicationId), failure: () => node.failure() }, bench);
+  } finally {
+    await pool.close();
+    await node.stop();
+  }
+}
+
+function cell(run: Run): string {
+  const qps = queriesPerSecond(run);
+  // `all` runs a few queries a second: whole numbers would make its ratio meaningless.
+  return `${qps < 100 ? qps.toFixed(1) : Math.round(qps)} q/s, p50 ${percentile(run.latencies, 50).toFixed(2)} ms`;
+}
+
+function comparison(bench: Bench, sluice: Figures, azkarra: Figures | string): string {
+  const rows: [string, keyof Figures][] = [
+    ['get, 1 in flight', 'alone'],
+    [`get, ${bench.concurrency} in flight`, 'loaded'],
+    [`all (${bench.keys} records)`, 'all'],
+  ];
+  const line = (label: string, a: string, b: string, ratio: string) => `  ${label.padEnd(22)} ${a.padEnd(28)} ${b.padEnd(28)} ${ratio}`;
+  const lines = [
+    `one node each, same store: ${bench.keys} keys, ${PARTITIONS} partitions (${os.cpus().length} CPUs), each node measured alone`,
+    line('', 'Sluice', AZKARRA_LABEL, 'Sluice/Azkarra (queries/s)'),
+    ...rows.map(([label, measure]) =>
+      typeof azkarra === 'string'
+        ? line(label, cell(sluice[measure]), '-', '-')
+        : line(label, cell(sluice[measure]), cell(azkarra[measure]), (queriesPerSecond(sluice[measure]) / queriesPerSecond(azkarra[measure])).toFixed(2)),
+    ),
+  ];
+  if (typeof azkarra === 'string') lines.push(`  ${AZKARRA_LABEL} not measured: ${azkarra}`);
+  return lines.join('\n') + '\n';
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      keys: { type: 'string', default: '100000' },
+      queries: { type: 'string', default: '20000' },
+      concurrency: { type: 'string', default: '16' },
+      'all-runs': { type: 'string', default: '10' },
+      'no-azkarra': { type: 'boolean', default: false },
+    },
+  });
+  const keys = Number(values.keys);
+
+  const broker = await provideBroker({ log: (line) => process.stderr.write(`${line}\n`) });
+  const suffix = Date.now().toString(36);
+  const input = `bench-queries-in-${suffix}`;
+  const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'bench-queries' });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+  const producer = createProducer(kafka);
+  await producer.connect();
+  for (let start = 0; start < keys; start += 10_000) {
+    const messages = [];
+    for (let i = start; i < Math.min(keys, start + 10_000); i++) messages.push({ key: keyOf(i), value: valueOf(i) });
+    await producer.send({ topic: input, messages });
+  }
+  await producer.disconnect();
+
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-queries-'));
+  process.stderr.write(`node logs under ${workDir}\n`);
+  const bench: Bench = {
+    keys,
+    queries: Number(values.queries),
+    concurrency: Number(values.concurrency),
+    allRuns: Number(values['all-runs']),
+    bootstrapServers: broker.bootstrapServers,
+    input,
+    suffix,
+    workDir,
+  };
+  try {
+    await threeNodes(bench);
+    // One after the other, each with the machine to itself: on 2 cores an idle JVM or Node process still takes some.
+    const sluice = await sluiceAlone(bench);
+    const azkarra = values['no-azkarra'] ? 'skipped (--no-azkarra)' : await azkarraAlone(bench);
+    process.stdout.write(comparison(bench, sluice, azkarra));
+  } finally {
     await admin.disconnect();
     await broker.stop();
     fs.rmSync(workDir, { recursive: true, force: true });
