@@ -72,7 +72,8 @@ async function startNode(name: string, dir: string, bootstrap: string, applicati
   fs.writeFileSync(configFile, JSON.stringify(config));
   const log = path.join(dir, 'node.log');
   const out = fs.openSync(log, 'a');
-  const child = spawn(process.execPath, [path.join(REPO, 'bin/sluice.js'), 'start', '-c', configFile], {
+  // With the young generation `npm start` and the image run Sluice with (package.json, deploy/Dockerfile).
+  const child = spawn(process.execPath, ['--max-semi-space-size=8', path.join(REPO, 'bin/sluice.js'), 'start', '-c', configFile], {
     stdio: ['ignore', out, out],
     env: { ...process.env, SLUICE_BENCH_INPUT_TOPIC: input },
   });

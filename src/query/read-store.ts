@@ -43,14 +43,17 @@ class Records {
   }
 }
 
-/** JSON of a stored value: a timestamped store's value carries its timestamp, shown only to a timestamped query. */
-function valueJson(store: StateStore & Serdes, bound: BoundQuery): (stored: unknown) => { value: unknown; timestamp?: number } {
+/**
+ * A record of the answer from its key's JSON and its stored value: a timestamped store's value carries its
+ * timestamp, shown only to a timestamped query. Built in one object literal: `all` makes one per stored entry.
+ */
+function recordJson(store: StateStore & Serdes, bound: BoundQuery): (key: unknown, stored: unknown) => object {
   const serde = store.valueSerde;
-  if (!isTimestamped(store.type)) return (stored) => ({ value: serde.toJson(stored) });
-  const showTimestamp = isTimestamped(bound.request.type);
-  return (stored) => {
+  if (!isTimestamped(store.type)) return (key, stored) => ({ key, value: serde.toJson(stored) });
+  if (!isTimestamped(bound.request.type)) return (key, stored) => ({ key, value: serde.toJson((stored as ValueAndTimestamp<unknown>).value) });
+  return (key, stored) => {
     const { value, timestamp } = stored as ValueAndTimestamp<unknown>;
-    return showTimestamp ? { value: serde.toJson(value), timestamp } : { value: serde.toJson(value) };
+    return { key, value: serde.toJson(value), timestamp };
   };
 }
 
@@ -71,12 +74,12 @@ function readKeyValue(stores: readonly KeyValueView[], bound: BoundQuery, out: R
     return;
   }
   for (const store of stores) {
-    const value = valueJson(store, bound);
-    const toRecord = (kv: KeyValue<unknown, unknown>) => ({ key: store.keySerde.toJson(kv.key), ...value(kv.value) });
+    const record = recordJson(store, bound);
+    const toRecord = (kv: KeyValue<unknown, unknown>) => record(store.keySerde.toJson(kv.key), kv.value);
     switch (clause) {
       case 'get': {
         const stored = store.get(bound.keys.key);
-        if (stored !== undefined) out.add({ key: store.keySerde.toJson(bound.keys.key), ...value(stored) });
+        if (stored !== undefined) out.add(record(store.keySerde.toJson(bound.keys.key), stored));
         break;
       }
       case 'range':
@@ -106,23 +109,20 @@ function readWindow(stores: readonly WindowView[], bound: BoundQuery, out: Recor
   const { clause } = bound.request;
   const { time, time_from: from, time_to: to } = bound.request.times;
   for (const store of stores) {
-    const value = valueJson(store, bound);
+    const record = recordJson(store, bound);
     const keys = store.keySerde;
-    const toRecord = (kv: KeyValue<Windowed<unknown>, unknown>) => ({
-      key: windowedJson(keys, kv.key.key, kv.key.window.start, kv.key.window.end),
-      ...value(kv.value),
-    });
+    const toRecord = (kv: KeyValue<Windowed<unknown>, unknown>) => record(windowedJson(keys, kv.key.key, kv.key.window.start, kv.key.window.end), kv.value);
     switch (clause) {
       case 'fetch': {
         const start = need(time, 'time');
         const stored = store.fetch(bound.keys.key, start);
-        if (stored !== undefined) out.add({ key: windowedJson(keys, bound.keys.key, start, start + store.windowSize), ...value(stored) });
+        if (stored !== undefined) out.add(record(windowedJson(keys, bound.keys.key, start, start + store.windowSize), stored));
         break;
       }
       case 'fetch_time_range':
         out.drain(
           () => store.fetchRange(bound.keys.key, need(from, 'time_from'), need(to, 'time_to')),
-          (kv: KeyValue<number, unknown>) => ({ key: windowedJson(keys, bound.keys.key, kv.key, kv.key + store.windowSize), ...value(kv.value) }),
+          (kv: KeyValue<number, unknown>) => record(windowedJson(keys, bound.keys.key, kv.key, kv.key + store.windowSize), kv.value),
         );
         break;
       case 'fetch_key_range':

@@ -1,6 +1,14 @@
 import type { Serde } from './serde';
 import { serdeError } from './serde-errors';
 
+function parseJson(bytes: Buffer, offset: number): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8', offset));
+  } catch (error) {
+    throw serdeError('json', `invalid JSON (${bytes.length - offset} bytes): ${(error as Error).message}`);
+  }
+}
+
 /** Any JSON value, as UTF-8 text of `JSON.stringify` (what Java's Jackson-based JSON serdes read and write). */
 export const jsonSerde: Serde<unknown> = {
   name: 'json',
@@ -16,12 +24,9 @@ export const jsonSerde: Serde<unknown> = {
     return Buffer.from(text, 'utf8');
   },
   deserialize(bytes: Buffer): unknown {
-    try {
-      return JSON.parse(bytes.toString('utf8'));
-    } catch (error) {
-      throw serdeError('json', `invalid JSON (${bytes.length} bytes): ${(error as Error).message}`);
-    }
+    return parseJson(bytes, 0);
   },
+  deserializeFrom: parseJson,
   fromJson(json: unknown): unknown {
     return json;
   },

@@ -1,7 +1,19 @@
 import type { Serde } from './serde';
 import { readInt64BE, writeInt64BE } from './int64';
 import { integerFromJson } from './json-integer';
-import { describeJson, expectSize, serdeError } from './serde-errors';
+import { describeJson, serdeError } from './serde-errors';
+
+function readLong(bytes: Buffer, offset: number): number {
+  if (bytes.length - offset !== 8) throw serdeError('long', `expected 8 bytes, received ${bytes.length - offset}`);
+  const value = readInt64BE(bytes, offset);
+  if (!Number.isSafeInteger(value)) {
+    throw serdeError(
+      'long',
+      `the long ${bytes.readBigInt64BE(offset)} is beyond ±${Number.MAX_SAFE_INTEGER} (Number.MAX_SAFE_INTEGER) and cannot be a JS number exactly`,
+    );
+  }
+  return value;
+}
 
 /**
  * 64-bit signed integers, 8 bytes big-endian: Java's `Serdes.Long()` layout. Values are JS numbers, not bigints,
@@ -23,16 +35,9 @@ export const longSerde: Serde<number> = {
     return bytes;
   },
   deserialize(bytes: Buffer): number {
-    expectSize('long', bytes, 8);
-    const value = readInt64BE(bytes, 0);
-    if (!Number.isSafeInteger(value)) {
-      throw serdeError(
-        'long',
-        `the long ${bytes.readBigInt64BE(0)} is beyond ±${Number.MAX_SAFE_INTEGER} (Number.MAX_SAFE_INTEGER) and cannot be a JS number exactly`,
-      );
-    }
-    return value;
+    return readLong(bytes, 0);
   },
+  deserializeFrom: readLong,
   fromJson(json: unknown): number {
     return integerFromJson('long', json, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   },

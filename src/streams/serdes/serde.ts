@@ -8,6 +8,12 @@ export interface Serde<T> {
   serialize(value: T): Buffer;
   deserialize(bytes: Buffer): T;
   /**
+   * Optional: the value in `bytes` from `offset` on, as `deserialize(bytes.subarray(offset))` gives it. Stores
+   * with a prefix before the value (a timestamp) read through it when it is there: making the view took longer
+   * than decoding a short string.
+   */
+  deserializeFrom?(bytes: Buffer, offset: number): T;
+  /**
    * Reads a value from JSON as the query API receives it (a key in a store query): a string for string keys,
    * a number for numeric keys, anything for JSON. Throws a SerializationException for a value it cannot take.
    */

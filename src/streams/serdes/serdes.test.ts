@@ -73,6 +73,25 @@ describe('round trips', () => {
   });
 });
 
+describe('deserializeFrom', () => {
+  const prefixed = (bytes: Buffer) => Buffer.concat([Buffer.from([9, 9, 9, 9, 9, 9, 9, 9]), bytes]);
+
+  it.each<[string, Serde<unknown>, unknown]>([
+    ['string', Serdes.String() as Serde<unknown>, 'Zürich 🚀'],
+    ['empty string', Serdes.String() as Serde<unknown>, ''],
+    ['json', Serdes.Json(), { a: [1, 'b', null] }],
+    ['long', Serdes.Long() as Serde<unknown>, -123456789012345],
+  ])('reads %s after a prefix as deserialize reads it alone', (_name, serde, value) => {
+    const bytes = serde.serialize(value);
+    expect(serde.deserializeFrom!(prefixed(bytes), 8)).toEqual(serde.deserialize(bytes));
+  });
+
+  it('rejects what deserialize rejects, counting only the bytes after the offset', () => {
+    expect(() => Serdes.Long().deserializeFrom!(prefixed(Buffer.alloc(4)), 8)).toThrow(/expected 8 bytes, received 4/);
+    expect(() => Serdes.Json().deserializeFrom!(prefixed(Buffer.from('{x')), 8)).toThrow(/invalid JSON \(2 bytes\)/);
+  });
+});
+
 describe('rejections', () => {
   const rejects = (action: () => unknown, message: RegExp): void => {
     expect(action).toThrow(SerializationException);

@@ -11,6 +11,9 @@ export const stringSerde: Serde<string> = {
   deserialize(bytes: Buffer): string {
     return bytes.toString('utf8');
   },
+  deserializeFrom(bytes: Buffer, offset: number): string {
+    return bytes.toString('utf8', offset);
+  },
   fromJson(json: unknown): string {
     if (typeof json !== 'string') throw serdeError('string', `expected a JSON string, got ${describeJson(json)}`);
     return json;

@@ -158,7 +158,11 @@ export class LmdbTable implements BytesTable {
     const options = this.clearPending() ? undefined : lmdbRangeOptions(range);
     const stored = options === undefined ? undefined : this.db.getRange(options)[Symbol.iterator]();
     try {
-      yield* mergePending(pending, stored, range.reverse);
+      // Nothing to merge (no write since the last commit, the usual case for a query): LMDB's entries as they come,
+      // through a view without return(), which the finally below calls once.
+      yield* pending.length === 0 && stored !== undefined
+        ? { [Symbol.iterator]: () => ({ next: () => stored.next() }) }
+        : mergePending(pending, stored, range.reverse);
     } finally {
       // Releases the LMDB cursor and its read transaction when the caller stops early.
       stored?.return?.();

@@ -45,7 +45,8 @@ export function timestampedValues<V>(serde: Serde<V>): StoredValueFormat<ValueAn
     },
     deserialize(stored) {
       if (stored.length < TIMESTAMP_BYTES) throw serdeError(name, `stored value of ${stored.length} bytes has no timestamp`);
-      return { value: serde.deserialize(stored.subarray(TIMESTAMP_BYTES)), timestamp: readInt64BE(stored, 0) };
+      const value = serde.deserializeFrom ? serde.deserializeFrom(stored, TIMESTAMP_BYTES) : serde.deserialize(stored.subarray(TIMESTAMP_BYTES));
+      return { value, timestamp: readInt64BE(stored, 0) };
     },
     changelog(stored, recordTimestamp) {
       if (stored === null) return { value: null, timestamp: recordTimestamp() };
