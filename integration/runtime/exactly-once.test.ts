@@ -2,7 +2,8 @@
  * processing.guarantee=exactly_once_v2: the word count runs in a process that is SIGKILLed while input still
  * arrives, in the middle of its transactions; a second process on the same state directory takes over. Under
  * at-least-once some words end over-counted (two-process-failover.test.ts prints how many); here every count
- * must be exact, in the survivor's store and in the output topic as a read_committed consumer sees it.
+ * must be exact, in the survivor's store and in the output topic as a read_committed consumer sees it, and the
+ * group's offsets must reach the end of the transactional repartition topic, past its markers.
  */
 import * as path from 'node:path';
 import { BROKER_TEST_TIMEOUT_MS, uniqueName } from '../support/kafka';
@@ -76,6 +77,18 @@ describe('exactly-once processing', () => {
         [...expected].filter(([word, n]) => counts.get(word) !== n).map(([word, n]) => `${word}: ${counts.get(word) ?? 0} instead of ${n}`);
       expect({ store: wrong(store), outputTopic: wrong(topic) }).toEqual({ store: [], outputTopic: [] });
       expect(second.errors).toEqual([]);
+
+      // Every transaction ends with a marker the consumer hides: the group commits past it, as Kafka Streams
+      // commits the consumer's position, so no lag is left on the transactional repartition topic.
+      const repartition = `${app.applicationId}-count-repartition`;
+      const lagLeft = async () => {
+        const ends = await admin.fetchTopicOffsets(repartition);
+        const [committed] = await admin.fetchOffsets({ groupId: app.applicationId, topics: [repartition] });
+        return ends.map((p) => Number(p.high) - Number(committed?.partitions.find((c) => c.partition === p.partition)?.offset ?? 0));
+      };
+      let lag: number[] = [];
+      await waitFor(async () => (lag = await lagLeft()).every((n) => n === 0), 'the repartition topic to be committed to its end', 15_000).catch(() => undefined);
+      expect(lag).toEqual(new Array<number>(PARTITIONS).fill(0));
 
       await second.stop();
       expect(second.exit).toBe('exited with 0');

@@ -235,9 +235,14 @@ export class StreamThread {
   }
 
   private async onBatch({ batch, resolveOffset, heartbeat, isStale, pause }: EachBatchPayload): Promise<void> {
-    if (this.failed || this.stopping || isStale() || batch.messages.length === 0) return;
+    if (this.failed || this.stopping || isStale()) return;
     const taskId = this.taskIdOf(batch.topic, batch.partition);
     const task = taskId === undefined ? undefined : this.taskFor(taskId);
+    if (batch.messages.length === 0) {
+      // Only transaction markers or aborted records: nothing to process, but the position moves past them.
+      if (task) this.skipHidden(task, batch.topic, batch.partition, Number(batch.lastOffset()));
+      return;
+    }
     if (!task) {
       // Not ours yet (restoring, or the assignment is still being applied): re-read after resume.
       pause();
@@ -302,11 +307,20 @@ export class StreamThread {
     const position = this.position(batch.topic, batch.partition);
     position.consumedOffset = last.offset;
     position.consumedTimestamp = last.timestamp;
+    this.skipHidden(task, batch.topic, batch.partition, Number(batch.lastOffset()));
     resolveOffset(batch.lastOffset());
     this.collectorOf(task.name)?.sendBuffered();
     await this.maybePunctuateAndCommit(task.takeCommitRequest());
     // A rebalance reported here makes kafkajs re-join, which commits first (commitBeforeJoin).
     await heartbeat();
+  }
+
+  /** Past the markers and aborted records that end a fetched batch, once the task has processed what precedes them. */
+  private skipHidden(task: StreamTask, topic: string, partition: number, lastOffset: number): void {
+    task.skipHiddenTo(topic, partition, lastOffset);
+    const position = this.position(topic, partition);
+    const consumed = task.consumedPositions().find((p) => p.topic === topic && p.partition === partition)?.offset;
+    if (consumed !== undefined && consumed > position.consumedOffset) position.consumedOffset = consumed;
   }
 
   /**

@@ -267,6 +267,20 @@ export class StreamTask {
     else this.consumedOffsets.set(key, { topic: record.topic, partition: record.partition, offset: record.offset });
   }
 
+  /**
+   * Moves a partition's consumed offset up to `offset` once nothing of it waits to be processed: what lies between
+   * the last processed record and `offset` are transaction markers and aborted records, which the consumer hides.
+   * Committing past them, as Kafka Streams commits the consumer's position, leaves no lag after a transaction.
+   */
+  skipHiddenTo(topic: string, partition: number, offset: number): void {
+    const key = `${topic}\u0000${partition}`;
+    const queue = this.queues.get(key);
+    if (queue !== undefined && this.queueHeads.get(key)! < queue.length) return;
+    const entry = this.consumedOffsets.get(key);
+    if (entry === undefined) this.consumedOffsets.set(key, { topic, partition, offset });
+    else if (entry.offset < offset) entry.offset = offset;
+  }
+
   /** Last processed offset per input partition. */
   consumedPositions(): { topic: string; partition: number; offset: number }[] {
     return [...this.consumedOffsets.values()].map((e) => ({ ...e }));
