@@ -58,11 +58,11 @@ async function main(): Promise<void> {
   const suffix = Date.now().toString(36);
   const loadAverage = os.loadavg()[0]!;
 
-  const sluice = await measure(sluiceSide(settings, suffix), settings, `bench-wc-${suffix}`, lines);
+  const sluice = await measure(sluiceSide(settings, suffix), `bench-wc-${suffix}`, lines);
   let java: Outcome | undefined;
   if (!values['no-java']) {
     const side = await kafkaStreamsSide(settings, log);
-    java = typeof side === 'string' ? side : await measure(side, settings, `bench-wc-java-${suffix}`, lines).catch((error: Error) => error.message);
+    java = typeof side === 'string' ? side : await measure(side, `bench-wc-java-${suffix}`, lines).catch((error: Error) => error.message);
   }
   report(lines, settings, loadAverage, sluice, java);
   // No Sluice figure is a broken benchmark; a missing Java figure is only a missing comparison.
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
 }
 
 /** One side's run on a broker of its own (both start from an empty broker); the broker is stopped after. */
-async function measure(side: Side, settings: CommonSettings, applicationId: string, lines: number): Promise<Outcome> {
+async function measure(side: Side, applicationId: string, lines: number): Promise<Outcome> {
   const broker = await provideBroker({ log });
   const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'bench' });
   const admin = kafka.admin();
@@ -87,7 +87,7 @@ async function measure(side: Side, settings: CommonSettings, applicationId: stri
     let peakRss = running.rss();
     const sampler = setInterval(() => (peakRss = maxDefined(peakRss, running.rss())), RSS_SAMPLE_MS);
     try {
-      const failure = await waitCaughtUp(admin, applicationId, side.input, running, settings.guarantee === 'exactly_once_v2');
+      const failure = await waitCaughtUp(admin, applicationId, side.input, running);
       if (failure !== undefined) return failure;
       const seconds = (Date.now() - started) / 1000;
       clearInterval(sampler);
@@ -125,7 +125,7 @@ async function produceCorpus(kafka: ReturnType<typeof createKafkaClient>, topic:
  * The repartition topic is found by name, `<application.id>-<store or generated name>-repartition`: Kafka
  * Streams names it after the count's generated store name. Returns why it cannot finish, if it cannot.
  */
-async function waitCaughtUp(admin: Admin, groupId: string, input: string, running: Running, transactional: boolean): Promise<string | undefined> {
+async function waitCaughtUp(admin: Admin, groupId: string, input: string, running: Running): Promise<string | undefined> {
   let repartition: string | undefined;
   let lastCommitted = -1;
   let lastProgress = Date.now();
@@ -141,8 +141,8 @@ async function waitCaughtUp(admin: Admin, groupId: string, input: string, runnin
     const repartitionDone = repartition === undefined ? 0 : committed(repartition);
     const inputEnd = sum(await admin.fetchTopicOffsets(input), 'high');
     const repartitionOffsets = repartition === undefined ? [] : await admin.fetchTopicOffsets(repartition);
-    // Written in transactions, a partition ends with a commit marker, one past the last offset a group commits.
-    const repartitionEnd = sum(repartitionOffsets, 'high') - (transactional ? repartitionOffsets.filter((p) => Number(p.high) > 0).length : 0);
+    // Both sides commit past the markers that end transactions (the consumer's position), up to the end.
+    const repartitionEnd = sum(repartitionOffsets, 'high');
     if (process.env.BENCH_DEBUG && tick % 8 === 0) log(`input ${inputDone}/${inputEnd} repartition ${repartitionDone}/${repartitionEnd}`);
     if (inputDone >= inputEnd && repartitionEnd > 0 && repartitionDone >= repartitionEnd) return undefined;
     if (inputDone + repartitionDone !== lastCommitted) {
