@@ -317,9 +317,8 @@ export class StreamThread {
 
   /** Past the markers and aborted records that end a fetched batch, once the task has processed what precedes them. */
   private skipHidden(task: StreamTask, topic: string, partition: number, lastOffset: number): void {
-    task.skipHiddenTo(topic, partition, lastOffset);
+    const consumed = task.skipHiddenTo(topic, partition, lastOffset);
     const position = this.position(topic, partition);
-    const consumed = task.consumedPositions().find((p) => p.topic === topic && p.partition === partition)?.offset;
     if (consumed !== undefined && consumed > position.consumedOffset) position.consumedOffset = consumed;
   }
 

@@ -271,14 +271,16 @@ export class StreamTask {
    * Moves a partition's consumed offset up to `offset` once nothing of it waits to be processed: what lies between
    * the last processed record and `offset` are transaction markers and aborted records, which the consumer hides.
    * Committing past them, as Kafka Streams commits the consumer's position, leaves no lag after a transaction.
+   * Answers the partition's consumed offset (undefined: none yet).
    */
-  skipHiddenTo(topic: string, partition: number, offset: number): void {
+  skipHiddenTo(topic: string, partition: number, offset: number): number | undefined {
     const key = `${topic}\u0000${partition}`;
-    const queue = this.queues.get(key);
-    if (queue !== undefined && this.queueHeads.get(key)! < queue.length) return;
     const entry = this.consumedOffsets.get(key);
+    const queue = this.queues.get(key);
+    if (queue !== undefined && this.queueHeads.get(key)! < queue.length) return entry?.offset;
     if (entry === undefined) this.consumedOffsets.set(key, { topic, partition, offset });
     else if (entry.offset < offset) entry.offset = offset;
+    return Math.max(entry?.offset ?? offset, offset);
   }
 
   /** Last processed offset per input partition. */
