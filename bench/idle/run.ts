@@ -13,6 +13,7 @@ import { DEMO_EXAMPLES } from '../../examples';
 import { createKafkaClient, createTopics } from '../../src/streams/kafka';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { startChild } from '../support/child-process';
+import { log, mb, runMain, SLUICE_NODE_FLAGS, sleep } from '../support/program';
 
 const PORT = 18_080;
 const READY_WITHIN_MS = 120_000;
@@ -20,9 +21,6 @@ const READY_WITHIN_MS = 120_000;
 const READ_AT_MS = [0, 10_000, 30_000, 60_000];
 const PROMETHEUS_FIGURES = ['nodejs_heap_size_total_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes'];
 
-const log = (line: string): void => void process.stderr.write(`${line}\n`);
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const mb = (bytes: number | undefined): string => (bytes === undefined ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
 
 async function get(pathname: string): Promise<{ status: number; body: string } | undefined> {
   try {
@@ -56,7 +54,7 @@ async function main(): Promise<void> {
     );
     // Exactly as `npm start` runs it (package.json).
     const bin = path.join(__dirname, '..', '..', '..', 'bin', 'sluice.js');
-    const node = await startChild('sluice start', process.execPath, ['--max-semi-space-size=8', bin, 'start', '--config', configFile], fs.mkdtempSync(path.join(dir, 'node-')));
+    const node = await startChild('sluice start', process.execPath, [...SLUICE_NODE_FLAGS, bin, 'start', '--config', configFile], fs.mkdtempSync(path.join(dir, 'node-')));
     try {
       const started = Date.now();
       while ((await get('/health/readiness'))?.status !== 200) {
@@ -91,7 +89,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runMain(main);

@@ -8,13 +8,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { ensureMavenLibs, sluiceCacheDir } from '../../src/host/broker/jars';
-import { findJava } from '../../src/host/broker/toolchain';
 import { startChild } from '../support/child-process';
+import { benchSourceCandidates, javaWithLibs } from '../support/java-libs';
 
 const AZKARRA_VERSION = '0.8.0';
-// QueryBench.java and pom.xml: beside this module in the sources; from dist/bench/queries, back in the checkout.
-const SOURCE_DIRS = [path.join(__dirname, 'azkarra'), path.join(__dirname, '..', '..', '..', 'bench', 'queries', 'azkarra')];
+const SOURCE_DIR = 'queries/azkarra';
 
 export const AZKARRA_LABEL = `Azkarra ${AZKARRA_VERSION}`;
 
@@ -34,24 +32,12 @@ export interface AzkarraNode {
 
 /** The node, or why it cannot run here. Fetching the jars (once) and compiling happen here, outside any timing. */
 export async function azkarraNode(settings: AzkarraSettings, log: (line: string) => void): Promise<AzkarraNode | string> {
-  const java = await findJava();
-  if (java === undefined) return 'no Java runtime found (JAVA_HOME or java on PATH)';
-  let libs: string;
-  try {
-    libs = await ensureMavenLibs(
-      {
-        description: `Azkarra Streams ${AZKARRA_VERSION} server`,
-        pomCandidates: SOURCE_DIRS.map((dir) => path.join(dir, 'pom.xml')),
-        libsDir: path.join(sluiceCacheDir(), `azkarra-${AZKARRA_VERSION}`, 'libs'),
-      },
-      log,
-    );
-  } catch (error) {
-    return (error as Error).message;
-  }
+  const java = await javaWithLibs(`Azkarra Streams ${AZKARRA_VERSION} server`, SOURCE_DIR, `azkarra-${AZKARRA_VERSION}`, log);
+  if (typeof java === 'string') return java;
+  const { javaCommand, libs } = java;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-azkarra-'));
   const classes = path.join(dir, 'classes');
-  const compiled = await compile(java.command, libs, classes);
+  const compiled = await compile(javaCommand, libs, classes);
   if (compiled !== undefined) {
     fs.rmSync(dir, { recursive: true, force: true });
     return compiled;
@@ -59,7 +45,7 @@ export async function azkarraNode(settings: AzkarraSettings, log: (line: string)
   const { bootstrapServers, applicationId, input, port } = settings;
   const child = await startChild(
     AZKARRA_LABEL,
-    java.command,
+    javaCommand,
     [
       // slf4j-simple, the binding azkarra/pom.xml brings: Azkarra and Kafka Streams log at INFO by default.
       '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
@@ -79,8 +65,9 @@ export async function azkarraNode(settings: AzkarraSettings, log: (line: string)
 
 /** Compiles QueryBench.java into `classes`; answers why it could not, else undefined. */
 async function compile(javaCommand: string, libs: string, classes: string): Promise<string | undefined> {
-  const source = SOURCE_DIRS.map((dir) => path.join(dir, 'QueryBench.java')).find((candidate) => fs.existsSync(candidate));
-  if (source === undefined) return `no QueryBench.java; looked in ${SOURCE_DIRS.join(', ')}`;
+  const candidates = benchSourceCandidates(SOURCE_DIR, 'QueryBench.java');
+  const source = candidates.find((candidate) => fs.existsSync(candidate));
+  if (source === undefined) return `no QueryBench.java; looked at ${candidates.join(', ')}`;
   // javac sits beside the java that findJava found (JAVA_HOME/bin or the PATH's).
   const javac = path.join(path.dirname(javaCommand), 'javac');
   try {

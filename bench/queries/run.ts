@@ -20,6 +20,7 @@ import { Pool } from 'undici';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { createKafkaClient, createProducer } from '../../src/streams/kafka/client';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
+import { log, runMain, SLUICE_NODE_FLAGS, sleep } from '../support/program';
 import { AZKARRA_LABEL, azkarraNode } from './azkarra-side';
 import { BENCH_STORE } from './topology';
 
@@ -32,7 +33,7 @@ interface Node {
   pool: Pool;
   child: ChildProcess;
   exited: Promise<void>;
-  log: string;
+  logFile: string;
 }
 
 interface QueryResponse {
@@ -70,17 +71,16 @@ async function startNode(name: string, dir: string, bootstrap: string, applicati
   };
   const configFile = path.join(dir, 'sluice.json');
   fs.writeFileSync(configFile, JSON.stringify(config));
-  const log = path.join(dir, 'node.log');
-  const out = fs.openSync(log, 'a');
-  // With the young generation `npm start` and the image run Sluice with (package.json, deploy/Dockerfile).
-  const child = spawn(process.execPath, ['--max-semi-space-size=8', path.join(REPO, 'bin/sluice.js'), 'start', '-c', configFile], {
+  const logFile = path.join(dir, 'node.log');
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...SLUICE_NODE_FLAGS, path.join(REPO, 'bin/sluice.js'), 'start', '-c', configFile], {
     stdio: ['ignore', out, out],
     env: { ...process.env, SLUICE_BENCH_INPUT_TOPIC: input },
   });
   fs.closeSync(out);
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const server = `127.0.0.1:${httpPort}`;
-  return { name, server, pool: new Pool(`http://${server}`, { connections: 64 }), child, exited, log };
+  return { name, server, pool: new Pool(`http://${server}`, { connections: 64 }), child, exited, logFile };
 }
 
 async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 300_000): Promise<T> {
@@ -93,7 +93,7 @@ async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) 
       // Not up yet.
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
   }
 }
 
@@ -157,7 +157,7 @@ async function stopNodes(nodes: readonly Node[]): Promise<void> {
     await node.pool.close();
     node.child.kill('SIGTERM');
   }
-  await Promise.race([Promise.all(nodes.map((node) => node.exited)), new Promise((resolve) => setTimeout(resolve, 20_000))]);
+  await Promise.race([Promise.all(nodes.map((node) => node.exited)), sleep(20_000)]);
   for (const node of nodes) node.child.kill('SIGKILL');
 }
 
@@ -178,7 +178,7 @@ async function threeNodes(bench: Bench): Promise<void> {
         return answer.status === 200 && result.status === 'SUCCESS' && result.result.success.length === 3 && counted === keys;
       },
     );
-    process.stderr.write(`cluster ready with ${keys} keys in ${((Date.now() - loadStart) / 1000).toFixed(1)} s\n`);
+    log(`cluster ready with ${keys} keys in ${((Date.now() - loadStart) / 1000).toFixed(1)} s`);
 
     // Which node owns which partition, from the servers record.
     const record = (await call(first, 'GET', `/api/v1/applications/${applicationId}`)).body as {
@@ -269,7 +269,7 @@ async function measureOneNode(target: Target, bench: Bench): Promise<Figures> {
     (held) => typeof held === 'string' || held === keys,
   );
   if (typeof ready === 'string') throw new Error(ready);
-  process.stderr.write(`${target.label} ready with ${keys} keys in ${((Date.now() - loadStart) / 1000).toFixed(1)} s\n`);
+  log(`${target.label} ready with ${keys} keys in ${((Date.now() - loadStart) / 1000).toFixed(1)} s`);
 
   const get = async (i: number) => {
     const n = i % keys;
@@ -297,7 +297,7 @@ async function sluiceAlone(bench: Bench): Promise<Figures> {
   const applicationId = `bench-queries-one-${bench.suffix}`;
   const node = await startNode('node-one', path.join(bench.workDir, 'one'), bench.bootstrapServers, applicationId, bench.input);
   let stopped: string | undefined;
-  node.exited.then(() => (stopped = `the Sluice node exited; see ${node.log}`));
+  node.exited.then(() => (stopped = `the Sluice node exited; see ${node.logFile}`));
   try {
     return await measureOneNode({ label: 'Sluice', pool: node.pool, storePath: storePathOf(applicationId), failure: () => stopped }, bench);
   } finally {
@@ -310,7 +310,7 @@ async function azkarraAlone(bench: Bench): Promise<Figures | string> {
   const applicationId = `bench-queries-azkarra-${bench.suffix}`;
   const node = await azkarraNode(
     { bootstrapServers: bench.bootstrapServers, applicationId, input: bench.input, port: await freePort() },
-    (line) => process.stderr.write(`${line}\n`),
+    log,
   );
   if (typeof node === 'string') return node;
   const pool = new Pool(node.url, { connections: 64 });
@@ -360,7 +360,7 @@ async function main(): Promise<void> {
   });
   const keys = Number(values.keys);
 
-  const broker = await provideBroker({ log: (line) => process.stderr.write(`${line}\n`) });
+  const broker = await provideBroker({ log });
   const suffix = Date.now().toString(36);
   const input = `bench-queries-in-${suffix}`;
   const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'bench-queries' });
@@ -377,7 +377,7 @@ async function main(): Promise<void> {
   await producer.disconnect();
 
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-queries-'));
-  process.stderr.write(`node logs under ${workDir}\n`);
+  log(`node logs under ${workDir}`);
   const bench: Bench = {
     keys,
     queries: Number(values.queries),
@@ -401,7 +401,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runMain(main);

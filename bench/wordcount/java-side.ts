@@ -6,38 +6,24 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT } from '../../examples/word-count';
-import { ensureMavenLibs, KAFKA_VERSION, sluiceCacheDir } from '../../src/host/broker/jars';
+import { KAFKA_VERSION } from '../../src/host/broker/jars';
 import { toProperties } from '../../src/host/broker/local-kafka';
-import { findJava } from '../../src/host/broker/toolchain';
 import { startChild } from '../support/child-process';
+import { javaWithLibs } from '../support/java-libs';
 import type { CommonSettings, Running, Side } from './side';
 
 const DEMO_CLASS = 'org.apache.kafka.streams.examples.wordcount.WordCountDemo';
 
 /** The Java side, or why it cannot run here. Fetching the jars (once) happens here, outside any timing. */
 export async function kafkaStreamsSide(settings: CommonSettings, log: (line: string) => void): Promise<Side | string> {
-  const java = await findJava();
-  if (java === undefined) return 'no Java runtime found (JAVA_HOME or java on PATH)';
-  let libs: string;
-  try {
-    libs = await ensureMavenLibs(
-      {
-        description: `Kafka Streams ${KAFKA_VERSION} word-count demo`,
-        // Beside this module in the sources; from dist/bench/wordcount, back in the sources of the checkout.
-        pomCandidates: [path.join(__dirname, 'java', 'pom.xml'), path.join(__dirname, '..', '..', '..', 'bench', 'wordcount', 'java', 'pom.xml')],
-        libsDir: path.join(sluiceCacheDir(), `kafka-streams-${KAFKA_VERSION}`, 'libs'),
-      },
-      log,
-    );
-  } catch (error) {
-    return (error as Error).message;
-  }
+  const java = await javaWithLibs(`Kafka Streams ${KAFKA_VERSION} word-count demo`, 'wordcount/java', `kafka-streams-${KAFKA_VERSION}`, log);
+  if (typeof java === 'string') return java;
   return {
     label: `Kafka Streams ${KAFKA_VERSION}`,
     // WordCountDemo's topic names are fixed.
     input: WORD_COUNT_INPUT,
     output: WORD_COUNT_OUTPUT,
-    start: (bootstrapServers, applicationId) => startDemo(java.command, libs, bootstrapServers, applicationId, settings),
+    start: (bootstrapServers, applicationId) => startDemo(java.javaCommand, java.libs, bootstrapServers, applicationId, settings),
   };
 }
 

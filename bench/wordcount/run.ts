@@ -13,6 +13,7 @@ import { createKafkaClient, createProducer } from '../../src/streams/kafka/clien
 import { KAFKA_VERSION } from '../../src/host/broker/jars';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { corpusLine } from './corpus';
+import { log, mb, runMain, sleep } from '../support/program';
 import { kafkaStreamsSide } from './java-side';
 import { sluiceSide } from './sluice-side';
 import type { CommonSettings, Running, Side } from './side';
@@ -36,8 +37,6 @@ interface Figures {
 /** Figures, or why there are none. */
 type Outcome = Figures | string;
 
-const log = (line: string): void => void process.stderr.write(`${line}\n`);
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -164,7 +163,6 @@ function maxDefined(a: number | undefined, b: number | undefined): number | unde
 }
 
 function report(lines: number, settings: CommonSettings, loadAverage: number, sluice: Outcome, java: Outcome | undefined): void {
-  const mb = (bytes: number | undefined): string => (bytes === undefined ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
   const rows: [string, (f: Figures) => string][] = [
     ['time', (f) => `${f.seconds.toFixed(1)} s`],
     ['lines/s', (f) => String(Math.round(lines / f.seconds))],
@@ -188,7 +186,4 @@ function report(lines: number, settings: CommonSettings, loadAverage: number, sl
   process.stdout.write(`${out.map((line) => line.trimEnd()).join('\n')}\n`);
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runMain(main);

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startChild } from '../support/child-process';
+import { SLUICE_NODE_FLAGS } from '../support/program';
 import type { CommonSettings, Side } from './side';
 
 export function sluiceSide(settings: CommonSettings, suffix: string): Side {
@@ -23,10 +24,10 @@ export function sluiceSide(settings: CommonSettings, suffix: string): Side {
         'cache.max.bytes.buffering': settings.cacheBytes,
         'processing.guarantee': settings.guarantee,
       };
-      // With the young generation the sluice command runs with (package.json, Dockerfile); the benchmark's own
-      // command-line Node options come after, and win (NODE_OPTIONS reaches the child too, but loses to both).
+      // Sluice's Node flags, then the benchmark's own command-line Node options, which win (NODE_OPTIONS reaches
+      // the child too, but loses to both).
       const program = path.join(__dirname, 'sluice-wordcount.js');
-      const nodeOptions = ['--max-semi-space-size=8', ...process.execArgv];
+      const nodeOptions = [...SLUICE_NODE_FLAGS, ...process.execArgv];
       return startChild('Sluice', process.execPath, [...nodeOptions, program, JSON.stringify(config), input, output], dir);
     },
   };

@@ -11,6 +11,8 @@
 // kafkajs internals, from the pinned version: its own Long, CRC-32C and Encoder keep the bytes the same.
 const Long: { fromValue(value: unknown): { value: bigint } } = require('kafkajs/src/utils/long');
 const crc32C: (buffer: Buffer) => number = require('kafkajs/src/protocol/recordBatch/crc32C');
+const Encoder: new (initialSize?: number) => { buf: Buffer; offset: number } = require('kafkajs/src/protocol/encoder');
+const NO_COMPRESSION: number = require('kafkajs/src/protocol/message/compression').Types.None;
 
 type Bytes = Buffer | string | null | undefined;
 
@@ -253,9 +255,6 @@ interface KafkajsRequest {
   encode(): Promise<unknown>;
 }
 type KafkajsProduceRequest = (args: ProduceRequestArgs & { compression?: number }) => KafkajsRequest;
-
-const Encoder: new (initialSize?: number) => { buf: Buffer; offset: number } = require('kafkajs/src/protocol/encoder');
-const NO_COMPRESSION: number = require('kafkajs/src/protocol/message/compression').Types.None;
 
 /** kafkajs' produce request (its v3 module, which v4 to v7 reuse), encoding uncompressed requests here. */
 export function oneBufferProduceRequest(kafkajsRequest: KafkajsProduceRequest): KafkajsProduceRequest {

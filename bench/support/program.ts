@@ -1,0 +1,19 @@
+/** What every benchmark program shares: its progress log, waiting, MB figures, the way it ends, and how it runs Sluice. */
+
+/** Progress goes to stderr; the figures alone go to stdout. */
+export const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const mb = (bytes: number | undefined): string => (bytes === undefined ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
+
+/** Node flags Sluice runs with, as `npm start` and the image run it (package.json, deploy/Dockerfile). */
+export const SLUICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
+
+/** Runs a benchmark's main; an error ends it with its stack and exit code 1. */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}
