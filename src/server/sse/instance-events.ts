@@ -50,6 +50,7 @@ export function subscribe(stream: EventStream, instance: LocalInstance, type: Ev
             partition: event.partition,
             restored: event.restored,
             total: event.total,
+            remaining: event.remaining,
             done: event.done,
           }),
         ),

@@ -1,16 +1,24 @@
-import { randomUUID } from 'node:crypto';
-import { StreamsException } from '../../errors';
-import { createConsumer } from '../kafka/client';
-import { groupProtocolAssigner } from '../kafka/group-protocol';
-import type { KafkaClient } from '../kafka/types';
+import type { Logger } from 'pino';
+import { isTransientKafkaError } from '../kafka/errors';
+import type { FetchedPartition, ReadPosition } from '../kafka/changelog-reader';
 import type { ChangelogRecord } from '../state/store';
 
-/** One changelog partition to read: from `startOffset` (inclusive) up to `endOffset` (exclusive). */
-export interface RestorePartition {
+/** The part of the Kafka adapter's ChangelogReader that restoration uses. */
+export interface ChangelogSource {
+  fetch(positions: readonly ReadPosition[], options?: { maxWaitMs?: number }): Promise<FetchedPartition[]>;
+  close(): Promise<void>;
+}
+
+/** One changelog partition of a task's store, to read from `startOffset` to the end it has when first fetched. */
+export interface ChangelogToRestore {
+  taskId: string;
+  store: string;
   topic: string;
   partition: number;
+  /** The task's checkpoint, or EARLIEST (the adapter's constant): from the log start. */
   startOffset: number;
-  endOffset: number;
+  /** Writes restored records into the store. */
+  apply(records: ChangelogRecord[]): void;
 }
 
 export interface RestoreProgress {
@@ -18,102 +26,150 @@ export interface RestoreProgress {
   partition: number;
   /** Records applied so far. */
   restored: number;
-  /** Records to apply in all (end - start). */
+  /** Records to apply in all: the changelog's end offset, when first fetched, minus the start offset. */
   total: number;
+  /** Offsets still to read (Kafka Streams' remaining records): 0 once done. */
+  remaining: number;
   done: boolean;
 }
 
-/**
- * Reads changelog partitions from given offsets to the end captured before, and hands the records to the
- * stores. kafkajs has no manual partition assignment, so the reader is a consumer in a group of its own whose
- * assignor gives it exactly these partitions; it never commits, so the group vanishes when it leaves.
- */
-export async function restoreChangelogs(
-  kafka: KafkaClient,
-  groupPrefix: string,
-  partitions: readonly RestorePartition[],
-  apply: (topic: string, partition: number, records: ChangelogRecord[]) => void,
-  onProgress: (progress: RestoreProgress) => void,
-  options: { readCommitted?: boolean } = {},
-): Promise<void> {
-  const pending = partitions.filter((p) => p.startOffset < p.endOffset);
-  for (const p of partitions) {
-    if (p.startOffset >= p.endOffset) onProgress({ topic: p.topic, partition: p.partition, restored: 0, total: 0, done: true });
-  }
-  if (pending.length === 0) return;
+export interface RestoreListener {
+  onProgress(changelog: ChangelogToRestore, progress: RestoreProgress, startingOffset: number, endingOffset: number): void;
+  /** Every changelog of the task has reached its end (its stores still hold unflushed writes). */
+  onTaskRestored(taskId: string): void;
+  /** Restoration cannot go on: a non-transient failure, or transient ones for longer than `retryForMs`. */
+  onError(error: unknown): void;
+}
 
-  const byKey = new Map(pending.map((p) => [`${p.topic}\u0000${p.partition}`, { ...p, restored: 0, done: false }]));
-  const consumer = createConsumer(kafka, {
-    groupId: `${groupPrefix}-restore-${randomUUID()}`,
-    partitionAssigners: [
-      groupProtocolAssigner({
-        name: 'sluice-restore',
-        version: 1,
-        userData: () => Buffer.alloc(0),
-        assign: (members) =>
-          new Map(members.map((m, i) => [m.memberId, i === 0 ? pending.map(({ topic, partition }) => ({ topic, partition })) : []])),
-      }),
-    ],
-    maxWaitTimeMs: 100,
-    // Exactly-once: what aborted transactions wrote to a changelog is never restored.
-    isolationLevel: options.readCommitted ? 'read_committed' : 'read_uncommitted',
-  });
-  let finish!: () => void;
-  let fail!: (error: unknown) => void;
-  const finished = new Promise<void>((resolve, reject) => {
-    finish = resolve;
-    fail = reject;
-  });
-  let remaining = pending.length;
-  const advance = (state: RestorePartition & { restored: number; done: boolean }, lastOffset: number): void => {
-    if (lastOffset + 1 >= state.endOffset) {
-      state.done = true;
-      remaining--;
+interface RestoringChangelog {
+  changelog: ChangelogToRestore;
+  /** Fixed by the first fetch when the changelog is read from its log start. */
+  startOffset: number;
+  position: number;
+  /** Fixed by the first fetch: the high watermark, or under read_committed the last stable offset. */
+  endOffset: number | undefined;
+  restored: number;
+}
+
+const RETRY_BACKOFF_MS = 1000;
+
+/**
+ * Kafka Streams' StoreChangelogReader: restores the changelogs of a thread's new tasks, all partitions in each
+ * fetch, while the thread keeps processing its restored tasks. Each changelog partition is read from the
+ * task's checkpoint (or the log start) to the end offset its first fetch reports, and then stops; a task is
+ * handed back the moment all of its changelogs are done, without waiting for other tasks. A task unregistered
+ * meanwhile (revoked, closed) is dropped between two fetches, and nothing more is written to its stores.
+ */
+export class ChangelogRestorer {
+  private readonly restoring = new Map<string, RestoringChangelog>();
+  private loop: Promise<void> | undefined;
+  private closed = false;
+  private failingSince: number | undefined;
+
+  constructor(
+    private readonly source: ChangelogSource,
+    private readonly listener: RestoreListener,
+    private readonly options: { retryForMs: number; logger: Logger },
+  ) {}
+
+  /** Starts restoring a task's changelogs; a task with none is restored at once. */
+  register(taskId: string, changelogs: readonly ChangelogToRestore[]): void {
+    if (changelogs.length === 0) {
+      queueMicrotask(() => this.listener.onTaskRestored(taskId));
+      return;
     }
-    onProgress({
-      topic: state.topic,
-      partition: state.partition,
-      restored: state.restored,
-      total: state.endOffset - state.startOffset,
-      done: state.done,
-    });
-    if (remaining === 0) finish();
-  };
-  try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [...new Set(pending.map((p) => p.topic))], fromBeginning: true });
-    consumer.on(consumer.events.CRASH, (event) => {
-      if (!event.payload.restart) fail(event.payload.error);
-    });
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      eachBatch: async ({ batch }) => {
-        const state = byKey.get(`${batch.topic}\u0000${batch.partition}`);
-        if (!state || state.done) return;
-        const records: ChangelogRecord[] = [];
-        for (const m of batch.messages) {
-          const offset = Number(m.offset);
-          if (offset < state.startOffset || offset >= state.endOffset) continue;
-          records.push({ key: m.key ?? Buffer.alloc(0), value: m.value, timestamp: Number(m.timestamp) });
-        }
-        if (records.length > 0) apply(batch.topic, batch.partition, records);
-        state.restored += records.length;
-        advance(state, Number(batch.lastOffset()));
-      },
-    });
-    // A batch of transaction markers only (the end of a transactional changelog) never reaches eachBatch.
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-      const state = byKey.get(`${payload.topic}\u0000${payload.partition}`);
-      if (state && !state.done && payload.batchSize === 0) advance(state, Number(payload.lastOffset));
-    });
-    for (const p of pending) consumer.seek({ topic: p.topic, partition: p.partition, offset: String(p.startOffset) });
-    await finished;
-  } catch (error) {
-    throw new StreamsException(`restoring changelogs failed: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    });
-  } finally {
-    await consumer.disconnect().catch(() => undefined);
+    for (const changelog of changelogs) {
+      this.restoring.set(keyOf(changelog), { changelog, startOffset: changelog.startOffset, position: changelog.startOffset, endOffset: undefined, restored: 0 });
+    }
+    this.ensureRunning();
   }
+
+  private ensureRunning(): void {
+    if (this.loop !== undefined || this.closed) return;
+    this.loop = this.run().finally(() => {
+      this.loop = undefined;
+      if (this.restoring.size > 0) this.ensureRunning();
+    });
+  }
+
+  /** Stops restoring a task (revoked or closed); what it restored so far stays in its stores. */
+  unregister(taskId: string): void {
+    for (const [key, r] of this.restoring) if (r.changelog.taskId === taskId) this.restoring.delete(key);
+  }
+
+  isRestoring(taskId: string): boolean {
+    for (const r of this.restoring.values()) if (r.changelog.taskId === taskId) return true;
+    return false;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.restoring.clear();
+    await this.loop;
+    await this.source.close();
+  }
+
+  private async run(): Promise<void> {
+    while (this.restoring.size > 0 && !this.closed) {
+      const round = [...this.restoring.values()];
+      let fetched: FetchedPartition[];
+      try {
+        // A partition not fetched yet may already be at its end: the broker is not to wait for data then.
+        const probing = round.some((r) => r.endOffset === undefined);
+        fetched = await this.source.fetch(
+          round.map((r) => ({ topic: r.changelog.topic, partition: r.changelog.partition, offset: r.position })),
+          probing ? { maxWaitMs: 0 } : undefined,
+        );
+        this.failingSince = undefined;
+      } catch (error) {
+        if (this.closed) return;
+        if (isTransientKafkaError(error) && Date.now() - (this.failingSince ??= Date.now()) < this.options.retryForMs) {
+          this.options.logger.warn({ err: error }, 'reading changelogs failed; retrying until task.timeout.ms');
+          await new Promise((resolve) => setTimeout(resolve, RETRY_BACKOFF_MS));
+          continue;
+        }
+        this.restoring.clear();
+        this.listener.onError(error);
+        return;
+      }
+      const finishedTasks = new Set<string>();
+      for (const partition of fetched) {
+        const key = `${partition.topic}\u0000${partition.partition}`;
+        const r = this.restoring.get(key);
+        // Unregistered, or registered again for a new task, while the fetch was under way.
+        if (r === undefined || !round.includes(r) || partition.errorCode !== 0) continue;
+        if (r.endOffset === undefined) {
+          r.startOffset = partition.fetchOffset;
+          r.endOffset = Math.max(partition.endOffset, partition.fetchOffset);
+        }
+        const end = r.endOffset;
+        const records = partition.records;
+        let count = records.length;
+        while (count > 0 && records[count - 1]!.offset >= end) count--;
+        if (count > 0) {
+          try {
+            r.changelog.apply(count === records.length ? records : records.slice(0, count));
+          } catch (error) {
+            this.restoring.clear();
+            this.listener.onError(error);
+            return;
+          }
+        }
+        r.restored += count;
+        r.position = Math.min(Math.max(partition.fetchOffset, partition.nextOffset), end);
+        const done = r.position >= end;
+        const progress = { topic: partition.topic, partition: partition.partition, restored: r.restored, total: end - r.startOffset, remaining: end - r.position, done };
+        this.listener.onProgress(r.changelog, progress, r.startOffset, end);
+        if (done) {
+          this.restoring.delete(key);
+          finishedTasks.add(r.changelog.taskId);
+        }
+      }
+      for (const taskId of finishedTasks) if (!this.isRestoring(taskId)) this.listener.onTaskRestored(taskId);
+    }
+  }
+}
+
+function keyOf(changelog: { topic: string; partition: number }): string {
+  return `${changelog.topic}\u0000${changelog.partition}`;
 }

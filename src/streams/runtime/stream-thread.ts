@@ -22,8 +22,9 @@ import type { Headers } from '../processor/record';
 import type { Serde } from '../serdes/serde';
 import type { Topology } from '../topology/topology';
 import { resolveTopicName, storeChangelogTopic } from '../topology/internal-topics';
-import type { RestoreProgress } from './changelog-restorer';
-import { restoreChangelogs } from './changelog-restorer';
+import { ChangelogReader, EARLIEST } from '../kafka/changelog-reader';
+import type { ChangelogToRestore, RestoreProgress } from './changelog-restorer';
+import { ChangelogRestorer } from './changelog-restorer';
 import type { ConsumedRecord } from './consumed-record';
 import type { LastRestoration, TaskMetadata, ThreadMetadata, ThreadState } from './instance-view';
 import { KafkaRecordCollector } from './kafka-record-collector';
@@ -70,6 +71,19 @@ const PROCESS_CHUNK = 500;
  */
 const MAX_UNSENT_RECORDS = 20_000;
 
+/** The restore consumer's fetch settings: `restore.consumer.` overrides, else the Java consumer's defaults. */
+function restoreConsumerSettings(values: Readonly<Record<string, unknown>>): { maxBytes: number; maxPartitionBytes: number; maxWaitMs: number } {
+  const setting = (key: string, fallback: number): number => {
+    const value = Number(values[`restore.consumer.${key}`] ?? values[key] ?? fallback);
+    return Number.isInteger(value) && value >= 0 ? value : fallback;
+  };
+  return {
+    maxBytes: setting('fetch.max.bytes', 50 * 1024 * 1024),
+    maxPartitionBytes: setting('max.partition.fetch.bytes', 1024 * 1024),
+    maxWaitMs: setting('fetch.max.wait.ms', 500),
+  };
+}
+
 /** Name of the group protocol; every member of an application uses it. */
 export const ASSIGNOR_NAME = 'sluice-stream';
 
@@ -106,7 +120,11 @@ export class StreamThread {
   private readonly storeMetrics = new Map<string, StateStoreMetrics>();
   /** Per consumed partition (`topic\u0000partition`): consumer lag, and the metrics of the source node reading it. */
   private readonly partitionMetrics = new Map<string, { lag: PartitionLagMetrics; source: ProcessorNodeMetrics | undefined }>();
+  /** Tasks created and not restored yet: they neither process nor answer queries. */
   private readonly restoring = new Set<string>();
+  private readonly restorer: ChangelogRestorer;
+  /** When each restoring task began restoring. */
+  private readonly restoreStarts = new Map<string, number>();
   private readonly positions = new Map<string, PartitionPositionState>();
   readonly restorations = new Map<string, LastRestoration>();
   private readonly metrics: ThreadMetrics;
@@ -145,6 +163,15 @@ export class StreamThread {
       isolationLevel: this.exactlyOnce ? 'read_committed' : 'read_uncommitted',
     });
     if (!this.exactlyOnce) this.sharedProducer = createProducer(ctx.kafka, { idempotent: false });
+    this.restorer = new ChangelogRestorer(
+      new ChangelogReader(ctx.kafka, { readCommitted: this.exactlyOnce, ...restoreConsumerSettings(ctx.config.values) }),
+      {
+        onProgress: (changelog, progress, startingOffset, endingOffset) => this.onRestoreProgress(changelog, progress, startingOffset, endingOffset),
+        onTaskRestored: (taskId) => void this.runExclusive(() => this.finishRestoring(taskId)).catch((error) => this.fail(error)),
+        onError: (error) => this.fail(new StreamsException(`restoring changelogs failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
+      },
+      { retryForMs: ctx.config.taskTimeoutMs, logger: ctx.logger },
+    );
   }
 
   /** Where a task's output goes. */
@@ -505,12 +532,40 @@ export class StreamThread {
       created.push(id);
     }
     this.ctx.onAssignment(this, this.generation);
-    if (created.length > 0) {
-      // Restoration runs outside the exclusive section: other tasks keep processing meanwhile.
-      void this.restoreTasks(created, version).catch((error) => this.fail(error));
-    } else if (this.restoring.size === 0) {
-      this.setState('RUNNING');
+    // Restoration runs outside the exclusive section: other tasks keep processing meanwhile.
+    for (const id of created) {
+      this.restoreStarts.set(id, Date.now());
+      this.restorer.register(id, this.changelogsOf(this.tasks.get(id)!));
     }
+    if (this.restoring.size === 0 && version === this.assignmentVersion) this.setState('RUNNING');
+  }
+
+  /** A new task's changelog partitions, each from its checkpoint or, without one, from the log start. */
+  private changelogsOf(task: StreamTask): ChangelogToRestore[] {
+    const checkpoint = this.ctx.stateDirectory.readCheckpoint(task.name);
+    const changelogs: ChangelogToRestore[] = [];
+    for (const [store, instance] of task.stores) {
+      const topic = storeChangelogTopic(this.ctx.topology, this.ctx.config.applicationId, store);
+      if (!topic) continue;
+      const partition = task.id.partition;
+      const startOffset = checkpoint?.get(`${topic}\u0000${partition}`)?.offset ?? EARLIEST;
+      changelogs.push({ taskId: task.name, store, topic, partition, startOffset, apply: (records) => instance.restore(records) });
+    }
+    return changelogs;
+  }
+
+  private onRestoreProgress(changelog: ChangelogToRestore, progress: RestoreProgress, startingOffset: number, endingOffset: number): void {
+    this.storeMetrics.get(`${changelog.taskId}\u0000${changelog.store}`)?.restoreRemainingRecords.record(progress.remaining);
+    this.ctx.onRestore(changelog.store, progress);
+    if (!progress.done) return;
+    this.restorations.set(`${changelog.store}\u0000${changelog.partition}`, {
+      topic: changelog.topic,
+      partition: changelog.partition,
+      startingOffset,
+      endingOffset,
+      totalRestored: progress.restored,
+      durationMs: Date.now() - (this.restoreStarts.get(changelog.taskId) ?? Date.now()),
+    });
   }
 
   /**
@@ -583,76 +638,38 @@ export class StreamThread {
     this.metrics.taskCreated.record(1);
   }
 
-  private async restoreTasks(taskIds: string[], version: number): Promise<void> {
-    const appId = this.ctx.config.applicationId;
-    const partitions: { topic: string; partition: number; startOffset: number; endOffset: number; store: string; taskId: string }[] = [];
-    for (const taskId of taskIds) {
-      const task = this.tasks.get(taskId);
-      if (!task) continue;
-      const checkpoint = this.ctx.stateDirectory.readCheckpoint(taskId);
-      for (const store of task.stores.keys()) {
-        const changelog = storeChangelogTopic(this.ctx.topology, appId, store);
-        if (!changelog) continue;
-        const offsets = (await this.ctx.endOffsets(changelog)).get(task.id.partition) ?? { low: 0, high: 0 };
-        const checkpointed = checkpoint?.get(`${changelog}\u0000${task.id.partition}`)?.offset;
-        const start = Math.max(offsets.low, checkpointed ?? offsets.low);
-        partitions.push({ topic: changelog, partition: task.id.partition, startOffset: start, endOffset: offsets.high, store, taskId });
-      }
+  /**
+   * A task whose changelogs are all restored: its stores' writes committed (reads see them from here), its
+   * checkpoint written, its processors initialised, its partitions resumed.
+   */
+  private async finishRestoring(taskId: string): Promise<void> {
+    const task = this.tasks.get(taskId);
+    if (!task || !this.restoring.has(taskId)) return;
+    await task.flushStores();
+    const checkpoint = this.ctx.stateDirectory.readCheckpoint(taskId) ?? new Map();
+    let restored = false;
+    for (const store of task.stores.keys()) {
+      const topic = storeChangelogTopic(this.ctx.topology, this.ctx.config.applicationId, store);
+      const restoration = this.restorations.get(`${store}\u0000${task.id.partition}`);
+      if (!topic || !restoration) continue;
+      checkpoint.set(`${topic}\u0000${task.id.partition}`, { topic, partition: task.id.partition, offset: restoration.endingOffset });
+      restored = true;
     }
-    const startedAt = Date.now();
-    const storeOf = new Map(partitions.map((p) => [`${p.topic}\u0000${p.partition}`, p]));
-    await restoreChangelogs(
-      this.ctx.kafka,
-      `${appId}-${this.name}`,
-      partitions,
-      (topic, partition, records) => {
-        const p = storeOf.get(`${topic}\u0000${partition}`)!;
-        this.tasks.get(p.taskId)?.stores.get(p.store)?.restore(records);
-      },
-      (progress) => {
-        const p = storeOf.get(`${progress.topic}\u0000${progress.partition}`)!;
-        this.storeMetrics.get(`${p.taskId}\u0000${p.store}`)?.restoreRemainingRecords.record(progress.total - progress.restored);
-        this.ctx.onRestore(p.store, progress);
-        if (progress.done) {
-          this.restorations.set(`${p.store}\u0000${p.partition}`, {
-            topic: p.topic,
-            partition: p.partition,
-            startingOffset: p.startOffset,
-            endingOffset: p.endOffset,
-            totalRestored: progress.restored,
-            durationMs: Date.now() - startedAt,
-          });
-        }
-      },
-      { readCommitted: this.exactlyOnce },
-    );
-    await this.runExclusive(async () => {
-      const resume: { topic: string; partitions: number[] }[] = [];
-      for (const taskId of taskIds) {
-        const task = this.tasks.get(taskId);
-        if (!task || !this.restoring.has(taskId)) continue;
-        const checkpoint = this.ctx.stateDirectory.readCheckpoint(taskId) ?? new Map();
-        for (const p of partitions.filter((x) => x.taskId === taskId)) {
-          checkpoint.set(`${p.topic}\u0000${p.partition}`, { topic: p.topic, partition: p.partition, offset: p.endOffset });
-        }
-        if (this.exactlyOnce) {
-          // From here the stores take writes that a crash would abort: no checkpoint on disk until a clean close.
-          this.restoredCheckpoints.set(taskId, checkpoint);
-          this.ctx.stateDirectory.deleteCheckpoint(taskId);
-        } else if (partitions.some((x) => x.taskId === taskId)) {
-          this.ctx.stateDirectory.writeCheckpoint(taskId, checkpoint);
-        } else {
-          this.writeCheckpoint(task);
-        }
-        task.initializeProcessors();
-        this.restoring.delete(taskId);
-        for (const t of task.subtopology.sourceTopics) {
-          resume.push({ topic: resolveTopicName(this.ctx.topology, appId, t), partitions: [task.id.partition] });
-        }
-      }
-      if (resume.length > 0) this.consumer.resume(resume);
-      if (this.restoring.size === 0 && version === this.assignmentVersion) this.setState('RUNNING');
-    });
+    if (this.exactlyOnce) {
+      // From here the stores take writes that a crash would abort: no checkpoint on disk until a clean close.
+      this.restoredCheckpoints.set(taskId, checkpoint);
+      this.ctx.stateDirectory.deleteCheckpoint(taskId);
+    } else if (restored) {
+      this.ctx.stateDirectory.writeCheckpoint(taskId, checkpoint);
+    } else {
+      this.writeCheckpoint(task);
+    }
+    task.initializeProcessors();
+    this.restoring.delete(taskId);
+    this.restoreStarts.delete(taskId);
+    const appId = this.ctx.config.applicationId;
+    this.consumer.resume(task.subtopology.sourceTopics.map((t) => ({ topic: resolveTopicName(this.ctx.topology, appId, t), partitions: [task.id.partition] })));
+    if (this.restoring.size === 0 && this.threadState === 'PARTITIONS_ASSIGNED') this.setState('RUNNING');
   }
 
   /**
@@ -669,8 +686,10 @@ export class StreamThread {
       this.restoredCheckpoints.delete(taskId);
       await output.transaction?.close().catch((error: unknown) => this.ctx.logger.warn({ err: error, task: taskId }, 'closing the task producer failed'));
     }
+    this.restorer.unregister(taskId);
     this.tasks.delete(taskId);
     this.restoring.delete(taskId);
+    this.restoreStarts.delete(taskId);
     this.taskMetrics.get(taskId)?.unregister();
     this.taskMetrics.delete(taskId);
     for (const key of [...this.storeMetrics.keys()]) if (key.startsWith(`${taskId}\u0000`)) this.storeMetrics.delete(key);
@@ -749,6 +768,7 @@ export class StreamThread {
       }
     });
     await this.consumer.disconnect().catch(() => undefined);
+    await this.restorer.close();
     for (const id of [...this.tasks.keys()]) await this.closeTask(id, clean).catch(() => undefined);
     await this.sharedProducer?.disconnect().catch(() => undefined);
     this.metrics.unregister();

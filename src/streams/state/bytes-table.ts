@@ -26,6 +26,12 @@ export interface BytesTable {
   /** Writes `value`, or deletes the key when `value` is null. */
   put(key: Buffer, value: Buffer | null): void;
   /**
+   * Writes a restored changelog entry (null: a delete). Cheaper than put, and unlike put, reads may see it only
+   * after the storage is flushed: for a store being restored, which nothing reads. The buffers may be views into
+   * a larger buffer that the caller releases afterwards.
+   */
+  restore(key: Buffer, value: Buffer | null): void;
+  /**
    * Entries within `range`, lazily: nothing is opened before the first `next()`, and returning the generator
    * (a `for ... of` that breaks, or `return()`) releases what it holds.
    */

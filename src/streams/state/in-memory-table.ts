@@ -43,6 +43,11 @@ export class InMemoryTable implements BytesTable {
     this.values.set(text, value);
   }
 
+  restore(key: Buffer, value: Buffer | null): void {
+    // Copied: a restored value may be a view into a whole fetched response, which it would keep alive.
+    this.put(key, value === null ? null : Buffer.from(value));
+  }
+
   *range(range: BytesRange): Generator<BytesEntry, void, undefined> {
     const keys = this.sortedKeys();
     const low = range.from === undefined ? 0 : searchSorted(keys, bytesToLatin1(range.from), false);

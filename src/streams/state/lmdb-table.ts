@@ -116,6 +116,7 @@ export class LmdbTable implements BytesTable {
   private clearSeq = 0;
   private batchPromise: Promise<unknown> | undefined;
   private batch = { lastSeq: 0 };
+  private restoreBatch: Promise<unknown> | undefined;
 
   constructor(
     private readonly label: string,
@@ -149,6 +150,20 @@ export class LmdbTable implements BytesTable {
     if (this.pending.size > 0) this.pending.delete(text);
     this.pending.set(text, { key, value, seq });
     this.track(value === null ? this.db.remove(key) : this.db.put(key, value), seq);
+  }
+
+  restore(key: Buffer, value: Buffer | null): void {
+    // The empty key lives in its slot, and an over-long key fails: put handles both.
+    if (key.length === 0 || key.length > LMDB_MAX_KEY_BYTES) {
+      this.put(key, value);
+      return;
+    }
+    // lmdb-js copies key and value into its write buffer here; the write commits with its batch, in order.
+    const promise = value === null ? this.db.remove(key) : this.db.put(key, value);
+    if (promise !== this.restoreBatch) {
+      this.restoreBatch = promise;
+      promise.catch(this.onWriteFailure);
+    }
   }
 
   *range(range: BytesRange): Generator<BytesEntry, void, undefined> {

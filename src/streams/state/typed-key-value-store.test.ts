@@ -79,7 +79,7 @@ describe.each([
     expect(store.approximateNumEntries()).toBe(byteOrder.length);
   });
 
-  it('sends every write to the changelog and restores from it, tombstones included', () => {
+  it('sends every write to the changelog and restores from it, tombstones included', async () => {
     context.currentRecordTimestamp = 1234;
     store.put('a', '1');
     store.put('b', '2');
@@ -100,6 +100,8 @@ describe.each([
       { key: Buffer.from('stale'), value: null, timestamp: 3 },
       { key: Buffer.from('k1'), value: null, timestamp: 4 },
     ]);
+    // Restored writes are read once the storage is flushed, as the runtime does before a task processes.
+    await store.flush();
     expect(context.changelog).toHaveLength(logged);
     expect([...store.all()]).toEqual([{ key: 'k2', value: 'v2' }]);
   });
@@ -187,6 +189,7 @@ describe('timestamped key-value store', () => {
     ]);
 
     store.restore([{ key: Buffer.from('r'), value: Buffer.from('0000000000000007', 'hex'), timestamp: 2000 }]);
+    await store.flush();
     expect(store.get('r')).toEqual({ value: 7, timestamp: 2000 });
     expect(store.valueSerde).toBe(Serdes.Long());
     expect(store.type).toBe('timestamped_key_value');

@@ -81,7 +81,7 @@ describe.each([
     expect(sessions(store.fetch('u'))).toEqual(kind === 'persistent' ? ['u[500,1500]=2'] : []);
   });
 
-  it('logs [key][8-byte end][8-byte start] with the record timestamp and restores tombstones', () => {
+  it('logs [key][8-byte end][8-byte start] with the record timestamp and restores tombstones', async () => {
     context.currentRecordTimestamp = 31;
     store.put(session('u', 1, 2), 5);
     store.remove(session('u', 1, 2));
@@ -95,6 +95,7 @@ describe.each([
       { key: Buffer.from('76' + '0000000000000003' + '0000000000000003', 'hex'), value: Buffer.from('0000000000000007', 'hex'), timestamp: 1 },
       { key, value: null, timestamp: 2 },
     ]);
+    await store.flush();
     expect(sessions(store.fetchKeyRange(undefined, undefined))).toEqual(['v[3,3]=7']);
     expect(context.changelog).toHaveLength(2);
   });

@@ -83,7 +83,7 @@ export class TypedSessionStore<K, V> extends SegmentedStoreBase implements Sessi
     const segments = this.openSegments();
     for (const record of records) {
       const segment = segments.forWrite(sessionStoreKeyParts(record.key).window.end);
-      if (segment !== undefined) segment.put(record.key, record.value);
+      if (segment !== undefined) segment.restore(record.key, record.value);
     }
   }
 

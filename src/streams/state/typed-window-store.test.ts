@@ -137,7 +137,7 @@ describe.each([
     }
   });
 
-  it('logs store keys [key][8-byte start][4-byte seqnum] and restores them', () => {
+  it('logs store keys [key][8-byte start][4-byte seqnum] and restores them', async () => {
     context.currentRecordTimestamp = 77;
     store.put('k', 'v', 1);
     expect(context.changelog).toEqual([
@@ -150,6 +150,7 @@ describe.each([
       { key: Buffer.from('6b' + '0000000000000006' + '00000000', 'hex'), value: Buffer.from('r6'), timestamp: 6 },
       { key: Buffer.from('6b' + '0000000000000005' + '00000000', 'hex'), value: null, timestamp: 7 },
     ]);
+    await store.flush();
     expect(windows(store.all())).toEqual(['k@6-16=r6']);
     expect(context.changelog).toHaveLength(1);
   });
@@ -181,6 +182,7 @@ describe('timestamped window store', () => {
       { key: Buffer.from('6b' + '0000000000000000' + '00000000', 'hex'), value: Buffer.from('ffffffff', 'hex'), timestamp: 42 },
     ]);
     store.restore([{ key: Buffer.from('6b' + '0000000000000064' + '00000000', 'hex'), value: Buffer.from('00000002', 'hex'), timestamp: 150 }]);
+    await store.flush();
     expect(store.fetch('k', 100)).toEqual({ value: 2, timestamp: 150 });
     expect(store.type).toBe('timestamped_window');
     expect(store.valueSerde).toBe(Serdes.Integer());

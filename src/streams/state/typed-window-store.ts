@@ -127,7 +127,7 @@ export class TypedWindowStore<K, V, VS = V> extends SegmentedStoreBase implement
     const segments = this.openSegments();
     for (const record of records) {
       const segment = segments.forWrite(windowStartOf(record.key));
-      if (segment !== undefined) segment.put(record.key, this.format.restored(record.value, record.timestamp));
+      if (segment !== undefined) segment.restore(record.key, this.format.restored(record.value, record.timestamp));
     }
   }
 

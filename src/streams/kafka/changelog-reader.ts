@@ -1,0 +1,213 @@
+/**
+ * Reads given partitions from given offsets with no consumer group: Kafka Streams' restore consumer, which is
+ * assigned its changelog partitions. kafkajs has no `assign()`, so this sits on kafkajs' cluster layer (its
+ * metadata, connections and authentication) and sends Fetch requests itself, one per partition leader, decoded by
+ * fetch-response.ts.
+ */
+import type { KafkaClient } from './types';
+import { decodeFetchResponse, type FetchedPartition } from './fetch-response';
+import { StreamsException } from '../../errors';
+
+export type { FetchedPartition, FetchedRecord } from './fetch-response';
+
+const createErrorFromCode: (code: number) => Error & { type: string; retriable: boolean } = require('kafkajs/src/protocol/error').createErrorFromCode;
+const fetchV11Request: (args: Record<string, unknown>) => unknown = require('kafkajs/src/protocol/requests/fetch/v11/request');
+
+const FETCH_API_KEY = 1;
+const FETCH_VERSION = 11;
+const READ_UNCOMMITTED = 0;
+const READ_COMMITTED = 1;
+/** Partition errors after which the leader may have moved: metadata is refreshed and the partition fetched again. */
+const LEADER_ERRORS = new Set([3, 5, 6, 9, 56, 74, 75]);
+const OFFSET_OUT_OF_RANGE = 1;
+/** kafkajs' fetch adds this to the wait for the request timeout: the broker may hold the request that long. */
+const NETWORK_DELAY_MS = 100;
+
+export interface ChangelogReaderOptions {
+  readCommitted: boolean;
+  /** `fetch.max.bytes`: what one response may bring in all. */
+  maxBytes: number;
+  /** `max.partition.fetch.bytes`. */
+  maxPartitionBytes: number;
+  /** `fetch.max.wait.ms`: how long the broker may wait for data. */
+  maxWaitMs: number;
+}
+
+export interface ReadPosition {
+  topic: string;
+  partition: number;
+  /** The next offset to read, or EARLIEST: the partition's log start, looked up first. */
+  offset: number;
+}
+
+/** A position at the log start of its partition, whatever it is when the fetch is made. */
+export const EARLIEST = -2;
+
+/** A changelog truncated below the offset to read (Kafka Streams' TaskCorruptedException). */
+export class OffsetOutOfRange extends StreamsException {
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    readonly offset: number,
+  ) {
+    super(`${topic}-${partition}: offset ${offset} is no longer in the log (the topic was truncated or deleted)`);
+  }
+}
+
+/** The parts of kafkajs' Cluster and Broker this reader uses. */
+interface Cluster {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  addMultipleTargetTopics(topics: string[]): Promise<void>;
+  refreshMetadata(): Promise<void>;
+  findLeaderForPartitions(topic: string, partitions: number[]): Record<string, number[]>;
+  findBroker(args: { nodeId: string }): Promise<Broker>;
+}
+
+interface Broker {
+  versions: Record<number, { maxVersion: number } | undefined>;
+  listOffsets(request: {
+    replicaId: number;
+    isolationLevel: number;
+    topics: { topic: string; partitions: { partition: number; timestamp: number }[] }[];
+  }): Promise<{ responses: { topic: string; partitions: { partition: number; errorCode: number; offset: string }[] }[] }>;
+  connectionPool: { send(request: unknown): Promise<unknown> };
+}
+
+/** kafkajs builds clusters through a private factory of its Kafka object, which holds brokers, TLS and SASL. */
+function createCluster(kafka: KafkaClient, isolationLevel: number): Cluster {
+  const symbol = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
+  const factory = symbol === undefined ? undefined : (kafka as unknown as Record<symbol, unknown>)[symbol];
+  if (typeof factory !== 'function') throw new StreamsException('kafkajs changed: its cluster factory was not found');
+  return factory({ allowAutoTopicCreation: false, isolationLevel }) as Cluster;
+}
+
+export class ChangelogReader {
+  private readonly cluster: Cluster;
+  private connected: Promise<void> | undefined;
+  private readonly topics = new Set<string>();
+
+  constructor(
+    kafka: KafkaClient,
+    private readonly options: ChangelogReaderOptions,
+  ) {
+    this.cluster = createCluster(kafka, options.readCommitted ? READ_COMMITTED : READ_UNCOMMITTED);
+  }
+
+  /**
+   * One round of fetches, a request per leader, all in parallel: what each partition brought (possibly nothing
+   * yet). A partition whose leader moved comes back empty, its metadata refreshed for the next round.
+   */
+  async fetch(positions: readonly ReadPosition[], options: { maxWaitMs?: number } = {}): Promise<FetchedPartition[]> {
+    this.connected ??= this.cluster.connect().catch((error: unknown) => {
+      this.connected = undefined;
+      throw error;
+    });
+    await this.connected;
+    const fresh = [...new Set(positions.map((p) => p.topic))].filter((t) => !this.topics.has(t));
+    if (fresh.length > 0) {
+      await this.cluster.addMultipleTargetTopics(fresh);
+      for (const t of fresh) this.topics.add(t);
+    }
+    const byLeader = new Map<string, ReadPosition[]>();
+    for (const [topic, list] of groupBy(positions, (p) => p.topic)) {
+      const leaders = this.cluster.findLeaderForPartitions(
+        topic,
+        list.map((p) => p.partition),
+      );
+      for (const [leader, partitions] of Object.entries(leaders)) {
+        for (const p of list) if (partitions.includes(p.partition)) (byLeader.get(leader) ?? byLeader.set(leader, []).get(leader)!).push(p);
+      }
+    }
+    const responses = await Promise.all(
+      [...byLeader].map(async ([leader, list]) => this.fetchFrom(leader, await this.resolveEarliest(leader, list), options.maxWaitMs ?? this.options.maxWaitMs)),
+    );
+    const result = responses.flat();
+    let stale = false;
+    for (const p of result) {
+      if (p.errorCode === 0) continue;
+      if (LEADER_ERRORS.has(p.errorCode)) {
+        stale = true;
+        p.records = [];
+        continue;
+      }
+      const position = positions.find((x) => x.topic === p.topic && x.partition === p.partition);
+      if (p.errorCode === OFFSET_OUT_OF_RANGE) throw new OffsetOutOfRange(p.topic, p.partition, position?.offset ?? -1);
+      throw createErrorFromCode(p.errorCode);
+    }
+    if (stale || byLeader.size === 0) await this.cluster.refreshMetadata();
+    return result;
+  }
+
+  /** Positions at EARLIEST become the log start offsets the leader reports now. */
+  private async resolveEarliest(leader: string, positions: ReadPosition[]): Promise<ReadPosition[]> {
+    const unresolved = positions.filter((p) => p.offset === EARLIEST);
+    if (unresolved.length === 0) return positions;
+    const broker = await this.cluster.findBroker({ nodeId: leader });
+    const { responses } = await broker.listOffsets({
+      replicaId: -1,
+      isolationLevel: this.options.readCommitted ? READ_COMMITTED : READ_UNCOMMITTED,
+      topics: [...groupBy(unresolved, (p) => p.topic)].map(([topic, list]) => ({
+        topic,
+        partitions: list.map((p) => ({ partition: p.partition, timestamp: EARLIEST })),
+      })),
+    });
+    const starts = new Map<string, number>();
+    for (const t of responses) {
+      for (const p of t.partitions) {
+        if (p.errorCode !== 0) throw createErrorFromCode(p.errorCode);
+        starts.set(`${t.topic}\u0000${p.partition}`, Number(p.offset));
+      }
+    }
+    return positions.map((p) => (p.offset === EARLIEST ? { ...p, offset: starts.get(`${p.topic}\u0000${p.partition}`) ?? 0 } : p));
+  }
+
+  private async fetchFrom(leader: string, positions: ReadPosition[], maxWaitMs: number): Promise<FetchedPartition[]> {
+    const broker = await this.cluster.findBroker({ nodeId: leader });
+    const supported = broker.versions[FETCH_API_KEY]?.maxVersion ?? -1;
+    if (supported < FETCH_VERSION) {
+      throw new StreamsException(`broker ${leader} answers Fetch up to version ${supported}; reading changelogs needs version ${FETCH_VERSION} (Kafka 2.3 or later)`);
+    }
+    const offsets = new Map(positions.map((p) => [`${p.topic}\u0000${p.partition}`, p.offset]));
+    const readCommitted = this.options.readCommitted;
+    const request = fetchV11Request({
+      replicaId: -1,
+      maxWaitTime: maxWaitMs,
+      minBytes: 1,
+      maxBytes: this.options.maxBytes,
+      isolationLevel: readCommitted ? READ_COMMITTED : READ_UNCOMMITTED,
+      topics: [...groupBy(positions, (p) => p.topic)].map(([topic, list]) => ({
+        topic,
+        partitions: list.map((p) => ({ partition: p.partition, fetchOffset: String(p.offset), maxBytes: this.options.maxPartitionBytes })),
+      })),
+      rackId: '',
+    });
+    const decoded = (await broker.connectionPool.send({
+      request,
+      response: {
+        decode: (body: Buffer) => decodeFetchResponse(body, offsets, readCommitted),
+        parse: (data: unknown) => data,
+      },
+      requestTimeout: maxWaitMs + NETWORK_DELAY_MS,
+    })) as Awaited<ReturnType<typeof decodeFetchResponse>>;
+    if (decoded.errorCode !== 0) throw createErrorFromCode(decoded.errorCode);
+    return decoded.partitions;
+  }
+
+  async close(): Promise<void> {
+    const connected = this.connected;
+    this.connected = undefined;
+    if (connected) await this.cluster.disconnect().catch(() => undefined);
+  }
+}
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const list = groups.get(key);
+    if (list) list.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}

@@ -1,0 +1,266 @@
+/**
+ * Fetch responses (v11) decoded for reading changelogs: records come out as views into the response buffer,
+ * with numeric offsets and timestamps. kafkajs' decoder builds two Decoders, two Longs, two decimal strings and a
+ * headers object per record (most of a restore's CPU); a restore needs key, value and timestamp only.
+ *
+ * What is decoded, as the Java consumer does it: record batches of magic 2 (Kafka 0.11 and later), a truncated
+ * batch at the end of a partition's data ignored (the fetch's size limit cut it), records before the fetch offset
+ * skipped (a batch may begin before it), control batches (transaction markers) skipped but counted in the next
+ * offset, and under read_committed the batches of aborted transactions left out, from each aborted
+ * transaction's first offset to its producer's abort marker. Compressed batches are decompressed by kafkajs'
+ * codecs. CRCs are not checked, as kafkajs does not check them.
+ */
+import { StreamsException } from '../../errors';
+
+const compression: {
+  lookupCodecByAttributes(attributes: number): { decompress(buffer: Buffer): Promise<Buffer> } | null;
+} = require('kafkajs/src/protocol/message/compression');
+
+/** A changelog record: views into the fetched bytes, valid as long as the caller keeps them. */
+export interface FetchedRecord {
+  key: Buffer;
+  value: Buffer | null;
+  timestamp: number;
+  offset: number;
+}
+
+export interface FetchedPartition {
+  topic: string;
+  partition: number;
+  /** Kafka's error code for this partition (0: none). */
+  errorCode: number;
+  highWatermark: number;
+  lastStableOffset: number;
+  logStartOffset: number;
+  /** Where a reader of this isolation level finds the end: the last stable offset under read_committed, else the high watermark. */
+  endOffset: number;
+  records: FetchedRecord[];
+  /** The offset this partition was fetched from. */
+  fetchOffset: number;
+  /**
+   * The offset to fetch next: past the last complete batch, markers and aborted batches included; the fetch
+   * offset itself when no complete batch came.
+   */
+  nextOffset: number;
+}
+
+const MAGIC_OFFSET = 16;
+/** Bytes of a batch header up to and including the record count. */
+const BATCH_HEADER_BYTES = 61;
+const COMPRESSION_MASK = 0x07;
+const LOG_APPEND_TIME_FLAG = 0x08;
+const TRANSACTIONAL_FLAG = 0x10;
+const CONTROL_FLAG = 0x20;
+/** Control record type of an abort marker (its key: int16 version, int16 type). */
+const ABORT_MARKER = 0;
+
+/** A cursor over a buffer: Kafka's big-endian integers and zig-zag varints. */
+class Reader {
+  constructor(
+    readonly buf: Buffer,
+    public pos: number,
+  ) {}
+
+  int8(): number {
+    return this.buf.readInt8(this.pos++);
+  }
+
+  int16(): number {
+    const v = this.buf.readInt16BE(this.pos);
+    this.pos += 2;
+    return v;
+  }
+
+  int32(): number {
+    const v = this.buf.readInt32BE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+
+  /** An int64 as a number: offsets and timestamps stay far below 2^53. */
+  int64(): number {
+    const high = this.buf.readInt32BE(this.pos);
+    const low = this.buf.readUInt32BE(this.pos + 4);
+    this.pos += 8;
+    return high * 4294967296 + low;
+  }
+
+  /** An int64 as its decimal text (producer ids are compared, never computed with). */
+  int64Text(): string {
+    const v = this.buf.readBigInt64BE(this.pos);
+    this.pos += 8;
+    return v.toString();
+  }
+
+  string(): string {
+    const length = this.int16();
+    const text = this.buf.toString('utf8', this.pos, this.pos + length);
+    this.pos += length;
+    return text;
+  }
+
+  /** A zig-zag varint of up to 64 bits, as a number (exact within 2^53). */
+  varlong(): number {
+    let raw = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = this.buf[this.pos++]!;
+      raw += (byte & 0x7f) * scale;
+      if (byte < 0x80) break;
+      scale *= 128;
+    }
+    // Zig-zag: even → raw / 2, odd → -(raw + 1) / 2; arithmetic, since raw may exceed 32 bits.
+    return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
+  }
+
+  varint(): number {
+    let raw = 0;
+    let shift = 0;
+    for (;;) {
+      const byte = this.buf[this.pos++]!;
+      raw |= (byte & 0x7f) << shift;
+      if (byte < 0x80) break;
+      shift += 7;
+    }
+    return (raw >>> 1) ^ -(raw & 1);
+  }
+
+  /** Varint-length bytes as a view; null for length -1. */
+  bytes(): Buffer | null {
+    const length = this.varint();
+    if (length < 0) return null;
+    const view = this.buf.subarray(this.pos, this.pos + length);
+    this.pos += length;
+    return view;
+  }
+
+  skip(bytes: number): void {
+    this.pos += bytes;
+  }
+}
+
+interface AbortedTransaction {
+  producerId: string;
+  firstOffset: number;
+}
+
+/** Decodes a Fetch v11 response body (after the correlation id). */
+export async function decodeFetchResponse(body: Buffer, fetchOffsets: ReadonlyMap<string, number>, readCommitted: boolean): Promise<{ errorCode: number; partitions: FetchedPartition[] }> {
+  const r = new Reader(body, 0);
+  r.int32(); // throttle_time_ms
+  const errorCode = r.int16();
+  r.int32(); // session_id
+  const partitions: FetchedPartition[] = [];
+  const topics = r.int32();
+  for (let t = 0; t < topics; t++) {
+    const topic = r.string();
+    const count = r.int32();
+    for (let p = 0; p < count; p++) {
+      const partition = r.int32();
+      const partitionError = r.int16();
+      const highWatermark = r.int64();
+      const lastStableOffset = r.int64();
+      const logStartOffset = r.int64();
+      const abortedCount = r.int32();
+      const aborted: AbortedTransaction[] = [];
+      for (let a = 0; a < abortedCount; a++) aborted.push({ producerId: r.int64Text(), firstOffset: r.int64() });
+      r.int32(); // preferred_read_replica
+      const size = r.int32();
+      const fetchOffset = fetchOffsets.get(`${topic}\u0000${partition}`) ?? 0;
+      const decoded: FetchedPartition = {
+        topic,
+        partition,
+        errorCode: partitionError,
+        highWatermark,
+        lastStableOffset,
+        logStartOffset,
+        endOffset: readCommitted ? lastStableOffset : highWatermark,
+        records: [],
+        fetchOffset,
+        nextOffset: fetchOffset,
+      };
+      if (size > 0) {
+        aborted.sort((a, b) => a.firstOffset - b.firstOffset);
+        await decodeBatches(new Reader(body.subarray(r.pos, r.pos + size), 0), fetchOffset, decoded, readCommitted ? aborted : []);
+        r.skip(size);
+      }
+      partitions.push(decoded);
+    }
+  }
+  return { errorCode, partitions };
+}
+
+async function decodeBatches(r: Reader, fetchOffset: number, into: FetchedPartition, aborted: AbortedTransaction[]): Promise<void> {
+  const buf = r.buf;
+  const aborting = new Set<string>();
+  let nextAborted = 0;
+  while (buf.length - r.pos >= BATCH_HEADER_BYTES) {
+    const start = r.pos;
+    const baseOffset = r.int64();
+    const batchLength = r.int32();
+    const end = start + 12 + batchLength;
+    // The fetch's size limit cut this batch: it comes whole in the next fetch.
+    if (end > buf.length) break;
+    const magic = buf.readInt8(start + MAGIC_OFFSET);
+    if (magic !== 2) {
+      throw new StreamsException(`${into.topic}-${into.partition} holds a record batch of message format ${magic} at offset ${baseOffset}; only format 2 (Kafka 0.11 and later) can be read`);
+    }
+    r.pos = start + 21;
+    const attributes = r.int16();
+    const lastOffsetDelta = r.int32();
+    const baseTimestamp = r.int64();
+    const maxTimestamp = r.int64();
+    const producerId = r.int64Text();
+    r.skip(2 + 4); // producer epoch, base sequence
+    const count = r.int32();
+    into.nextOffset = Math.max(into.nextOffset, baseOffset + lastOffsetDelta + 1);
+    while (nextAborted < aborted.length && aborted[nextAborted]!.firstOffset <= baseOffset + lastOffsetDelta) {
+      aborting.add(aborted[nextAborted++]!.producerId);
+    }
+    if ((attributes & CONTROL_FLAG) !== 0) {
+      if (aborting.has(producerId) && controlType(buf, r.pos, end) === ABORT_MARKER) aborting.delete(producerId);
+    } else if (!((attributes & TRANSACTIONAL_FLAG) !== 0 && aborting.has(producerId))) {
+      const logAppendTime = (attributes & LOG_APPEND_TIME_FLAG) !== 0 ? maxTimestamp : undefined;
+      const codec = attributes & COMPRESSION_MASK;
+      const records = codec === 0 ? new Reader(buf, r.pos) : new Reader(await decompress(attributes, buf.subarray(r.pos, end), into), 0);
+      readRecords(records, count, baseOffset, baseTimestamp, logAppendTime, fetchOffset, into.records);
+    }
+    r.pos = end;
+  }
+}
+
+function readRecords(r: Reader, count: number, baseOffset: number, baseTimestamp: number, logAppendTime: number | undefined, fetchOffset: number, into: FetchedRecord[]): void {
+  for (let i = 0; i < count; i++) {
+    const length = r.varint();
+    const next = r.pos + length;
+    r.skip(1); // attributes
+    const timestampDelta = r.varlong();
+    const offset = baseOffset + r.varint();
+    const key = r.bytes();
+    const value = r.bytes();
+    r.pos = next; // headers are not needed to restore a store
+    if (offset < fetchOffset) continue;
+    into.push({ key: key ?? EMPTY, value, timestamp: logAppendTime ?? baseTimestamp + timestampDelta, offset });
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** Type of the first control record of a control batch: 0 abort, 1 commit. */
+function controlType(buf: Buffer, pos: number, end: number): number {
+  const r = new Reader(buf, pos);
+  r.varint(); // length
+  r.skip(1);
+  r.varlong();
+  r.varint();
+  const key = r.bytes();
+  return key !== null && key.length >= 4 && r.pos <= end ? key.readInt16BE(2) : -1;
+}
+
+async function decompress(attributes: number, data: Buffer, into: FetchedPartition): Promise<Buffer> {
+  const codec = compression.lookupCodecByAttributes(attributes);
+  if (codec === null) {
+    throw new StreamsException(`${into.topic}-${into.partition} holds records compressed with a codec kafkajs has not been given (compression type ${attributes & COMPRESSION_MASK})`);
+  }
+  return codec.decompress(data);
+}
