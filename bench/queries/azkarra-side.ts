@@ -3,13 +3,11 @@
  * on jars that Maven fetches once (azkarra/pom.xml) into `$SLUICE_CACHE_DIR/azkarra-0.8.0/libs`. The POM is all
  * the cache keeps, so QueryBench.java is compiled against those jars each time, into the node's own directory.
  */
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import { startChild } from '../support/child-process';
-import { benchSourceCandidates, javaWithLibs } from '../support/java-libs';
+import { compileJava, javaWithLibs } from '../support/java-libs';
 
 const AZKARRA_VERSION = '0.8.0';
 const SOURCE_DIR = 'queries/azkarra';
@@ -37,7 +35,7 @@ export async function azkarraNode(settings: AzkarraSettings, log: (line: string)
   const { javaCommand, libs } = java;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-azkarra-'));
   const classes = path.join(dir, 'classes');
-  const compiled = await compile(javaCommand, libs, classes);
+  const compiled = await compileJava(javaCommand, libs, SOURCE_DIR, 'QueryBench.java', classes);
   if (compiled !== undefined) {
     fs.rmSync(dir, { recursive: true, force: true });
     return compiled;
@@ -61,20 +59,4 @@ export async function azkarraNode(settings: AzkarraSettings, log: (line: string)
     dir,
   );
   return { url: `http://127.0.0.1:${port}`, failure: () => child.failure(), stop: () => child.stop() };
-}
-
-/** Compiles QueryBench.java into `classes`; answers why it could not, else undefined. */
-async function compile(javaCommand: string, libs: string, classes: string): Promise<string | undefined> {
-  const candidates = benchSourceCandidates(SOURCE_DIR, 'QueryBench.java');
-  const source = candidates.find((candidate) => fs.existsSync(candidate));
-  if (source === undefined) return `no QueryBench.java; looked at ${candidates.join(', ')}`;
-  // javac sits beside the java that findJava found (JAVA_HOME/bin or the PATH's).
-  const javac = path.join(path.dirname(javaCommand), 'javac');
-  try {
-    await promisify(execFile)(javac, ['-nowarn', '-cp', path.join(libs, '*'), '-d', classes, source]);
-    return undefined;
-  } catch (error) {
-    const { message, stderr } = error as Error & { stderr?: string };
-    return `javac could not compile ${source}: ${message}\n${stderr ?? ''}`.trimEnd();
-  }
 }

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as readline from 'node:readline';
 
 const STOP_MS = 10_000;
 
@@ -20,15 +21,29 @@ export interface MeasuredProcess {
 /**
  * Starts `command args` with its output in `<dir>/side.log`; `dir` is deleted when it stops. Stopping is a SIGTERM
  * (both sides then close, and a Node profile asked for by --cpu-prof gets written), and a SIGKILL after STOP_MS.
+ * `onStdoutLine` gets each line of its stdout as it comes (the lines go to the log too).
  */
-export async function startChild(label: string, command: string, args: readonly string[], dir: string): Promise<MeasuredProcess> {
+export async function startChild(
+  label: string,
+  command: string,
+  args: readonly string[],
+  dir: string,
+  onStdoutLine?: (line: string) => void,
+): Promise<MeasuredProcess> {
   const logFile = path.join(dir, 'side.log');
   const output = fs.openSync(logFile, 'a');
-  const child = spawn(command, args, { stdio: ['ignore', output, output] });
+  const child = spawn(command, args, { stdio: ['ignore', onStdoutLine ? 'pipe' : output, output] });
   fs.closeSync(output);
+  if (onStdoutLine) {
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      fs.appendFileSync(logFile, `${line}\n`);
+      onStdoutLine(line);
+    });
+  }
   let exit: string | undefined;
+  // 'close', not 'exit': the last stdout lines are read (and logged) before `dir` goes.
   const exited = new Promise<void>((resolve) =>
-    child.once('exit', (code, signal) => {
+    child.once('close', (code, signal) => {
       exit = code === null ? `signal ${signal}` : `code ${code}`;
       resolve();
     }),

@@ -1,5 +1,11 @@
-/** A Java program's runtime for a benchmark: a Java found on this machine, and the jars its POM names, fetched once. */
+/**
+ * A Java program's runtime for a benchmark: a Java found on this machine, the jars its POM names, fetched once, and
+ * its sources compiled against them.
+ */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { ensureMavenLibs, sluiceCacheDir } from '../../src/host/broker/jars';
 import { findJava } from '../../src/host/broker/toolchain';
 
@@ -30,4 +36,23 @@ export async function javaWithLibs(description: string, sourceDir: string, cache
 /** Where a non-TypeScript file of bench/ is: in dist/bench/ beside the compiled module, or in the checkout's bench/. */
 export function benchSourceCandidates(sourceDir: string, file: string): string[] {
   return [path.join(__dirname, '..', sourceDir, file), path.join(__dirname, '..', '..', '..', 'bench', sourceDir, file)];
+}
+
+/**
+ * Compiles `<sourceDir>/<file>` (relative to bench/, found as benchSourceCandidates finds it) against the jars in
+ * `libs` into `classes`; answers why it could not, else undefined.
+ */
+export async function compileJava(javaCommand: string, libs: string, sourceDir: string, file: string, classes: string): Promise<string | undefined> {
+  const candidates = benchSourceCandidates(sourceDir, file);
+  const source = candidates.find((candidate) => fs.existsSync(candidate));
+  if (source === undefined) return `no ${file}; looked at ${candidates.join(', ')}`;
+  // javac sits beside the java that findJava found (JAVA_HOME/bin or the PATH's).
+  const javac = path.join(path.dirname(javaCommand), 'javac');
+  try {
+    await promisify(execFile)(javac, ['-nowarn', '-cp', path.join(libs, '*'), '-d', classes, source]);
+    return undefined;
+  } catch (error) {
+    const { message, stderr } = error as Error & { stderr?: string };
+    return `javac could not compile ${source}: ${message}\n${stderr ?? ''}`.trimEnd();
+  }
 }

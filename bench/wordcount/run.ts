@@ -8,24 +8,20 @@
  */
 import { parseArgs } from 'node:util';
 import * as os from 'node:os';
-import type { Admin } from 'kafkajs';
-import { createKafkaClient, createProducer } from '../../src/streams/kafka/client';
+import { createKafkaClient } from '../../src/streams/kafka/client';
 import { KAFKA_VERSION } from '../../src/host/broker/jars';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { corpusLine } from './corpus';
 import { log, mb, runMain, sleep } from '../support/program';
+import { maxDefined, produceLines, waitCaughtUp } from '../support/word-count-topics';
 import { kafkaStreamsSide } from './java-side';
 import { sluiceSide } from './sluice-side';
-import type { CommonSettings, Running, Side } from './side';
+import type { CommonSettings, Side } from './side';
 
 const PARTITIONS = 4;
-const PRODUCE_BATCH = 10_000;
-const POLL_MS = 250;
 const RSS_SAMPLE_MS = 100;
 /** When idle RSS is read after catching up: V8 gives memory back only after some seconds of quiet (its memory reducer). */
 const IDLE_AFTER_MS = [5_000, 30_000];
-/** A side whose group commits nothing new for this long is hung, not slow. */
-const STALL_MS = 120_000;
 
 interface Figures {
   seconds: number;
@@ -79,7 +75,7 @@ async function measure(side: Side, applicationId: string, lines: number): Promis
     // Only on a shared cluster (KAFKA_BOOTSTRAP_SERVERS): old records would be counted too.
     if (existing.length > 0) return `topic(s) ${existing.join(', ')} already exist on ${broker.bootstrapServers}`;
     await admin.createTopics({ topics: [side.input, side.output].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
-    await produceCorpus(kafka, side.input, lines, side.label);
+    await produceLines(kafka, side.input, lines, corpusLine, side.label);
 
     const started = Date.now();
     const running = await side.start(broker.bootstrapServers, applicationId);
@@ -104,62 +100,6 @@ async function measure(side: Side, applicationId: string, lines: number): Promis
     await admin.disconnect();
     await broker.stop();
   }
-}
-
-async function produceCorpus(kafka: ReturnType<typeof createKafkaClient>, topic: string, lines: number, label: string): Promise<void> {
-  const producer = createProducer(kafka);
-  await producer.connect();
-  const started = Date.now();
-  for (let start = 0; start < lines; start += PRODUCE_BATCH) {
-    const messages = [];
-    for (let i = start; i < Math.min(lines, start + PRODUCE_BATCH); i++) messages.push({ key: `line-${i}`, value: corpusLine(i) });
-    await producer.send({ topic, messages });
-  }
-  await producer.disconnect();
-  log(`produced ${lines} lines for ${label} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-}
-
-/**
- * Waits until the group has committed the end of the input and of its repartition topic (every word counted).
- * The repartition topic is found by name, `<application.id>-<store or generated name>-repartition`: Kafka
- * Streams names it after the count's generated store name. Returns why it cannot finish, if it cannot.
- */
-async function waitCaughtUp(admin: Admin, groupId: string, input: string, running: Running): Promise<string | undefined> {
-  let repartition: string | undefined;
-  let lastCommitted = -1;
-  let lastProgress = Date.now();
-  for (let tick = 0; ; tick++) {
-    await sleep(POLL_MS);
-    const failure = running.failure();
-    if (failure !== undefined) return failure;
-    repartition ??= (await admin.listTopics()).find((topic) => topic.startsWith(`${groupId}-`) && topic.endsWith('-repartition'));
-    const topics = repartition === undefined ? [input] : [input, repartition];
-    const committedByTopic = await admin.fetchOffsets({ groupId, topics });
-    const committed = (topic: string): number => sum(committedByTopic.find((t) => t.topic === topic)?.partitions ?? [], 'offset');
-    const inputDone = committed(input);
-    const repartitionDone = repartition === undefined ? 0 : committed(repartition);
-    const inputEnd = sum(await admin.fetchTopicOffsets(input), 'high');
-    const repartitionOffsets = repartition === undefined ? [] : await admin.fetchTopicOffsets(repartition);
-    // Both sides commit past the markers that end transactions (the consumer's position), up to the end.
-    const repartitionEnd = sum(repartitionOffsets, 'high');
-    if (process.env.BENCH_DEBUG && tick % 8 === 0) log(`input ${inputDone}/${inputEnd} repartition ${repartitionDone}/${repartitionEnd}`);
-    if (inputDone >= inputEnd && repartitionEnd > 0 && repartitionDone >= repartitionEnd) return undefined;
-    if (inputDone + repartitionDone !== lastCommitted) {
-      lastCommitted = inputDone + repartitionDone;
-      lastProgress = Date.now();
-    } else if (Date.now() - lastProgress > STALL_MS) {
-      return `no offsets committed for ${STALL_MS / 1000} s (input ${inputDone}/${inputEnd}, repartition ${repartitionDone}/${repartitionEnd})`;
-    }
-  }
-}
-
-/** Sum over partitions; kafkajs reports an uncommitted partition as offset -1. */
-function sum(partitions: readonly { offset?: string; high?: string }[], field: 'offset' | 'high'): number {
-  return partitions.reduce((n, p) => n + Math.max(0, Number(p[field])), 0);
-}
-
-function maxDefined(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.max(a, b);
 }
 
 function report(lines: number, settings: CommonSettings, loadAverage: number, sluice: Outcome, java: Outcome | undefined): void {

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startChild } from '../support/child-process';
+import { startChild, type MeasuredProcess } from '../support/child-process';
 import { SLUICE_NODE_FLAGS } from '../support/program';
 import type { CommonSettings, Side } from './side';
 
@@ -13,22 +13,37 @@ export function sluiceSide(settings: CommonSettings, suffix: string): Side {
     label: 'Sluice',
     input,
     output,
-    start(bootstrapServers, applicationId) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'));
-      const config = {
-        'application.id': applicationId,
-        'bootstrap.servers': bootstrapServers,
-        'state.dir': path.join(dir, 'state'),
-        'num.stream.threads': settings.threads,
-        'commit.interval.ms': settings.commitIntervalMs,
-        'cache.max.bytes.buffering': settings.cacheBytes,
-        'processing.guarantee': settings.guarantee,
-      };
-      // Sluice's Node flags, then the benchmark's own command-line Node options, which win (NODE_OPTIONS reaches
-      // the child too, but loses to both).
-      const program = path.join(__dirname, 'sluice-wordcount.js');
-      const nodeOptions = [...SLUICE_NODE_FLAGS, ...process.execArgv];
-      return startChild('Sluice', process.execPath, [...nodeOptions, program, JSON.stringify(config), input, output], dir);
-    },
+    start: (bootstrapServers, applicationId) =>
+      startSluiceWordCount(
+        {
+          'application.id': applicationId,
+          'bootstrap.servers': bootstrapServers,
+          'num.stream.threads': settings.threads,
+          'commit.interval.ms': settings.commitIntervalMs,
+          'cache.max.bytes.buffering': settings.cacheBytes,
+          'processing.guarantee': settings.guarantee,
+        },
+        input,
+        output,
+      ),
   };
+}
+
+/**
+ * Starts sluice-wordcount.js with `config` in a directory of its own, `state.dir` in it; the directory (and so the
+ * local state) is deleted when it stops. Each stdout line (its reports) goes to `onStdoutLine` when given.
+ */
+export function startSluiceWordCount(
+  config: Record<string, unknown>,
+  input: string,
+  output: string,
+  onStdoutLine?: (line: string) => void,
+): Promise<MeasuredProcess> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'));
+  // Sluice's Node flags, then the benchmark's own command-line Node options, which win (NODE_OPTIONS reaches
+  // the child too, but loses to both).
+  const program = path.join(__dirname, 'sluice-wordcount.js');
+  const nodeOptions = [...SLUICE_NODE_FLAGS, ...process.execArgv];
+  const args = [...nodeOptions, program, JSON.stringify({ 'state.dir': path.join(dir, 'state'), ...config }), input, output];
+  return startChild('Sluice', process.execPath, args, dir, onStdoutLine);
 }

@@ -1,21 +1,59 @@
 /**
- * The Sluice side of the word-count benchmark as a program of its own, the counterpart of Kafka Streams'
+ * The Sluice side of the word-count benchmarks as a program of its own, the counterpart of Kafka Streams'
  * WordCountDemo: `node sluice-wordcount.js '<streams config as JSON>' <input> <output>`. It runs until SIGTERM
- * (then closes) and exits 1 when the instance fails.
+ * (then closes) and exits 1 when the instance fails. On stdout it reports its state and restoration as
+ * ReportingWordCountDemo does (../support/streams-report.ts), read from the instance's own account of them: its
+ * `restore-total` and `restore-remaining-records-total` metrics, and its stores' last restorations (the stores route).
  */
 import pino from 'pino';
 import { StreamsInstance } from '../../src';
 import { wordCountTopology } from '../../examples/word-count';
+import { PROGRESS_INTERVAL_MS, type StreamsReport } from '../support/streams-report';
+
+function report(line: StreamsReport): void {
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+/** The sum of a metric over every store partition; a metric not recorded yet reads NaN and counts 0. */
+function metricSum(instance: StreamsInstance, name: string): number {
+  return instance.metrics.metrics({ name }).reduce((sum, metric) => sum + (Number.isNaN(Number(metric.value)) ? 0 : Number(metric.value)), 0);
+}
+
+/** Restorations start together when the tasks are assigned, so the longest one is the restore phase. */
+async function reportRestored(instance: StreamsInstance): Promise<void> {
+  const durations = (await instance.storeStatus()).map((store) => store.lastRestoration?.durationMs ?? 0);
+  report({ report: 'restored', records: metricSum(instance, 'restore-total'), phaseMs: Math.max(0, ...durations), at: Date.now() });
+}
 
 async function main(): Promise<void> {
   const [config, input, output] = process.argv.slice(2);
   if (config === undefined || input === undefined || output === undefined) throw new Error('usage: sluice-wordcount <config JSON> <input> <output>');
   const instance = new StreamsInstance(wordCountTopology(input, output), JSON.parse(config) as Record<string, unknown>, {
-    logger: pino({ level: 'warn' }),
+    logger: pino({ level: 'warn' }, pino.destination(2)),
   });
   instance.on('error', (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(1);
+  });
+  const progress = setInterval(
+    () =>
+      report({
+        report: 'progress',
+        state: instance.state,
+        restored: metricSum(instance, 'restore-total'),
+        remaining: metricSum(instance, 'restore-remaining-records-total'),
+        at: Date.now(),
+      }),
+    PROGRESS_INTERVAL_MS,
+  );
+  let reachedRunning = false;
+  instance.on('state', (change) => {
+    report({ report: 'state', state: change.state, previous: change.previous, at: change.since });
+    if (change.state === 'RUNNING' && !reachedRunning) {
+      reachedRunning = true;
+      clearInterval(progress);
+      void reportRestored(instance);
+    }
   });
   process.once('SIGTERM', () => void instance.close().then(() => process.exit(0)));
   await instance.start();
