@@ -1,4 +1,5 @@
 import { ConfigException } from '../../errors';
+import { CONFIG_KEYS, type ConfigKey } from '../config/config-keys';
 import { parseStreamsConfig } from './streams-config';
 
 const base = { 'application.id': 'app', 'bootstrap.servers': 'localhost:9092' };
@@ -7,23 +8,188 @@ describe('parseStreamsConfig', () => {
   it("completes the configuration with Kafka Streams' defaults", () => {
     const config = parseStreamsConfig(base);
     expect(config.bootstrapServers).toEqual(['localhost:9092']);
-    expect(config.values).toMatchObject({ 'num.stream.threads': 1, 'commit.interval.ms': 30000, 'cache.max.bytes.buffering': 10485760 });
-    expect(config.applicationServer).toBeUndefined();
+    expect(config.values).toMatchObject({ 'num.stream.threads': 1, 'commit.interval.ms': 30000, 'statestore.cache.max.bytes': 10485760 });
+    expect(config.values).not.toHaveProperty('cache.max.bytes.buffering');
+    expect(config).toMatchObject({ applicationServer: undefined, autoOffsetReset: 'earliest', notApplied: [] });
   });
 
   it.each([
     [{ ...base, 'no.such.key': 1 }, "unknown configuration key 'no.such.key'"],
     [{ 'bootstrap.servers': 'x:1' }, "'application.id' is required"],
     [{ 'application.id': 'app' }, "'bootstrap.servers' is required"],
-    [{ ...base, 'num.stream.threads': 'two' }, "'num.stream.threads' must be an integer >= 0"],
-    [{ ...base, 'application.server': 'no-port' }, "'application.server' must have the form host:port"],
-    [{ ...base, 'processing.guarantee': 'exactly_once' }, 'must be at_least_once or exactly_once_v2'],
-    [{ ...base, 'num.standby.replicas': 1 }, 'standby tasks are not built'],
+    [{ ...base, 'num.stream.threads': 'two' }, `'num.stream.threads' must be an integer >= 1, got "two"`],
+    [{ ...base, 'num.stream.threads': 0 }, "'num.stream.threads' must be an integer >= 1, got 0"],
+    [{ ...base, 'application.server': 'no-port' }, "'application.server' must be of the form host:port"],
+    [{ ...base, 'processing.guarantee': 'exactly_twice' }, "'processing.guarantee' must be one of at_least_once, exactly_once, exactly_once_beta, exactly_once_v2"],
     [{ ...base, 'consumer.max.partition.fetch.bytes': 0 }, "'consumer.max.partition.fetch.bytes' must be an integer >= 1"],
     [{ ...base, 'default.deserialization.exception.handler': 'Whatever' }, 'LogAndContinueExceptionHandler'],
+    [{ ...base, 'default.key.serde': 'com.acme.AvroSerde' }, "'default.key.serde' must be a serde"],
+    [{ ...base, 'auto.offset.reset': 'smallest' }, "'auto.offset.reset' must be one of latest, earliest, none, got \"smallest\""],
+    [{ ...base, 'statestore.cache.max.bytes': -1 }, "'statestore.cache.max.bytes' must be an integer >= 0"],
+    [{ ...base, 'stats.enable': 'yes' }, "'stats.enable' must be true or false"],
+    [{ ...base, 'producer.linger.ms': 1.5 }, "'producer.linger.ms' must be an integer >= 0"],
+    [{ ...base, 'producer.acks': 'some' }, "'producer.acks' must be one of all, -1, 0, 1"],
+    [{ ...base, 'sasl.login.refresh.window.factor': 2 }, "'sasl.login.refresh.window.factor' must be a number between 0.5 and 1"],
+    [{ ...base, 'topic.cleanup.policy': 'compact,archive' }, "'topic.cleanup.policy' must be a list of compact, delete"],
+    [{ ...base, 'max.poll.interval.ms': '99999999999' }, "'max.poll.interval.ms' must be an integer >= 1"],
+    [{ ...base, 'upgrade.from': '3.9' }, "'upgrade.from' must be one of 0.10.0"],
+    [{ ...base, 'rack.aware.assignment.tags': 'a,b,c,d,e,f' }, "'rack.aware.assignment.tags' must be a list of at most 5 items"],
+    [{ ...base, 'num.stream.threads': [1] }, "'num.stream.threads' must be a string, number or boolean"],
   ])('refuses %j with a clear error', (input, message) => {
     expect(() => parseStreamsConfig(input)).toThrow(ConfigException);
     expect(() => parseStreamsConfig(input)).toThrow(message);
+  });
+
+  it.each([
+    ['commit.intervall.ms', 'commit.interval.ms'],
+    ['statestore.cache.max.byte', 'statestore.cache.max.bytes'],
+    ['auto.offset.rest', 'auto.offset.reset'],
+    ['consumer.max.pol.records', 'consumer.max.poll.records'],
+    ['producer.auto.offset.reset', 'consumer.auto.offset.reset'],
+    ['consumers.session.timeout.ms', 'consumer.session.timeout.ms'],
+    ['topic.retention.msec', 'topic.retention.ms'],
+    ['retention.ms', 'topic.retention.ms'],
+    ['num.streams.threads', 'num.stream.threads'],
+    ['processing.guarantees', 'processing.guarantee'],
+  ])("refuses the misspelt key '%s', suggesting '%s'", (key, suggestion) => {
+    expect(() => parseStreamsConfig({ ...base, [key]: '1' })).toThrow(`unknown configuration key '${key}'; did you mean '${suggestion}'?`);
+  });
+
+  it('suggests nothing for a key far from every valid one', () => {
+    expect(() => parseStreamsConfig({ ...base, 'schema.registry.url': 'http://registry:8081' })).toThrow(/unknown configuration key 'schema.registry.url'$/);
+  });
+
+  it("accepts the configuration of Kafka's WordCountDemo, applying all of it", () => {
+    const config = parseStreamsConfig({
+      'application.id': 'streams-wordcount',
+      'bootstrap.servers': 'localhost:9092',
+      'statestore.cache.max.bytes': 0,
+      'default.key.serde': 'org.apache.kafka.common.serialization.Serdes$StringSerde',
+      'default.value.serde': 'org.apache.kafka.common.serialization.Serdes$StringSerde',
+      'auto.offset.reset': 'earliest',
+    });
+    expect(config).toMatchObject({ applicationId: 'streams-wordcount', autoOffsetReset: 'earliest', notApplied: [] });
+    expect(config.defaultKeySerde).toBe('org.apache.kafka.common.serialization.Serdes$StringSerde');
+    expect(config.values['statestore.cache.max.bytes']).toBe(0);
+  });
+
+  it("accepts a production Java application's properties (strings, prefixes), naming what Sluice does not apply once", () => {
+    const properties = {
+      'application.id': 'orders-enricher',
+      'bootstrap.servers': 'kafka-0:9092,kafka-1:9092',
+      'processing.guarantee': 'exactly_once_v2',
+      'num.stream.threads': '4',
+      'replication.factor': '3',
+      'commit.interval.ms': '1000',
+      'cache.max.bytes.buffering': '0',
+      'security.protocol': 'plaintext',
+      'default.timestamp.extractor': 'org.apache.kafka.streams.processor.WallclockTimestampExtractor',
+      'default.deserialization.exception.handler': 'org.apache.kafka.streams.errors.LogAndContinueExceptionHandler',
+      'topology.optimization': 'all',
+      'client.id': 'orders',
+      'metrics.recording.level': 'DEBUG',
+      'consumer.max.poll.records': '500',
+      'main.consumer.session.timeout.ms': '30000',
+      'consumer.session.timeout.ms': '60000',
+      'restore.consumer.max.partition.fetch.bytes': '10485760',
+      'producer.linger.ms': '50',
+      'producer.compression.type': 'lz4',
+      'admin.retries': '5',
+      'topic.min.insync.replicas': '2',
+      'client.tag.zone': 'eu-west-1a',
+    };
+    const config = parseStreamsConfig(properties);
+    expect(config).toMatchObject({
+      processingGuarantee: 'exactly_once_v2',
+      numStreamThreads: 4,
+      replicationFactor: 3,
+      commitIntervalMs: 1000,
+      deserializationHandling: 'continue',
+      sessionTimeoutMs: 30000,
+      maxPartitionFetchBytes: 131072,
+    });
+    expect(config.notApplied).toEqual([
+      'default.timestamp.extractor',
+      'topology.optimization',
+      'client.id',
+      'metrics.recording.level',
+      'consumer.max.poll.records',
+      'restore.consumer.max.partition.fetch.bytes',
+      'producer.linger.ms',
+      'producer.compression.type',
+      'admin.retries',
+      'client.tag.zone',
+    ]);
+    // The values as given, and no default shown for what was given under another name.
+    expect(config.values).toMatchObject(properties);
+    expect(config.values).not.toHaveProperty('statestore.cache.max.bytes');
+    expect(config.values).not.toHaveProperty('session.timeout.ms');
+  });
+
+  it.each(CONFIG_KEYS.filter((key) => !key.name.endsWith('*')).map((key): [string, ConfigKey] => [key.name, key]))('accepts %s', (_name, key) => {
+    const written = key.scopes.includes('topic') && key.scopes.length === 1 ? `topic.${key.name}` : key.name;
+    const value = key.default ?? sampleValue(key);
+    expect(() => parseStreamsConfig({ ...base, [written]: value })).not.toThrow();
+    expect(() => parseStreamsConfig({ ...base, [written]: String(value) })).not.toThrow();
+  });
+
+  it("accepts a client key under each of Kafka Streams' prefixes, and the consumer's under each consumer prefix", () => {
+    const config = parseStreamsConfig({
+      ...base,
+      'consumer.fetch.min.bytes': 1,
+      'main.consumer.fetch.min.bytes': 1,
+      'restore.consumer.fetch.min.bytes': 1,
+      'global.consumer.fetch.min.bytes': 1,
+      'producer.batch.size': 16384,
+      'admin.request.timeout.ms': 30000,
+      'topic.retention.ms': -1,
+      'request.timeout.ms': 30000,
+    });
+    expect(config.notApplied).toHaveLength(7);
+    expect(config.notApplied).not.toContain('topic.retention.ms');
+    expect(() => parseStreamsConfig({ ...base, 'admin.max.poll.records': 1 })).toThrow("unknown configuration key 'admin.max.poll.records'");
+  });
+
+  it('refuses TLS and SASL with a clear error, under any prefix and in any case, and accepts PLAINTEXT', () => {
+    for (const [key, value] of [
+      ['security.protocol', 'SSL'],
+      ['security.protocol', 'sasl_ssl'],
+      ['producer.security.protocol', 'SASL_PLAINTEXT'],
+    ]) {
+      expect(() => parseStreamsConfig({ ...base, [key!]: value })).toThrow(
+        `'${key}' is ${value}, but Sluice does not connect to Kafka over TLS or SASL yet (a plaintext connection to a TLS or SASL listener would hang)`,
+      );
+    }
+    expect(parseStreamsConfig({ ...base, 'security.protocol': 'PLAINTEXT' }).notApplied).toEqual([]);
+  });
+
+  it('accepts the SASL and SSL keys beside a PLAINTEXT protocol, as not applied', () => {
+    const config = parseStreamsConfig({ ...base, 'sasl.mechanism': 'PLAIN', 'sasl.jaas.config': 'x required;', 'ssl.truststore.password': 'secret' });
+    expect(config.notApplied).toEqual(['sasl.mechanism', 'sasl.jaas.config', 'ssl.truststore.password']);
+  });
+
+  it('takes statestore.cache.max.bytes over the deprecated cache.max.bytes.buffering, as Kafka Streams does', () => {
+    const both = parseStreamsConfig({ ...base, 'cache.max.bytes.buffering': 1024, 'statestore.cache.max.bytes': 0 });
+    expect(both.values).toMatchObject({ 'cache.max.bytes.buffering': 1024, 'statestore.cache.max.bytes': 0 });
+    expect(both.notApplied).toEqual([]);
+  });
+
+  it("applies auto.offset.reset to the stream threads' consumer, the most specific prefix winning", () => {
+    expect(parseStreamsConfig({ ...base, 'auto.offset.reset': 'latest' }).autoOffsetReset).toBe('latest');
+    expect(parseStreamsConfig({ ...base, 'auto.offset.reset': 'latest', 'consumer.auto.offset.reset': 'earliest' }).autoOffsetReset).toBe('earliest');
+    const specific = parseStreamsConfig({ ...base, 'consumer.auto.offset.reset': 'earliest', 'main.consumer.auto.offset.reset': 'latest' });
+    expect(specific).toMatchObject({ autoOffsetReset: 'latest', notApplied: [] });
+    // Kafka Streams' restore and global consumers always start where their changelogs and checkpoints say.
+    expect(parseStreamsConfig({ ...base, 'restore.consumer.auto.offset.reset': 'latest' })).toMatchObject({ autoOffsetReset: 'earliest', notApplied: ['restore.consumer.auto.offset.reset'] });
+  });
+
+  it("accepts auto.offset.reset=none but names it as not applied: Sluice's consumer cannot fail on a missing offset", () => {
+    expect(parseStreamsConfig({ ...base, 'auto.offset.reset': 'none' })).toMatchObject({ autoOffsetReset: 'none', notApplied: ['auto.offset.reset'] });
+  });
+
+  it('accepts standby replicas, naming them as not applied unless 0', () => {
+    expect(parseStreamsConfig({ ...base, 'num.standby.replicas': 1 })).toMatchObject({ numStandbyReplicas: 1, notApplied: ['num.standby.replicas'] });
+    expect(parseStreamsConfig({ ...base, 'num.standby.replicas': '0' }).notApplied).toEqual([]);
   });
 
   it('accepts client overrides and reads the log-and-continue handler', () => {
@@ -35,18 +201,55 @@ describe('parseStreamsConfig', () => {
     });
     expect(config.deserializationHandling).toBe('continue');
     expect(config.applicationServer).toBe('node-1.sluice:8080');
-    expect(config.unappliedClientOverrides).toEqual(['consumer.max.poll.records']);
+    expect(config.notApplied).toEqual(['consumer.max.poll.records']);
   });
 
-  it('takes exactly_once_v2 with Kafka Streams\' commit interval for it, unless one is given', () => {
+  it("takes exactly-once with Kafka Streams' commit interval for it, unless one is given", () => {
     expect(parseStreamsConfig({ ...base, 'processing.guarantee': 'exactly_once_v2' })).toMatchObject({ processingGuarantee: 'exactly_once_v2', commitIntervalMs: 100 });
+    expect(parseStreamsConfig({ ...base, 'processing.guarantee': 'exactly_once_v2' }).values['commit.interval.ms']).toBe(100);
     expect(parseStreamsConfig({ ...base, 'processing.guarantee': 'exactly_once_v2', 'commit.interval.ms': 1000 }).commitIntervalMs).toBe(1000);
     expect(parseStreamsConfig(base)).toMatchObject({ processingGuarantee: 'at_least_once', commitIntervalMs: 30000 });
+    // Kafka 3.9's deprecated names for exactly-once.
+    expect(parseStreamsConfig({ ...base, 'processing.guarantee': 'exactly_once' }).processingGuarantee).toBe('exactly_once_v2');
+    expect(parseStreamsConfig({ ...base, 'processing.guarantee': 'exactly_once_beta' }).processingGuarantee).toBe('exactly_once_v2');
   });
 
-  it('applies the fetch sizes, with defaults below the Java consumer\'s (kafkajs decodes a whole fetch at once)', () => {
-    expect(parseStreamsConfig(base)).toMatchObject({ maxPartitionFetchBytes: 131072, fetchMaxBytes: 1048576, unappliedClientOverrides: [] });
+  it("applies the fetch sizes, with defaults below the Java consumer's (kafkajs decodes a whole fetch at once)", () => {
+    expect(parseStreamsConfig(base)).toMatchObject({ maxPartitionFetchBytes: 131072, fetchMaxBytes: 1048576, notApplied: [] });
     const config = parseStreamsConfig({ ...base, 'consumer.max.partition.fetch.bytes': 1048576, 'consumer.fetch.max.bytes': '52428800' });
-    expect(config).toMatchObject({ maxPartitionFetchBytes: 1048576, fetchMaxBytes: 52428800, unappliedClientOverrides: [] });
+    expect(config).toMatchObject({ maxPartitionFetchBytes: 1048576, fetchMaxBytes: 52428800, notApplied: [] });
+    expect(parseStreamsConfig({ ...base, 'max.partition.fetch.bytes': 262144 }).maxPartitionFetchBytes).toBe(262144);
+  });
+
+  it("keeps Sluice's own keys", () => {
+    const config = parseStreamsConfig({
+      ...base,
+      'grpc.endpoint': 'node-1:9090',
+      'embeddedstore.config.setter': './store-options.js',
+      'metrics.sse.interval.ms': 1000,
+      'stats.enable': 'true',
+      'stats.dumpPeriodSec': 10,
+      'log.dir': '/var/log/sluice',
+      'log.maxFileSize': 1024,
+      '__emit.interval.ms.kstreams.outer.join.spurious.results.fix__': 0,
+    });
+    expect(config).toMatchObject({ grpcEndpoint: 'node-1:9090', embeddedStoreConfigSetter: './store-options.js', statsEnable: true, statsDumpPeriodSec: 10, notApplied: [] });
   });
 });
+
+const SAMPLES: Record<ConfigKey['type'], (string | number | boolean)[]> = {
+  boolean: [true],
+  short: [1, 60],
+  int: [1, 100],
+  long: [1, 60000],
+  double: [0.5],
+  class: ['org.example.Custom'],
+  list: ['x', 'compact'],
+  string: ['x', 'CreateTime', 'producer', '3.8', 'host:9090'],
+  password: ['x'],
+};
+
+/** A value of the key's type that its validator takes, for a key without a default. */
+function sampleValue(key: ConfigKey): string | number | boolean {
+  return SAMPLES[key.type].find((value) => key.validator?.accepts(value) ?? true)!;
+}

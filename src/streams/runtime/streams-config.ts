@@ -1,11 +1,15 @@
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { ConfigException } from '../../errors';
+import { CONFIG_KEYS, MAIN_CONSUMER_PREFIXES, type ConfigKey, type ConfigType, type ConfigValue } from '../config/config-keys';
+import { closestConfigKey, lookupConfigKey, type KeyForm } from '../config/config-lookup';
+import { deserializationHandling, type TypedValue } from '../config/validators';
 
-/** Values a configuration entry can take (as in a properties file or JSON). */
-export type ConfigValue = string | number | boolean;
+export type { ConfigValue } from '../config/config-keys';
+export { parseEndpoint } from '../config/validators';
 
 export type ProcessingGuarantee = 'at_least_once' | 'exactly_once_v2';
+
+/** Kafka's `auto.offset.reset`: where a source partition with no committed offset is read from. */
+export type AutoOffsetReset = 'earliest' | 'latest' | 'none';
 
 /** The configuration of an instance, with Kafka Streams' names (compatibility file, section 7). */
 export interface StreamsConfig {
@@ -26,168 +30,170 @@ export interface StreamsConfig {
   readonly replicationFactor: number;
   readonly numStandbyReplicas: number;
   readonly deserializationHandling: 'continue' | 'fail';
+  /** The stream threads' consumer: `main.consumer.`, then `consumer.`, then unprefixed, as in Kafka Streams. */
   readonly sessionTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
-  readonly pollMaxWaitMs: number;
-  /** `consumer.max.partition.fetch.bytes` and `consumer.fetch.max.bytes`: what one fetch may bring. */
+  /** `max.partition.fetch.bytes` and `fetch.max.bytes`: what one fetch may bring. */
   readonly maxPartitionFetchBytes: number;
   readonly fetchMaxBytes: number;
+  /** Where source partitions without a committed offset start (Kafka Streams' default: earliest). */
+  readonly autoOffsetReset: AutoOffsetReset;
+  readonly pollMaxWaitMs: number;
   readonly statsEnable: boolean;
   readonly statsDumpPeriodSec: number;
   readonly logDir: string;
   readonly logMaxFileSize: number;
   readonly embeddedStoreConfigSetter: string | undefined;
-  /** Client overrides (`consumer.`, `producer.`, `admin.`) that were given but that Sluice's client does not apply. */
-  readonly unappliedClientOverrides: string[];
-  /** Every entry as given, plus the defaults: what `GET .../config` shows. */
+  /** Keys given, as written, that Sluice accepts but does not apply: named in one warning at start. */
+  readonly notApplied: string[];
+  /** Every entry as given, plus the defaults of what Sluice applies: what `GET .../config` shows. */
   readonly values: Readonly<Record<string, ConfigValue>>;
 }
 
-const DEFAULTS: Record<string, ConfigValue> = {
-  'application.server': '',
-  'state.dir': path.join(os.tmpdir(), 'sluice-streams'),
-  'num.stream.threads': 1,
-  'commit.interval.ms': 30000,
-  'task.timeout.ms': 300000,
-  'processing.guarantee': 'at_least_once',
-  'default.key.serde': 'string',
-  'default.value.serde': 'string',
-  'replication.factor': -1,
-  'num.standby.replicas': 0,
-  'cache.max.bytes.buffering': 10 * 1024 * 1024,
-  'default.deserialization.exception.handler': 'LogAndFailExceptionHandler',
-  'session.timeout.ms': 45000,
-  'heartbeat.interval.ms': 3000,
-  'poll.ms': 100,
-  // Smaller than the Java consumer's 1 MiB / 50 MiB: kafkajs decodes a whole fetch into objects at once (about
-  // 20 times its size on the heap); past 128 KiB per partition, throughput gains nothing measurable.
-  'consumer.max.partition.fetch.bytes': 128 * 1024,
-  'consumer.fetch.max.bytes': 1024 * 1024,
-  'stats.enable': false,
-  'stats.dumpPeriodSec': 30,
-  'log.dir': path.join(os.tmpdir(), 'sluice-logs'),
-  'log.maxFileSize': 10 * 1024 * 1024,
+const TYPE_NOUNS: Record<ConfigType, string> = {
+  boolean: 'true or false',
+  string: 'a string',
+  password: 'a string',
+  list: 'a comma-separated list',
+  class: 'a class name',
+  short: 'a 16-bit integer',
+  int: 'an integer',
+  long: 'an integer',
+  double: 'a number',
 };
 
-/** Keys that are understood; client overrides under `consumer.`, `producer.`, `admin.` are also accepted. */
-const KNOWN = new Set([
-  ...Object.keys(DEFAULTS),
-  'application.id',
-  'bootstrap.servers',
-  'grpc.endpoint',
-  'embeddedstore.config.setter',
-  'client.id',
-  'metrics.sse.interval.ms',
-]);
+const INTEGER_RANGES: Partial<Record<ConfigType, readonly [bigint, bigint]>> = {
+  short: [-(2n ** 15n), 2n ** 15n - 1n],
+  int: [-(2n ** 31n), 2n ** 31n - 1n],
+  long: [-(2n ** 63n), 2n ** 63n - 1n],
+};
 
-/** The client overrides Sluice applies: the others are accepted (the contract's section 7) and reported. */
-const APPLIED_CLIENT_OVERRIDES = new Set(['consumer.max.partition.fetch.bytes', 'consumer.fetch.max.bytes']);
-
-const INTEGER_KEYS = [
-  'num.stream.threads',
-  'commit.interval.ms',
-  'task.timeout.ms',
-  'replication.factor',
-  'num.standby.replicas',
-  'cache.max.bytes.buffering',
-  'session.timeout.ms',
-  'heartbeat.interval.ms',
-  'poll.ms',
-  'consumer.max.partition.fetch.bytes',
-  'consumer.fetch.max.bytes',
-  'stats.dumpPeriodSec',
-  'log.maxFileSize',
-  'metrics.sse.interval.ms',
-];
-
-function integer(values: Record<string, ConfigValue>, key: string, min: number): number {
-  const raw = values[key];
-  const n = typeof raw === 'number' ? raw : Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new ConfigException(`'${key}' must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
-  return n;
+/** A value converted to its key's type as Kafka's `ConfigDef.parseType` does (trimmed, `true` in any case). */
+function typed(type: ConfigType, raw: ConfigValue): TypedValue | undefined {
+  const text = String(raw).trim();
+  const range = INTEGER_RANGES[type];
+  if (range !== undefined) {
+    if (!/^[+-]?\d+$/.test(text)) return undefined;
+    const n = BigInt(text);
+    return n >= range[0] && n <= range[1] ? Number(n) : undefined;
+  }
+  switch (type) {
+    case 'boolean':
+      return /^(true|false)$/i.test(text) ? text.toLowerCase() === 'true' : undefined;
+    case 'double':
+      return text !== '' && Number.isFinite(Number(text)) ? Number(text) : undefined;
+    case 'class':
+      return text === '' ? undefined : text;
+    case 'password':
+      return String(raw);
+    default:
+      return text;
+  }
 }
 
-function bool(values: Record<string, ConfigValue>, key: string): boolean {
-  const raw = values[key];
-  if (typeof raw === 'boolean') return raw;
-  if (raw === 'true' || raw === 'false') return raw === 'true';
-  throw new ConfigException(`'${key}' must be true or false, got ${JSON.stringify(raw)}`);
+function parseValue(key: string, entry: ConfigKey, raw: ConfigValue): TypedValue {
+  const value = typed(entry.type, raw);
+  if (value === undefined || (entry.validator !== undefined && !entry.validator.accepts(value))) {
+    const noun = TYPE_NOUNS[entry.type];
+    throw new ConfigException(`'${key}' must be ${entry.validator?.describe(noun) ?? noun}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
 }
 
-/** `host:port` or blank; Kafka Streams' `HostInfo.buildFromEndpoint`. */
-export function parseEndpoint(key: string, value: string): { host: string; port: number } | undefined {
-  if (value.trim() === '') return undefined;
-  const match = /^(.+):(\d{1,5})$/.exec(value.trim());
-  const port = match ? Number(match[2]) : NaN;
-  if (!match || port > 65535) throw new ConfigException(`'${key}' must have the form host:port, got '${value}'`);
-  return { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port };
+interface GivenEntry {
+  readonly form: KeyForm;
+  readonly value: TypedValue;
 }
 
-/** Validates and completes an instance's configuration; unknown keys and wrong types are clear errors. */
+function isApplied({ form, value }: GivenEntry): boolean {
+  return form.entry.applied?.(form.prefix, String(value)) ?? false;
+}
+
+/** Validates and completes an instance's configuration; unknown keys and invalid values are clear errors. */
 export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): StreamsConfig {
-  const values: Record<string, ConfigValue> = { ...DEFAULTS };
-  for (const [key, value] of Object.entries(input)) {
-    if (value === undefined || value === null) continue;
-    const clientOverride = /^(consumer|producer|admin|topic)\./.test(key);
-    if (!KNOWN.has(key) && !clientOverride) throw new ConfigException(`unknown configuration key '${key}'`);
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+  const given = new Map<string, GivenEntry>();
+  const givenValues: Record<string, ConfigValue> = {};
+  for (const [key, raw] of Object.entries(input)) {
+    if (raw === undefined || raw === null) continue;
+    const form = lookupConfigKey(key);
+    if (form === undefined) {
+      const closest = closestConfigKey(key);
+      throw new ConfigException(`unknown configuration key '${key}'${closest === undefined ? '' : `; did you mean '${closest}'?`}`);
+    }
+    if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') {
       throw new ConfigException(`'${key}' must be a string, number or boolean`);
     }
-    values[key] = value;
+    given.set(key, { form, value: parseValue(key, form.entry, raw) });
+    givenValues[key] = raw;
   }
-  const applicationId = values['application.id'];
-  if (typeof applicationId !== 'string' || !/^[A-Za-z0-9._-]+$/.test(applicationId)) {
-    throw new ConfigException(`'application.id' is required and may contain only letters, digits, '.', '_' and '-'`);
+  for (const [key, { form, value }] of given) {
+    if (form.entry.name === 'security.protocol' && String(value).toUpperCase() !== 'PLAINTEXT') {
+      throw new ConfigException(
+        `'${key}' is ${String(value)}, but Sluice does not connect to Kafka over TLS or SASL yet (a plaintext connection to a TLS or SASL listener would hang); use a PLAINTEXT listener`,
+      );
+    }
   }
-  const bootstrap = values['bootstrap.servers'];
-  if (typeof bootstrap !== 'string' || bootstrap.trim() === '') throw new ConfigException(`'bootstrap.servers' is required`);
-  for (const key of INTEGER_KEYS) if (key in values) integer(values, key, key === 'replication.factor' ? -1 : 0);
-  const guarantee = String(values['processing.guarantee']);
-  if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2') {
-    throw new ConfigException(`'processing.guarantee' must be at_least_once or exactly_once_v2, got '${guarantee}'`);
-  }
+  if (!given.has('application.id')) throw new ConfigException(`'application.id' is required`);
+  if (!given.has('bootstrap.servers')) throw new ConfigException(`'bootstrap.servers' is required`);
+
+  const defaultOf = (name: string): TypedValue => lookupConfigKey(name)!.entry.default!;
+  const setting = (name: string): TypedValue => given.get(name)?.value ?? defaultOf(name);
+  const mainConsumerSetting = (name: string): TypedValue => {
+    for (let i = MAIN_CONSUMER_PREFIXES.length - 1; i >= 0; i--) {
+      const entry = given.get(MAIN_CONSUMER_PREFIXES[i] + name);
+      if (entry !== undefined) return entry.value;
+    }
+    return defaultOf(name);
+  };
+  const optional = (name: string): string | undefined => {
+    const value = given.get(name)?.value;
+    return value === undefined || String(value) === '' ? undefined : String(value);
+  };
+
+  // Kafka 3.9's deprecated exactly_once and exactly_once_beta promise the same as exactly_once_v2, which Sluice runs.
+  const processingGuarantee: ProcessingGuarantee = setting('processing.guarantee') === 'at_least_once' ? 'at_least_once' : 'exactly_once_v2';
   // Kafka Streams' default under exactly-once: a transaction per 100 ms, so output is not held back long.
-  if (guarantee === 'exactly_once_v2' && input['commit.interval.ms'] === undefined) values['commit.interval.ms'] = 100;
-  if (integer(values, 'num.standby.replicas', 0) > 0) {
-    // Refused rather than accepted and ignored: a failover would restore everything, not what a standby missed.
-    throw new ConfigException(`'num.standby.replicas' above 0 is not available in this version (standby tasks are not built); use 0`);
+  const commitIntervalMs = Number(given.get('commit.interval.ms')?.value ?? (processingGuarantee === 'exactly_once_v2' ? 100 : defaultOf('commit.interval.ms')));
+
+  const values: Record<string, ConfigValue> = {};
+  for (const entry of CONFIG_KEYS) {
+    if (entry.default === undefined || entry.replacedBy !== undefined || !entry.applied?.('', String(entry.default))) continue;
+    const overridden = [...given.values()].some((g) => (g.form.entry === entry || g.form.entry.replacedBy === entry.name) && isApplied(g));
+    if (!overridden) values[entry.name] = entry.default;
   }
-  const handler = String(values['default.deserialization.exception.handler']);
-  const deserializationHandling = /continue/i.test(handler) ? 'continue' : /fail/i.test(handler) ? 'fail' : undefined;
-  if (!deserializationHandling) {
-    throw new ConfigException(`'default.deserialization.exception.handler' must be LogAndContinueExceptionHandler or LogAndFailExceptionHandler`);
-  }
-  const applicationServer = String(values['application.server']);
-  parseEndpoint('application.server', applicationServer);
-  const grpcEndpoint = values['grpc.endpoint'] === undefined ? undefined : String(values['grpc.endpoint']);
-  if (grpcEndpoint !== undefined) parseEndpoint('grpc.endpoint', grpcEndpoint);
-  const setter = values['embeddedstore.config.setter'];
+  values['commit.interval.ms'] = commitIntervalMs;
+  Object.assign(values, givenValues);
+
   return {
-    applicationId,
-    bootstrapServers: bootstrap.split(',').map((s) => s.trim()).filter(Boolean),
-    applicationServer: applicationServer.trim() === '' ? undefined : applicationServer.trim(),
-    grpcEndpoint: grpcEndpoint?.trim() || undefined,
-    stateDir: String(values['state.dir']),
-    numStreamThreads: integer(values, 'num.stream.threads', 1),
-    commitIntervalMs: integer(values, 'commit.interval.ms', 0),
-    taskTimeoutMs: integer(values, 'task.timeout.ms', 0),
-    processingGuarantee: guarantee,
-    defaultKeySerde: String(values['default.key.serde']),
-    defaultValueSerde: String(values['default.value.serde']),
-    replicationFactor: integer(values, 'replication.factor', -1),
-    numStandbyReplicas: integer(values, 'num.standby.replicas', 0),
-    deserializationHandling,
-    sessionTimeoutMs: integer(values, 'session.timeout.ms', 1),
-    heartbeatIntervalMs: integer(values, 'heartbeat.interval.ms', 1),
-    pollMaxWaitMs: integer(values, 'poll.ms', 1),
-    maxPartitionFetchBytes: integer(values, 'consumer.max.partition.fetch.bytes', 1),
-    fetchMaxBytes: integer(values, 'consumer.fetch.max.bytes', 1),
-    statsEnable: bool(values, 'stats.enable'),
-    statsDumpPeriodSec: integer(values, 'stats.dumpPeriodSec', 1),
-    logDir: String(values['log.dir']),
-    logMaxFileSize: integer(values, 'log.maxFileSize', 1),
-    embeddedStoreConfigSetter: typeof setter === 'string' && setter !== '' ? setter : undefined,
-    unappliedClientOverrides: Object.keys(input).filter((key) => /^(consumer|producer|admin)\./.test(key) && !APPLIED_CLIENT_OVERRIDES.has(key)),
+    applicationId: String(setting('application.id')),
+    bootstrapServers: String(setting('bootstrap.servers'))
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    applicationServer: optional('application.server'),
+    grpcEndpoint: optional('grpc.endpoint'),
+    stateDir: String(setting('state.dir')),
+    numStreamThreads: Number(setting('num.stream.threads')),
+    commitIntervalMs,
+    taskTimeoutMs: Number(setting('task.timeout.ms')),
+    processingGuarantee,
+    defaultKeySerde: String(setting('default.key.serde')),
+    defaultValueSerde: String(setting('default.value.serde')),
+    replicationFactor: Number(setting('replication.factor')),
+    numStandbyReplicas: Number(setting('num.standby.replicas')),
+    deserializationHandling: deserializationHandling(String(setting('default.deserialization.exception.handler')))!,
+    sessionTimeoutMs: Number(mainConsumerSetting('session.timeout.ms')),
+    heartbeatIntervalMs: Number(mainConsumerSetting('heartbeat.interval.ms')),
+    maxPartitionFetchBytes: Number(mainConsumerSetting('max.partition.fetch.bytes')),
+    fetchMaxBytes: Number(mainConsumerSetting('fetch.max.bytes')),
+    autoOffsetReset: mainConsumerSetting('auto.offset.reset') as AutoOffsetReset,
+    pollMaxWaitMs: Number(setting('poll.ms')),
+    statsEnable: setting('stats.enable') === true,
+    statsDumpPeriodSec: Number(setting('stats.dumpPeriodSec')),
+    logDir: String(setting('log.dir')),
+    logMaxFileSize: Number(setting('log.maxFileSize')),
+    embeddedStoreConfigSetter: optional('embeddedstore.config.setter'),
+    notApplied: [...given].filter(([, entry]) => !isApplied(entry)).map(([key]) => key),
     values,
   };
 }

@@ -98,8 +98,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         'kafkajs was loaded before Sluice, so Sluice could not replace its read_committed filter and its produce grouping: exactly-once output may be read twice; import Sluice before kafkajs',
       );
     }
-    if (this.config.unappliedClientOverrides.length > 0) {
-      this.logger.warn({ keys: this.config.unappliedClientOverrides }, 'client overrides not applied by Sluice (kafkajs has no equivalent)');
+    if (this.config.notApplied.length > 0) {
+      this.logger.warn({ keys: this.config.notApplied }, `configuration not applied by Sluice (accepted for Kafka Streams compatibility): ${this.config.notApplied.join(', ')}`);
     }
     this.defaultKeySerde = serdeByName(this.config.defaultKeySerde);
     this.defaultValueSerde = serdeByName(this.config.defaultValueSerde);

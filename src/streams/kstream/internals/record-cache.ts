@@ -1,9 +1,8 @@
+import { cacheMaxBytes } from '../../config/config-lookup';
 import type { ProcessorContext } from '../../processor/processor';
 import type { Serde } from '../../serdes/serde';
 import { onCommit } from './drop';
 
-/** Kafka Streams' default `cache.max.bytes.buffering`. */
-const DEFAULT_CACHE_BYTES = 10 * 1024 * 1024;
 /** Entries are not serialized in the cache, so its size is bounded by count, at this estimate per entry. */
 const ESTIMATED_ENTRY_BYTES = 128;
 
@@ -17,7 +16,7 @@ export function cacheKeyId<K>(key: K, serde: Serde<K>): string {
 
 /**
  * The record cache of one aggregation (Kafka Streams' `ThreadCache` seen from one store). With
- * `cache.max.bytes.buffering` > 0 (the default) updates stay here and are written to the store, the changelog and
+ * `statestore.cache.max.bytes` > 0 (the default) updates stay here and are written to the store, the changelog and
  * downstream only at the next commit or when the cache is full, one update per key and window: what makes Kafka
  * Streams' aggregations cheap. As in Kafka Streams, an update moves its entry to the end, so entries are written in
  * the order of their last update. Entries are indexed by key and slot, so that range reads can overlay them.
@@ -33,7 +32,7 @@ export class RecordCache<E> {
 
   /** The cache of a processor, flushed before each commit; undefined when caching is off. */
   static create<E>(context: ProcessorContext<unknown, unknown>, write: (entry: E) => void): RecordCache<E> | undefined {
-    const bytes = Number(context.appConfig['cache.max.bytes.buffering'] ?? DEFAULT_CACHE_BYTES);
+    const bytes = cacheMaxBytes(context.appConfig);
     if (!(bytes > 0)) return undefined;
     const cache = new RecordCache<E>(Math.max(1, Math.floor(bytes / ESTIMATED_ENTRY_BYTES)), write);
     onCommit(context, () => cache.flush());

@@ -1,0 +1,315 @@
+/**
+ * The one table of the configuration keys an instance accepts, in the manner of Kafka's ConfigDef: Kafka Streams
+ * 3.9's own keys (StreamsConfig, with the ones it reads outside its ConfigDef), its clients' (ConsumerConfig,
+ * ProducerConfig, AdminClientConfig, which hold CommonClientConfigs, SaslConfigs and SslConfigs), topic
+ * configurations (TopicConfig, taken under `topic.` for internal topics) and Sluice's own. Names, types, defaults
+ * and validators are those of Kafka 3.9.1's ConfigDefs, with the client defaults Kafka Streams sets; where Sluice
+ * applies a key, the default and validator are Sluice's. A key without `applied` is accepted, so that a Kafka
+ * Streams application's configuration works unchanged, and named at start as not applied by Sluice.
+ */
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  applicationId,
+  atLeast,
+  atMostItems,
+  between,
+  deserializationHandler,
+  endpoint,
+  listOf,
+  nonEmpty,
+  oneOf,
+  oneOfIgnoringCase,
+  serdeName,
+  type Validator,
+} from './validators';
+
+/** Values a configuration entry can take (as in a properties file or JSON). */
+export type ConfigValue = string | number | boolean;
+
+/** Kafka's `ConfigDef.Type`. */
+export type ConfigType = 'boolean' | 'string' | 'int' | 'short' | 'long' | 'double' | 'list' | 'class' | 'password';
+
+/** Who reads a key: Kafka Streams itself, one of its clients, the internal topics (under `topic.`), or Sluice. */
+export type Scope = 'streams' | 'consumer' | 'producer' | 'admin' | 'topic' | 'sluice';
+
+/** Whether Sluice applies a key written under `prefix` ('' for none) with `value` (as a trimmed string). */
+export type Applied = (prefix: string, value: string) => boolean;
+
+export interface ConfigKey {
+  /** The key; one ending in `*` stands for every key that starts with what precedes the `*`. */
+  readonly name: string;
+  readonly type: ConfigType;
+  /** The value in effect when the key is not given: Sluice's where it applies the key, else Kafka's. */
+  readonly default?: ConfigValue;
+  readonly validator?: Validator;
+  readonly scopes: readonly Scope[];
+  /** Absent: accepted, and named at start as not applied by Sluice. */
+  readonly applied?: Applied;
+  /** The newer key that replaces this deprecated one; given both, the newer wins, as in Kafka Streams. */
+  readonly replacedBy?: string;
+}
+
+/** The prefixes under which a consumer key reaches the stream threads' consumer (Kafka Streams' main consumer), weakest first. */
+export const MAIN_CONSUMER_PREFIXES: readonly string[] = ['', 'consumer.', 'main.consumer.'];
+
+const always: Applied = () => true;
+
+/** A key Sluice applies to all its clients at once: not to one client under its prefix. */
+const unprefixed: Applied = (prefix) => prefix === '';
+
+function mainConsumerUnless(...values: string[]): Applied {
+  return (prefix, value) => MAIN_CONSUMER_PREFIXES.includes(prefix) && !values.includes(value);
+}
+
+/** A consumer key Sluice applies to its stream threads' consumer, not to the restore and global consumers. */
+const mainConsumer = mainConsumerUnless();
+
+/** A key Sluice does not apply, given a value that is what Sluice does anyway. */
+function onlyWhen(...values: string[]): Applied {
+  return (_prefix, value) => values.includes(value);
+}
+
+const STREAMS: readonly Scope[] = ['streams'];
+const CONSUMER: readonly Scope[] = ['consumer'];
+const PRODUCER: readonly Scope[] = ['producer'];
+const ADMIN: readonly Scope[] = ['admin'];
+const CLIENTS: readonly Scope[] = ['consumer', 'producer', 'admin'];
+const STREAMS_AND_CLIENTS: readonly Scope[] = ['streams', 'consumer', 'producer', 'admin'];
+const TOPIC: readonly Scope[] = ['topic'];
+const SLUICE: readonly Scope[] = ['sluice'];
+
+export const CONFIG_KEYS: readonly ConfigKey[] = [
+  // Kafka Streams and its clients (StreamsConfig, ConsumerConfig, ProducerConfig, AdminClientConfig).
+  { name: 'acceptable.recovery.lag', type: 'long', default: 10000, validator: atLeast(0), scopes: STREAMS },
+  { name: 'acks', type: 'string', default: 'all', validator: oneOf('all', '-1', '0', '1'), scopes: PRODUCER },
+  { name: 'allow.auto.create.topics', type: 'boolean', default: true, scopes: CONSUMER },
+  { name: 'application.id', type: 'string', validator: applicationId, scopes: STREAMS, applied: always },
+  { name: 'application.server', type: 'string', default: '', validator: endpoint, scopes: STREAMS, applied: always },
+  { name: 'auto.commit.interval.ms', type: 'int', default: 5000, validator: atLeast(0), scopes: CONSUMER },
+  { name: 'auto.include.jmx.reporter', type: 'boolean', default: true, scopes: STREAMS_AND_CLIENTS },
+  { name: 'auto.offset.reset', type: 'string', default: 'earliest', validator: oneOf('latest', 'earliest', 'none'), scopes: CONSUMER, applied: mainConsumerUnless('none') },
+  { name: 'batch.size', type: 'int', default: 16384, validator: atLeast(0), scopes: PRODUCER },
+  { name: 'bootstrap.controllers', type: 'list', scopes: ADMIN },
+  { name: 'bootstrap.servers', type: 'list', validator: nonEmpty, scopes: STREAMS_AND_CLIENTS, applied: unprefixed },
+  { name: 'buffer.memory', type: 'long', default: 33554432, validator: atLeast(0), scopes: PRODUCER },
+  { name: 'buffered.records.per.partition', type: 'int', default: 1000, scopes: STREAMS },
+  { name: 'built.in.metrics.version', type: 'string', default: 'latest', validator: oneOf('latest'), scopes: STREAMS },
+  { name: 'cache.max.bytes.buffering', type: 'long', default: 10485760, validator: atLeast(0), scopes: STREAMS, applied: always, replacedBy: 'statestore.cache.max.bytes' },
+  { name: 'check.crcs', type: 'boolean', default: true, scopes: CONSUMER },
+  { name: 'client.dns.lookup', type: 'string', default: 'use_all_dns_ips', validator: oneOf('use_all_dns_ips', 'resolve_canonical_bootstrap_servers_only'), scopes: CLIENTS },
+  { name: 'client.id', type: 'string', default: '', scopes: STREAMS_AND_CLIENTS },
+  { name: 'client.rack', type: 'string', default: '', scopes: CONSUMER },
+  { name: 'commit.interval.ms', type: 'long', default: 30000, validator: atLeast(0), scopes: STREAMS, applied: always },
+  { name: 'compression.gzip.level', type: 'int', default: -1, validator: between(1, 9, -1), scopes: PRODUCER },
+  { name: 'compression.lz4.level', type: 'int', default: 9, validator: between(1, 17), scopes: PRODUCER },
+  { name: 'compression.type', type: 'string', default: 'none', validator: oneOf('none', 'gzip', 'snappy', 'lz4', 'zstd'), scopes: PRODUCER },
+  { name: 'compression.zstd.level', type: 'int', default: 3, validator: between(-131072, 22), scopes: PRODUCER },
+  { name: 'connections.max.idle.ms', type: 'long', default: 540000, scopes: STREAMS_AND_CLIENTS },
+  { name: 'default.api.timeout.ms', type: 'int', default: 60000, validator: atLeast(0), scopes: ['consumer', 'admin'] },
+  { name: 'default.client.supplier', type: 'class', default: 'org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier', scopes: STREAMS },
+  { name: 'default.deserialization.exception.handler', type: 'class', default: 'LogAndFailExceptionHandler', validator: deserializationHandler, scopes: STREAMS, applied: always },
+  { name: 'default.dsl.store', type: 'string', default: 'rocksDB', validator: oneOf('rocksDB', 'in_memory'), scopes: STREAMS },
+  { name: 'default.key.serde', type: 'class', default: 'string', validator: serdeName, scopes: STREAMS, applied: always },
+  { name: 'default.list.key.serde.inner', type: 'class', scopes: STREAMS },
+  { name: 'default.list.key.serde.type', type: 'class', scopes: STREAMS },
+  { name: 'default.list.value.serde.inner', type: 'class', scopes: STREAMS },
+  { name: 'default.list.value.serde.type', type: 'class', scopes: STREAMS },
+  { name: 'default.production.exception.handler', type: 'class', default: 'org.apache.kafka.streams.errors.DefaultProductionExceptionHandler', scopes: STREAMS },
+  { name: 'default.timestamp.extractor', type: 'class', default: 'org.apache.kafka.streams.processor.FailOnInvalidTimestamp', scopes: STREAMS },
+  { name: 'default.value.serde', type: 'class', default: 'string', validator: serdeName, scopes: STREAMS, applied: always },
+  { name: 'delivery.timeout.ms', type: 'int', default: 120000, validator: atLeast(0), scopes: PRODUCER },
+  { name: 'dsl.store.suppliers.class', type: 'class', default: 'org.apache.kafka.streams.state.BuiltInDslStoreSuppliers$RocksDBDslStoreSuppliers', scopes: STREAMS },
+  { name: 'enable.auto.commit', type: 'boolean', default: false, scopes: CONSUMER },
+  { name: 'enable.idempotence', type: 'boolean', default: true, scopes: PRODUCER },
+  { name: 'enable.metrics.push', type: 'boolean', default: true, scopes: STREAMS_AND_CLIENTS },
+  { name: 'exclude.internal.topics', type: 'boolean', default: true, scopes: CONSUMER },
+  { name: 'fetch.max.bytes', type: 'int', default: 1024 * 1024, validator: atLeast(1), scopes: CONSUMER, applied: mainConsumer },
+  { name: 'fetch.max.wait.ms', type: 'int', default: 500, validator: atLeast(0), scopes: CONSUMER },
+  { name: 'fetch.min.bytes', type: 'int', default: 1, validator: atLeast(0), scopes: CONSUMER },
+  { name: 'group.id', type: 'string', scopes: CONSUMER },
+  { name: 'group.instance.id', type: 'string', validator: nonEmpty, scopes: CONSUMER },
+  { name: 'group.protocol', type: 'string', default: 'classic', validator: oneOfIgnoringCase('CONSUMER', 'CLASSIC'), scopes: CONSUMER },
+  { name: 'group.remote.assignor', type: 'string', scopes: CONSUMER },
+  { name: 'heartbeat.interval.ms', type: 'int', default: 3000, validator: atLeast(1), scopes: CONSUMER, applied: mainConsumer },
+  { name: 'interceptor.classes', type: 'list', scopes: ['consumer', 'producer'] },
+  { name: 'internal.leave.group.on.close', type: 'boolean', default: true, scopes: CONSUMER },
+  { name: 'internal.throw.on.fetch.stable.offset.unsupported', type: 'boolean', default: false, scopes: CONSUMER },
+  { name: 'isolation.level', type: 'string', default: 'read_uncommitted', validator: oneOf('read_committed', 'read_uncommitted'), scopes: CONSUMER },
+  { name: 'key.deserializer', type: 'class', scopes: CONSUMER },
+  { name: 'key.serializer', type: 'class', scopes: PRODUCER },
+  { name: 'linger.ms', type: 'long', default: 100, validator: atLeast(0), scopes: PRODUCER },
+  { name: 'log.summary.interval.ms', type: 'long', default: 120000, scopes: STREAMS },
+  { name: 'max.block.ms', type: 'long', default: 60000, validator: atLeast(0), scopes: PRODUCER },
+  { name: 'max.in.flight.requests.per.connection', type: 'int', default: 5, validator: atLeast(1), scopes: PRODUCER },
+  // Sluice's fetch sizes are below the Java consumer's 1 MiB / 50 MiB: kafkajs decodes a whole fetch into objects at
+  // once (about 20 times its size on the heap); past 128 KiB per partition, throughput gains nothing measurable.
+  { name: 'max.partition.fetch.bytes', type: 'int', default: 128 * 1024, validator: atLeast(1), scopes: CONSUMER, applied: mainConsumer },
+  { name: 'max.poll.interval.ms', type: 'int', default: 300000, validator: atLeast(1), scopes: CONSUMER },
+  { name: 'max.poll.records', type: 'int', default: 1000, validator: atLeast(1), scopes: CONSUMER },
+  { name: 'max.request.size', type: 'int', default: 1048576, validator: atLeast(0), scopes: PRODUCER },
+  { name: 'max.task.idle.ms', type: 'long', default: 0, scopes: STREAMS },
+  { name: 'max.warmup.replicas', type: 'int', default: 2, validator: atLeast(1), scopes: STREAMS },
+  { name: 'metadata.max.age.ms', type: 'long', default: 300000, validator: atLeast(0), scopes: STREAMS_AND_CLIENTS },
+  { name: 'metadata.max.idle.ms', type: 'long', default: 300000, validator: atLeast(5000), scopes: PRODUCER },
+  { name: 'metadata.recovery.strategy', type: 'string', default: 'none', validator: oneOfIgnoringCase('REBOOTSTRAP', 'NONE'), scopes: CLIENTS },
+  { name: 'metric.reporters', type: 'list', scopes: STREAMS_AND_CLIENTS },
+  { name: 'metrics.num.samples', type: 'int', default: 2, validator: atLeast(1), scopes: STREAMS_AND_CLIENTS },
+  { name: 'metrics.recording.level', type: 'string', default: 'INFO', validator: oneOf('INFO', 'DEBUG', 'TRACE'), scopes: STREAMS_AND_CLIENTS },
+  { name: 'metrics.sample.window.ms', type: 'long', default: 30000, validator: atLeast(0), scopes: STREAMS_AND_CLIENTS },
+  { name: 'num.standby.replicas', type: 'int', default: 0, validator: atLeast(0), scopes: STREAMS, applied: onlyWhen('0') },
+  { name: 'num.stream.threads', type: 'int', default: 1, validator: atLeast(1), scopes: STREAMS, applied: always },
+  { name: 'partition.assignment.strategy', type: 'list', default: 'org.apache.kafka.clients.consumer.RangeAssignor,org.apache.kafka.clients.consumer.CooperativeStickyAssignor', scopes: CONSUMER },
+  { name: 'partitioner.adaptive.partitioning.enable', type: 'boolean', default: true, scopes: PRODUCER },
+  { name: 'partitioner.availability.timeout.ms', type: 'long', default: 0, validator: atLeast(0), scopes: PRODUCER },
+  { name: 'partitioner.class', type: 'class', scopes: PRODUCER },
+  { name: 'partitioner.ignore.keys', type: 'boolean', default: false, scopes: PRODUCER },
+  { name: 'poll.ms', type: 'long', default: 100, validator: atLeast(1), scopes: STREAMS, applied: always },
+  { name: 'probing.rebalance.interval.ms', type: 'long', default: 600000, validator: atLeast(60000), scopes: STREAMS },
+  { name: 'processing.exception.handler', type: 'class', default: 'org.apache.kafka.streams.errors.LogAndFailProcessingExceptionHandler', scopes: STREAMS },
+  { name: 'processing.guarantee', type: 'string', default: 'at_least_once', validator: oneOf('at_least_once', 'exactly_once', 'exactly_once_beta', 'exactly_once_v2'), scopes: STREAMS, applied: always },
+  { name: 'rack.aware.assignment.non_overlap_cost', type: 'int', scopes: STREAMS },
+  { name: 'rack.aware.assignment.strategy', type: 'string', default: 'none', validator: oneOf('none', 'min_traffic', 'balance_subtopology'), scopes: STREAMS },
+  { name: 'rack.aware.assignment.tags', type: 'list', validator: atMostItems(5), scopes: STREAMS },
+  { name: 'rack.aware.assignment.traffic_cost', type: 'int', scopes: STREAMS },
+  { name: 'receive.buffer.bytes', type: 'int', default: 32768, validator: atLeast(-1), scopes: STREAMS_AND_CLIENTS },
+  { name: 'reconnect.backoff.max.ms', type: 'long', default: 1000, validator: atLeast(0), scopes: STREAMS_AND_CLIENTS },
+  { name: 'reconnect.backoff.ms', type: 'long', default: 50, validator: atLeast(0), scopes: STREAMS_AND_CLIENTS },
+  { name: 'repartition.purge.interval.ms', type: 'long', default: 30000, validator: atLeast(0), scopes: STREAMS },
+  { name: 'replication.factor', type: 'int', default: -1, validator: atLeast(-1), scopes: STREAMS, applied: always },
+  { name: 'request.timeout.ms', type: 'int', default: 40000, validator: atLeast(0), scopes: STREAMS_AND_CLIENTS },
+  { name: 'retries', type: 'int', default: 0, validator: between(0, 2147483647), scopes: ['streams', 'producer', 'admin'] },
+  { name: 'retry.backoff.max.ms', type: 'long', default: 1000, validator: atLeast(0), scopes: CLIENTS },
+  { name: 'retry.backoff.ms', type: 'long', default: 100, validator: atLeast(0), scopes: STREAMS_AND_CLIENTS },
+  { name: 'rocksdb.config.setter', type: 'class', scopes: STREAMS },
+  { name: 'sasl.client.callback.handler.class', type: 'class', scopes: CLIENTS },
+  { name: 'sasl.jaas.config', type: 'password', scopes: CLIENTS },
+  { name: 'sasl.kerberos.kinit.cmd', type: 'string', default: '/usr/bin/kinit', scopes: CLIENTS },
+  { name: 'sasl.kerberos.min.time.before.relogin', type: 'long', default: 60000, scopes: CLIENTS },
+  { name: 'sasl.kerberos.service.name', type: 'string', scopes: CLIENTS },
+  { name: 'sasl.kerberos.ticket.renew.jitter', type: 'double', default: 0.05, scopes: CLIENTS },
+  { name: 'sasl.kerberos.ticket.renew.window.factor', type: 'double', default: 0.8, scopes: CLIENTS },
+  { name: 'sasl.login.callback.handler.class', type: 'class', scopes: CLIENTS },
+  { name: 'sasl.login.class', type: 'class', scopes: CLIENTS },
+  { name: 'sasl.login.connect.timeout.ms', type: 'int', scopes: CLIENTS },
+  { name: 'sasl.login.read.timeout.ms', type: 'int', scopes: CLIENTS },
+  { name: 'sasl.login.refresh.buffer.seconds', type: 'short', default: 300, validator: between(0, 3600), scopes: CLIENTS },
+  { name: 'sasl.login.refresh.min.period.seconds', type: 'short', default: 60, validator: between(0, 900), scopes: CLIENTS },
+  { name: 'sasl.login.refresh.window.factor', type: 'double', default: 0.8, validator: between(0.5, 1), scopes: CLIENTS },
+  { name: 'sasl.login.refresh.window.jitter', type: 'double', default: 0.05, validator: between(0, 0.25), scopes: CLIENTS },
+  { name: 'sasl.login.retry.backoff.max.ms', type: 'long', default: 10000, scopes: CLIENTS },
+  { name: 'sasl.login.retry.backoff.ms', type: 'long', default: 100, scopes: CLIENTS },
+  { name: 'sasl.mechanism', type: 'string', default: 'GSSAPI', scopes: CLIENTS },
+  { name: 'sasl.oauthbearer.clock.skew.seconds', type: 'int', default: 30, scopes: CLIENTS },
+  { name: 'sasl.oauthbearer.expected.audience', type: 'list', scopes: CLIENTS },
+  { name: 'sasl.oauthbearer.expected.issuer', type: 'string', scopes: CLIENTS },
+  { name: 'sasl.oauthbearer.header.urlencode', type: 'boolean', default: false, scopes: CLIENTS },
+  { name: 'sasl.oauthbearer.jwks.endpoint.refresh.ms', type: 'long', default: 3600000, scopes: CLIENTS },
+  { name: 'sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms', type: 'long', default: 10000, scopes: CLIENTS },
+  { name: 'sasl.oauthbearer.jwks.endpoint.retry.backoff.ms', type: 'long', default: 100, scopes: CLIENTS },
+  { name: 'sasl.oauthbearer.jwks.endpoint.url', type: 'string', scopes: CLIENTS },
+  { name: 'sasl.oauthbearer.scope.claim.name', type: 'string', default: 'scope', scopes: CLIENTS },
+  { name: 'sasl.oauthbearer.sub.claim.name', type: 'string', default: 'sub', scopes: CLIENTS },
+  { name: 'sasl.oauthbearer.token.endpoint.url', type: 'string', scopes: CLIENTS },
+  { name: 'security.protocol', type: 'string', default: 'PLAINTEXT', validator: oneOfIgnoringCase('SASL_SSL', 'PLAINTEXT', 'SSL', 'SASL_PLAINTEXT'), scopes: STREAMS_AND_CLIENTS, applied: always },
+  { name: 'security.providers', type: 'string', scopes: CLIENTS },
+  { name: 'send.buffer.bytes', type: 'int', default: 131072, validator: atLeast(-1), scopes: STREAMS_AND_CLIENTS },
+  { name: 'session.timeout.ms', type: 'int', default: 45000, validator: atLeast(1), scopes: CONSUMER, applied: mainConsumer },
+  { name: 'socket.connection.setup.timeout.max.ms', type: 'long', default: 30000, scopes: CLIENTS },
+  { name: 'socket.connection.setup.timeout.ms', type: 'long', default: 10000, scopes: CLIENTS },
+  { name: 'ssl.cipher.suites', type: 'list', scopes: CLIENTS },
+  { name: 'ssl.enabled.protocols', type: 'list', default: 'TLSv1.2,TLSv1.3', scopes: CLIENTS },
+  { name: 'ssl.endpoint.identification.algorithm', type: 'string', default: 'https', scopes: CLIENTS },
+  { name: 'ssl.engine.factory.class', type: 'class', scopes: CLIENTS },
+  { name: 'ssl.key.password', type: 'password', scopes: CLIENTS },
+  { name: 'ssl.keymanager.algorithm', type: 'string', default: 'SunX509', scopes: CLIENTS },
+  { name: 'ssl.keystore.certificate.chain', type: 'password', scopes: CLIENTS },
+  { name: 'ssl.keystore.key', type: 'password', scopes: CLIENTS },
+  { name: 'ssl.keystore.location', type: 'string', scopes: CLIENTS },
+  { name: 'ssl.keystore.password', type: 'password', scopes: CLIENTS },
+  { name: 'ssl.keystore.type', type: 'string', default: 'JKS', scopes: CLIENTS },
+  { name: 'ssl.protocol', type: 'string', default: 'TLSv1.3', scopes: CLIENTS },
+  { name: 'ssl.provider', type: 'string', scopes: CLIENTS },
+  { name: 'ssl.secure.random.implementation', type: 'string', scopes: CLIENTS },
+  { name: 'ssl.trustmanager.algorithm', type: 'string', default: 'PKIX', scopes: CLIENTS },
+  { name: 'ssl.truststore.certificates', type: 'password', scopes: CLIENTS },
+  { name: 'ssl.truststore.location', type: 'string', scopes: CLIENTS },
+  { name: 'ssl.truststore.password', type: 'password', scopes: CLIENTS },
+  { name: 'ssl.truststore.type', type: 'string', default: 'JKS', scopes: CLIENTS },
+  { name: 'state.cleanup.delay.ms', type: 'long', default: 600000, scopes: STREAMS },
+  { name: 'state.dir', type: 'string', default: path.join(os.tmpdir(), 'sluice-streams'), scopes: STREAMS, applied: always },
+  { name: 'statestore.cache.max.bytes', type: 'long', default: 10485760, validator: atLeast(0), scopes: STREAMS, applied: always },
+  { name: 'task.assignor.class', type: 'string', scopes: STREAMS },
+  { name: 'task.timeout.ms', type: 'long', default: 300000, validator: atLeast(0), scopes: STREAMS, applied: always },
+  { name: 'topology.optimization', type: 'string', default: 'none', validator: oneOf('all', 'none', 'reuse.ktable.source.topics', 'merge.repartition.topics', 'single.store.self.join'), scopes: STREAMS },
+  { name: 'transaction.timeout.ms', type: 'int', default: 60000, scopes: PRODUCER },
+  { name: 'transactional.id', type: 'string', validator: nonEmpty, scopes: PRODUCER },
+  {
+    name: 'upgrade.from',
+    type: 'string',
+    validator: oneOf('0.10.0', '0.10.1', '0.10.2', '0.11.0', '1.0', '1.1', '2.0', '2.1', '2.2', '2.3', '2.4', '2.5', '2.6', '2.7', '2.8', '3.0', '3.1', '3.2', '3.3', '3.4', '3.5', '3.6', '3.7', '3.8'),
+    scopes: STREAMS,
+  },
+  { name: 'value.deserializer', type: 'class', scopes: CONSUMER },
+  { name: 'value.serializer', type: 'class', scopes: PRODUCER },
+  { name: 'window.size.ms', type: 'long', scopes: STREAMS },
+  { name: 'windowed.inner.class.serde', type: 'string', scopes: STREAMS },
+  { name: 'windowstore.changelog.additional.retention.ms', type: 'long', default: 86400000, scopes: STREAMS },
+  // Read by Kafka Streams outside its ConfigDef: windowed serdes' inner serdes, rack-aware assignment tags
+  // (`client.tag.<tag>`), and the settable InternalConfig keys.
+  { name: 'default.windowed.key.serde.inner', type: 'class', scopes: STREAMS },
+  { name: 'default.windowed.value.serde.inner', type: 'class', scopes: STREAMS },
+  { name: 'client.tag.*', type: 'string', scopes: STREAMS },
+  { name: 'internal.task.assignor.class', type: 'class', scopes: STREAMS },
+  { name: '__emit.interval.ms.kstreams.outer.join.spurious.results.fix__', type: 'long', validator: atLeast(0), scopes: STREAMS, applied: always },
+  { name: '__emit.interval.ms.kstreams.windowed.aggregation__', type: 'long', validator: atLeast(0), scopes: STREAMS },
+  { name: '__iq.consistency.offset.vector.enabled__', type: 'boolean', scopes: STREAMS },
+  { name: '__internal.override.topic.prefix__', type: 'string', scopes: STREAMS },
+  { name: '__state.updater.enabled__', type: 'boolean', scopes: STREAMS },
+  { name: '__processing.threads.enabled__', type: 'boolean', scopes: STREAMS },
+  // Topic configurations (TopicConfig), under `topic.`: given to the internal topics Sluice creates.
+  { name: 'cleanup.policy', type: 'list', validator: listOf('compact', 'delete'), scopes: TOPIC, applied: always },
+  { name: 'compression.gzip.level', type: 'int', validator: between(1, 9, -1), scopes: TOPIC, applied: always },
+  { name: 'compression.lz4.level', type: 'int', validator: between(1, 17), scopes: TOPIC, applied: always },
+  { name: 'compression.type', type: 'string', validator: oneOf('uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'), scopes: TOPIC, applied: always },
+  { name: 'compression.zstd.level', type: 'int', validator: between(-131072, 22), scopes: TOPIC, applied: always },
+  { name: 'delete.retention.ms', type: 'long', validator: atLeast(0), scopes: TOPIC, applied: always },
+  { name: 'file.delete.delay.ms', type: 'long', validator: atLeast(0), scopes: TOPIC, applied: always },
+  { name: 'flush.messages', type: 'long', validator: atLeast(1), scopes: TOPIC, applied: always },
+  { name: 'flush.ms', type: 'long', validator: atLeast(0), scopes: TOPIC, applied: always },
+  { name: 'follower.replication.throttled.replicas', type: 'list', scopes: TOPIC, applied: always },
+  { name: 'index.interval.bytes', type: 'int', validator: atLeast(0), scopes: TOPIC, applied: always },
+  { name: 'leader.replication.throttled.replicas', type: 'list', scopes: TOPIC, applied: always },
+  { name: 'local.retention.bytes', type: 'long', validator: atLeast(-2), scopes: TOPIC, applied: always },
+  { name: 'local.retention.ms', type: 'long', validator: atLeast(-2), scopes: TOPIC, applied: always },
+  { name: 'max.compaction.lag.ms', type: 'long', validator: atLeast(1), scopes: TOPIC, applied: always },
+  { name: 'max.message.bytes', type: 'int', validator: atLeast(0), scopes: TOPIC, applied: always },
+  { name: 'message.downconversion.enable', type: 'boolean', scopes: TOPIC, applied: always },
+  { name: 'message.format.version', type: 'string', scopes: TOPIC, applied: always },
+  { name: 'message.timestamp.after.max.ms', type: 'long', validator: atLeast(0), scopes: TOPIC, applied: always },
+  { name: 'message.timestamp.before.max.ms', type: 'long', validator: atLeast(0), scopes: TOPIC, applied: always },
+  { name: 'message.timestamp.difference.max.ms', type: 'long', validator: atLeast(0), scopes: TOPIC, applied: always },
+  { name: 'message.timestamp.type', type: 'string', validator: oneOf('CreateTime', 'LogAppendTime'), scopes: TOPIC, applied: always },
+  { name: 'min.cleanable.dirty.ratio', type: 'double', validator: between(0, 1), scopes: TOPIC, applied: always },
+  { name: 'min.compaction.lag.ms', type: 'long', validator: atLeast(0), scopes: TOPIC, applied: always },
+  { name: 'min.insync.replicas', type: 'int', validator: atLeast(1), scopes: TOPIC, applied: always },
+  { name: 'preallocate', type: 'boolean', scopes: TOPIC, applied: always },
+  { name: 'remote.log.copy.disable', type: 'boolean', scopes: TOPIC, applied: always },
+  { name: 'remote.log.delete.on.disable', type: 'boolean', scopes: TOPIC, applied: always },
+  { name: 'remote.storage.enable', type: 'boolean', scopes: TOPIC, applied: always },
+  { name: 'retention.bytes', type: 'long', scopes: TOPIC, applied: always },
+  { name: 'retention.ms', type: 'long', validator: atLeast(-1), scopes: TOPIC, applied: always },
+  { name: 'segment.bytes', type: 'int', validator: atLeast(14), scopes: TOPIC, applied: always },
+  { name: 'segment.index.bytes', type: 'int', validator: atLeast(4), scopes: TOPIC, applied: always },
+  { name: 'segment.jitter.ms', type: 'long', validator: atLeast(0), scopes: TOPIC, applied: always },
+  { name: 'segment.ms', type: 'long', validator: atLeast(1), scopes: TOPIC, applied: always },
+  { name: 'unclean.leader.election.enable', type: 'boolean', scopes: TOPIC, applied: always },
+  // Sluice's own (the compatibility file, section 7).
+  { name: 'grpc.endpoint', type: 'string', validator: endpoint, scopes: SLUICE, applied: always },
+  { name: 'embeddedstore.config.setter', type: 'string', scopes: SLUICE, applied: always },
+  { name: 'metrics.sse.interval.ms', type: 'long', validator: atLeast(0), scopes: SLUICE, applied: always },
+  { name: 'stats.enable', type: 'boolean', default: false, scopes: SLUICE, applied: always },
+  { name: 'stats.dumpPeriodSec', type: 'int', default: 30, validator: atLeast(1), scopes: SLUICE, applied: always },
+  { name: 'log.dir', type: 'string', default: path.join(os.tmpdir(), 'sluice-logs'), scopes: SLUICE, applied: always },
+  { name: 'log.maxFileSize', type: 'long', default: 10 * 1024 * 1024, validator: atLeast(1), scopes: SLUICE, applied: always },
+];

@@ -1,0 +1,35 @@
+import { Serdes } from '../../serdes/serdes';
+import { TopologyTestDriver } from '../../test-driver/topology-test-driver';
+import { StreamsBuilder } from '../streams-builder';
+
+/** Counts words; one input line updates a word's count once per occurrence, all before the commit that follows it. */
+async function countsOf(line: string, config: Record<string, unknown>): Promise<unknown[]> {
+  const builder = new StreamsBuilder();
+  builder
+    .stream<string, string>('lines')
+    .flatMapValues((value) => value.split(' '))
+    .groupBy((_key, word) => word)
+    .count()
+    .toStream()
+    .to('counts', { valueSerde: Serdes.Long() });
+  const driver = new TopologyTestDriver(builder.build(), { 'application.id': 'cache-size', ...config }, 0);
+  driver.createInputTopic('lines', Serdes.String(), Serdes.String()).pipeInput('k', line);
+  const counts = driver.createOutputTopic('counts', Serdes.String(), Serdes.Long()).readKeyValuesToList();
+  await driver.close();
+  return counts;
+}
+
+describe('RecordCache size', () => {
+  it('caches by default: one update per key at the commit', async () => {
+    expect(await countsOf('a a a', {})).toEqual([{ key: 'a', value: 3 }]);
+  });
+
+  it.each([{ 'statestore.cache.max.bytes': 0 }, { 'cache.max.bytes.buffering': 0 }])('forwards every update with %j', async (config) => {
+    expect(await countsOf('a a a', config)).toEqual([1, 2, 3].map((value) => ({ key: 'a', value })));
+  });
+
+  it('takes statestore.cache.max.bytes over the deprecated cache.max.bytes.buffering', async () => {
+    expect(await countsOf('a a', { 'statestore.cache.max.bytes': 0, 'cache.max.bytes.buffering': 1024 })).toHaveLength(2);
+    expect(await countsOf('a a', { 'statestore.cache.max.bytes': 1024, 'cache.max.bytes.buffering': 0 })).toHaveLength(1);
+  });
+});
