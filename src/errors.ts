@@ -80,6 +80,16 @@ export const TaskDirectoryLocked = define(
   (dir: string) => `The task directory ${dir} is locked by another instance`,
 );
 export const BrokerUnavailable = define('BrokerUnavailable', 503, (detail: string) => detail);
+export const InvalidApplicationId = define(
+  'InvalidApplicationId',
+  400,
+  (id: string, reason: string) => `Invalid application id '${id}': ${reason}`,
+);
+export const PathOutsideStateDirectory = define(
+  'PathOutsideStateDirectory',
+  400,
+  (target: string, stateDir: string) => `The path ${target} is not inside the state directory ${stateDir}`,
+);
 
 // Broker provisioning (tests, demos): no way to get a broker, or the chosen one failed to come up.
 export const NoBrokerAvailable = define('NoBrokerAvailable', 503, (missing: string) => `No Kafka broker available: ${missing}`);
@@ -102,6 +112,16 @@ export const MethodNotAllowed = define(
   (method: string, path: string, allowed: string) => `Method ${method} is not allowed on ${path}; allowed: ${allowed}`,
 );
 export const InvalidRequest = define('InvalidRequest', 400, (detail: string) => detail);
+export const ConfigKeyNotAllowed = define(
+  'ConfigKeyNotAllowed',
+  400,
+  (key: string) =>
+    `Configuration key '${key}' cannot be set through the API (the deploy body in /openapi.json lists those it can); ` +
+    "files, directories, modules, endpoints and credentials come from the node's own configuration",
+);
+export const UriTooLong = define('UriTooLong', 414, (limit: number) => `A segment of the request path is longer than ${limit} characters`);
+export const HeadersTooLarge = define('HeadersTooLarge', 431, () => 'The request line and headers are too large');
+export const RequestTimeout = define('RequestTimeout', 408, () => 'The request (its headers or its body) did not arrive in time');
 export const MalformedJson = define('MalformedJson', 400, (detail: string) => `The request body is not valid JSON: ${detail}`);
 export const PayloadTooLarge = define('PayloadTooLarge', 413, (limit: number) => `The request body is larger than ${limit} bytes`);
 export const NoLocalInstance = define(

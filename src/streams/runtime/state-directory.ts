@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { IllegalState, TaskDirectoryLocked } from '../../errors';
+import { IllegalState, PathOutsideStateDirectory, TaskDirectoryLocked } from '../../errors';
+import { checkApplicationId } from './application-id';
 
 const LOCK_FILE = '.lock';
 const CHECKPOINT_FILE = '.checkpoint';
@@ -10,19 +11,41 @@ const CHECKPOINT_VERSION = 0;
 export type Checkpoint = Map<string, { topic: string; partition: number; offset: number }>;
 
 /**
+ * `segments` resolved under `root`, which the result must lie strictly inside: never `root` itself, never outside
+ * it. Every path built from an application id or a task id goes through here, so that no id can make a cleanup
+ * remove anything but its own directory.
+ */
+export function pathInside(root: string, ...segments: string[]): string {
+  const base = path.resolve(root);
+  const target = path.resolve(base, ...segments);
+  const relative = path.relative(base, target);
+  if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+    throw new PathOutsideStateDirectory(target, base);
+  }
+  return target;
+}
+
+/**
  * The state directory of an application on this machine: `<state.dir>/<application.id>/<taskId>/`, one lock
  * per task directory (so two instances never share one), and the `.checkpoint` file of each task.
  */
 export class StateDirectory {
-  readonly appDir: string;
   private readonly locks = new Map<string, number>();
+  private readonly stateDir: string;
+  private readonly applicationId: string;
 
   constructor(stateDir: string, applicationId: string) {
-    this.appDir = path.join(stateDir, applicationId);
+    this.stateDir = path.resolve(stateDir);
+    this.applicationId = checkApplicationId(applicationId);
+  }
+
+  /** `<state.dir>/<application.id>`, checked to be inside the state directory each time it is built. */
+  get appDir(): string {
+    return pathInside(this.stateDir, this.applicationId);
   }
 
   taskDir(taskId: string): string {
-    return path.join(this.appDir, taskId);
+    return pathInside(this.appDir, taskId);
   }
 
   /** Task ids that have a directory here (state left by an earlier run). */

@@ -14,8 +14,10 @@ import type {
 } from '../state/store';
 import { resolveTopicName, storeChangelogTopic } from '../topology/internal-topics';
 import type { Topology } from '../topology/topology';
+import { checkApplicationId } from '../runtime/application-id';
 import type { ConsumedRecord } from '../runtime/consumed-record';
 import type { ProducedRecord, RecordCollector } from '../runtime/record-collector';
+import { pathInside } from '../runtime/state-directory';
 import { StreamTask } from '../runtime/task';
 import type { InputTopicOptions } from './test-topics';
 import { TestInputTopic, TestOutputTopic } from './test-topics';
@@ -43,7 +45,7 @@ export class TopologyTestDriver {
     config: Record<string, unknown> = {},
     initialWallClockMs: number = Date.now(),
   ) {
-    this.applicationId = String(config['application.id'] ?? 'topology-test-driver');
+    this.applicationId = checkApplicationId(String(config['application.id'] ?? 'topology-test-driver'));
     this.wallClockMs = initialWallClockMs;
     this.stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-test-driver-'));
     const defaultKeySerde = serdeByName(String(config['default.key.serde'] ?? 'string'));
@@ -55,7 +57,7 @@ export class TopologyTestDriver {
     const handling = String(config['default.deserialization.exception.handler'] ?? 'fail');
     for (const sub of topology.subtopologies()) {
       const id = { subtopology: sub.id, partition: 0 };
-      const taskDir = path.join(this.stateDir, this.applicationId, `${sub.id}_0`);
+      const taskDir = pathInside(this.stateDir, this.applicationId, `${sub.id}_0`);
       fs.mkdirSync(taskDir, { recursive: true });
       const task = new StreamTask(id, sub, topology, {
         applicationId: this.applicationId,
