@@ -1,14 +1,17 @@
 /**
- * The fastify application of the management API: error handling, body parsing, access control, and one plugin
- * per resource. The caller listens (or injects, in tests).
+ * The fastify application of the management API: error handling (the parser's and the router's refusals included),
+ * timeouts, body parsing, access control, the application id check, and one plugin per resource. The caller
+ * listens (or injects, in tests).
  */
 
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { installAccessControl, type AccessOptions } from './access';
+import { installApplicationIdCheck } from './application-id-param';
 import { parseEveryBodyAsJson } from './body-parser';
+import { answerClientError, answerConnect } from './client-errors';
 import type { InstanceRegistry, StoreQueries } from './context';
-import { DEFAULT_BODY_LIMIT, installErrorHandling } from './error-handling';
+import { answerFrameworkError, DEFAULT_BODY_LIMIT, installErrorHandling, MAX_PATH_SEGMENT_LENGTH } from './error-handling';
 import { applicationsPlugin } from './plugins/applications';
 import { eventsPlugin } from './plugins/events';
 import { healthPlugin } from './plugins/health';
@@ -19,6 +22,7 @@ import { topologiesPlugin } from './plugins/topologies';
 import { RouteTable } from './route-table';
 import { DEFAULT_EVENT_STREAM_OPTIONS, type EventStreamOptions } from './sse/event-stream';
 import { DEFAULT_METRICS_INTERVAL_MS } from './sse/instance-events';
+import { DEFAULT_HTTP_TIMEOUTS, timeoutOptions, type HttpTimeouts } from './timeouts';
 
 export interface ServerOptions {
   readonly instances: InstanceRegistry;
@@ -30,6 +34,7 @@ export interface ServerOptions {
   /** The version shown in the OpenAPI document. */
   readonly version?: string;
   readonly bodyLimit?: number;
+  readonly timeouts?: Partial<HttpTimeouts>;
 }
 
 function loggerOptions(logger: ServerOptions['logger']): Pick<FastifyServerOptions, 'logger' | 'loggerInstance'> {
@@ -47,7 +52,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // Probes and scrapes would flood the log; failures are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    routerOptions: { ignoreTrailingSlash: true },
+    ...timeoutOptions({ ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts }),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_SEGMENT_LENGTH },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     ajv: {
       // Wrong types are errors (no coercion of bodies); unknown keys are refused where a schema says so.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, allowUnionTypes: true },
@@ -57,8 +65,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.add(route));
   installErrorHandling(app, routes);
+  answerConnect(app);
   parseEveryBodyAsJson(app);
   installAccessControl(app, options.access ?? {});
+  installApplicationIdCheck(app);
   await registerOpenApi(app, options.version ?? '0.0.0');
 
   const { instances, queries } = options;

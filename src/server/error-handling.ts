@@ -1,8 +1,9 @@
 /**
  * Every 4xx and 5xx of the API carries `{"error_code", "message", "exception", "path"}` with a stable exception
  * name from the catalogue. Unknown paths are 404, known paths with another method 405 with `Allow`; fastify's
- * validation errors are 400; anything unexpected is a 500 logged with a correlation id (the request id) that the
- * body repeats.
+ * validation errors are 400; the router's own refusals (a path that is not valid percent-encoding: 400, a path
+ * segment over the router's limit: 414) too; anything unexpected is a 500 logged with a correlation id (the request
+ * id) that the body repeats. What Node's HTTP parser refuses before fastify sees it is in client-errors.ts.
  */
 
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -13,6 +14,7 @@ import {
   PayloadTooLarge,
   RouteNotFound,
   SluiceError,
+  UriTooLong,
 } from '../errors';
 import type { RouteTable } from './route-table';
 
@@ -48,9 +50,24 @@ function fastifyBodyLimit(error: Error): number {
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
+/** fastify's default limit of a path parameter, in characters; longer ones are 414. */
+export const MAX_PATH_SEGMENT_LENGTH = 100;
+
 function send(reply: FastifyReply, request: FastifyRequest, error: SluiceError): FastifyReply {
   const body: ErrorBody = { error_code: error.statusCode, message: error.message, exception: error.exception, path: requestPath(request) };
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(body);
+}
+
+/** fastify's `frameworkErrors`: what the router refuses before any route runs. */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_BAD_URL') {
+    void send(reply, request, new InvalidRequest('The request path is not valid percent-encoding', { cause: error }));
+  } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void send(reply, request, new UriTooLong(MAX_PATH_SEGMENT_LENGTH, { cause: error }));
+  } else {
+    request.log.error({ err: error, correlationId: request.id }, 'request failed');
+    void send(reply, request, new InternalError(request.id, { cause: error }));
+  }
 }
 
 export function installErrorHandling(app: FastifyInstance, routes: RouteTable): void {

@@ -1,3 +1,4 @@
+import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
@@ -141,4 +142,27 @@ it('closing the server ends open streams instead of waiting for them', async () 
   const ended = new Promise((resolve) => stream.response.body.on('end', resolve));
   await app.close();
   await ended;
+});
+
+it('HEAD answers the headers alone and ends, so the connection serves the next request', async () => {
+  // A raw connection: an HTTP client takes a HEAD answer as complete at its headers, whether or not it ever ended.
+  const socket = net.connect((app.server.address() as AddressInfo).port, '127.0.0.1');
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (received += chunk));
+  try {
+    socket.write('HEAD /api/v1/streams/wc/subscribe/state HTTP/1.1\r\nHost: sluice\r\n\r\n');
+    socket.write('GET /api/v1/streams/wc/subscriptions HTTP/1.1\r\nHost: sluice\r\n\r\n');
+    const deadline = Date.now() + 2000;
+    while (!received.includes('"metrics"]') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    const [head, next] = received.split(/(?=HTTP\/1\.1 )/);
+    expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(head).toContain('content-type: text/event-stream; charset=utf-8');
+    expect(head).toMatch(/\r\n\r\n$/);
+    expect(next).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\["state","rebalance","restore","metrics"\]$/);
+    // Nobody is left subscribed.
+    expect(registry.get('wc')!.listenerCount()).toBe(0);
+  } finally {
+    socket.destroy();
+  }
 });

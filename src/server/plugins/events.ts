@@ -61,6 +61,11 @@ export const eventsPlugin: FastifyPluginAsync<EventsPluginOptions> = async (app,
         // Keeps nginx-style proxies from buffering the stream.
         'x-accel-buffering': 'no',
       });
+      // HEAD (which fastify serves with the GET handler) gets the headers alone, at once: a stream would never end.
+      if (request.method === 'HEAD') {
+        reply.raw.end();
+        return;
+      }
       reply.raw.flushHeaders();
       const stream = new EventStream(reply.raw, options.stream);
       open.add(stream);

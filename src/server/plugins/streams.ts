@@ -5,6 +5,7 @@ import { metricGroupsJson } from '../../streams/metrics/metrics-json';
 import type { MetricsFilter } from '../../streams/metrics/metrics-registry';
 import { PROMETHEUS_CONTENT_TYPE, renderStreamsPrometheus } from '../../streams/metrics/prometheus';
 import type { DeployRequest, InstanceRegistry } from '../context';
+import { checkDeployConfig } from '../deploy-config';
 import { instanceOrThrow } from '../lookup';
 import { localMetadataResource } from '../representations/application';
 import { visibleConfig } from '../representations/config';
@@ -52,6 +53,7 @@ export const streamsPlugin: FastifyPluginAsync<StreamsPluginOptions> = async (ap
       response: withErrors({ 201: schemas.deployed }),
     },
     handler: async (request, reply) => {
+      checkDeployConfig(request.body.config);
       const id = await instances.deploy(request.body);
       return reply.code(201).send({ id });
     },

@@ -1,5 +1,6 @@
 /** Schemas of `/api/v1/streams` and everything under it (compatibility file, section 2). */
 
+import { DEPLOYABLE_CLIENT_KEYS, DEPLOYABLE_CLIENT_PREFIXES, DEPLOYABLE_STREAMS_KEYS, DEPLOYABLE_TOPIC_KEYS } from '../deploy-config';
 import { configMap, stringArray, zonedTimestamp } from './common';
 
 export const INSTANCE_STATES = [
@@ -238,7 +239,13 @@ export const deployBody = {
     version: { type: 'string', minLength: 1, description: 'A version, or latest (the default)' },
     name: { type: 'string', minLength: 1, description: 'Application id of the new instance, unless config sets application.id' },
     description: { type: 'string' },
-    config: configMap,
+    config: {
+      ...configMap,
+      description:
+        "Settings of the new instance over the node's own. Only these keys (others are a 400 ConfigKeyNotAllowed): " +
+        `${[...DEPLOYABLE_STREAMS_KEYS, ...DEPLOYABLE_TOPIC_KEYS].join(', ')}; ` +
+        `and ${DEPLOYABLE_CLIENT_KEYS.join(', ')} under the prefixes ${DEPLOYABLE_CLIENT_PREFIXES.join(', ')}`,
+    },
   },
 } as const;
 

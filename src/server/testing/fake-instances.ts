@@ -172,6 +172,7 @@ export class FakeInstance implements LocalInstance {
       'stats.enable': false,
       'producer.ssl.key.password': 'secret-1',
       'consumer.sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLoginModule required password="x";',
+      'consumer.ssl.keystore.key': '-----BEGIN PRIVATE KEY-----secret-2',
       'metrics.sse.interval.ms': 50,
     };
     this.view = fakeView(id, this.config);
@@ -212,6 +213,7 @@ export class FakeInstance implements LocalInstance {
 export class FakeRegistry implements InstanceRegistry {
   readonly instances = new Map<string, FakeInstance>();
   readonly stops: { id: string; options: StopOptions }[] = [];
+  readonly deploys: DeployRequest[] = [];
 
   constructor(...ids: string[]) {
     for (const id of ids) this.instances.set(id, new FakeInstance(id));
@@ -244,6 +246,7 @@ export class FakeRegistry implements InstanceRegistry {
   }
 
   async deploy(request: DeployRequest): Promise<string> {
+    this.deploys.push(request);
     if (request.type !== WORD_COUNT.name && !WORD_COUNT.aliases.includes(request.type)) throw new UnknownTopology(`'${request.type}'`);
     const id = String(request.config?.['application.id'] ?? request.name ?? 'word-count');
     if (this.instances.has(id)) throw new ApplicationExists(id);

@@ -1,0 +1,230 @@
+/**
+ * Requests a hostile client sends: configuration that would make the node load a module or write elsewhere, ids that
+ * name directories, user names that are Object.prototype's, malformed URLs and requests that never finish. Each
+ * gets the documented 4xx error body, and nothing behind it happens.
+ */
+import * as net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import pino from 'pino';
+import { MAX_APPLICATION_ID_LENGTH } from '../streams/runtime/application-id';
+import { buildServer, type ServerOptions } from './app';
+import { MAX_PATH_SEGMENT_LENGTH } from './error-handling';
+import { errorBody } from './schemas/common';
+import { FakeQueries, FakeRegistry } from './testing/fake-instances';
+import { expectMatchesSchema } from './testing/schema-check';
+
+let registry: FakeRegistry;
+let app: FastifyInstance;
+let logged: string[];
+
+async function start(options: Partial<ServerOptions> = {}): Promise<void> {
+  await app?.close();
+  registry = new FakeRegistry('wc');
+  logged = [];
+  const sink = new Writable({ write: (chunk, _encoding, done) => (logged.push(String(chunk)), done()) });
+  app = await buildServer({ instances: registry, queries: new FakeQueries(), logger: pino({ level: 'debug' }, sink), ...options });
+}
+
+beforeEach(() => start());
+afterAll(() => app.close());
+
+/** Asserts the documented error body and answers it. */
+async function expectError(options: InjectOptions, status: number, exception: string): Promise<{ message: string; path: string }> {
+  const response = await app.inject(options);
+  expect([response.statusCode, response.headers['content-type']]).toEqual([status, 'application/json; charset=utf-8']);
+  const body = response.json() as { message: string; path: string };
+  expectMatchesSchema(errorBody, body);
+  expect(body).toEqual(expect.objectContaining({ error_code: status, exception }));
+  return body;
+}
+
+describe('deploying with configuration from the API', () => {
+  it.each([
+    ['embeddedstore.config.setter', '/some/file.js'],
+    ['state.dir', '/data/sub'],
+    ['log.dir', '/data/logs'],
+    ['log.maxFileSize', 1],
+    ['bootstrap.servers', 'elsewhere:9092'],
+    ['application.server', 'elsewhere:8080'],
+    ['grpc.endpoint', 'elsewhere:9090'],
+    ['consumer.ssl.keystore.location', '/etc/passwd'],
+    ['producer.sasl.jaas.config', 'x'],
+    ['consumer.interceptor.classes', './interceptor.js'],
+    ['security.protocol', 'SSL'],
+    ['rocksdb.config.setter', './setter.js'],
+  ])('refuses %s with a 400 naming the key, and deploys nothing', async (key, value) => {
+    const body = await expectError(
+      { method: 'POST', url: '/api/v1/streams', payload: { type: 'word-count', config: { 'application.id': 'x', [key]: value } } },
+      400,
+      'ConfigKeyNotAllowed',
+    );
+    expect(body.message).toContain(`'${key}'`);
+    expect(body.path).toBe('/api/v1/streams');
+    expect(registry.deploys).toEqual([]);
+    expect(registry.get('x')).toBeUndefined();
+  });
+
+  it('accepts streams and client tuning', async () => {
+    const config = {
+      'application.id': 'tuned',
+      'num.stream.threads': 2,
+      'commit.interval.ms': 500,
+      'processing.guarantee': 'exactly_once_v2',
+      'cache.max.bytes.buffering': 0,
+      'consumer.max.poll.records': 100,
+      'producer.linger.ms': 5,
+      'restore.consumer.fetch.max.bytes': 1024,
+      'topic.retention.ms': 1000,
+    };
+    const response = await app.inject({ method: 'POST', url: '/api/v1/streams', payload: { type: 'word-count', config } });
+    expect([response.statusCode, response.json()]).toEqual([201, { id: 'tuned' }]);
+    expect(registry.deploys).toEqual([{ type: 'word-count', config }]);
+  });
+
+  it('lists the keys it accepts in the OpenAPI document', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, { post: { requestBody: { content: Record<string, { schema: { properties: { config: { description: string } } } }> } } }>;
+    };
+    const description = document.paths['/api/v1/streams']!.post.requestBody.content['application/json']!.schema.properties.config.description;
+    expect(description).toContain('num.stream.threads');
+    expect(description).not.toContain('state.dir');
+  });
+});
+
+describe('application ids in the path', () => {
+  // `%2E%2E` and `..` are in the socket tests below: inject's URL parser resolves them as dot segments.
+  it.each(['a%2Fb', '..%2F..%2Fetc', 'a%20b', 'w%C3%B6rd', 'a%00'])('%s is a 400 before anything is looked up or stopped', async (id) => {
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['DELETE', ''],
+      ['DELETE', '/stop'],
+      ['POST', '/stop'],
+      ['POST', '/restart'],
+      ['GET', '/subscribe/state'],
+    ] as const) {
+      await expectError({ method, url: `/api/v1/streams/${id}${suffix}`, payload: method === 'GET' ? undefined : { cleanup: true } }, 400, 'InvalidApplicationId');
+    }
+    await expectError({ method: 'GET', url: `/api/v1/applications/${id}` }, 400, 'InvalidApplicationId');
+    expect(registry.stops).toEqual([]);
+    expect(registry.list().map((instance) => instance.id)).toEqual(['wc']);
+  });
+
+  it('fit the router: the longest legal id is looked up, a longer segment is a 414 with the error body', async () => {
+    expect(MAX_APPLICATION_ID_LENGTH).toBeLessThanOrEqual(MAX_PATH_SEGMENT_LENGTH);
+    await expectError({ method: 'GET', url: `/api/v1/streams/${'x'.repeat(MAX_APPLICATION_ID_LENGTH)}` }, 404, 'UnknownApplication');
+    const long = `/api/v1/streams/${'x'.repeat(MAX_PATH_SEGMENT_LENGTH + 1)}`;
+    const body = await expectError({ method: 'DELETE', url: `${long}/stop` }, 414, 'UriTooLong');
+    expect(body.path).toBe(`${long}/stop`);
+  });
+});
+
+describe('malformed URLs', () => {
+  it.each(['/api/v1/streams/%ff', '/api/v1/streams/%E0%A4%A', '/api/v1/applications/%zz/topology'])('%s: 400 with the error body', async (url) => {
+    const body = await expectError({ method: 'GET', url }, 400, 'InvalidRequest');
+    expect(body.path).toBe(url);
+  });
+
+});
+
+describe('user names that are properties of every object', () => {
+  const basic = (credentials: string) => ({ authorization: `Basic ${Buffer.from(credentials).toString('base64')}` });
+
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'])('%s gets a 401, logged as nothing', async (name) => {
+    await start({ access: { users: { admin: 's3cret' } } });
+    for (const password of ['', 'x', 's3cret']) {
+      await expectError({ method: 'GET', url: '/api/v1/streams', headers: basic(`${name}:${password}`) }, 401, 'Unauthorized');
+    }
+    await expectError({ method: 'POST', url: '/api/v1/streams/wc/restart', headers: basic(`${name}:x`) }, 401, 'Unauthorized');
+    expect(logged).toEqual([]);
+  });
+
+  it('a configured user of such a name is just a user', async () => {
+    await start({ access: { users: JSON.parse('{"__proto__": "pw", "admin": "s3cret"}') as Record<string, string> } });
+    expect((await app.inject({ method: 'GET', url: '/api/v1/streams', headers: basic('__proto__:pw') })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/api/v1/streams', headers: basic('admin:s3cret') })).statusCode).toBe(200);
+    await expectError({ method: 'GET', url: '/api/v1/streams', headers: basic('__proto__:s3cret') }, 401, 'Unauthorized');
+  });
+});
+
+describe("what Node's HTTP parser refuses, over a real socket", () => {
+  let port: number;
+
+  beforeEach(async () => {
+    await start({ timeouts: { requestMs: 500, headersMs: 500 } });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    port = (app.server.address() as AddressInfo).port;
+  });
+
+  /** Sends `text` and collects the answer until the server closes the connection. */
+  function exchange(text: string, waitMs = 5000): Promise<{ answer: string; elapsedMs: number }> {
+    return new Promise((resolve, reject) => {
+      const started = Date.now();
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
+      let answer = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => (answer += chunk));
+      socket.on('error', () => undefined);
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`no close within ${waitMs} ms; got ${JSON.stringify(answer.slice(0, 200))}`));
+      }, waitMs);
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve({ answer, elapsedMs: Date.now() - started });
+      });
+    });
+  }
+
+  function errorOf(answer: string, status: number): Record<string, unknown> {
+    expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(answer.toLowerCase()).toContain('content-type: application/json; charset=utf-8');
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    expectMatchesSchema(errorBody, body);
+    return body;
+  }
+
+  it.each(['%2E%2E', '..', '%2e', '.', '%2E%2E%2F%2E%2E'])('the application id %s: 400 with the error body, nothing stopped', async (id) => {
+    const body = JSON.stringify({ cleanup: true });
+    const { answer } = await exchange(
+      `DELETE /api/v1/streams/${id}/stop HTTP/1.1\r\nHost: sluice\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(errorOf(answer, 400)).toEqual(expect.objectContaining({ exception: 'InvalidApplicationId', path: `/api/v1/streams/${id}/stop` }));
+    expect(registry.stops).toEqual([]);
+  });
+
+  it('headers over the limit (a very long URL): 431 with the error body', async () => {
+    const { answer } = await exchange(`GET /api/v1/streams?${'q'.repeat(20_000)} HTTP/1.1\r\nHost: sluice\r\n\r\n`);
+    expect(errorOf(answer, 431)).toEqual(expect.objectContaining({ error_code: 431, exception: 'HeadersTooLarge' }));
+  });
+
+  it('an unknown method: 400 with the error body', async () => {
+    const { answer } = await exchange('FROB /api/v1/streams HTTP/1.1\r\nHost: sluice\r\n\r\n');
+    expect(errorOf(answer, 400)).toEqual(expect.objectContaining({ error_code: 400, exception: 'InvalidRequest' }));
+  });
+
+  it('a method Node knows and no route serves: 405 with the error body', async () => {
+    const { answer } = await exchange('PROPFIND /api/v1/streams HTTP/1.1\r\nHost: sluice\r\nConnection: close\r\n\r\n');
+    expect(errorOf(answer, 405)).toEqual(expect.objectContaining({ exception: 'MethodNotAllowed', path: '/api/v1/streams' }));
+  });
+
+  it('CONNECT: 404 with the error body', async () => {
+    const { answer } = await exchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(errorOf(answer, 404)).toEqual(expect.objectContaining({ exception: 'RouteNotFound', path: 'example.com:443' }));
+  });
+
+  it('a body that stalls is cut off by the request timeout: 408 with the error body, and the deploy never happens', async () => {
+    const { answer, elapsedMs } = await exchange(
+      'POST /api/v1/streams HTTP/1.1\r\nHost: sluice\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"type":',
+    );
+    expect(errorOf(answer, 408)).toEqual(expect.objectContaining({ exception: 'RequestTimeout', path: '/api/v1/streams' }));
+    expect(elapsedMs).toBeLessThan(3000);
+    expect(registry.deploys).toEqual([]);
+  });
+
+  it('headers that stall are cut off too', async () => {
+    const { answer } = await exchange('GET /api/v1/streams HTTP/1.1\r\nHost: sluice\r\nX-Slow: ');
+    expect(errorOf(answer, 408)).toEqual(expect.objectContaining({ exception: 'RequestTimeout' }));
+  });
+});
