@@ -1,4 +1,4 @@
-import { withSecretsHidden } from '../../streams/runtime/secret-config';
+import { withSecretsHidden } from '../../streams/config/secrets';
 import type { ConfigValue } from '../../streams/runtime/streams-config';
 
 /** The configuration resource: a flat object, keys sorted, secrets shown as `[hidden]`. */

@@ -1,4 +1,4 @@
-import { isSecretKey, withSecretsHidden } from './secret-config';
+import { isSecretKey, withSecretsHidden } from './secrets';
 
 describe('secret configuration keys', () => {
   const secrets = [
@@ -6,6 +6,8 @@ describe('secret configuration keys', () => {
     'ssl.keystore.password',
     'ssl.truststore.password',
     'ssl.keystore.key',
+    'ssl.keystore.certificate.chain',
+    'ssl.truststore.certificates',
     'sasl.jaas.config',
     'sasl.oauthbearer.token',
     'basic.auth.user.info',
@@ -28,8 +30,6 @@ describe('secret configuration keys', () => {
     'secret.dir.name',
     'ssl.keystore.location',
     'ssl.keystore.type',
-    'ssl.keystore.certificate.chain',
-    'ssl.truststore.certificates',
     'sasl.mechanism',
     'consumer.key.deserializer',
   ])('shows %s', (key) => expect(isSecretKey(key)).toBe(false));
