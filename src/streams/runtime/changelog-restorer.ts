@@ -110,19 +110,13 @@ export class ChangelogRestorer {
   }
 
   private async run(): Promise<void> {
+    // The next round is fetched while the records of this one are written: the broker reads while LMDB writes.
+    let next: Promise<Round> | undefined;
     while (this.restoring.size > 0 && !this.closed) {
-      const round = [...this.restoring.values()];
-      let fetched: FetchedPartition[];
-      try {
-        // A partition not fetched yet may already be at its end: the broker is not to wait for data then.
-        const probing = round.some((r) => r.endOffset === undefined);
-        fetched = await this.source.fetch(
-          round.map((r) => ({ topic: r.changelog.topic, partition: r.changelog.partition, offset: r.position })),
-          probing ? { maxWaitMs: 0 } : undefined,
-        );
-        this.failingSince = undefined;
-      } catch (error) {
-        if (this.closed) return;
+      const { round, fetched, error } = await (next ?? this.fetchRound());
+      next = undefined;
+      if (this.closed) return;
+      if (error !== undefined) {
         if (isTransientKafkaError(error) && Date.now() - (this.failingSince ??= Date.now()) < this.options.retryForMs) {
           this.options.logger.warn({ err: error }, 'reading changelogs failed; retrying until task.timeout.ms');
           await new Promise((resolve) => setTimeout(resolve, RETRY_BACKOFF_MS));
@@ -132,10 +126,10 @@ export class ChangelogRestorer {
         this.listener.onError(error);
         return;
       }
-      const finishedTasks = new Set<string>();
+      this.failingSince = undefined;
+      const applied: { r: RestoringChangelog; records: ChangelogRecord[] }[] = [];
       for (const partition of fetched) {
-        const key = `${partition.topic}\u0000${partition.partition}`;
-        const r = this.restoring.get(key);
+        const r = this.restoring.get(keyOf(partition));
         // Unregistered, or registered again for a new task, while the fetch was under way.
         if (r === undefined || !round.includes(r) || partition.errorCode !== 0) continue;
         if (r.endOffset === undefined) {
@@ -146,28 +140,52 @@ export class ChangelogRestorer {
         const records = partition.records;
         let count = records.length;
         while (count > 0 && records[count - 1]!.offset >= end) count--;
-        if (count > 0) {
-          try {
-            r.changelog.apply(count === records.length ? records : records.slice(0, count));
-          } catch (error) {
-            this.restoring.clear();
-            this.listener.onError(error);
-            return;
-          }
-        }
-        r.restored += count;
+        applied.push({ r, records: count === records.length ? records : records.slice(0, count) });
         r.position = Math.min(Math.max(partition.fetchOffset, partition.nextOffset), end);
-        const done = r.position >= end;
-        const progress = { topic: partition.topic, partition: partition.partition, restored: r.restored, total: end - r.startOffset, remaining: end - r.position, done };
-        this.listener.onProgress(r.changelog, progress, r.startOffset, end);
-        if (done) {
-          this.restoring.delete(key);
-          finishedTasks.add(r.changelog.taskId);
+        if (r.position >= end) this.restoring.delete(keyOf(partition));
+      }
+      if (this.restoring.size > 0) next = this.fetchRound();
+      const finishedTasks = new Set<string>();
+      for (const { r, records } of applied) {
+        try {
+          if (records.length > 0) r.changelog.apply(records);
+        } catch (applyError) {
+          this.restoring.clear();
+          this.listener.onError(applyError);
+          return;
         }
+        r.restored += records.length;
+        const end = r.endOffset!;
+        const done = r.position >= end;
+        const { topic, partition } = r.changelog;
+        this.listener.onProgress(r.changelog, { topic, partition, restored: r.restored, total: end - r.startOffset, remaining: end - r.position, done }, r.startOffset, end);
+        if (done) finishedTasks.add(r.changelog.taskId);
       }
       for (const taskId of finishedTasks) if (!this.isRestoring(taskId)) this.listener.onTaskRestored(taskId);
     }
   }
+
+  /** One fetch of every changelog still restoring, from its position; never rejects. */
+  private async fetchRound(): Promise<Round> {
+    const round = [...this.restoring.values()];
+    try {
+      // A partition not fetched yet may already be at its end: the broker is not to wait for data then.
+      const probing = round.some((r) => r.endOffset === undefined);
+      const fetched = await this.source.fetch(
+        round.map((r) => ({ topic: r.changelog.topic, partition: r.changelog.partition, offset: r.position })),
+        probing ? { maxWaitMs: 0 } : undefined,
+      );
+      return { round, fetched };
+    } catch (error) {
+      return { round, fetched: [], error };
+    }
+  }
+}
+
+interface Round {
+  round: RestoringChangelog[];
+  fetched: FetchedPartition[];
+  error?: unknown;
 }
 
 function keyOf(changelog: { topic: string; partition: number }): string {

@@ -632,6 +632,8 @@ export class StreamThread {
     // Without a checkpoint nothing says how far local state got: start empty and restore the whole changelog.
     if (this.ctx.stateDirectory.readCheckpoint(taskId) === undefined) this.ctx.stateDirectory.wipeTaskState(taskId);
     task.initializeStores();
+    // Restored writes commit synchronously: whatever opening the stores wrote must commit before them.
+    await task.flushStores();
     this.tasks.set(taskId, task);
     this.restoring.add(taskId);
     this.taskMetrics.set(taskId, createTaskMetrics(this.ctx.metrics, this.name, taskId));

@@ -26,9 +26,9 @@ export interface BytesTable {
   /** Writes `value`, or deletes the key when `value` is null. */
   put(key: Buffer, value: Buffer | null): void;
   /**
-   * Writes a restored changelog entry (null: a delete). Cheaper than put, and unlike put, reads may see it only
-   * after the storage is flushed: for a store being restored, which nothing reads. The buffers may be views into
-   * a larger buffer that the caller releases afterwards.
+   * Writes a restored changelog entry (null: a delete), within the storage's `restoreBatch`. Cheaper than put,
+   * and reads may see it only after the storage is flushed: for a store being restored, which nothing reads. The
+   * buffers may be views into a larger buffer that the caller releases afterwards.
    */
   restore(key: Buffer, value: Buffer | null): void;
   /**

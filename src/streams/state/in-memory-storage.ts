@@ -35,6 +35,10 @@ export class InMemoryStorage implements StoreStorage {
     return [...this.tables.keys()];
   }
 
+  restoreBatch(write: () => void): void {
+    write();
+  }
+
   async flush(): Promise<void> {}
 
   async close(): Promise<void> {

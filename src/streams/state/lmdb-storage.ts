@@ -73,6 +73,14 @@ export class LmdbStorage implements StoreStorage {
     return names;
   }
 
+  restoreBatch(write: () => void): void {
+    // A synchronous transaction commits before the asynchronous writes queued earlier: it would be undone by them.
+    if ([this.meta, ...this.tables.values()].some((table) => table?.hasUnflushedWrites)) {
+      throw new IllegalState(`LMDB store ${this.storeName}: restoring while writes are not flushed`);
+    }
+    this.environment().transactionSync(write);
+  }
+
   async flush(): Promise<void> {
     const env = this.environment();
     await env.committed;

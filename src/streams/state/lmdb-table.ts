@@ -116,7 +116,6 @@ export class LmdbTable implements BytesTable {
   private clearSeq = 0;
   private batchPromise: Promise<unknown> | undefined;
   private batch = { lastSeq: 0 };
-  private restoreBatch: Promise<unknown> | undefined;
 
   constructor(
     private readonly label: string,
@@ -152,18 +151,25 @@ export class LmdbTable implements BytesTable {
     this.track(value === null ? this.db.remove(key) : this.db.put(key, value), seq);
   }
 
+  /** Whether asynchronous writes (or a clear) have not committed yet. */
+  get hasUnflushedWrites(): boolean {
+    return this.pending.size > 0 || this.clearPending() || this.committedSeq < this.seq;
+  }
+
   restore(key: Buffer, value: Buffer | null): void {
-    // The empty key lives in its slot, and an over-long key fails: put handles both.
-    if (key.length === 0 || key.length > LMDB_MAX_KEY_BYTES) {
+    if (key.length === 0) {
+      if (this.emptyKeySlot === undefined) throw new StreamsException(`${this.label}: LMDB cannot store an empty key`);
+      this.emptyKeySlot.table.restore(this.emptyKeySlot.key, value);
+      return;
+    }
+    // An over-long key fails as it does in put.
+    if (key.length > LMDB_MAX_KEY_BYTES) {
       this.put(key, value);
       return;
     }
-    // lmdb-js copies key and value into its write buffer here; the write commits with its batch, in order.
-    const promise = value === null ? this.db.remove(key) : this.db.put(key, value);
-    if (promise !== this.restoreBatch) {
-      this.restoreBatch = promise;
-      promise.catch(this.onWriteFailure);
-    }
+    // Within the storage's restoreBatch transaction: copied into LMDB at once, nothing kept on the heap.
+    if (value === null) this.db.removeSync(key);
+    else this.db.putSync(key, value);
   }
 
   *range(range: BytesRange): Generator<BytesEntry, void, undefined> {

@@ -16,6 +16,12 @@ export interface StoreStorage {
   dropTable(name: string): void;
   /** Names of the tables that exist (after a reopen: those left by the previous run); drops show once flushed. */
   tableNames(): string[];
+  /**
+   * Runs `write`, whose table writes are restored changelog entries (`BytesTable.restore`), as one unit: LMDB
+   * commits them in one synchronous transaction, so that nothing of them stays on the heap afterwards. The store
+   * must have no unflushed writes (LMDB throws IllegalState): they would commit after the restored ones.
+   */
+  restoreBatch(write: () => void): void;
   /** Resolves once every write so far is durable. */
   flush(): Promise<void>;
   close(): Promise<void>;

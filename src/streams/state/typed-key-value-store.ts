@@ -87,7 +87,9 @@ export class TypedKeyValueStore<K, V, VS = V> extends StoreBase implements KeyVa
 
   restore(records: ChangelogRecord[]): void {
     const table = this.table();
-    for (const record of records) table.restore(record.key, this.format.restored(record.value, record.timestamp));
+    this.storage.restoreBatch(() => {
+      for (const record of records) table.restore(record.key, this.format.restored(record.value, record.timestamp));
+    });
   }
 
   clear(): void {

@@ -90,6 +90,7 @@ describe.each([
       { key, value: Buffer.from('0000000000000005', 'hex'), timestamp: 31 },
       { key, value: null, timestamp: 31 },
     ]);
+    await store.flush();
     store.restore([
       { key, value: Buffer.from('0000000000000006', 'hex'), timestamp: 1 },
       { key: Buffer.from('76' + '0000000000000003' + '0000000000000003', 'hex'), value: Buffer.from('0000000000000007', 'hex'), timestamp: 1 },

@@ -81,10 +81,12 @@ export class TypedSessionStore<K, V> extends SegmentedStoreBase implements Sessi
 
   restore(records: ChangelogRecord[]): void {
     const segments = this.openSegments();
-    for (const record of records) {
-      const segment = segments.forWrite(sessionStoreKeyParts(record.key).window.end);
-      if (segment !== undefined) segment.restore(record.key, record.value);
-    }
+    this.storage.restoreBatch(() => {
+      for (const record of records) {
+        const segment = segments.forWrite(sessionStoreKeyParts(record.key).window.end);
+        if (segment !== undefined) segment.restore(record.key, record.value);
+      }
+    });
   }
 
   clear(): void {

@@ -145,6 +145,7 @@ describe.each([
     ]);
     store.clear();
     expect(windows(store.all())).toEqual([]);
+    await store.flush();
     store.restore([
       { key: Buffer.from('6b' + '0000000000000005' + '00000000', 'hex'), value: Buffer.from('r5'), timestamp: 5 },
       { key: Buffer.from('6b' + '0000000000000006' + '00000000', 'hex'), value: Buffer.from('r6'), timestamp: 6 },
@@ -181,6 +182,7 @@ describe('timestamped window store', () => {
     expect(context.changelog).toEqual([
       { key: Buffer.from('6b' + '0000000000000000' + '00000000', 'hex'), value: Buffer.from('ffffffff', 'hex'), timestamp: 42 },
     ]);
+    await store.flush();
     store.restore([{ key: Buffer.from('6b' + '0000000000000064' + '00000000', 'hex'), value: Buffer.from('00000002', 'hex'), timestamp: 150 }]);
     await store.flush();
     expect(store.fetch('k', 100)).toEqual({ value: 2, timestamp: 150 });

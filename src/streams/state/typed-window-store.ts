@@ -125,10 +125,12 @@ export class TypedWindowStore<K, V, VS = V> extends SegmentedStoreBase implement
 
   restore(records: ChangelogRecord[]): void {
     const segments = this.openSegments();
-    for (const record of records) {
-      const segment = segments.forWrite(windowStartOf(record.key));
-      if (segment !== undefined) segment.restore(record.key, this.format.restored(record.value, record.timestamp));
-    }
+    this.storage.restoreBatch(() => {
+      for (const record of records) {
+        const segment = segments.forWrite(windowStartOf(record.key));
+        if (segment !== undefined) segment.restore(record.key, this.format.restored(record.value, record.timestamp));
+      }
+    });
   }
 
   clear(): void {
