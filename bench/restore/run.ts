@@ -215,7 +215,10 @@ function report(keys: number, guarantee: Guarantee, timeoutS: number, loadAverag
     ['launch to RUNNING', (f) => (f.running ? seconds(f.running.launchToRunningMs) : `> ${timeoutS} s`)],
     ['records restored', (f) => (f.running ? String(f.running.records) : 'n/a')],
     ['restore phase', (f) => (f.running ? seconds(f.running.phaseMs) : 'n/a')],
-    ['restore records/s', (f) => String(Math.round(rate(f) ?? Number.NaN))],
+    ['restore records/s', (f) => {
+      const perSecond = rate(f);
+      return perSecond === undefined ? 'n/a' : String(Math.round(perSecond));
+    }],
     ['peak RSS to RUNNING', (f) => mb(f.peakRss)],
   ];
   const columns: [string, Outcome][] = [['Sluice', sluice]];
