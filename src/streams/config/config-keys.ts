@@ -65,7 +65,7 @@ function mainConsumerUnless(...values: string[]): Applied {
 /** A consumer key Sluice applies to its stream threads' consumer, not to the restore and global consumers. */
 const mainConsumer = mainConsumerUnless();
 
-/** A key Sluice does not apply, given a value that is what Sluice does anyway. */
+/** A key whose given values Sluice applies only when they are the behaviour it has; other values are named as not applied. */
 function onlyWhen(...values: string[]): Applied {
   return (_prefix, value) => values.includes(value);
 }

@@ -3,6 +3,7 @@
  * value already converted to its key's type, and says what it accepts for the error message.
  */
 import { ConfigException } from '../../errors';
+import { applicationIdProblem, MAX_APPLICATION_ID_LENGTH } from '../runtime/application-id';
 import { serdeByName } from '../serdes/serde-by-name';
 
 /** A value converted to its key's type: numbers for numeric types, booleans, trimmed strings otherwise. */
@@ -104,8 +105,8 @@ export const deserializationHandler: Validator = {
   describe: () => 'LogAndContinueExceptionHandler or LogAndFailExceptionHandler',
 };
 
-/** What Kafka accepts in an `application.id` (it names the group and prefixes the internal topics). */
+/** An `application.id` as the runtime's rule takes it (it names the group, the internal topics and a directory). */
 export const applicationId: Validator = {
-  accepts: (value) => /^[A-Za-z0-9._-]+$/.test(String(value)),
-  describe: () => "made only of letters, digits, '.', '_' and '-'",
+  accepts: (value) => applicationIdProblem(String(value)) === undefined,
+  describe: () => `at most ${MAX_APPLICATION_ID_LENGTH} letters, digits, '.', '_' or '-', and not '.' or '..'`,
 };

@@ -16,6 +16,9 @@ describe('parseStreamsConfig', () => {
   it.each([
     [{ ...base, 'no.such.key': 1 }, "unknown configuration key 'no.such.key'"],
     [{ 'bootstrap.servers': 'x:1' }, "'application.id' is required"],
+    [{ ...base, 'application.id': 'my app' }, `'application.id' must be at most 100 letters, digits, '.', '_' or '-', and not '.' or '..', got "my app"`],
+    [{ ...base, 'application.id': '..' }, "'application.id' must be at most 100 letters"],
+    [{ ...base, 'application.id': 'a'.repeat(101) }, "'application.id' must be at most 100 letters"],
     [{ 'application.id': 'app' }, "'bootstrap.servers' is required"],
     [{ ...base, 'num.stream.threads': 'two' }, `'num.stream.threads' must be an integer >= 1, got "two"`],
     [{ ...base, 'num.stream.threads': 0 }, "'num.stream.threads' must be an integer >= 1, got 0"],
