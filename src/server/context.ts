@@ -16,6 +16,8 @@ export interface InstanceStateChange {
   previous: InstanceState;
   /** Epoch ms. */
   since: number;
+  /** Why the instance stays in this state, when it says. */
+  reason?: string;
 }
 
 /** Events of a local instance; they outlive restarts (each new runtime's events are forwarded). */

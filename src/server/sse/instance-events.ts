@@ -30,7 +30,14 @@ export function subscribe(stream: EventStream, instance: LocalInstance, type: Ev
       const change = instance.lastChange;
       stream.send('state', { state: instance.state, previous: change.previous, since: zonedTimestamp(instance.stateSince) });
       stream.onClose(
-        instance.on('state', (next) => stream.send('state', { state: next.state, previous: next.previous, since: zonedTimestamp(next.since) })),
+        instance.on('state', (next) =>
+          stream.send('state', {
+            state: next.state,
+            previous: next.previous,
+            since: zonedTimestamp(next.since),
+            ...(next.reason === undefined ? {} : { reason: next.reason }),
+          }),
+        ),
       );
       return;
     }

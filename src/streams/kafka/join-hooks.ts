@@ -1,44 +1,70 @@
 /**
- * The revocation hook kafkajs does not have. The Java consumer calls `onPartitionsRevoked` before it sends
- * JoinGroup, and Kafka Streams commits every task there: the group still accepts the old generation's commits
- * while it prepares the rebalance, so the next owner of a task starts exactly where this one stopped. kafkajs
- * re-joins on its own (after a heartbeat or fetch reports the rebalance) and tells the application only with
- * an event it does not wait for. Every join goes through `ConsumerGroup.joinAndSync`; this wraps it once, per
- * process, to await the hook that Sluice's assigner carries before the join proceeds.
+ * Two hooks around kafkajs' group join that Kafka Streams needs and kafkajs does not have.
+ *
+ * - Before each join: the Java consumer calls `onPartitionsRevoked` before it sends JoinGroup, and Kafka Streams
+ *   commits every task there: the group still accepts the old generation's commits while it prepares the
+ *   rebalance, so the next owner of a task starts exactly where this one stopped. kafkajs re-joins on its own
+ *   (after a heartbeat or fetch reports the rebalance) and tells the application only with an event it does not
+ *   wait for.
+ * - A group that still holds members of another protocol: a Kafka Streams application stopped a moment ago stays
+ *   in its group until its session times out (it does not leave on close), and the coordinator refuses members
+ *   of another protocol meanwhile (INCONSISTENT_GROUP_PROTOCOL). kafkajs treats that as fatal; the hook decides
+ *   whether to join again later instead.
+ *
+ * Every join goes through `ConsumerGroup.joinAndSync`; this wraps it once, per process, to call the hooks that
+ * Sluice's assigner carries.
  */
 // kafkajs' consumer modules are loaded below: Sluice's replacements must be in place first.
 import './kafkajs';
 import type { PartitionAssigner } from './types';
 
-const BEFORE_JOIN = Symbol.for('sluice.beforeJoin');
+const JOIN_HOOKS = Symbol.for('sluice.joinHooks');
+
+export interface JoinHooks {
+  /** Awaited before each JoinGroup (the first included). A hook that rejects does not stop the join. */
+  beforeJoin?: () => Promise<void>;
+  /**
+   * The group holds members of another protocol. Resolves true to join again (after waiting as it sees fit),
+   * false to let the join fail.
+   */
+  onForeignProtocol?: (error: Error) => Promise<boolean>;
+}
 
 type Assigner = ReturnType<PartitionAssigner>;
-type BeforeJoin = () => Promise<void>;
 interface ConsumerGroupLike {
-  assigners?: (Assigner & { [BEFORE_JOIN]?: BeforeJoin })[];
+  assigners?: (Assigner & { [JOIN_HOOKS]?: JoinHooks })[];
 }
 interface ConsumerGroupPrototype {
   joinAndSync(this: ConsumerGroupLike): Promise<void>;
-  [BEFORE_JOIN]?: true;
+  [JOIN_HOOKS]?: true;
+}
+
+function isInconsistentGroupProtocol(error: unknown): error is Error {
+  return error instanceof Error && (error as { type?: unknown }).type === 'INCONSISTENT_GROUP_PROTOCOL';
 }
 
 function installJoinWrapper(): void {
   // kafkajs 2.2.4 keeps the class in this file; the adapter pins that version.
   const proto = (require('kafkajs/src/consumer/consumerGroup') as { prototype: ConsumerGroupPrototype }).prototype;
-  if (proto[BEFORE_JOIN]) return;
+  if (proto[JOIN_HOOKS]) return;
   const join = proto.joinAndSync;
-  proto.joinAndSync = async function joinAndSyncAfterHook(this: ConsumerGroupLike): Promise<void> {
-    for (const assigner of this.assigners ?? []) await assigner[BEFORE_JOIN]?.();
-    return join.call(this);
+  proto.joinAndSync = async function joinAndSyncWithHooks(this: ConsumerGroupLike): Promise<void> {
+    const hooks = (this.assigners ?? []).map((assigner) => assigner[JOIN_HOOKS]).filter((h) => h !== undefined);
+    for (;;) {
+      for (const h of hooks) await h.beforeJoin?.().catch(() => undefined);
+      try {
+        return await join.call(this);
+      } catch (error) {
+        const foreign = hooks.find((h) => h.onForeignProtocol !== undefined);
+        if (!isInconsistentGroupProtocol(error) || !foreign || !(await foreign.onForeignProtocol!(error))) throw error;
+      }
+    }
   };
-  proto[BEFORE_JOIN] = true;
+  proto[JOIN_HOOKS] = true;
 }
 
-/**
- * Returns the assigner with `hook` attached: the consumer that uses it awaits `hook` before each JoinGroup
- * (the first join included). A hook that rejects does not stop the join; it should log its own failure.
- */
-export function withBeforeJoin(assigner: PartitionAssigner, hook: BeforeJoin): PartitionAssigner {
+/** Returns the assigner with `hooks` attached: the consumer that uses it calls them around each join. */
+export function withJoinHooks(assigner: PartitionAssigner, hooks: JoinHooks): PartitionAssigner {
   installJoinWrapper();
-  return (context) => Object.assign(assigner(context), { [BEFORE_JOIN]: () => hook().catch(() => undefined) });
+  return (context) => Object.assign(assigner(context), { [JOIN_HOOKS]: hooks });
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { StreamsException } from '../../errors';
-import { withBeforeJoin } from '../kafka/before-join';
+import { withJoinHooks } from '../kafka/join-hooks';
 import { createConsumer, createProducer } from '../kafka/client';
 import { isGroupMembershipError, isTransientKafkaError } from '../kafka/errors';
 import { groupProtocolAssigner } from '../kafka/group-protocol';
@@ -61,6 +61,8 @@ export interface StreamThreadContext {
   onAssignment(thread: StreamThread, generation: number): void;
   onRestore(store: string, progress: RestoreProgress): void;
   onFatal(thread: StreamThread, error: Error): void;
+  /** The thread cannot join its group yet, and why (it keeps trying). */
+  onGroupWait(thread: StreamThread, reason: string): void;
 }
 
 /** Records processed between two looks at the producer's backlog. */
@@ -83,6 +85,9 @@ function restoreConsumerSettings(values: Readonly<Record<string, unknown>>): { m
     maxWaitMs: setting('fetch.max.wait.ms', 500),
   };
 }
+
+/** How often a thread tries to join a group that still holds members of another protocol. */
+const FOREIGN_MEMBERS_RETRY_MS = 2_000;
 
 /** Name of the group protocol; every member of an application uses it. */
 export const ASSIGNOR_NAME = 'sluice-stream';
@@ -137,6 +142,8 @@ export class StreamThread {
   private failed = false;
   private stopping = false;
   private assignmentVersion = 0;
+  /** Set while the group holds members of another protocol and this thread waits for them to go. */
+  private waitingForForeignMembers = false;
 
   constructor(private readonly ctx: StreamThreadContext) {
     this.name = `${ctx.clientId}-StreamThread-${ctx.index + 1}`;
@@ -145,14 +152,14 @@ export class StreamThread {
     this.consumer = createConsumer(ctx.kafka, {
       groupId: ctx.config.applicationId,
       partitionAssigners: [
-        withBeforeJoin(
+        withJoinHooks(
           groupProtocolAssigner({
             name: ASSIGNOR_NAME,
             version: 1,
             userData: () => Buffer.from(JSON.stringify(this.subscription())),
             assign: ctx.assign,
           }),
-          () => this.commitBeforeJoin(),
+          { beforeJoin: () => this.commitBeforeJoin(), onForeignProtocol: () => this.waitForForeignMembers() },
         ),
       ],
       sessionTimeoutMs: ctx.config.sessionTimeoutMs,
@@ -218,6 +225,8 @@ export class StreamThread {
     this.consumer.on(this.consumer.events.REBALANCING, () => this.setState('PARTITIONS_REVOKED'));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       this.generation++;
+      if (this.waitingForForeignMembers) this.ctx.logger.info({ thread: this.name }, 'joined the group: the members of the other protocol are gone');
+      this.waitingForForeignMembers = false;
       const assigned: TopicPartition[] = [];
       for (const [topic, partitions] of Object.entries(event.payload.memberAssignment)) {
         for (const partition of partitions) assigned.push({ topic, partition });
@@ -347,6 +356,25 @@ export class StreamThread {
     const consumed = task.skipHiddenTo(topic, partition, lastOffset);
     const position = this.position(topic, partition);
     if (consumed !== undefined && consumed > position.consumedOffset) position.consumedOffset = consumed;
+  }
+
+  /**
+   * The group still holds members of another protocol: typically a Kafka Streams application of the same
+   * application.id, stopped a moment ago, whose members stay until their session times out. Sluice waits for
+   * them, as the hand-over of an application from Java to Sluice needs, instead of failing.
+   */
+  private async waitForForeignMembers(): Promise<boolean> {
+    if (this.stopping || this.failed) return false;
+    if (!this.waitingForForeignMembers) {
+      this.waitingForForeignMembers = true;
+      const reason =
+        `group ${this.ctx.config.applicationId} still has members of another group protocol (such as a Kafka Streams ` +
+        'application that did not leave the group on close); waiting for them to leave or for their session.timeout.ms to expire';
+      this.ctx.logger.warn({ thread: this.name }, reason);
+      this.ctx.onGroupWait(this, reason);
+    }
+    await new Promise((resolve) => setTimeout(resolve, FOREIGN_MEMBERS_RETRY_MS));
+    return !this.stopping && !this.failed;
   }
 
   /**

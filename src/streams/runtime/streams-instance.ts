@@ -204,6 +204,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       },
       onRestore: (store, progress) => this.emit('restore', { store, ...progress }),
       onFatal: (_thread, error) => void this.failWith(error),
+      onGroupWait: (_thread, reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }),
       ...(this.configureStore ? { configureStore: this.configureStore } : {}),
     });
   }

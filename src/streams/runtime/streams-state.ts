@@ -30,6 +30,8 @@ export interface StateChange {
   previous: StreamsState;
   /** Epoch ms of the change. */
   since: number;
+  /** Why the instance stays in this state, when it says (a repeated state with a reason: still waiting). */
+  reason?: string;
 }
 
 /** Holds the current state and refuses forbidden transitions. */
