@@ -7,6 +7,7 @@
 import { builtinModules } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { checkExposure } from '../../src/host/config/exposure';
 import { loadHostConfig } from '../../src/host/config/host-config';
 import { program } from '../../src/host/cli';
 import { inBuildContext, readDockerfile, REPO, sourceInRepository } from './support/image';
@@ -95,6 +96,8 @@ describe('deploy/Dockerfile', () => {
     expect(runtime.expose).toEqual([config.server.port, config.server.grpcPort]);
     expect(runtime.volumes).toEqual([config.streams['state.dir']]);
     expect(checkInstances(config)).toEqual(['word-count']);
+    // `docker run -p` reaches it only on all interfaces, which Sluice serves without users only when told to.
+    expect(() => checkExposure(config.server)).not.toThrow();
   });
 
   it('runs as a non-root user, and has the gRPC contract and the init container script where they are loaded from', () => {

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { checkExposure } from '../../src/host/config/exposure';
 import { loadHostConfig, type HostConfig } from '../../src/host/config/host-config';
 import { buildServer } from '../../src/server/app';
 import { FakeQueries, FakeRegistry } from '../../src/server/testing/fake-instances';
@@ -97,6 +98,8 @@ describeIfKubectl.each(overlays())('overlay %s', (overlay) => {
 
   it('Sluice loads the pod configuration: its instances check out, and credentials are merged in where required', () => {
     expect(checkInstances(config)).toEqual(['word-count']);
+    // It listens on all interfaces: with users, or without them explicitly allowed.
+    expect(() => checkExposure(config.server)).not.toThrow();
     expect(config.streams['bootstrap.servers']).toBe(env.SLUICE_BOOTSTRAP_SERVERS);
     const expected = EXPECTED[overlay];
     if (expected === undefined) return;

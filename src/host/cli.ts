@@ -6,7 +6,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SluiceError } from '../errors';
 import { SLUICE_VERSION } from '../streams/runtime/streams-instance';
-import { ENVIRONMENT_VARIABLES, loadHostConfig } from './config/host-config';
+import { ENVIRONMENT_VARIABLES, loadHostConfig, type ConfigFlags } from './config/host-config';
 import { LOG_LEVELS } from './config/schema';
 import { runDemo } from './demo';
 import { SluiceHost } from './host';
@@ -32,12 +32,14 @@ const START_HELP = `
 The configuration file (YAML or JSON):
 
   server:                     # all optional
-    host: 0.0.0.0             # HTTP interface (default 0.0.0.0)
+    host: 0.0.0.0             # HTTP and gRPC interface (default 127.0.0.1: this machine only)
     port: 8080                # HTTP port (default 8080)
     grpcPort: 0               # peer service port (default: a free one)
     advertisedHost: node-1    # name in application.server (default: host, or the machine's name)
     headless: false           # true: refuse restart, stop and deploy through the API
     users: { admin: secret }  # HTTP Basic credentials; none: no authentication
+    allowUnauthenticated: false  # true: serve a host other than loopback without users
+    timeouts: { requestMs: 30000, headersMs: 10000, keepAliveMs: 72000 }  # a request must arrive within these
   log: { level: info }
   streams:                    # Kafka Streams configuration shared by every instance
     bootstrap.servers: localhost:9092   # required
@@ -51,6 +53,11 @@ The configuration file (YAML or JSON):
 
 Environment variables (override the file; flags override both):
 ${ENVIRONMENT_VARIABLES.map((v) => `  ${v.name.padEnd(28)}${v.key ? `${v.key}: ` : ''}${v.description}`).join('\n')}
+
+Without users, Sluice listens on loopback only and says so at start; a host other machines reach (such as
+0.0.0.0) needs users, or --allow-unauthenticated to serve it without authentication on purpose. Instances
+deployed through the API may set streams and client tuning only (the deploy body in /openapi.json lists the keys);
+files, directories, modules, endpoints and credentials come from this configuration.
 
 SIGTERM or Ctrl-C closes the instances (they leave their groups and write checkpoints), then the server.
 `;
@@ -70,8 +77,9 @@ export function program(): Command {
     .option('--bootstrap-servers <servers>', 'Kafka brokers, host:port[,host:port...]')
     .option('--state-dir <dir>', 'directory of the local state stores')
     .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS))
+    .option('--allow-unauthenticated', 'serve a host other than loopback without users (server.allowUnauthenticated)')
     .addHelpText('after', START_HELP)
-    .action(async (flags: { config?: string; host?: string; port?: number; bootstrapServers?: string; stateDir?: string; logLevel?: string }) => {
+    .action(async (flags: ConfigFlags) => {
       const host = await SluiceHost.start({ config: loadHostConfig(flags) });
       stopOnSignals(() => host.stop(), say);
     });
@@ -81,6 +89,7 @@ export function program(): Command {
     .description('run the example topologies on a Kafka broker of its own, with sample data')
     .option('-p, --port <port>', 'HTTP port', port, 8080)
     .option('--host <host>', 'HTTP interface to listen on', 'localhost')
+    .option('--allow-unauthenticated', 'serve a host other than loopback (the demo has no users)')
     .option('--rate <records>', 'sample records per second', positive, 2)
     .addHelpText(
       'after',
@@ -89,9 +98,15 @@ The broker comes from the first of: KAFKA_BOOTSTRAP_SERVERS, a Docker engine (Te
 own jars run with the local Java 17+ (fetched once with Maven). Ctrl-C stops everything the demo started.
 `,
     )
-    .action(async (flags: { port: number; host: string; rate: number }) => {
+    .action(async (flags: { port: number; host: string; allowUnauthenticated?: boolean; rate: number }) => {
       // The banner and progress are the demo's output: stdout; logs go to stderr.
-      const demo = await runDemo({ port: flags.port, host: flags.host, recordsPerSecond: flags.rate, say: (line) => process.stdout.write(`${line}\n`) });
+      const demo = await runDemo({
+        port: flags.port,
+        host: flags.host,
+        allowUnauthenticated: flags.allowUnauthenticated === true,
+        recordsPerSecond: flags.rate,
+        say: (line) => process.stdout.write(`${line}\n`),
+      });
       stopOnSignals(() => demo.stop(), say);
     });
 

@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
 import { DEMO_EXAMPLES } from '../../examples';
+import { DEFAULT_HTTP_TIMEOUTS } from '../server/timeouts';
 import { createKafkaClient, createProducer, createTopics, type KafkaProducer } from '../streams/kafka';
 import { provideBroker, type ProvidedBroker } from './broker/provide-broker';
 import type { HostConfig } from './config/host-config';
@@ -15,6 +16,8 @@ import { SluiceHost } from './host';
 export interface DemoOptions {
   port: number;
   host: string;
+  /** Serve a non-loopback host without users (`--allow-unauthenticated`). */
+  allowUnauthenticated: boolean;
   /** Sample records per second, over all examples. */
   recordsPerSecond: number;
   /** Where progress and the banner go. */
@@ -33,7 +36,9 @@ function demoConfig(options: DemoOptions, bootstrapServers: string): HostConfig 
       grpcPort: 0,
       advertisedHost: 'localhost',
       headless: false,
+      allowUnauthenticated: options.allowUnauthenticated,
       sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 5000 },
+      timeouts: DEFAULT_HTTP_TIMEOUTS,
     },
     log: { level: 'warn' },
     streams: {

@@ -1,8 +1,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Writable } from 'node:stream';
 import pino from 'pino';
 import { request } from 'undici';
+import { DEFAULT_HTTP_TIMEOUTS } from '../server/timeouts';
 import { StreamsBuilder } from '../streams/kstream/streams-builder';
 import type { HostConfig } from './config/host-config';
 import { SluiceHost } from './host';
@@ -24,7 +26,15 @@ const passThrough: TopologyDefinition = {
 
 function config(overrides: Partial<HostConfig> = {}): HostConfig {
   return {
-    server: { host: '127.0.0.1', port: 0, grpcPort: 0, headless: false, sse: { queueSize: 10, keepaliveMs: 15_000, metricsIntervalMs: 5000 } },
+    server: {
+      host: '127.0.0.1',
+      port: 0,
+      grpcPort: 0,
+      headless: false,
+      allowUnauthenticated: false,
+      sse: { queueSize: 10, keepaliveMs: 15_000, metricsIntervalMs: 5000 },
+      timeouts: DEFAULT_HTTP_TIMEOUTS,
+    },
     log: { level: 'silent' },
     streams: { 'bootstrap.servers': 'localhost:9092', 'commit.interval.ms': 1000 },
     topologies: [],
@@ -39,12 +49,12 @@ afterEach(async () => {
   await Promise.all(hosts.splice(0).map((host) => host.stop()));
 });
 
-async function startHost(hostConfig = config()) {
+async function startHost(hostConfig = config(), logger = pino({ level: 'silent' })) {
   const runtimes = fakeRuntimes();
   const host = await SluiceHost.start({
     config: hostConfig,
     topologies: [passThrough],
-    logger: pino({ level: 'silent' }),
+    logger,
     createRuntime: runtimes.factory,
   });
   hosts.push(host);
@@ -146,5 +156,60 @@ describe('SluiceHost', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it.each([
+    [{ name: '..' }, 'InvalidApplicationId'],
+    [{ name: '.' }, 'InvalidApplicationId'],
+    [{ name: 'a/b' }, 'InvalidApplicationId'],
+    [{ config: { 'application.id': '..' } }, 'InvalidApplicationId'],
+    [{ name: 'x'.repeat(101) }, 'InvalidApplicationId'],
+    [{ config: { 'application.id': 'x', 'state.dir': '/data/sub' } }, 'ConfigKeyNotAllowed'],
+  ])('refuses to deploy %j with a 400: no runtime is made, nothing is listed', async (body, exception) => {
+    const { runtimes, get, send } = await startHost();
+    const answer = await send('POST', '/api/v1/streams', { type: 'pass-through', ...body });
+    expect(answer).toEqual({ status: 400, body: expect.objectContaining({ error_code: 400, exception, path: '/api/v1/streams' }) });
+    expect(runtimes.made.map((runtime) => runtime.applicationId)).toEqual(['pass-through']);
+    expect((await get('/api/v1/streams')).body).toEqual(['pass-through']);
+  });
+
+  it('deploys the longest legal id, and reads and stops it', async () => {
+    const { get, send } = await startHost();
+    const id = 'x'.repeat(100);
+    expect(await send('POST', '/api/v1/streams', { type: 'pass-through', name: id })).toEqual({ status: 201, body: { id } });
+    expect((await get(`/api/v1/streams/${id}`)).status).toBe(200);
+    expect((await send('DELETE', `/api/v1/streams/${id}/stop`, { cleanup: true })).body).toEqual({ id, state: 'STOPPED' });
+  });
+
+  it('refuses an illegal application id in the configuration file before listening', async () => {
+    await expect(startHost(config({ instances: [{ topology: 'pass-through', applicationId: '..' }] }))).rejects.toThrow(
+      "Invalid application id '..'",
+    );
+  });
+
+  describe('whom it serves', () => {
+    function capture() {
+      const lines: { level: number; msg: string }[] = [];
+      const sink = new Writable({ write: (chunk, _encoding, done) => (lines.push(JSON.parse(String(chunk)) as { level: number; msg: string }), done()) });
+      return { lines, logger: pino({ level: 'info' }, sink) };
+    }
+
+    it('says at start that it listens on loopback only', async () => {
+      const { lines, logger } = capture();
+      await startHost(config(), logger);
+      expect(lines).toContainEqual(expect.objectContaining({ level: 30, msg: expect.stringMatching(/^Listening on loopback only \(127\.0\.0\.1\)/) }));
+    });
+
+    it('refuses another interface without users before listening, unless told to serve it without authentication', async () => {
+      const open = (more: object) => config({ server: { ...config().server, host: '0.0.0.0', ...more } });
+      await expect(startHost(open({}))).rejects.toThrow(/server\.host '0\.0\.0\.0' lets other machines reach the API, and no users are configured/);
+      const { lines, logger } = capture();
+      const { host } = await startHost(open({ allowUnauthenticated: true }), logger);
+      expect(lines).toContainEqual(expect.objectContaining({ level: 40, msg: expect.stringContaining('Serving 0.0.0.0 without authentication') }));
+      await host.stop();
+      const withUsers = capture();
+      await startHost(open({ users: { admin: 's3cret' } }), withUsers.logger);
+      expect(withUsers.lines.map((line) => line.msg)).not.toContainEqual(expect.stringMatching(/loopback|without authentication/));
+    });
   });
 });

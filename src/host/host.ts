@@ -16,6 +16,7 @@ import { buildServer } from '../server/app';
 import type { StoreQueries } from '../server/context';
 import type { ConfigValue } from '../streams/runtime/streams-config';
 import { SLUICE_VERSION } from '../streams/runtime/streams-instance';
+import { checkExposure, exposureNotice } from './config/exposure';
 import type { HostConfig } from './config/host-config';
 import { InstanceManager } from './instances/instance-manager';
 import { streamsInstanceFactory, type RuntimeFactory } from './instances/runtime';
@@ -49,6 +50,7 @@ export class SluiceHost {
 
   static async start(options: SluiceHostOptions): Promise<SluiceHost> {
     const { config } = options;
+    checkExposure(config.server);
     const logger = options.logger ?? pino({ level: config.log.level });
     const registry = new TopologyRegistry();
     options.topologies?.forEach((definition) => registry.register(definition));
@@ -76,6 +78,7 @@ export class SluiceHost {
       logger: logger.child({ component: 'http' }),
       access: { users: config.server.users, headless: config.server.headless },
       events: config.server.sse,
+      timeouts: config.server.timeouts,
       version: SLUICE_VERSION,
     });
     await app.listen({ host: config.server.host, port: config.server.port });
@@ -112,6 +115,8 @@ export class SluiceHost {
     instances.startAll();
     const url = `http://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${port}`;
     logger.info({ url, applicationServer, grpcPort: peerServer.port, instances: instances.list().map((i) => i.id) }, 'Sluice started');
+    const notice = exposureNotice({ ...config.server, port });
+    if (notice) logger[notice.level]({ host: config.server.host }, notice.message);
     return new SluiceHost(instances, url, applicationServer, app, peerServer, logger);
   }
 

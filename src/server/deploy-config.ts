@@ -6,6 +6,7 @@
  */
 
 import { ConfigKeyNotAllowed } from '../errors';
+import { lookupConfigKey } from '../streams/config/config-lookup';
 import type { ConfigValue } from '../streams/runtime/streams-config';
 
 /** Kafka Streams settings a client may choose per instance. */
@@ -87,9 +88,13 @@ export function isDeployableKey(key: string): boolean {
   return prefix !== undefined && CLIENT_KEYS.has(key.slice(prefix.length));
 }
 
-/** Refuses (400, naming the key) the first key of a deploy body's configuration that a client may not set. */
+/**
+ * Refuses (400, naming the key) the first key of a deploy body's configuration that a client may not set. A key no
+ * configuration table knows means nothing to the runtime: the configuration's own check refuses it, with the valid
+ * key closest to it.
+ */
 export function checkDeployConfig(config: Readonly<Record<string, ConfigValue>> | undefined): void {
   for (const key of Object.keys(config ?? {})) {
-    if (!isDeployableKey(key)) throw new ConfigKeyNotAllowed(key);
+    if (lookupConfigKey(key) !== undefined && !isDeployableKey(key)) throw new ConfigKeyNotAllowed(key);
   }
 }

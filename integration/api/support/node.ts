@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { wordCountTopology } from '../../../examples/word-count';
 import type { HostConfig, InstanceSpec } from '../../../src/host/config/host-config';
 import { SluiceHost } from '../../../src/host/host';
+import { DEFAULT_HTTP_TIMEOUTS } from '../../../src/server/timeouts';
 import type { TopologyDefinition } from '../../../src/host/topology-definition';
 import { StreamsBuilder } from '../../../src/streams/kstream/streams-builder';
 import type { ConfigValue } from '../../../src/streams/runtime/streams-config';
@@ -41,7 +42,9 @@ export class TestNode {
           port: 0,
           grpcPort: 0,
           headless: false,
+          allowUnauthenticated: false,
           sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 1000, ...options.sse },
+          timeouts: DEFAULT_HTTP_TIMEOUTS,
         },
         log: { level: 'warn' },
         streams: {

@@ -99,7 +99,8 @@ export class HostNode extends SluiceProcess {
     const { child, logFile } = launchSluice({
       ...options,
       name: host.name,
-      server: { host: '0.0.0.0', port: HTTP_PORT, grpcPort: GRPC_PORT },
+      // The base manifests' choice: all interfaces, no users (so, explicitly allowed).
+      server: { host: '0.0.0.0', allowUnauthenticated: true, port: HTTP_PORT, grpcPort: GRPC_PORT },
       streams: {
         // Longer than a link stays cut in the test: the cut host stays in the group and keeps its partitions.
         'session.timeout.ms': 30_000,

@@ -45,11 +45,13 @@ describe('host configuration', () => {
       {},
     );
     expect(config.server).toEqual({
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       port: 9090,
       grpcPort: 0,
       headless: false,
+      allowUnauthenticated: false,
       sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 5000 },
+      timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 72_000 },
     });
     expect(config.streams).toEqual({ 'bootstrap.servers': 'kafka:9092', 'num.stream.threads': 2 });
     expect(config.topologies).toEqual([{ module: path.join(dir, 'lib/topologies') }, { module: 'some-package' }]);
@@ -72,6 +74,17 @@ describe('host configuration', () => {
     expect(loaded.streams).toEqual({ 'bootstrap.servers': 'env:1', 'state.dir': '/flag' });
     expect(loaded.log.level).toBe('debug');
     expect(loadHostConfig({}, { SLUICE_CONFIG: config }).server.port).toBe(1000);
+  });
+
+  it('allowUnauthenticated from the file, the environment or the flag; timeouts from the file', () => {
+    const config = file('d.yaml', 'server: { host: 0.0.0.0, timeouts: { requestMs: 5000 } }\nstreams: { bootstrap.servers: k:1 }\n');
+    const fromFile = loadHostConfig({ config }, {});
+    expect([fromFile.server.host, fromFile.server.allowUnauthenticated]).toEqual(['0.0.0.0', false]);
+    expect(fromFile.server.timeouts).toEqual({ requestMs: 5000, headersMs: 10_000, keepAliveMs: 72_000 });
+    expect(loadHostConfig({ config }, { SLUICE_ALLOW_UNAUTHENTICATED: 'true' }).server.allowUnauthenticated).toBe(true);
+    expect(loadHostConfig({ config, allowUnauthenticated: true }, {}).server.allowUnauthenticated).toBe(true);
+    const allowed = file('e.yaml', 'server: { allowUnauthenticated: true }\nstreams: { bootstrap.servers: k:1 }\n');
+    expect(loadHostConfig({ config: allowed }, {}).server.allowUnauthenticated).toBe(true);
   });
 
   it.each([

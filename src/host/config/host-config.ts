@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import Ajv, { type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { ConfigException } from '../../errors';
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../server/timeouts';
 import type { ConfigValue } from '../../streams/runtime/streams-config';
 import { hostConfigSchema, LOG_LEVELS } from './schema';
 
@@ -24,6 +25,7 @@ export interface InstanceSpec {
 
 export interface HostConfig {
   server: {
+    /** The interface to listen on; loopback by default. Any other needs users, or `allowUnauthenticated`. */
     host: string;
     port: number;
     /** Port of the gRPC peer service that answers other nodes' queries; 0 takes a free one. */
@@ -32,7 +34,10 @@ export interface HostConfig {
     advertisedHost?: string;
     headless: boolean;
     users?: Record<string, string>;
+    /** Serve interfaces other than loopback without users: an explicit choice, never a default. */
+    allowUnauthenticated: boolean;
     sse: { queueSize: number; keepaliveMs: number; metricsIntervalMs: number };
+    timeouts: HttpTimeouts;
   };
   log: { level: LogLevel };
   /** Streams configuration every instance starts from (Kafka Streams' names). */
@@ -52,6 +57,7 @@ export interface ConfigFlags {
   bootstrapServers?: string;
   stateDir?: string;
   logLevel?: string;
+  allowUnauthenticated?: boolean;
 }
 
 /** The environment variables read, and where each lands. Documented by `sluice start --help`. */
@@ -65,11 +71,25 @@ export const ENVIRONMENT_VARIABLES: readonly { name: string; key: string; descri
   { name: 'SLUICE_GRPC_PORT', key: 'server.grpcPort', description: 'gRPC port of the peer service' },
   { name: 'SLUICE_ADVERTISED_HOST', key: 'server.advertisedHost', description: 'host name for application.server' },
   { name: 'SLUICE_HEADLESS', key: 'server.headless', description: 'true: refuse restart, stop and deploy' },
+  {
+    name: 'SLUICE_ALLOW_UNAUTHENTICATED',
+    key: 'server.allowUnauthenticated',
+    description: 'true: serve a non-loopback host without users',
+  },
   { name: 'SLUICE_LOG_LEVEL', key: 'log.level', description: LOG_LEVELS.join(', ') },
 ];
 
 const DEFAULTS = {
-  server: { host: '0.0.0.0', port: 8080, grpcPort: 0, headless: false, sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 5000 } },
+  server: {
+    // Loopback: a node serves other machines only when told to (README, "Security defaults").
+    host: '127.0.0.1',
+    port: 8080,
+    grpcPort: 0,
+    headless: false,
+    allowUnauthenticated: false,
+    sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 5000 },
+    timeouts: DEFAULT_HTTP_TIMEOUTS,
+  },
   log: { level: 'info' as LogLevel },
   shutdownTimeoutMs: 30_000,
 };
@@ -136,6 +156,8 @@ function applyEnvironment(raw: Json, env: NodeJS.ProcessEnv): void {
   if (advertised !== undefined) setAt(raw, 'server', 'advertisedHost', advertised);
   const headless = value('SLUICE_HEADLESS');
   if (headless !== undefined) setAt(raw, 'server', 'headless', booleanFrom('SLUICE_HEADLESS', headless));
+  const unauthenticated = value('SLUICE_ALLOW_UNAUTHENTICATED');
+  if (unauthenticated !== undefined) setAt(raw, 'server', 'allowUnauthenticated', booleanFrom('SLUICE_ALLOW_UNAUTHENTICATED', unauthenticated));
   const level = value('SLUICE_LOG_LEVEL');
   if (level !== undefined) setAt(raw, 'log', 'level', level);
 }
@@ -146,6 +168,7 @@ function applyFlags(raw: Json, flags: ConfigFlags): void {
   if (flags.bootstrapServers !== undefined) setAt(raw, 'streams', 'bootstrap.servers', flags.bootstrapServers);
   if (flags.stateDir !== undefined) setAt(raw, 'streams', 'state.dir', flags.stateDir);
   if (flags.logLevel !== undefined) setAt(raw, 'log', 'level', flags.logLevel);
+  if (flags.allowUnauthenticated === true) setAt(raw, 'server', 'allowUnauthenticated', true);
 }
 
 /** `/instances/0/config` → `instances[0].config`. */
@@ -205,6 +228,7 @@ export function loadHostConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv =
       ...DEFAULTS.server,
       ...given.server,
       sse: { ...DEFAULTS.server.sse, ...given.server?.sse },
+      timeouts: { ...DEFAULTS.server.timeouts, ...given.server?.timeouts },
     },
     log: { ...DEFAULTS.log, ...given.log },
     streams: { ...given.streams },

@@ -20,6 +20,7 @@ export const hostConfigSchema = {
         advertisedHost: { type: 'string', minLength: 1 },
         headless: { type: 'boolean' },
         users: { type: 'object', additionalProperties: { type: 'string' } },
+        allowUnauthenticated: { type: 'boolean' },
         sse: {
           type: 'object',
           additionalProperties: false,
@@ -27,6 +28,15 @@ export const hostConfigSchema = {
             queueSize: { type: 'integer', minimum: 1 },
             keepaliveMs: { type: 'integer', minimum: 1 },
             metricsIntervalMs: { type: 'integer', minimum: 1 },
+          },
+        },
+        timeouts: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            requestMs: { type: 'integer', minimum: 1 },
+            headersMs: { type: 'integer', minimum: 1 },
+            keepAliveMs: { type: 'integer', minimum: 1 },
           },
         },
       },

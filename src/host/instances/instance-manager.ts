@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import { ApplicationExists, ConfigException, UnknownApplication } from '../../errors';
 import type { DeployRequest, InstanceRegistry, LocalInstance, StopOptions, TopologyInfo } from '../../server/context';
+import { checkApplicationId } from '../../streams/runtime/application-id';
 import { parseStreamsConfig, type ConfigValue, type StreamsConfig } from '../../streams/runtime/streams-config';
 import type { InstanceSpec } from '../config/host-config';
 import type { TopologyDefinition } from '../topology-definition';
@@ -41,7 +42,7 @@ export class InstanceManager implements InstanceRegistry {
     const merged: Record<string, ConfigValue> = { ...definition.defaults, ...this.options.streamsConfig(), ...spec.config };
     if (spec.applicationId !== undefined) merged['application.id'] = spec.applicationId;
     // Without an id of its own, an instance takes its topology's first alias (or short name), as Azkarra does.
-    merged['application.id'] ??= defaultApplicationId(definition.name, definition.aliases);
+    merged['application.id'] = checkApplicationId(String(merged['application.id'] ?? defaultApplicationId(definition.name, definition.aliases)));
     return { definition, config: parseStreamsConfig(merged) };
   }
 

@@ -1,0 +1,28 @@
+import { ConfigException } from '../../errors';
+import { checkExposure, exposureNotice, isLoopback } from './exposure';
+
+const server = (host: string, more: { users?: Record<string, string>; allowUnauthenticated?: boolean } = {}) => ({
+  host,
+  port: 8080,
+  allowUnauthenticated: false,
+  ...more,
+});
+
+describe('exposure', () => {
+  it.each(['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '::ffff:127.0.0.1'])('%s is loopback', (host) => {
+    expect(isLoopback(host)).toBe(true);
+    expect(() => checkExposure(server(host))).not.toThrow();
+    expect(exposureNotice(server(host))).toEqual({ level: 'info', message: expect.stringContaining('Listening on loopback only') });
+  });
+
+  it.each(['0.0.0.0', '::', '[::]', '', '10.0.0.5', 'node-1', 'sluice-0.sluice-headless'])('%j without users is refused unless allowed', (host) => {
+    expect(isLoopback(host)).toBe(false);
+    expect(() => checkExposure(server(host))).toThrow(ConfigException);
+    expect(() => checkExposure(server(host))).toThrow(/allowUnauthenticated: true .*--allow-unauthenticated/);
+    expect(() => checkExposure(server(host, { users: {} }))).toThrow(ConfigException);
+    expect(() => checkExposure(server(host, { allowUnauthenticated: true }))).not.toThrow();
+    expect(exposureNotice(server(host, { allowUnauthenticated: true }))).toEqual({ level: 'warn', message: expect.stringContaining('without authentication') });
+    expect(() => checkExposure(server(host, { users: { admin: 'pw' } }))).not.toThrow();
+    expect(exposureNotice(server(host, { users: { admin: 'pw' } }))).toBeUndefined();
+  });
+});
