@@ -65,6 +65,15 @@ function mainConsumerUnless(...values: string[]): Applied {
 /** A consumer key Sluice applies to its stream threads' consumer, not to the restore and global consumers. */
 const mainConsumer = mainConsumerUnless();
 
+/** The prefixes under which a consumer key reaches the restore consumer, weakest first. */
+export const RESTORE_CONSUMER_PREFIXES: readonly string[] = ['', 'consumer.', 'restore.consumer.'];
+
+/** A consumer key Sluice applies to its restore consumer (the changelog reader). */
+const restoreConsumer: Applied = (prefix) => RESTORE_CONSUMER_PREFIXES.includes(prefix);
+
+/** A consumer key Sluice applies to both its stream threads' consumer and its restore consumer. */
+const mainAndRestoreConsumers: Applied = (prefix, value) => mainConsumer(prefix, value) || restoreConsumer(prefix, value);
+
 /** A key whose given values Sluice applies only when they are the behaviour it has; other values are named as not applied. */
 function onlyWhen(...values: string[]): Applied {
   return (_prefix, value) => values.includes(value);
@@ -124,8 +133,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'enable.idempotence', type: 'boolean', default: true, scopes: PRODUCER },
   { name: 'enable.metrics.push', type: 'boolean', default: true, scopes: STREAMS_AND_CLIENTS },
   { name: 'exclude.internal.topics', type: 'boolean', default: true, scopes: CONSUMER },
-  { name: 'fetch.max.bytes', type: 'int', default: 1024 * 1024, validator: atLeast(1), scopes: CONSUMER, applied: mainConsumer },
-  { name: 'fetch.max.wait.ms', type: 'int', default: 500, validator: atLeast(0), scopes: CONSUMER },
+  { name: 'fetch.max.bytes', type: 'int', default: 1024 * 1024, validator: atLeast(1), scopes: CONSUMER, applied: mainAndRestoreConsumers },
+  { name: 'fetch.max.wait.ms', type: 'int', default: 500, validator: atLeast(0), scopes: CONSUMER, applied: restoreConsumer },
   { name: 'fetch.min.bytes', type: 'int', default: 1, validator: atLeast(0), scopes: CONSUMER },
   { name: 'group.id', type: 'string', scopes: CONSUMER },
   { name: 'group.instance.id', type: 'string', validator: nonEmpty, scopes: CONSUMER },
@@ -144,7 +153,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'max.in.flight.requests.per.connection', type: 'int', default: 5, validator: atLeast(1), scopes: PRODUCER },
   // Sluice's fetch sizes are below the Java consumer's 1 MiB / 50 MiB: kafkajs decodes a whole fetch into objects at
   // once (about 20 times its size on the heap); past 128 KiB per partition, throughput gains nothing measurable.
-  { name: 'max.partition.fetch.bytes', type: 'int', default: 128 * 1024, validator: atLeast(1), scopes: CONSUMER, applied: mainConsumer },
+  { name: 'max.partition.fetch.bytes', type: 'int', default: 128 * 1024, validator: atLeast(1), scopes: CONSUMER, applied: mainAndRestoreConsumers },
   { name: 'max.poll.interval.ms', type: 'int', default: 300000, validator: atLeast(1), scopes: CONSUMER },
   { name: 'max.poll.records', type: 'int', default: 1000, validator: atLeast(1), scopes: CONSUMER },
   { name: 'max.request.size', type: 'int', default: 1048576, validator: atLeast(0), scopes: PRODUCER },

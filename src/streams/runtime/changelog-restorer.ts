@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { isTransientKafkaError } from '../kafka/errors';
-import type { FetchedPartition, ReadPosition } from '../kafka/changelog-reader';
+import { EARLIEST, type FetchedPartition, type ReadPosition } from '../kafka/changelog-reader';
 import type { ChangelogRecord } from '../state/store';
 
 /** The part of the Kafka adapter's ChangelogReader that restoration uses. */
@@ -100,6 +100,12 @@ export class ChangelogRestorer {
   isRestoring(taskId: string): boolean {
     for (const r of this.restoring.values()) if (r.changelog.taskId === taskId) return true;
     return false;
+  }
+
+  /** How far a changelog partition being restored is read (the next offset), or undefined when it is not restoring. */
+  position(topic: string, partition: number): number | undefined {
+    const r = this.restoring.get(keyOf({ topic, partition }));
+    return r === undefined || r.position === EARLIEST ? undefined : r.position;
   }
 
   async close(): Promise<void> {

@@ -73,19 +73,6 @@ const PROCESS_CHUNK = 500;
  */
 const MAX_UNSENT_RECORDS = 20_000;
 
-/** The restore consumer's fetch settings: `restore.consumer.` overrides, else the Java consumer's defaults. */
-function restoreConsumerSettings(values: Readonly<Record<string, unknown>>): { maxBytes: number; maxPartitionBytes: number; maxWaitMs: number } {
-  const setting = (key: string, fallback: number): number => {
-    const value = Number(values[`restore.consumer.${key}`] ?? values[key] ?? fallback);
-    return Number.isInteger(value) && value >= 0 ? value : fallback;
-  };
-  return {
-    maxBytes: setting('fetch.max.bytes', 50 * 1024 * 1024),
-    maxPartitionBytes: setting('max.partition.fetch.bytes', 1024 * 1024),
-    maxWaitMs: setting('fetch.max.wait.ms', 500),
-  };
-}
-
 /** How often a thread tries to join a group that still holds members of another protocol. */
 const FOREIGN_MEMBERS_RETRY_MS = 2_000;
 
@@ -171,7 +158,7 @@ export class StreamThread {
     });
     if (!this.exactlyOnce) this.sharedProducer = createProducer(ctx.kafka, { idempotent: false });
     this.restorer = new ChangelogRestorer(
-      new ChangelogReader(ctx.kafka, { readCommitted: this.exactlyOnce, ...restoreConsumerSettings(ctx.config.values) }),
+      new ChangelogReader(ctx.kafka, { readCommitted: this.exactlyOnce, ...ctx.config.restoreConsumer }),
       {
         onProgress: (changelog, progress, startingOffset, endingOffset) => this.onRestoreProgress(changelog, progress, startingOffset, endingOffset),
         onTaskRestored: (taskId) => void this.runExclusive(() => this.finishRestoring(taskId)).catch((error) => this.fail(error)),
@@ -221,7 +208,8 @@ export class StreamThread {
       for (const t of sub.sourceTopics) topics.add(resolveTopicName(this.ctx.topology, this.ctx.config.applicationId, t));
       patterns.push(...sub.sourcePatterns);
     }
-    await this.consumer.subscribe({ topics: [...topics, ...patterns], fromBeginning: true });
+    // A partition with no committed offset starts at auto.offset.reset: earliest, Kafka Streams' default, or latest.
+    await this.consumer.subscribe({ topics: [...topics, ...patterns], fromBeginning: this.ctx.config.autoOffsetReset !== 'latest' });
     this.consumer.on(this.consumer.events.REBALANCING, () => this.setState('PARTITIONS_REVOKED'));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       this.generation++;
@@ -738,6 +726,11 @@ export class StreamThread {
       this.ctx.stateDirectory.unlock(taskId);
       this.metrics.taskClosed.record(1);
     }
+  }
+
+  /** How far a changelog partition being restored has been read; undefined when it is not restoring. */
+  restoringOffset(changelog: string, partition: number): number | undefined {
+    return this.restorer.position(changelog, partition);
   }
 
   /** Offsets per consumed partition (without log offsets; the instance adds those). */

@@ -117,7 +117,6 @@ describe('parseStreamsConfig', () => {
       'client.id',
       'metrics.recording.level',
       'consumer.max.poll.records',
-      'restore.consumer.max.partition.fetch.bytes',
       'producer.linger.ms',
       'producer.compression.type',
       'admin.retries',
@@ -184,6 +183,19 @@ describe('parseStreamsConfig', () => {
     expect(specific).toMatchObject({ autoOffsetReset: 'latest', notApplied: [] });
     // Kafka Streams' restore and global consumers always start where their changelogs and checkpoints say.
     expect(parseStreamsConfig({ ...base, 'restore.consumer.auto.offset.reset': 'latest' })).toMatchObject({ autoOffsetReset: 'earliest', notApplied: ['restore.consumer.auto.offset.reset'] });
+  });
+
+  it("applies the restore consumer's fetch settings, restore.consumer. over consumer. over unprefixed, with the Java consumer's defaults", () => {
+    expect(parseStreamsConfig(base).restoreConsumer).toEqual({ maxBytes: 50 * 1024 * 1024, maxPartitionBytes: 1024 * 1024, maxWaitMs: 500 });
+    const given = parseStreamsConfig({
+      ...base,
+      'max.partition.fetch.bytes': 4096,
+      'consumer.max.partition.fetch.bytes': 8192,
+      'restore.consumer.max.partition.fetch.bytes': 16384,
+      'restore.consumer.fetch.max.bytes': 65536,
+      'fetch.max.wait.ms': 50,
+    });
+    expect(given).toMatchObject({ restoreConsumer: { maxBytes: 65536, maxPartitionBytes: 16384, maxWaitMs: 50 }, maxPartitionFetchBytes: 8192, notApplied: [] });
   });
 
   it("accepts auto.offset.reset=none but names it as not applied: Sluice's consumer cannot fail on a missing offset", () => {

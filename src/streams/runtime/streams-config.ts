@@ -1,5 +1,5 @@
 import { ConfigException } from '../../errors';
-import { CONFIG_KEYS, MAIN_CONSUMER_PREFIXES, type ConfigKey, type ConfigType, type ConfigValue } from '../config/config-keys';
+import { CONFIG_KEYS, MAIN_CONSUMER_PREFIXES, RESTORE_CONSUMER_PREFIXES, type ConfigKey, type ConfigType, type ConfigValue } from '../config/config-keys';
 import { closestConfigKey, lookupConfigKey, type KeyForm } from '../config/config-lookup';
 import { deserializationHandling, type TypedValue } from '../config/validators';
 
@@ -37,6 +37,8 @@ export interface StreamsConfig {
   readonly maxPartitionFetchBytes: number;
   readonly fetchMaxBytes: number;
   /** Where source partitions without a committed offset start (Kafka Streams' default: earliest). */
+  /** The restore consumer's fetches (`restore.consumer.`, `consumer.` or unprefixed; else the Java consumer's defaults). */
+  readonly restoreConsumer: { maxBytes: number; maxPartitionBytes: number; maxWaitMs: number };
   readonly autoOffsetReset: AutoOffsetReset;
   readonly pollMaxWaitMs: number;
   readonly statsEnable: boolean;
@@ -138,13 +140,16 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
 
   const defaultOf = (name: string): TypedValue => lookupConfigKey(name)!.entry.default!;
   const setting = (name: string): TypedValue => given.get(name)?.value ?? defaultOf(name);
-  const mainConsumerSetting = (name: string): TypedValue => {
-    for (let i = MAIN_CONSUMER_PREFIXES.length - 1; i >= 0; i--) {
-      const entry = given.get(MAIN_CONSUMER_PREFIXES[i] + name);
+  /** A client key under the strongest of its prefixes (given weakest first), if given. */
+  const strongest = (prefixes: readonly string[], name: string): TypedValue | undefined => {
+    for (let i = prefixes.length - 1; i >= 0; i--) {
+      const entry = given.get(prefixes[i] + name);
       if (entry !== undefined) return entry.value;
     }
-    return defaultOf(name);
+    return undefined;
   };
+  const mainConsumerSetting = (name: string): TypedValue => strongest(MAIN_CONSUMER_PREFIXES, name) ?? defaultOf(name);
+  const restoreConsumerSetting = (name: string, kafkaDefault: number): number => Number(strongest(RESTORE_CONSUMER_PREFIXES, name) ?? kafkaDefault);
   const optional = (name: string): string | undefined => {
     const value = given.get(name)?.value;
     return value === undefined || String(value) === '' ? undefined : String(value);
@@ -187,6 +192,12 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     maxPartitionFetchBytes: Number(mainConsumerSetting('max.partition.fetch.bytes')),
     fetchMaxBytes: Number(mainConsumerSetting('fetch.max.bytes')),
     autoOffsetReset: mainConsumerSetting('auto.offset.reset') as AutoOffsetReset,
+    // The Java consumer's defaults: a restore reads as much as a fetch may bring.
+    restoreConsumer: {
+      maxBytes: restoreConsumerSetting('fetch.max.bytes', 50 * 1024 * 1024),
+      maxPartitionBytes: restoreConsumerSetting('max.partition.fetch.bytes', 1024 * 1024),
+      maxWaitMs: restoreConsumerSetting('fetch.max.wait.ms', 500),
+    },
     pollMaxWaitMs: Number(setting('poll.ms')),
     statsEnable: setting('stats.enable') === true,
     statsDumpPeriodSec: Number(setting('stats.dumpPeriodSec')),

@@ -514,7 +514,9 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
           const builder = this.topology.store(store);
           const changelog = builder?.loggingEnabled ? changelogTopicName(this.applicationId, store) : undefined;
           const end = changelog ? ((await this.endOffsets(changelog)).get(task.id.partition)?.high ?? -1) : -1;
-          const current = changelog ? (checkpoint?.get(`${changelog}\u0000${task.id.partition}`)?.offset ?? -1) : -1;
+          // While restoring: how far the restore has read; else the checkpoint.
+          const restoring = changelog ? thread.restoringOffset(changelog, task.id.partition) : undefined;
+          const current = changelog ? (restoring ?? checkpoint?.get(`${changelog}\u0000${task.id.partition}`)?.offset ?? -1) : -1;
           const restoration = thread.restorations.get(`${store}\u0000${task.id.partition}`);
           result.push({
             store,
