@@ -174,10 +174,20 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       this.hostMapTimer = setInterval(() => this.refreshHostMap(), 10_000);
       this.hostMapTimer.unref();
     } catch (error) {
+      // A close while starting cuts the start short (its clients are disconnected under it): expected, not a failure.
+      if (this.closeBegun) {
+        this.logger.debug({ err: error }, 'start cut short by a close');
+        return;
+      }
       const err = error instanceof Error ? error : new StreamsException(String(error));
       await this.failWith(err);
       throw err;
     }
+  }
+
+  /** Whether close() has been called: what fails from then on is a consequence of the close. */
+  private get closeBegun(): boolean {
+    return this.state === 'PENDING_SHUTDOWN' || this.state === 'NOT_RUNNING';
   }
 
   private createThread(index: number): StreamThread {
@@ -376,6 +386,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
   private async failWith(error: Error): Promise<void> {
     if (this.error) return;
+    if (this.closeBegun) {
+      this.logger.debug({ err: error }, 'failure while closing, a consequence of the close');
+      return;
+    }
     this.error = error;
     this.logger.error({ err: error }, 'instance failed');
     // Set before the transition: a state listener may call close() at PENDING_ERROR, and must wait for this.
