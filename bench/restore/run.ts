@@ -19,7 +19,7 @@ import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT } from '../../examples/word-count';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { createKafkaClient } from '../../src/streams/kafka/client';
 import type { MeasuredProcess } from '../support/child-process';
-import { KAFKA_STREAMS_LABEL, reportingWordCountDemo } from '../support/kafka-streams-java';
+import { KAFKA_STREAMS_LABEL, reportingWordCountDemo, type ReportingWordCountDemo } from '../support/kafka-streams-java';
 import { log, mb, runMain, sleep } from '../support/program';
 import { StreamsReports } from '../support/streams-report';
 import { maxDefined, produceLines, sumOffsets, waitCaughtUp } from '../support/word-count-topics';
@@ -82,11 +82,19 @@ async function main(): Promise<void> {
   if (![keys, timeoutS].every((n) => Number.isInteger(n) && n > 0)) throw new Error('--keys and --timeout take positive integers');
   const guarantee = values.guarantee;
   if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2') throw new Error('--guarantee takes at_least_once or exactly_once_v2');
-  const loadAverage = os.loadavg()[0]!;
-  const suffix = Date.now().toString(36);
-
   // Fetched and compiled before the broker starts, outside any timing.
   const java = values['no-java'] ? undefined : await reportingWordCountDemo(log);
+  try {
+    await compare(keys, guarantee, timeoutS, java);
+  } finally {
+    if (typeof java === 'object') java.dispose();
+  }
+}
+
+/** Both sides on one broker of their own; `java` undefined: Sluice alone, a string: why Kafka Streams cannot run. */
+async function compare(keys: number, guarantee: Guarantee, timeoutS: number, java: ReportingWordCountDemo | string | undefined): Promise<void> {
+  const loadAverage = os.loadavg()[0]!;
+  const suffix = Date.now().toString(36);
   const broker = await provideBroker({ log });
   const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'bench-restore' });
   const admin = kafka.admin();
@@ -141,7 +149,6 @@ async function main(): Promise<void> {
     // No Sluice figure is a broken benchmark; a missing Java figure is only a missing comparison.
     if (typeof sluice === 'string') process.exitCode = 1;
   } finally {
-    if (typeof java === 'object') java.dispose();
     await admin.disconnect();
     await broker.stop();
   }

@@ -13,12 +13,13 @@ import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT } from '../../examples/word-count';
 import type { KafkaAdmin } from '../../src/streams/kafka/types';
 import type { RestoreEvent } from '../../src/streams/runtime/instance-view';
+import type { StateChange } from '../../src/streams/runtime/streams-state';
 import type { MeasuredProcess } from '../../bench/support/child-process';
 import { reportingWordCountDemo, type ReportingWordCountDemo } from '../../bench/support/kafka-streams-java';
 import { StreamsReports } from '../../bench/support/streams-report';
 import { KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, testLogger, waitFor } from '../support/streams';
-import { changelogTopic, repartitionTopic, WORD_COUNT_DEMO_STORE, wordCountDemoMirror } from './support/word-count-demo-mirror';
+import { changelogTopic, repartitionTopic, WORD_COUNT_DEMO_DEFAULTS, WORD_COUNT_DEMO_STORE, wordCountDemoMirror } from './support/word-count-demo-mirror';
 
 const PARTITIONS = 2;
 const SESSION_TIMEOUT_MS = 10_000;
@@ -160,16 +161,14 @@ describe('a Kafka Streams application taken over by Sluice', () => {
       await producer.send({ topic: WORD_COUNT_INPUT, messages: CORPUS_1 });
 
       // Kafka Streams counts corpus 1.
+      const properties = {
+        'application.id': applicationId,
+        'bootstrap.servers': bootstrapServers().join(','),
+        'commit.interval.ms': '500',
+        'session.timeout.ms': String(SESSION_TIMEOUT_MS),
+      };
       const reports = new StreamsReports();
-      java = await demo.start(
-        {
-          'application.id': applicationId,
-          'bootstrap.servers': bootstrapServers().join(','),
-          'commit.interval.ms': '500',
-          'session.timeout.ms': String(SESSION_TIMEOUT_MS),
-        },
-        reports.onLine,
-      );
+      java = await demo.start(properties, reports.onLine);
       const javaProcess = java;
       const javaAlive = (): void => {
         const failure = javaProcess.failure();
@@ -192,20 +191,14 @@ describe('a Kafka Streams application taken over by Sluice', () => {
       stateDir = tempStateDir('sluice-it-handover-');
       const instance = new StreamsInstance(
         wordCountDemoMirror(WORD_COUNT_INPUT, WORD_COUNT_OUTPUT),
-        {
-          'application.id': applicationId,
-          'bootstrap.servers': bootstrapServers().join(','),
-          'state.dir': stateDir,
-          'commit.interval.ms': 200,
-          // As the demo runs (statestore.cache.max.bytes 0): every update goes to the output topic.
-          'cache.max.bytes.buffering': 0,
-        },
+        // The configuration the demo ran with, as a user moving it would carry it over; only the state directory differs.
+        { ...properties, ...WORD_COUNT_DEMO_DEFAULTS, 'state.dir': stateDir },
         { logger: testLogger },
       );
       sluice = instance;
-      const states: string[] = [];
+      const states: StateChange[] = [];
       const restores: RestoreEvent[] = [];
-      instance.on('state', (change) => states.push(change.state));
+      instance.on('state', (change) => states.push(change));
       instance.on('restore', (event) => restores.push(event));
       instance.on('error', () => undefined);
       const starting = instance.start().catch((error: unknown) => error);
@@ -217,7 +210,7 @@ describe('a Kafka Streams application taken over by Sluice', () => {
           if (instance.state === 'ERROR' || instance.state === 'PENDING_ERROR') {
             throw new Error(
               `Sluice went to ${instance.state} instead of waiting for the Kafka Streams member to expire ` +
-                `(states: ${states.join(' -> ')}): ${instance.lastError?.message}`,
+                `(states: ${states.map((change) => change.state).join(' -> ')}): ${instance.lastError?.message}`,
             );
           }
           return instance.state === 'RUNNING';
@@ -226,6 +219,8 @@ describe('a Kafka Streams application taken over by Sluice', () => {
         SESSION_TIMEOUT_MS + 30_000,
       );
       expect(await starting).toBeUndefined();
+      // While it waited, it said why: a state event with the reason.
+      expect(states.filter((change) => change.reason !== undefined).map((change) => change.state)).toContain('REBALANCING');
       await waitCommittedToEnd(admin, applicationId, () => undefined, 30_000);
 
       const sluiceOutput = await readOutput(outputAfterJava, await endOffsets(admin, WORD_COUNT_OUTPUT));
@@ -237,7 +232,8 @@ describe('a Kafka Streams application taken over by Sluice', () => {
       }
       expect(stored).toEqual(expected);
 
-      // Corpus 1 was not counted again: Sluice wrote one update per word of corpus 2 and none for a word only in corpus 1.
+      // Corpus 1 was not counted again: Sluice wrote one update per word of corpus 2 (no record cache, as the demo runs)
+      // and none for a word only in corpus 1.
       const corpus2Words = [...wordCounts(CORPUS_2).values()].reduce((a, b) => a + b, 0);
       expect(sluiceOutput.filter((r) => FIRST_ONLY_WORDS.includes(r.word))).toEqual([]);
       expect(sluiceOutput).toHaveLength(corpus2Words);

@@ -16,6 +16,14 @@ import type { Topology } from '../../../src';
 
 export const WORD_COUNT_DEMO_STORE = 'KSTREAM-AGGREGATE-STATE-STORE-0000000003';
 
+/** What WordCountDemo.getStreamsConfig adds to the properties it is given, unless they set them. */
+export const WORD_COUNT_DEMO_DEFAULTS: Readonly<Record<string, string>> = {
+  'statestore.cache.max.bytes': '0',
+  'default.key.serde': 'org.apache.kafka.common.serialization.Serdes$StringSerde',
+  'default.value.serde': 'org.apache.kafka.common.serialization.Serdes$StringSerde',
+  'auto.offset.reset': 'earliest',
+};
+
 export function repartitionTopic(applicationId: string): string {
   return `${applicationId}-${WORD_COUNT_DEMO_STORE}-repartition`;
 }
