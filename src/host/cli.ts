@@ -52,7 +52,7 @@ The configuration file (YAML or JSON):
       config: { num.stream.threads: 2 }
 
 Environment variables (override the file; flags override both):
-${ENVIRONMENT_VARIABLES.map((v) => `  ${v.name.padEnd(28)}${v.key ? `${v.key}: ` : ''}${v.description}`).join('\n')}
+${ENVIRONMENT_VARIABLES.map((v) => `  ${v.name.padEnd(30)}${v.key ? `${v.key}: ` : ''}${v.description}`).join('\n')}
 
 Without users, Sluice listens on loopback only and says so at start; a host other machines reach (such as
 0.0.0.0) needs users, or --allow-unauthenticated to serve it without authentication on purpose. Instances
@@ -66,7 +66,14 @@ export function program(): Command {
   const cli = new Command('sluice')
     .description('Runs Kafka Streams-style topologies written in TypeScript, with a management API over HTTP.')
     .version(SLUICE_VERSION)
-    .showSuggestionAfterError(false);
+    .showSuggestionAfterError(false)
+    .addHelpText(
+      'after',
+      `
+Without users, \`sluice start\` listens on loopback only; serving other machines takes users (server.users), or
+--allow-unauthenticated to do without on purpose. \`sluice start --help\` has the details.
+`,
+    );
 
   cli
     .command('start')
