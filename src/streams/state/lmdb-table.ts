@@ -135,13 +135,10 @@ export class LmdbTable implements BytesTable {
   }
 
   put(key: Buffer, value: Buffer | null): void {
-    if (key.length === 0) {
-      if (this.emptyKeySlot === undefined) throw new StreamsException(`${this.label}: LMDB cannot store an empty key`);
-      this.emptyKeySlot.table.put(this.emptyKeySlot.key, value);
+    const slot = this.slotFor(key);
+    if (slot !== undefined) {
+      slot.table.put(slot.key, value);
       return;
-    }
-    if (key.length > LMDB_MAX_KEY_BYTES) {
-      throw new StreamsException(`${this.label}: a key of ${key.length} bytes exceeds LMDB's limit of ${LMDB_MAX_KEY_BYTES} bytes`);
     }
     const seq = ++this.seq;
     const text = bytesToLatin1(key);
@@ -151,20 +148,25 @@ export class LmdbTable implements BytesTable {
     this.track(value === null ? this.db.remove(key) : this.db.put(key, value), seq);
   }
 
+  /** The empty key's slot for the empty key, undefined for a key LMDB holds itself; a key it cannot hold fails. */
+  private slotFor(key: Buffer): EmptyKeySlot | undefined {
+    if (key.length > LMDB_MAX_KEY_BYTES) {
+      throw new StreamsException(`${this.label}: a key of ${key.length} bytes exceeds LMDB's limit of ${LMDB_MAX_KEY_BYTES} bytes`);
+    }
+    if (key.length > 0) return undefined;
+    if (this.emptyKeySlot === undefined) throw new StreamsException(`${this.label}: LMDB cannot store an empty key`);
+    return this.emptyKeySlot;
+  }
+
   /** Whether asynchronous writes (or a clear) have not committed yet. */
   get hasUnflushedWrites(): boolean {
     return this.pending.size > 0 || this.clearPending() || this.committedSeq < this.seq;
   }
 
   restore(key: Buffer, value: Buffer | null): void {
-    if (key.length === 0) {
-      if (this.emptyKeySlot === undefined) throw new StreamsException(`${this.label}: LMDB cannot store an empty key`);
-      this.emptyKeySlot.table.restore(this.emptyKeySlot.key, value);
-      return;
-    }
-    // An over-long key fails as it does in put.
-    if (key.length > LMDB_MAX_KEY_BYTES) {
-      this.put(key, value);
+    const slot = this.slotFor(key);
+    if (slot !== undefined) {
+      slot.table.restore(slot.key, value);
       return;
     }
     // Within the storage's restoreBatch transaction: copied into LMDB at once, nothing kept on the heap.
