@@ -396,7 +396,30 @@ export class StreamThread {
       if (task.takeCommitRequest()) commitRequested = true;
     }
     for (const collector of this.allCollectors()) collector.sendBuffered();
-    if (commitRequested || now - this.lastCommitMs >= this.ctx.config.commitIntervalMs) await this.commit();
+    if (commitRequested || now - this.lastCommitMs >= this.ctx.config.commitIntervalMs) {
+      await this.commit();
+      for (const id of this.restoring) await this.checkpointRestoring(this.tasks.get(id)!);
+    }
+  }
+
+  /**
+   * Writes how far a restoring task's changelogs are restored, once its stores hold that durably, so that a
+   * restart resumes the restore there rather than from the start (Kafka Streams checkpoints restoring tasks on
+   * commit too). Restored records are committed records: this holds under exactly-once as well.
+   */
+  private async checkpointRestoring(task: StreamTask): Promise<void> {
+    const partition = task.id.partition;
+    const positions: { topic: string; offset: number }[] = [];
+    for (const store of task.stores.keys()) {
+      const topic = storeChangelogTopic(this.ctx.topology, this.ctx.config.applicationId, store);
+      const offset = topic === undefined ? undefined : this.restorer.position(topic, partition);
+      if (topic !== undefined && offset !== undefined) positions.push({ topic, offset });
+    }
+    if (positions.length === 0) return;
+    await task.flushStores();
+    const checkpoint = this.ctx.stateDirectory.readCheckpoint(task.name) ?? new Map();
+    for (const { topic, offset } of positions) checkpoint.set(`${topic}\u0000${partition}`, { topic, partition, offset });
+    this.ctx.stateDirectory.writeCheckpoint(task.name, checkpoint);
   }
 
   private partitionMetricsFor(task: StreamTask, topic: string, partition: number): { lag: PartitionLagMetrics; source: ProcessorNodeMetrics | undefined } {
@@ -696,6 +719,9 @@ export class StreamThread {
    */
   private async closeTask(taskId: string, clean: boolean): Promise<void> {
     const task = this.tasks.get(taskId);
+    if (task && this.restoring.has(taskId)) {
+      await this.checkpointRestoring(task).catch((error: unknown) => this.ctx.logger.warn({ err: error, task: taskId }, 'checkpointing a restore failed'));
+    }
     const output = this.taskOutputs.get(taskId);
     if (output) {
       if (output.transaction && clean && task && !this.restoring.has(taskId)) this.writeCheckpoint(task);
