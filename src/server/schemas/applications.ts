@@ -1,6 +1,6 @@
 /** Schemas of `/api/v1/applications` (compatibility file, sections 3 and 5). */
 
-import { stringArray } from './common';
+import { applicationIdParam, stringArray } from './common';
 import { endpoint } from './streams';
 
 const assignments = {
@@ -36,7 +36,7 @@ export const application = {
 export const storeParams = {
   type: 'object',
   required: ['applicationId', 'name'],
-  properties: { applicationId: { type: 'string' }, name: { type: 'string', description: 'Store name' } },
+  properties: { applicationId: applicationIdParam, name: { type: 'string', description: 'Store name' } },
 } as const;
 
 export const storeQueryBody = {

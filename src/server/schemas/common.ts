@@ -1,5 +1,6 @@
 /** Schemas shared by every resource: the error body, path parameters, scalar maps. */
 
+import { APPLICATION_ID_PATTERN, MAX_APPLICATION_ID_LENGTH } from '../../streams/runtime/application-id';
 import { ZONED_TIMESTAMP_PATTERN } from '../representations/timestamp';
 
 export const errorBody = {
@@ -25,10 +26,17 @@ export const zonedTimestamp = {
   pattern: ZONED_TIMESTAMP_PATTERN,
 } as const;
 
+/** An application id in a path; the check itself (400 InvalidApplicationId) runs before validation, this documents it. */
+export const applicationIdParam = {
+  type: 'string',
+  description: `Application id: 1 to ${MAX_APPLICATION_ID_LENGTH} letters, digits, '.', '_' or '-', neither '.' nor '..'`,
+  pattern: APPLICATION_ID_PATTERN,
+} as const;
+
 export const applicationIdParams = {
   type: 'object',
   required: ['applicationId'],
-  properties: { applicationId: { type: 'string', description: 'Application id of the instance' } },
+  properties: { applicationId: applicationIdParam },
 } as const;
 
 export const configValue = { type: ['string', 'number', 'boolean'] } as const;

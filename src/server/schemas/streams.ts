@@ -1,7 +1,7 @@
 /** Schemas of `/api/v1/streams` and everything under it (compatibility file, section 2). */
 
 import { DEPLOYABLE_CLIENT_KEYS, DEPLOYABLE_CLIENT_PREFIXES, DEPLOYABLE_STREAMS_KEYS, DEPLOYABLE_TOPIC_KEYS } from '../deploy-config';
-import { configMap, stringArray, zonedTimestamp } from './common';
+import { applicationIdParam, configMap, stringArray, zonedTimestamp } from './common';
 
 export const INSTANCE_STATES = [
   'CREATED',
@@ -177,13 +177,13 @@ export interface MetricsQuery {
 export const metricGroupParams = {
   type: 'object',
   required: ['applicationId', 'group'],
-  properties: { applicationId: { type: 'string' }, group: { type: 'string' } },
+  properties: { applicationId: applicationIdParam, group: { type: 'string' } },
 } as const;
 
 export const metricNameParams = {
   type: 'object',
   required: ['applicationId', 'group', 'name'],
-  properties: { applicationId: { type: 'string' }, group: { type: 'string' }, name: { type: 'string' } },
+  properties: { applicationId: applicationIdParam, group: { type: 'string' }, name: { type: 'string' } },
 } as const;
 
 export const action = {
@@ -258,5 +258,5 @@ export const deployed = {
 export const eventParams = {
   type: 'object',
   required: ['applicationId', 'eventType'],
-  properties: { applicationId: { type: 'string' }, eventType: { type: 'string' } },
+  properties: { applicationId: applicationIdParam, eventType: { type: 'string' } },
 } as const;

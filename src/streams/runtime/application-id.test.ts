@@ -1,5 +1,5 @@
 import { InvalidApplicationId } from '../../errors';
-import { applicationIdProblem, checkApplicationId, MAX_APPLICATION_ID_LENGTH } from './application-id';
+import { APPLICATION_ID_PATTERN, applicationIdProblem, checkApplicationId, MAX_APPLICATION_ID_LENGTH } from './application-id';
 
 describe('application ids', () => {
   it.each(['word-count', 'a', 'A.b_c-9', '...', '.hidden', 'x'.repeat(MAX_APPLICATION_ID_LENGTH)])('accepts %s', (id) => {
@@ -39,5 +39,11 @@ describe('application ids', () => {
   it('keeps internal topic names within Kafka’s 249 for names of up to 136 characters', () => {
     const longest = `${'x'.repeat(MAX_APPLICATION_ID_LENGTH)}-${'n'.repeat(136)}-repartition`;
     expect(longest.length).toBe(249);
+  });
+
+  it('has a pattern for schemas that says the same', () => {
+    const pattern = new RegExp(APPLICATION_ID_PATTERN);
+    const ids = ['word-count', 'a', '...', '.x', 'x.', '', '.', '..', 'a/b', 'a b', 'wörd', 'x'.repeat(100), 'x'.repeat(101), '..\n'];
+    for (const id of ids) expect([id, pattern.test(id)]).toEqual([id, applicationIdProblem(id) === undefined]);
   });
 });

@@ -15,6 +15,9 @@ export const MAX_APPLICATION_ID_LENGTH = 100;
 
 const LEGAL_CHARACTERS = /^[a-zA-Z0-9._-]*$/;
 
+/** The same rule as one regular expression, for schemas (the API's path parameters in the OpenAPI document). */
+export const APPLICATION_ID_PATTERN = `^(?!\\.{1,2}$)[a-zA-Z0-9._-]{1,${MAX_APPLICATION_ID_LENGTH}}$`;
+
 /** What is wrong with an application id; undefined when it is legal. */
 export function applicationIdProblem(id: string): string | undefined {
   if (id.length === 0) return 'it is empty';
