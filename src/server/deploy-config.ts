@@ -82,7 +82,7 @@ export const DEPLOYABLE_TOPIC_KEYS: readonly string[] = [
 const STREAMS_KEYS = new Set([...DEPLOYABLE_STREAMS_KEYS, ...DEPLOYABLE_TOPIC_KEYS]);
 const CLIENT_KEYS = new Set(DEPLOYABLE_CLIENT_KEYS);
 
-export function isDeployableKey(key: string): boolean {
+function isDeployableKey(key: string): boolean {
   if (STREAMS_KEYS.has(key)) return true;
   const prefix = DEPLOYABLE_CLIENT_PREFIXES.find((candidate) => key.startsWith(candidate));
   return prefix !== undefined && CLIENT_KEYS.has(key.slice(prefix.length));

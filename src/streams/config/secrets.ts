@@ -6,7 +6,7 @@
 import type { ConfigValue } from './config-keys';
 import { isSecretConfigKey } from './config-lookup';
 
-export const HIDDEN_VALUE = '[hidden]';
+const HIDDEN_VALUE = '[hidden]';
 
 /**
  * Secret by name, for what the table does not type: passwords and passphrases, private keys, JAAS configurations
