@@ -80,6 +80,9 @@ export const TaskDirectoryLocked = define(
   (dir: string) => `The task directory ${dir} is locked by another instance`,
 );
 export const BrokerUnavailable = define('BrokerUnavailable', 503, (detail: string) => detail);
+// Kafka refused who Sluice is (SASL) or the TLS connection failed: a configuration to fix, not a fault to ride out.
+export const KafkaAuthenticationFailed = define('KafkaAuthenticationFailed', 503, (detail: string) => `Kafka authentication failed: ${detail}`);
+export const KafkaTlsFailed = define('KafkaTlsFailed', 503, (detail: string) => `TLS connection to Kafka failed: ${detail}`);
 export const InvalidApplicationId = define(
   'InvalidApplicationId',
   400,

@@ -57,5 +57,7 @@ export { TopologyTestDriver } from './streams/test-driver/topology-test-driver';
 export { TestInputTopic, TestOutputTopic } from './streams/test-driver/test-topics';
 export type { TestRecord } from './streams/test-driver/test-topics';
 export { StreamsInstance } from './streams/runtime/streams-instance';
+export type { StreamsInstanceOptions } from './streams/runtime/streams-instance';
+export type { OAuthBearerToken, OAuthBearerTokenProvider } from './streams/kafka/security';
 export type { StreamsState } from './streams/runtime/streams-state';
 export { SluiceError } from './errors';

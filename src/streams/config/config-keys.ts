@@ -74,6 +74,12 @@ const restoreConsumer: Applied = (prefix) => RESTORE_CONSUMER_PREFIXES.includes(
 /** A consumer key Sluice applies to both its stream threads' consumer and its restore consumer. */
 const mainAndRestoreConsumers: Applied = (prefix, value) => mainConsumer(prefix, value) || restoreConsumer(prefix, value);
 
+/** The prefixes under which a client key reaches one of Sluice's clients (the stream threads' and restore consumers, the producers, the admin). */
+const CLIENT_PREFIXES: readonly string[] = ['', 'consumer.', 'main.consumer.', 'restore.consumer.', 'producer.', 'admin.'];
+
+/** A security key, applied to every client it reaches: each client's effective settings decide how it connects. */
+const clientSecurity: Applied = (prefix) => CLIENT_PREFIXES.includes(prefix);
+
 /** A key whose given values Sluice applies only when they are the behaviour it has; other values are named as not applied. */
 function onlyWhen(...values: string[]): Applied {
   return (_prefix, value) => values.includes(value);
@@ -192,7 +198,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'retry.backoff.ms', type: 'long', default: 100, validator: atLeast(0), scopes: STREAMS_AND_CLIENTS },
   { name: 'rocksdb.config.setter', type: 'class', scopes: STREAMS },
   { name: 'sasl.client.callback.handler.class', type: 'class', scopes: CLIENTS },
-  { name: 'sasl.jaas.config', type: 'password', scopes: CLIENTS },
+  { name: 'sasl.jaas.config', type: 'password', scopes: CLIENTS, applied: clientSecurity },
   { name: 'sasl.kerberos.kinit.cmd', type: 'string', default: '/usr/bin/kinit', scopes: CLIENTS },
   { name: 'sasl.kerberos.min.time.before.relogin', type: 'long', default: 60000, scopes: CLIENTS },
   { name: 'sasl.kerberos.service.name', type: 'string', scopes: CLIENTS },
@@ -208,7 +214,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'sasl.login.refresh.window.jitter', type: 'double', default: 0.05, validator: between(0, 0.25), scopes: CLIENTS },
   { name: 'sasl.login.retry.backoff.max.ms', type: 'long', default: 10000, scopes: CLIENTS },
   { name: 'sasl.login.retry.backoff.ms', type: 'long', default: 100, scopes: CLIENTS },
-  { name: 'sasl.mechanism', type: 'string', default: 'GSSAPI', scopes: CLIENTS },
+  { name: 'sasl.mechanism', type: 'string', default: 'GSSAPI', scopes: CLIENTS, applied: clientSecurity },
   { name: 'sasl.oauthbearer.clock.skew.seconds', type: 'int', default: 30, scopes: CLIENTS },
   { name: 'sasl.oauthbearer.expected.audience', type: 'list', scopes: CLIENTS },
   { name: 'sasl.oauthbearer.expected.issuer', type: 'string', scopes: CLIENTS },
@@ -219,32 +225,32 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'sasl.oauthbearer.jwks.endpoint.url', type: 'string', scopes: CLIENTS },
   { name: 'sasl.oauthbearer.scope.claim.name', type: 'string', default: 'scope', scopes: CLIENTS },
   { name: 'sasl.oauthbearer.sub.claim.name', type: 'string', default: 'sub', scopes: CLIENTS },
-  { name: 'sasl.oauthbearer.token.endpoint.url', type: 'string', scopes: CLIENTS },
-  { name: 'security.protocol', type: 'string', default: 'PLAINTEXT', validator: oneOfIgnoringCase('SASL_SSL', 'PLAINTEXT', 'SSL', 'SASL_PLAINTEXT'), scopes: STREAMS_AND_CLIENTS, applied: always },
+  { name: 'sasl.oauthbearer.token.endpoint.url', type: 'string', scopes: CLIENTS, applied: clientSecurity },
+  { name: 'security.protocol', type: 'string', default: 'PLAINTEXT', validator: oneOfIgnoringCase('SASL_SSL', 'PLAINTEXT', 'SSL', 'SASL_PLAINTEXT'), scopes: STREAMS_AND_CLIENTS, applied: clientSecurity },
   { name: 'security.providers', type: 'string', scopes: CLIENTS },
   { name: 'send.buffer.bytes', type: 'int', default: 131072, validator: atLeast(-1), scopes: STREAMS_AND_CLIENTS },
   { name: 'session.timeout.ms', type: 'int', default: 45000, validator: atLeast(1), scopes: CONSUMER, applied: mainConsumer },
   { name: 'socket.connection.setup.timeout.max.ms', type: 'long', default: 30000, scopes: CLIENTS },
   { name: 'socket.connection.setup.timeout.ms', type: 'long', default: 10000, scopes: CLIENTS },
   { name: 'ssl.cipher.suites', type: 'list', scopes: CLIENTS },
-  { name: 'ssl.enabled.protocols', type: 'list', default: 'TLSv1.2,TLSv1.3', scopes: CLIENTS },
-  { name: 'ssl.endpoint.identification.algorithm', type: 'string', default: 'https', scopes: CLIENTS },
+  { name: 'ssl.enabled.protocols', type: 'list', default: 'TLSv1.2,TLSv1.3', scopes: CLIENTS, applied: clientSecurity },
+  { name: 'ssl.endpoint.identification.algorithm', type: 'string', default: 'https', scopes: CLIENTS, applied: clientSecurity },
   { name: 'ssl.engine.factory.class', type: 'class', scopes: CLIENTS },
-  { name: 'ssl.key.password', type: 'password', scopes: CLIENTS },
+  { name: 'ssl.key.password', type: 'password', scopes: CLIENTS, applied: clientSecurity },
   { name: 'ssl.keymanager.algorithm', type: 'string', default: 'SunX509', scopes: CLIENTS },
-  { name: 'ssl.keystore.certificate.chain', type: 'password', scopes: CLIENTS },
-  { name: 'ssl.keystore.key', type: 'password', scopes: CLIENTS },
-  { name: 'ssl.keystore.location', type: 'string', scopes: CLIENTS },
+  { name: 'ssl.keystore.certificate.chain', type: 'password', scopes: CLIENTS, applied: clientSecurity },
+  { name: 'ssl.keystore.key', type: 'password', scopes: CLIENTS, applied: clientSecurity },
+  { name: 'ssl.keystore.location', type: 'string', scopes: CLIENTS, applied: clientSecurity },
   { name: 'ssl.keystore.password', type: 'password', scopes: CLIENTS },
-  { name: 'ssl.keystore.type', type: 'string', default: 'JKS', scopes: CLIENTS },
+  { name: 'ssl.keystore.type', type: 'string', default: 'JKS', scopes: CLIENTS, applied: clientSecurity },
   { name: 'ssl.protocol', type: 'string', default: 'TLSv1.3', scopes: CLIENTS },
   { name: 'ssl.provider', type: 'string', scopes: CLIENTS },
   { name: 'ssl.secure.random.implementation', type: 'string', scopes: CLIENTS },
   { name: 'ssl.trustmanager.algorithm', type: 'string', default: 'PKIX', scopes: CLIENTS },
-  { name: 'ssl.truststore.certificates', type: 'password', scopes: CLIENTS },
-  { name: 'ssl.truststore.location', type: 'string', scopes: CLIENTS },
+  { name: 'ssl.truststore.certificates', type: 'password', scopes: CLIENTS, applied: clientSecurity },
+  { name: 'ssl.truststore.location', type: 'string', scopes: CLIENTS, applied: clientSecurity },
   { name: 'ssl.truststore.password', type: 'password', scopes: CLIENTS },
-  { name: 'ssl.truststore.type', type: 'string', default: 'JKS', scopes: CLIENTS },
+  { name: 'ssl.truststore.type', type: 'string', default: 'JKS', scopes: CLIENTS, applied: clientSecurity },
   { name: 'state.cleanup.delay.ms', type: 'long', default: 600000, scopes: STREAMS },
   { name: 'state.dir', type: 'string', default: path.join(os.tmpdir(), 'sluice-streams'), scopes: STREAMS, applied: always },
   { name: 'statestore.cache.max.bytes', type: 'long', default: 10485760, validator: atLeast(0), scopes: STREAMS, applied: always },

@@ -1,5 +1,9 @@
 import { logLevel as KafkaJsLogLevel, type PartitionMetadata } from 'kafkajs';
-import { effectiveLogLevel, javaCompatiblePartitioner, parseBootstrapServers } from './client';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKafkaClients, effectiveLogLevel, javaCompatiblePartitioner, parseBootstrapServers } from './client';
+import { tokenFileProvider, type KafkaSecurity } from './security';
 import { partitionForKey } from './murmur2';
 
 function partitions(count: number, withoutLeader: number[] = []): PartitionMetadata[] {
@@ -65,4 +69,45 @@ describe('effectiveLogLevel', () => {
 
 it('parses bootstrap.servers', () => {
   expect(parseBootstrapServers(' a:9092, b:9093 ,,')).toEqual(['a:9092', 'b:9093']);
+});
+
+describe('createKafkaClients', () => {
+  const sasl = (username: string): KafkaSecurity => ({ protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'PLAIN', username, password: `${username}-pw` } });
+
+  it('shares one Kafka object between the roles whose security settings agree, secrets included', () => {
+    const clients = createKafkaClients(
+      { bootstrapServers: ['localhost:9092'], clientId: 'c', logLevel: 'silent' },
+      { admin: sasl('a'), mainConsumer: sasl('a'), restoreConsumer: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'PLAIN', username: 'a', password: 'other' } }, producer: sasl('p') },
+    );
+    expect(clients.mainConsumer).toBe(clients.admin);
+    expect(clients.restoreConsumer).not.toBe(clients.admin);
+    expect(clients.producer).not.toBe(clients.admin);
+  });
+
+  it('refuses OAUTHBEARER without a token provider or token file', () => {
+    const oauth: KafkaSecurity = { protocol: 'SASL_SSL', tls: { checkHostname: true }, sasl: { mechanism: 'OAUTHBEARER', extensions: {} } };
+    expect(() => createKafkaClients({ bootstrapServers: ['b:1'], clientId: 'c' }, { admin: oauth, mainConsumer: oauth, restoreConsumer: oauth, producer: oauth })).toThrow(
+      'SASL/OAUTHBEARER needs a token',
+    );
+  });
+});
+
+describe('tokenFileProvider', () => {
+  it('reads the token file again when it changes, with the SASL extensions', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-token-'));
+    try {
+      const file = join(dir, 'token');
+      writeFileSync(file, 'first-token\n');
+      const provider = tokenFileProvider(file, { logicalCluster: 'lkc-1' });
+      expect(await provider()).toEqual({ value: 'first-token', extensions: { logicalCluster: 'lkc-1' } });
+      writeFileSync(file, 'second-token-longer\n');
+      expect((await provider()).value).toBe('second-token-longer');
+      writeFileSync(file, '');
+      await expect(provider()).rejects.toThrow(`Kafka authentication failed: the OAUTHBEARER token file ${file} is empty`);
+      rmSync(file);
+      await expect(provider()).rejects.toThrow('cannot be read (ENOENT)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

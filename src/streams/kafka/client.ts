@@ -5,10 +5,15 @@
  * unless asked otherwise).
  */
 import { randomInt } from 'node:crypto';
-import type { ICustomPartitioner, LogEntry } from 'kafkajs';
-import { Kafka, logLevel as KafkaJsLogLevel } from './kafkajs';
+import * as net from 'node:net';
+import * as tls from 'node:tls';
+import type { Authenticator, AuthenticationProviderArgs, ICustomPartitioner, ISocketFactory, LogEntry, Mechanism, SASLOptions } from 'kafkajs';
+import { Kafka, KafkaJSConnectionError, logLevel as KafkaJsLogLevel } from './kafkajs';
 import pino from 'pino';
+import { KafkaAuthenticationFailed, type SluiceError } from '../../errors';
+import { isTlsFailureCode, tlsFailure } from './errors';
 import { partitionForKey } from './murmur2';
+import { PLAINTEXT, saslOptions, securityIdentity, tlsOptions, type KafkaSecurity, type OAuthBearerTokenProvider, type SaslSettings } from './security';
 import type { KafkaClient, KafkaConsumer, KafkaProducer, PartitionAssigner } from './types';
 
 export type SluiceLogLevel = 'silent' | 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
@@ -31,6 +36,15 @@ export interface KafkaClientConfig {
   logger?: KafkaLogSink;
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** TLS and SASL (streams/config/client-security.ts); default PLAINTEXT. */
+  security?: KafkaSecurity;
+  /** The token for SASL/OAUTHBEARER when the security settings name no token file. */
+  oauthBearerTokenProvider?: OAuthBearerTokenProvider;
+  /**
+   * Told at once of a login the broker refused or a TLS failure: kafkajs retries a TLS failure as it would a lost
+   * connection, and the runtime would ride it out for task.timeout.ms, while nothing but a configuration change cures it.
+   */
+  onSecurityFailure?: (error: SluiceError) => void;
 }
 
 const KAFKAJS_LEVELS: Record<SluiceLogLevel, KafkaJsLogLevel> = {
@@ -99,17 +113,115 @@ export function parseBootstrapServers(value: string): string[] {
     .filter((server) => server.length > 0);
 }
 
+/** A TLS handshake with a busy broker can take longer than kafkajs' 1 s connection timeout; Kafka's own setup timeout is 10 s. */
+const TLS_CONNECTION_TIMEOUT_MS = 10_000;
+
 export function createKafkaClient(config: KafkaClientConfig): KafkaClient {
   // Sluice always passes its own partitioner; this keeps kafkajs quiet should any producer be built without it.
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+  const security = config.security ?? PLAINTEXT;
+  const report = config.onSecurityFailure ?? (() => undefined);
   return new Kafka({
     brokers: [...config.bootstrapServers],
     clientId: config.clientId,
     logLevel: KAFKAJS_LEVELS[config.logLevel ?? 'warn'],
     logCreator: logCreator(config.logger ?? defaultLogSink()),
-    connectionTimeout: config.connectionTimeoutMs,
+    connectionTimeout: config.connectionTimeoutMs ?? (security.tls === undefined ? undefined : TLS_CONNECTION_TIMEOUT_MS),
     requestTimeout: config.requestTimeoutMs,
+    ...(security.tls === undefined ? {} : { ssl: tlsOptions(security.tls), socketFactory: reportingSocketFactory(report) }),
+    ...(security.sasl === undefined ? {} : { sasl: reportingSasl(security.sasl, saslOptions(security.sasl, config.oauthBearerTokenProvider), report) }),
   });
+}
+
+/** The Kafka objects of one instance, one per client role; roles whose security settings are the same share one. */
+export interface KafkaClients {
+  readonly admin: KafkaClient;
+  /** The stream threads' consumers. */
+  readonly mainConsumer: KafkaClient;
+  /** The changelog reader, which builds its connections from this Kafka object's cluster factory. */
+  readonly restoreConsumer: KafkaClient;
+  /** Shared and per-task transactional producers. */
+  readonly producer: KafkaClient;
+}
+
+export type KafkaClientRole = keyof KafkaClients;
+
+/**
+ * kafkajs takes TLS and SASL per Kafka object, not per producer or consumer: each distinct effective security
+ * setting (after `admin.`, `consumer.`, `main.consumer.`, `restore.consumer.`, `producer.` overrides) gets a Kafka
+ * object of its own, and the roles that agree share it.
+ */
+export function createKafkaClients(
+  config: Omit<KafkaClientConfig, 'security'>,
+  security: Readonly<Record<KafkaClientRole, KafkaSecurity>>,
+): KafkaClients {
+  const byIdentity = new Map<KafkaSecurity, KafkaClient>();
+  const clientFor = (role: KafkaClientRole): KafkaClient => {
+    const settings = security[role];
+    const same = [...byIdentity.keys()].find((other) => sameSecurity(other, settings));
+    if (same !== undefined) return byIdentity.get(same)!;
+    const client = createKafkaClient({ ...config, security: settings });
+    byIdentity.set(settings, client);
+    return client;
+  };
+  return { admin: clientFor('admin'), mainConsumer: clientFor('mainConsumer'), restoreConsumer: clientFor('restoreConsumer'), producer: clientFor('producer') };
+}
+
+function sameSecurity(a: KafkaSecurity, b: KafkaSecurity): boolean {
+  return securityIdentity(a) === securityIdentity(b);
+}
+
+/** kafkajs' own socket factory, plus a report of TLS failures as soon as a handshake fails. */
+function reportingSocketFactory(report: (error: SluiceError) => void): ISocketFactory {
+  return ({ host, port, ssl, onConnect }) => {
+    const socket = tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }), ...ssl }, onConnect);
+    socket.setKeepAlive(true, 60_000);
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (isTlsFailureCode(error.code)) report(tlsFailure(`${host}:${port}`, error.code!, error.message));
+    });
+    return socket;
+  };
+}
+
+/** kafkajs' built-in authenticators, wrapped below; kafkajs is pinned (2.2.4), these paths with it. */
+const BUILT_IN_AUTHENTICATORS: Record<SaslSettings['mechanism'], string> = {
+  PLAIN: 'kafkajs/src/broker/saslAuthenticator/plain',
+  'SCRAM-SHA-256': 'kafkajs/src/broker/saslAuthenticator/scram256',
+  'SCRAM-SHA-512': 'kafkajs/src/broker/saslAuthenticator/scram512',
+  OAUTHBEARER: 'kafkajs/src/broker/saslAuthenticator/oauthBearer',
+};
+
+type AuthenticatorFactory = (sasl: SASLOptions) => (args: AuthenticationProviderArgs) => Authenticator;
+
+/** kafkajs wraps whatever fails during a login, a dropped connection included, as a SASL authentication error. */
+const NETWORK_FAULT = /Connection|timed out|timeout|ECONN|EPIPE|socket/i;
+
+/**
+ * kafkajs' authenticator for the mechanism, reporting a refused login at once. A connection lost during the login is
+ * handed back to kafkajs as a connection error, which it retries.
+ */
+function reportingSasl(settings: SaslSettings, options: SASLOptions, report: (error: SluiceError) => void): Mechanism {
+  const builtIn = (require(BUILT_IN_AUTHENTICATORS[settings.mechanism]) as AuthenticatorFactory)(options);
+  const who = 'username' in settings ? ` as '${settings.username}'` : '';
+  return {
+    ...options,
+    authenticationProvider: (args) => {
+      const authenticator = builtIn(args);
+      return {
+        authenticate: async () => {
+          try {
+            await authenticator.authenticate();
+          } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            if (NETWORK_FAULT.test(message)) throw new KafkaJSConnectionError(message, { broker: `${args.host}:${args.port}` });
+            const failure = new KafkaAuthenticationFailed(`SASL ${settings.mechanism}${who} at ${args.host}:${args.port}: ${message}`, { cause: error });
+            report(failure);
+            throw error;
+          }
+        },
+      };
+    },
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
-import { KafkaJSConnectionError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
-import { isGroupMembershipError, isTransientKafkaError } from './errors';
+import { KafkaJSConnectionError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, KafkaJSSASLAuthenticationError } from 'kafkajs';
+import { isGroupMembershipError, isTransientKafkaError, kafkaSecurityFailure } from './errors';
 
 describe('isGroupMembershipError', () => {
   it('recognises a refused commit, bare or wrapped by kafkajs', () => {
@@ -34,5 +34,46 @@ describe('isTransientKafkaError', () => {
     expect(isTransientKafkaError(new KafkaJSNonRetriableError('bare'))).toBe(false);
     expect(isTransientKafkaError(new Error('plain'))).toBe(false);
     expect(isTransientKafkaError(undefined)).toBe(false);
+  });
+});
+
+describe('kafkaSecurityFailure', () => {
+  const untrusted = new KafkaJSConnectionError('Connection error: self-signed certificate in certificate chain', {
+    broker: '127.0.0.1:9093',
+    code: 'SELF_SIGNED_CERT_IN_CHAIN',
+  });
+
+  it('sees an untrusted certificate behind kafkajs retries, and says what to fix', () => {
+    const failure = kafkaSecurityFailure(new KafkaJSNumberOfRetriesExceeded(untrusted, { retryCount: 5, retryTime: 1000 }));
+    expect(failure?.exception).toBe('KafkaTlsFailed');
+    expect(failure?.message).toBe(
+      "TLS connection to Kafka failed: the broker's certificate is not signed by a CA Sluice trusts (ssl.truststore.location or ssl.truststore.certificates); 127.0.0.1:9093: SELF_SIGNED_CERT_IN_CHAIN: self-signed certificate in certificate chain",
+    );
+    // Not retried for task.timeout.ms as a lost connection is.
+    expect(isTransientKafkaError(new KafkaJSNumberOfRetriesExceeded(untrusted, { retryCount: 5, retryTime: 1000 }))).toBe(false);
+  });
+
+  it.each([
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'not for the host name'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'not signed by a CA Sluice trusts'],
+    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'not signed by a CA Sluice trusts'],
+    ['ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', "refused Sluice's client certificate"],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'does not speak TLS'],
+    ['ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', 'the TLS handshake failed'],
+  ])('classifies %s', (code, hint) => {
+    expect(kafkaSecurityFailure(new KafkaJSConnectionError('Connection error: x', { broker: 'b:1', code }))?.message).toContain(hint);
+  });
+
+  it('sees a refused SASL login, and leaves network faults transient', () => {
+    const SaslError = KafkaJSSASLAuthenticationError as unknown as new (message: string) => Error;
+    const refused = new SaslError('SASL SCRAM SHA512 authentication failed: invalid credentials');
+    const NonRetriable = KafkaJSNonRetriableError as unknown as new (e: Error, options: { cause: Error }) => Error;
+    expect(kafkaSecurityFailure(new NonRetriable(refused, { cause: refused }))?.exception).toBe('KafkaAuthenticationFailed');
+    expect(isTransientKafkaError(refused)).toBe(false);
+    for (const code of ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ERR_TLS_HANDSHAKE_TIMEOUT']) {
+      const lost = new KafkaJSConnectionError('Connection error: lost', { broker: 'b:1', code });
+      expect(kafkaSecurityFailure(lost)).toBeUndefined();
+      expect(isTransientKafkaError(lost)).toBe(true);
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { KafkaAuthenticationFailed, KafkaTlsFailed, SluiceError } from '../../errors';
+
 /**
  * Kafka errors that the runtime treats as a lost group membership rather than a fault: a commit refused
  * because the group is rebalancing or moved on to a new generation. The tasks are reassigned; the uncommitted
@@ -22,6 +24,8 @@ export function isGroupMembershipError(error: unknown): boolean {
  */
 export function isTransientKafkaError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
+  // A refused login or an untrusted certificate looks like a lost connection to kafkajs, but no retry cures it.
+  if (kafkaSecurityFailure(error) !== undefined) return false;
   if ((error as { name?: unknown }).name === 'KafkaJSNumberOfRetriesExceeded') return true;
   let root: unknown = error;
   for (let depth = 0; depth < 10; depth++) {
@@ -30,4 +34,71 @@ export function isTransientKafkaError(error: unknown): boolean {
     root = next;
   }
   return (root as { retriable?: unknown }).retriable === true;
+}
+
+/** Node's certificate verification failures (OpenSSL's X509 verify codes as Node names them). */
+const CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_CHAIN_TOO_LONG',
+  'CERT_SIGNATURE_FAILURE',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'INVALID_CA',
+  'INVALID_PURPOSE',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_TLS_CERT_ALTNAME_FORMAT',
+]);
+
+/**
+ * Whether a socket error code is a TLS failure that retrying cannot cure: the broker's certificate is not trusted or
+ * not for this host, or the handshake was refused (OpenSSL's ERR_SSL_* alerts: no client certificate, an unknown CA,
+ * a listener that does not speak TLS). A reset or timeout during the handshake is a network fault, not this.
+ */
+export function isTlsFailureCode(code: unknown): boolean {
+  return typeof code === 'string' && (CERTIFICATE_CODES.has(code) || code.startsWith('ERR_SSL_'));
+}
+
+/** What a TLS failure most likely means, by its code. */
+function tlsHint(code: string): string {
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH' || code === 'ERR_TLS_CERT_ALTNAME_FORMAT') {
+    return "the broker's certificate is not for the host name Sluice connected to (to not check it: ssl.endpoint.identification.algorithm empty)";
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return "the broker's certificate is expired or not yet valid";
+  if (CERTIFICATE_CODES.has(code)) return "the broker's certificate is not signed by a CA Sluice trusts (ssl.truststore.location or ssl.truststore.certificates)";
+  if (/CERTIFICATE_REQUIRED|BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|ACCESS_DENIED/.test(code)) {
+    return "the broker refused Sluice's client certificate, or got none (mutual TLS: ssl.keystore.*)";
+  }
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG') return 'the listener does not speak TLS (check security.protocol and the port)';
+  return 'the TLS handshake failed';
+}
+
+/** The Sluice error for a TLS failure of a connection to `broker` (host:port), from the socket's error. */
+export function tlsFailure(broker: string, code: string, message: string): SluiceError {
+  return new KafkaTlsFailed(`${tlsHint(code)}; ${broker}: ${code}: ${message.replace(/^Connection error: /, '')}`);
+}
+
+/**
+ * The security failure behind an error, as a Sluice error (KafkaAuthenticationFailed, KafkaTlsFailed), or undefined
+ * when there is none: a SASL login the broker refused, or a TLS failure (isTlsFailureCode), bare or wrapped by kafkajs.
+ */
+export function kafkaSecurityFailure(error: unknown): SluiceError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 10 && typeof current === 'object' && current !== null; depth++) {
+    if (current instanceof SluiceError && (current.exception === KafkaAuthenticationFailed.exception || current.exception === KafkaTlsFailed.exception)) return current;
+    const { name, code, message, broker } = current as { name?: unknown; code?: unknown; message?: unknown; broker?: unknown };
+    if (name === 'KafkaJSSASLAuthenticationError') return new KafkaAuthenticationFailed(String(message), { cause: current });
+    if (isTlsFailureCode(code)) return tlsFailure(typeof broker === 'string' ? broker : 'the broker', String(code), String(message));
+    current = (current as { cause?: unknown }).cause ?? (current as { originalError?: unknown }).originalError;
+  }
+  return undefined;
 }

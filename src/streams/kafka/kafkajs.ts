@@ -89,4 +89,4 @@ export const kafkajsFixesInstalled =
   replaceKafkajsModule('kafkajs/src/consumer/filterAbortedMessages', 'kafkajs/src/consumer/batch', () => filterAbortedMessages) &&
   replaceKafkajsModule('kafkajs/src/protocol/requests/produce/v3/request', 'kafkajs/src/protocol/requests/produce/v4/request', oneBufferProduceRequest);
 
-export { AssignerProtocol, ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+export { AssignerProtocol, ConfigResourceTypes, Kafka, KafkaJSConnectionError, logLevel } from 'kafkajs';

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import { StreamsException } from '../../errors';
 import { withJoinHooks } from '../kafka/join-hooks';
-import { createConsumer, createProducer } from '../kafka/client';
+import { createConsumer, createProducer, type KafkaClients } from '../kafka/client';
 import { isGroupMembershipError, isTransientKafkaError } from '../kafka/errors';
 import { groupProtocolAssigner } from '../kafka/group-protocol';
 import type { GroupProtocolOptions } from '../kafka/group-protocol';
-import type { EachBatchPayload, KafkaClient, KafkaConsumer, KafkaProducer } from '../kafka/types';
+import type { EachBatchPayload, KafkaConsumer, KafkaProducer } from '../kafka/types';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import type { PartitionLagMetrics, ProcessorNodeMetrics, TaskMetrics, ThreadMetrics } from '../metrics/streams-metrics';
 import {
@@ -41,7 +41,8 @@ export interface StreamThreadContext {
   readonly clientId: string;
   readonly config: StreamsConfig;
   readonly topology: Topology;
-  readonly kafka: KafkaClient;
+  /** One Kafka object per client role (their security settings may differ). */
+  readonly kafka: KafkaClients;
   readonly stateDirectory: StateDirectory;
   readonly defaultKeySerde: Serde<unknown>;
   readonly defaultValueSerde: Serde<unknown>;
@@ -136,7 +137,7 @@ export class StreamThread {
     this.name = `${ctx.clientId}-StreamThread-${ctx.index + 1}`;
     this.metrics = createThreadMetrics(ctx.metrics, this.name, Date.now());
     this.exactlyOnce = ctx.config.processingGuarantee === 'exactly_once_v2';
-    this.consumer = createConsumer(ctx.kafka, {
+    this.consumer = createConsumer(ctx.kafka.mainConsumer, {
       groupId: ctx.config.applicationId,
       partitionAssigners: [
         withJoinHooks(
@@ -156,9 +157,9 @@ export class StreamThread {
       maxBytes: ctx.config.fetchMaxBytes,
       isolationLevel: this.exactlyOnce ? 'read_committed' : 'read_uncommitted',
     });
-    if (!this.exactlyOnce) this.sharedProducer = createProducer(ctx.kafka, { idempotent: false });
+    if (!this.exactlyOnce) this.sharedProducer = createProducer(ctx.kafka.producer, { idempotent: false });
     this.restorer = new ChangelogRestorer(
-      new ChangelogReader(ctx.kafka, { readCommitted: this.exactlyOnce, ...ctx.config.restoreConsumer }),
+      new ChangelogReader(ctx.kafka.restoreConsumer, { readCommitted: this.exactlyOnce, ...ctx.config.restoreConsumer }),
       {
         onProgress: (changelog, progress, startingOffset, endingOffset) => this.onRestoreProgress(changelog, progress, startingOffset, endingOffset),
         onTaskRestored: (taskId) => void this.runExclusive(() => this.finishRestoring(taskId)).catch((error) => this.fail(error)),
@@ -635,7 +636,7 @@ export class StreamThread {
     const appId = this.ctx.config.applicationId;
     // Exactly-once: the task's transaction first, which settles what a previous owner left open in its changelogs.
     if (this.exactlyOnce) {
-      const transaction = await TaskTransaction.open(this.ctx.kafka, appId, taskId);
+      const transaction = await TaskTransaction.open(this.ctx.kafka.producer, appId, taskId);
       this.taskOutputs.set(taskId, { transaction, collector: new KafkaRecordCollector(transaction, this.ctx.partitionCounts, { retryForMs: 0 }) });
     } else {
       const collector = new KafkaRecordCollector(this.sharedProducer!, this.ctx.partitionCounts, {

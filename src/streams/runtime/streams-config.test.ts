@@ -152,22 +152,41 @@ describe('parseStreamsConfig', () => {
     expect(() => parseStreamsConfig({ ...base, 'admin.max.poll.records': 1 })).toThrow("unknown configuration key 'admin.max.poll.records'");
   });
 
-  it('refuses TLS and SASL with a clear error, under any prefix and in any case, and accepts PLAINTEXT', () => {
-    for (const [key, value] of [
-      ['security.protocol', 'SSL'],
-      ['security.protocol', 'sasl_ssl'],
-      ['producer.security.protocol', 'SASL_PLAINTEXT'],
-    ]) {
-      expect(() => parseStreamsConfig({ ...base, [key!]: value })).toThrow(
-        `'${key}' is ${value}, but Sluice does not connect to Kafka over TLS or SASL yet (a plaintext connection to a TLS or SASL listener would hang)`,
-      );
-    }
-    expect(parseStreamsConfig({ ...base, 'security.protocol': 'PLAINTEXT' }).notApplied).toEqual([]);
+  it("resolves each client's security from the unprefixed keys and its own prefixes, the strongest per key", () => {
+    const jaas = (user: string) => `org.apache.kafka.common.security.scram.ScramLoginModule required username="${user}" password="${user}-pw";`;
+    const config = parseStreamsConfig({
+      ...base,
+      'security.protocol': 'SASL_PLAINTEXT',
+      'sasl.mechanism': 'SCRAM-SHA-512',
+      'sasl.jaas.config': jaas('app'),
+      'consumer.sasl.jaas.config': jaas('reader'),
+      'restore.consumer.sasl.mechanism': 'SCRAM-SHA-256',
+      'producer.sasl.jaas.config': jaas('writer'),
+      'admin.security.protocol': 'PLAINTEXT',
+    });
+    expect(config.security).toEqual({
+      admin: { protocol: 'PLAINTEXT' },
+      mainConsumer: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'SCRAM-SHA-512', username: 'reader', password: 'reader-pw' } },
+      restoreConsumer: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'SCRAM-SHA-256', username: 'reader', password: 'reader-pw' } },
+      producer: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'SCRAM-SHA-512', username: 'writer', password: 'writer-pw' } },
+    });
+    expect(config.notApplied).toEqual([]);
+    expect(parseStreamsConfig(base).security.producer).toEqual({ protocol: 'PLAINTEXT' });
   });
 
-  it('accepts the SASL and SSL keys beside a PLAINTEXT protocol, as not applied', () => {
+  it('names the prefixed key in a security error', () => {
+    expect(() => parseStreamsConfig({ ...base, 'producer.security.protocol': 'SASL_SSL', 'producer.sasl.mechanism': 'PLAIN' })).toThrow(
+      "SASL PLAIN needs 'sasl.jaas.config'",
+    );
+    expect(() => parseStreamsConfig({ ...base, 'security.protocol': 'SSL', 'main.consumer.ssl.keystore.location': '/x.jks' })).toThrow(
+      "'main.consumer.ssl.keystore.type' is JKS (Kafka's default)",
+    );
+  });
+
+  it('accepts the SASL and SSL keys beside a PLAINTEXT protocol; a store password is named as not applied', () => {
     const config = parseStreamsConfig({ ...base, 'sasl.mechanism': 'PLAIN', 'sasl.jaas.config': 'x required;', 'ssl.truststore.password': 'secret' });
-    expect(config.notApplied).toEqual(['sasl.mechanism', 'sasl.jaas.config', 'ssl.truststore.password']);
+    expect(config.notApplied).toEqual(['ssl.truststore.password']);
+    expect(config.security.admin).toEqual({ protocol: 'PLAINTEXT' });
   });
 
   it('takes statestore.cache.max.bytes over the deprecated cache.max.bytes.buffering, as Kafka Streams does', () => {

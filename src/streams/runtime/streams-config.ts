@@ -2,6 +2,8 @@ import { ConfigException } from '../../errors';
 import { CONFIG_KEYS, MAIN_CONSUMER_PREFIXES, RESTORE_CONSUMER_PREFIXES, type ConfigKey, type ConfigType, type ConfigValue } from '../config/config-keys';
 import { closestConfigKey, lookupConfigKey, type KeyForm } from '../config/config-lookup';
 import { deserializationHandling, type TypedValue } from '../config/validators';
+import { resolveClientSecurity, type GivenSetting } from '../config/client-security';
+import type { KafkaSecurity } from '../kafka/security';
 
 export type { ConfigValue } from '../config/config-keys';
 export { parseEndpoint } from '../config/validators';
@@ -46,11 +48,23 @@ export interface StreamsConfig {
   readonly logDir: string;
   readonly logMaxFileSize: number;
   readonly embeddedStoreConfigSetter: string | undefined;
+  /** How each of Sluice's clients connects: security keys unprefixed, overridden under the client's prefixes. */
+  readonly security: Readonly<Record<ClientRole, KafkaSecurity>>;
   /** Keys given, as written, that Sluice accepts but does not apply: named in one warning at start. */
   readonly notApplied: string[];
   /** Every entry as given, plus the defaults of what Sluice applies: what `GET .../config` shows. */
   readonly values: Readonly<Record<string, ConfigValue>>;
 }
+
+/** Sluice's Kafka clients, each with the prefixes of its keys, weakest first (Kafka Streams' getMainConsumerConfigs and siblings). */
+export type ClientRole = 'admin' | 'mainConsumer' | 'restoreConsumer' | 'producer';
+
+const CLIENT_ROLE_PREFIXES: Readonly<Record<ClientRole, readonly string[]>> = {
+  admin: ['', 'admin.'],
+  mainConsumer: MAIN_CONSUMER_PREFIXES,
+  restoreConsumer: RESTORE_CONSUMER_PREFIXES,
+  producer: ['', 'producer.'],
+};
 
 const TYPE_NOUNS: Record<ConfigType, string> = {
   boolean: 'true or false',
@@ -128,13 +142,6 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     given.set(key, { form, value: parseValue(key, form.entry, raw) });
     givenValues[key] = raw;
   }
-  for (const [key, { form, value }] of given) {
-    if (form.entry.name === 'security.protocol' && String(value).toUpperCase() !== 'PLAINTEXT') {
-      throw new ConfigException(
-        `'${key}' is ${String(value)}, but Sluice does not connect to Kafka over TLS or SASL yet (a plaintext connection to a TLS or SASL listener would hang); use a PLAINTEXT listener`,
-      );
-    }
-  }
   if (!given.has('application.id')) throw new ConfigException(`'application.id' is required`);
   if (!given.has('bootstrap.servers')) throw new ConfigException(`'bootstrap.servers' is required`);
 
@@ -148,6 +155,17 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     }
     return undefined;
   };
+  /** A client key as the client with these prefixes sees it: the strongest given, with the key as written. */
+  const clientSetting = (prefixes: readonly string[], name: string): GivenSetting | undefined => {
+    for (let i = prefixes.length - 1; i >= 0; i--) {
+      const entry = given.get(prefixes[i] + name);
+      if (entry !== undefined) return { key: prefixes[i] + name, value: String(entry.value) };
+    }
+    return undefined;
+  };
+  const security = Object.fromEntries(
+    Object.entries(CLIENT_ROLE_PREFIXES).map(([role, prefixes]) => [role, resolveClientSecurity((name) => clientSetting(prefixes, name))]),
+  ) as Record<ClientRole, KafkaSecurity>;
   const mainConsumerSetting = (name: string): TypedValue => strongest(MAIN_CONSUMER_PREFIXES, name) ?? defaultOf(name);
   const restoreConsumerSetting = (name: string, kafkaDefault: number): number => Number(strongest(RESTORE_CONSUMER_PREFIXES, name) ?? kafkaDefault);
   const optional = (name: string): string | undefined => {
@@ -204,6 +222,7 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     logDir: String(setting('log.dir')),
     logMaxFileSize: Number(setting('log.maxFileSize')),
     embeddedStoreConfigSetter: optional('embeddedstore.config.setter'),
+    security,
     notApplied: [...given].filter(([, entry]) => !isApplied(entry)).map(([key]) => key),
     values,
   };

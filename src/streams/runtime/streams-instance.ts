@@ -5,13 +5,14 @@ import * as path from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException, TopologyException } from '../../errors';
-import { createKafkaClient } from '../kafka/client';
+import { createKafkaClients, type KafkaClients } from '../kafka/client';
 import { createTopics, describeTopics, fetchTopicOffsets, listTopics } from '../kafka/admin';
 import type { TopicSpec } from '../kafka/admin';
 import { describeGroup } from '../kafka/group-protocol';
 import { isTransientKafkaError } from '../kafka/errors';
 import { kafkajsFixesInstalled } from '../kafka/kafkajs';
-import type { KafkaAdmin, KafkaClient } from '../kafka/types';
+import type { KafkaAdmin } from '../kafka/types';
+import type { OAuthBearerTokenProvider } from '../kafka/security';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
@@ -48,6 +49,8 @@ const END_OFFSETS_TTL_MS = 1000;
 
 export interface StreamsInstanceOptions {
   logger?: Logger;
+  /** The token for SASL/OAUTHBEARER (`sasl.mechanism=OAUTHBEARER` without a `file:` token endpoint); called per login. */
+  oauthBearerTokenProvider?: OAuthBearerTokenProvider;
 }
 
 /**
@@ -68,7 +71,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private readonly clientMetrics: ClientMetrics;
   private readonly defaultKeySerde: Serde<unknown>;
   private readonly defaultValueSerde: Serde<unknown>;
-  private kafka: KafkaClient | undefined;
+  private readonly kafka: KafkaClients;
   private admin: KafkaAdmin | undefined;
   private streamThreads: StreamThread[] = [];
   private partitionCounts = new Map<string, number>();
@@ -116,6 +119,16 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         })
       : undefined;
     this.processId = this.loadProcessId();
+    this.kafka = createKafkaClients(
+      {
+        bootstrapServers: this.config.bootstrapServers,
+        clientId: this.clientId,
+        ...(options.oauthBearerTokenProvider ? { oauthBearerTokenProvider: options.oauthBearerTokenProvider } : {}),
+        // A refused login or an untrusted certificate fails the instance at once: no retry cures it.
+        onSecurityFailure: (error) => void this.failWith(error),
+      },
+      this.config.security,
+    );
     this.metadataState = new StreamsMetadataState(topology, this.applicationId, this.processId);
     this.machine = new StreamsStateMachine((change) => {
       this.logger.info({ from: change.previous, to: change.state }, 'state transition');
@@ -161,8 +174,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
   private async connectAndStartThreads(): Promise<void> {
     try {
-      this.kafka = createKafkaClient({ bootstrapServers: this.config.bootstrapServers, clientId: this.clientId });
-      this.admin = this.kafka.admin();
+      this.admin = this.kafka.admin.admin();
       const admin = this.admin;
       await this.untilNotTransient('preparing topics', async () => {
         await admin.connect();
@@ -196,7 +208,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       clientId: this.clientId,
       config: this.config,
       topology: this.topology,
-      kafka: this.kafka!,
+      kafka: this.kafka,
       stateDirectory: this.stateDirectory,
       defaultKeySerde: this.defaultKeySerde,
       defaultValueSerde: this.defaultValueSerde,
