@@ -8,7 +8,7 @@ import type { KafkaClient } from './types';
 import { decodeFetchResponse, type FetchedPartition } from './fetch-response';
 import { StreamsException } from '../../errors';
 
-export type { FetchedPartition, FetchedRecord } from './fetch-response';
+export type { FetchedPartition, FetchedRecord, FetchedRecordList } from './fetch-response';
 
 const createErrorFromCode: (code: number) => Error & { type: string; retriable: boolean } = require('kafkajs/src/protocol/error').createErrorFromCode;
 const fetchV11Request: (args: Record<string, unknown>) => unknown = require('kafkajs/src/protocol/requests/fetch/v11/request');
@@ -128,7 +128,7 @@ export class ChangelogReader {
       if (p.errorCode === 0) continue;
       if (LEADER_ERRORS.has(p.errorCode)) {
         stale = true;
-        p.records = [];
+        p.records.truncate(0);
         continue;
       }
       const position = positions.find((x) => x.topic === p.topic && x.partition === p.partition);

@@ -1,7 +1,9 @@
 /**
- * Fetch responses (v11) decoded for reading changelogs: records come out as views into the response buffer,
- * with numeric offsets and timestamps. kafkajs' decoder builds two Decoders, two Longs, two decimal strings and a
- * headers object per record (most of a restore's CPU); a restore needs key, value and timestamp only.
+ * Fetch responses (v11) decoded for reading changelogs: where each record's key and value lie in the response
+ * buffer, with numeric offsets and timestamps, held column by column. kafkajs' decoder builds two Decoders, two
+ * Longs, two decimal strings and a headers object per record (most of a restore's CPU), and a fetch's worth of
+ * record objects waiting to be written would fill the heap; here a record becomes an object (with views into the
+ * buffer) only as it is read, and is garbage at once.
  *
  * What is decoded, as the Java consumer does it: record batches of magic 2 (Kafka 0.11 and later), a truncated
  * batch at the end of a partition's data ignored (the fetch's size limit cut it), records before the fetch offset
@@ -24,6 +26,60 @@ export interface FetchedRecord {
   offset: number;
 }
 
+/** The records a fetch brought for one partition, in offset order. */
+export interface FetchedRecordList extends Iterable<FetchedRecord> {
+  readonly length: number;
+  offsetAt(index: number): number;
+  /** Keeps the first `length` records only. */
+  truncate(length: number): void;
+}
+
+const EMPTY = Buffer.alloc(0);
+/** Numbers kept per record: buffer index, key start, key end, value start (-1: null), value end, timestamp, offset. */
+const STRIDE = 7;
+
+/** The record list of the decoder: one array of numbers, no object per record. */
+class ColumnarRecords implements FetchedRecordList {
+  private readonly buffers: Buffer[] = [];
+  private readonly columns: number[] = [];
+  length = 0;
+
+  addBuffer(buffer: Buffer): number {
+    this.buffers.push(buffer);
+    return this.buffers.length - 1;
+  }
+
+  add(buffer: number, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, timestamp: number, offset: number): void {
+    this.columns.push(buffer, keyStart, keyEnd, valueStart, valueEnd, timestamp, offset);
+    this.length++;
+  }
+
+  offsetAt(index: number): number {
+    return this.columns[index * STRIDE + 6]!;
+  }
+
+  truncate(length: number): void {
+    if (length >= this.length) return;
+    this.length = length;
+    this.columns.length = length * STRIDE;
+  }
+
+  *[Symbol.iterator](): Iterator<FetchedRecord> {
+    const c = this.columns;
+    for (let i = 0; i < this.length * STRIDE; i += STRIDE) {
+      const buffer = this.buffers[c[i]!]!;
+      const keyStart = c[i + 1]!;
+      const valueStart = c[i + 3]!;
+      yield {
+        key: keyStart < 0 ? EMPTY : buffer.subarray(keyStart, c[i + 2]),
+        value: valueStart < 0 ? null : buffer.subarray(valueStart, c[i + 4]),
+        timestamp: c[i + 5]!,
+        offset: c[i + 6]!,
+      };
+    }
+  }
+}
+
 export interface FetchedPartition {
   topic: string;
   partition: number;
@@ -34,7 +90,7 @@ export interface FetchedPartition {
   logStartOffset: number;
   /** Where a reader of this isolation level finds the end: the last stable offset under read_committed, else the high watermark. */
   endOffset: number;
-  records: FetchedRecord[];
+  records: FetchedRecordList;
   /** The offset this partition was fetched from. */
   fetchOffset: number;
   /**
@@ -134,6 +190,15 @@ class Reader {
     return view;
   }
 
+  /** Skips varint-length bytes; their start, or -1 for null (their end is then `pos`). */
+  skipBytes(): number {
+    const length = this.varint();
+    if (length < 0) return -1;
+    const start = this.pos;
+    this.pos += length;
+    return start;
+  }
+
   skip(bytes: number): void {
     this.pos += bytes;
   }
@@ -167,6 +232,7 @@ export async function decodeFetchResponse(body: Buffer, fetchOffsets: ReadonlyMa
       r.int32(); // preferred_read_replica
       const size = r.int32();
       const fetchOffset = fetchOffsets.get(`${topic}\u0000${partition}`) ?? 0;
+      const records = new ColumnarRecords();
       const decoded: FetchedPartition = {
         topic,
         partition,
@@ -175,13 +241,13 @@ export async function decodeFetchResponse(body: Buffer, fetchOffsets: ReadonlyMa
         lastStableOffset,
         logStartOffset,
         endOffset: readCommitted ? lastStableOffset : highWatermark,
-        records: [],
+        records,
         fetchOffset,
         nextOffset: fetchOffset,
       };
       if (size > 0) {
         aborted.sort((a, b) => a.firstOffset - b.firstOffset);
-        await decodeBatches(new Reader(body.subarray(r.pos, r.pos + size), 0), fetchOffset, decoded, readCommitted ? aborted : []);
+        await decodeBatches(new Reader(body.subarray(r.pos, r.pos + size), 0), fetchOffset, decoded, records, readCommitted ? aborted : []);
         r.skip(size);
       }
       partitions.push(decoded);
@@ -190,8 +256,9 @@ export async function decodeFetchResponse(body: Buffer, fetchOffsets: ReadonlyMa
   return { errorCode, partitions };
 }
 
-async function decodeBatches(r: Reader, fetchOffset: number, into: FetchedPartition, aborted: AbortedTransaction[]): Promise<void> {
+async function decodeBatches(r: Reader, fetchOffset: number, into: FetchedPartition, records: ColumnarRecords, aborted: AbortedTransaction[]): Promise<void> {
   const buf = r.buf;
+  let bufferIndex = -1;
   const aborting = new Set<string>();
   let nextAborted = 0;
   while (buf.length - r.pos >= BATCH_HEADER_BYTES) {
@@ -221,30 +288,37 @@ async function decodeBatches(r: Reader, fetchOffset: number, into: FetchedPartit
       if (aborting.has(producerId) && controlType(buf, r.pos, end) === ABORT_MARKER) aborting.delete(producerId);
     } else if (!((attributes & TRANSACTIONAL_FLAG) !== 0 && aborting.has(producerId))) {
       const logAppendTime = (attributes & LOG_APPEND_TIME_FLAG) !== 0 ? maxTimestamp : undefined;
-      const codec = attributes & COMPRESSION_MASK;
-      const records = codec === 0 ? new Reader(buf, r.pos) : new Reader(await decompress(attributes, buf.subarray(r.pos, end), into), 0);
-      readRecords(records, count, baseOffset, baseTimestamp, logAppendTime, fetchOffset, into.records);
+      let source: Reader;
+      let index: number;
+      if ((attributes & COMPRESSION_MASK) === 0) {
+        source = new Reader(buf, r.pos);
+        if (bufferIndex < 0) bufferIndex = records.addBuffer(buf);
+        index = bufferIndex;
+      } else {
+        source = new Reader(await decompress(attributes, buf.subarray(r.pos, end), into), 0);
+        index = records.addBuffer(source.buf);
+      }
+      readRecords(source, index, count, baseOffset, baseTimestamp, logAppendTime, fetchOffset, records);
     }
     r.pos = end;
   }
 }
 
-function readRecords(r: Reader, count: number, baseOffset: number, baseTimestamp: number, logAppendTime: number | undefined, fetchOffset: number, into: FetchedRecord[]): void {
+function readRecords(r: Reader, buffer: number, count: number, baseOffset: number, baseTimestamp: number, logAppendTime: number | undefined, fetchOffset: number, into: ColumnarRecords): void {
   for (let i = 0; i < count; i++) {
     const length = r.varint();
     const next = r.pos + length;
     r.skip(1); // attributes
     const timestampDelta = r.varlong();
     const offset = baseOffset + r.varint();
-    const key = r.bytes();
-    const value = r.bytes();
+    const keyStart = r.skipBytes();
+    const keyEnd = r.pos;
+    const valueStart = r.skipBytes();
+    const valueEnd = r.pos;
     r.pos = next; // headers are not needed to restore a store
-    if (offset < fetchOffset) continue;
-    into.push({ key: key ?? EMPTY, value, timestamp: logAppendTime ?? baseTimestamp + timestampDelta, offset });
+    if (offset >= fetchOffset) into.add(buffer, keyStart, keyEnd, valueStart, valueEnd, logAppendTime ?? baseTimestamp + timestampDelta, offset);
   }
 }
-
-const EMPTY = Buffer.alloc(0);
 
 /** Type of the first control record of a control batch: 0 abort, 1 commit. */
 function controlType(buf: Buffer, pos: number, end: number): number {

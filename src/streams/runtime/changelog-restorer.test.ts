@@ -1,8 +1,28 @@
 import pino from 'pino';
-import type { FetchedPartition, ReadPosition } from '../kafka/changelog-reader';
+import type { FetchedPartition, FetchedRecord, FetchedRecordList, ReadPosition } from '../kafka/changelog-reader';
 import { EARLIEST } from '../kafka/changelog-reader';
 import type { ChangelogRecord } from '../state/store';
 import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type RestoreProgress } from './changelog-restorer';
+
+class RecordList implements FetchedRecordList {
+  constructor(private readonly records: FetchedRecord[]) {}
+
+  get length(): number {
+    return this.records.length;
+  }
+
+  offsetAt(index: number): number {
+    return this.records[index]!.offset;
+  }
+
+  truncate(length: number): void {
+    this.records.length = Math.min(length, this.records.length);
+  }
+
+  [Symbol.iterator](): Iterator<FetchedRecord> {
+    return this.records[Symbol.iterator]();
+  }
+}
 
 /** A changelog in memory: per partition, its log start, end, and records; hands out `perFetch` records a fetch. */
 class FakeChangelogs implements ChangelogSource {
@@ -25,13 +45,13 @@ class FakeChangelogs implements ChangelogSource {
       const log = this.logs.get(`${topic}-${partition}`)!;
       const from = offset === EARLIEST ? log.start : offset;
       const to = Math.min(log.end, from + this.perFetch);
-      const records = [];
+      const records: FetchedRecord[] = [];
       for (let o = from; o < to; o++) records.push({ key: Buffer.from(`k${o}`), value: Buffer.from(`v${o}`), timestamp: o, offset: o });
       const endOffset = log.end;
       // Records written after the first fetch lie beyond the end the restore took: never applied.
       if (log.appendAfterFirstFetch) log.end += log.appendAfterFirstFetch;
       log.appendAfterFirstFetch = undefined;
-      return { topic, partition, errorCode: 0, highWatermark: endOffset, lastStableOffset: endOffset, logStartOffset: log.start, endOffset, records, fetchOffset: from, nextOffset: to };
+      return { topic, partition, errorCode: 0, highWatermark: endOffset, lastStableOffset: endOffset, logStartOffset: log.start, endOffset, records: new RecordList(records), fetchOffset: from, nextOffset: to };
     });
   }
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { isTransientKafkaError } from '../kafka/errors';
-import { EARLIEST, type FetchedPartition, type ReadPosition } from '../kafka/changelog-reader';
-import type { ChangelogRecord } from '../state/store';
+import { EARLIEST, type FetchedPartition, type FetchedRecordList, type ReadPosition } from '../kafka/changelog-reader';
+import type { ChangelogRecords } from '../state/store';
 
 /** The part of the Kafka adapter's ChangelogReader that restoration uses. */
 export interface ChangelogSource {
@@ -18,7 +18,7 @@ export interface ChangelogToRestore {
   /** The task's checkpoint, or EARLIEST (the adapter's constant): from the log start. */
   startOffset: number;
   /** Writes restored records into the store. */
-  apply(records: ChangelogRecord[]): void;
+  apply(records: ChangelogRecords): void;
 }
 
 export interface RestoreProgress {
@@ -133,7 +133,7 @@ export class ChangelogRestorer {
         return;
       }
       this.failingSince = undefined;
-      const applied: { r: RestoringChangelog; records: ChangelogRecord[] }[] = [];
+      const applied: { r: RestoringChangelog; records: FetchedRecordList }[] = [];
       for (const partition of fetched) {
         const r = this.restoring.get(keyOf(partition));
         // Unregistered, or registered again for a new task, while the fetch was under way.
@@ -145,8 +145,9 @@ export class ChangelogRestorer {
         const end = r.endOffset;
         const records = partition.records;
         let count = records.length;
-        while (count > 0 && records[count - 1]!.offset >= end) count--;
-        applied.push({ r, records: count === records.length ? records : records.slice(0, count) });
+        while (count > 0 && records.offsetAt(count - 1) >= end) count--;
+        records.truncate(count);
+        applied.push({ r, records });
         r.position = Math.min(Math.max(partition.fetchOffset, partition.nextOffset), end);
         if (r.position >= end) this.restoring.delete(keyOf(partition));
       }

@@ -1,6 +1,6 @@
 import type { StateStoreMetrics } from '../metrics/streams-metrics';
 import type { Sensor } from '../metrics/sensor';
-import type { ChangelogRecord, StateStore } from '../state/store';
+import type { ChangelogRecords, StateStore } from '../state/store';
 
 /** Store operations → the `stream-state-metrics` sensor that times them (Kafka Streams' metered stores). */
 const TIMED: Record<string, keyof StateStoreMetrics> = {
@@ -56,7 +56,7 @@ function wrap(target: StateStore, property: PropertyKey, fn: (...args: unknown[]
     };
   }
   if (property === 'restore') {
-    return (records: ChangelogRecord[]) => {
+    return (records: ChangelogRecords) => {
       fn.call(target, records);
       metrics.restore.record(records.length);
     };

@@ -45,6 +45,15 @@ export interface ChangelogRecord {
 }
 
 /**
+ * Changelog records to restore, in offset order: an array, or a list read once, in order (restoration reads
+ * fetched records without making an object of each beforehand). A record's buffers may be views into larger
+ * buffers: a store keeps copies, never the buffers themselves.
+ */
+export interface ChangelogRecords extends Iterable<ChangelogRecord> {
+  readonly length: number;
+}
+
+/**
  * What the runtime gives a store when it is initialised in a task: where its files live, and how its writes
  * reach the changelog. Restoration calls `restore` on the store itself.
  */
@@ -102,7 +111,7 @@ export interface StateStore {
   close(): Promise<void>;
   isOpen(): boolean;
   /** Applies a batch of changelog records during restoration, without logging them again. */
-  restore(records: ChangelogRecord[]): void;
+  restore(records: ChangelogRecords): void;
   /** Removes every entry (used before a full restoration of a store whose local state was wiped). */
   clear(): void;
   /** Counters for the statistics dump; every store Sluice builds has it. */

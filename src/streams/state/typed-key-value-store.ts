@@ -1,7 +1,7 @@
 import type { Serde } from '../serdes/serde';
 import { prefixUpperBound } from './byte-order';
 import type { BytesRange, BytesTable } from './bytes-table';
-import type { ChangelogRecord, KeyValue, KeyValueStore, StoreIterator, StoreType } from './store';
+import type { ChangelogRecords, KeyValue, KeyValueStore, StoreIterator, StoreType } from './store';
 import { StoreBase } from './store-base';
 import { mapIterable } from './store-iterators';
 import type { StoreStorage } from './store-storage';
@@ -85,7 +85,7 @@ export class TypedKeyValueStore<K, V, VS = V> extends StoreBase implements KeyVa
     return this.table().approximateNumEntries();
   }
 
-  restore(records: ChangelogRecord[]): void {
+  restore(records: ChangelogRecords): void {
     const table = this.table();
     this.storage.restoreBatch(() => {
       for (const record of records) table.restore(record.key, this.format.restored(record.value, record.timestamp));

@@ -1,7 +1,7 @@
 import type { Serde } from '../serdes/serde';
 import type { BytesRange, BytesTable } from './bytes-table';
 import { SESSION_SUFFIX_BYTES, sessionKeyUpperBound, sessionStoreKey, sessionStoreKeyParts } from './session-key-schema';
-import type { ChangelogRecord, KeyValue, SessionStore, StoreIterator, Window, Windowed } from './store';
+import type { ChangelogRecords, KeyValue, SessionStore, StoreIterator, Window, Windowed } from './store';
 import { SegmentedStoreBase } from './segmented-store-base';
 import { concatIterables } from './store-iterators';
 import type { StoreStorage } from './store-storage';
@@ -79,7 +79,7 @@ export class TypedSessionStore<K, V> extends SegmentedStoreBase implements Sessi
     );
   }
 
-  restore(records: ChangelogRecord[]): void {
+  restore(records: ChangelogRecords): void {
     const segments = this.openSegments();
     this.storage.restoreBatch(() => {
       for (const record of records) {

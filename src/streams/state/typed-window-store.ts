@@ -1,6 +1,6 @@
 import type { Serde } from '../serdes/serde';
 import type { BytesRange, BytesTable } from './bytes-table';
-import type { ChangelogRecord, KeyValue, StoreIterator, StoreType, WindowStore, Windowed } from './store';
+import type { ChangelogRecords, KeyValue, StoreIterator, StoreType, WindowStore, Windowed } from './store';
 import { SegmentedStoreBase } from './segmented-store-base';
 import { concatIterables } from './store-iterators';
 import type { StoreStorage } from './store-storage';
@@ -123,7 +123,7 @@ export class TypedWindowStore<K, V, VS = V> extends SegmentedStoreBase implement
     return this.windows({}, 0, Number.MAX_SAFE_INTEGER, true);
   }
 
-  restore(records: ChangelogRecord[]): void {
+  restore(records: ChangelogRecords): void {
     const segments = this.openSegments();
     this.storage.restoreBatch(() => {
       for (const record of records) {
