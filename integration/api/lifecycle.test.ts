@@ -101,7 +101,7 @@ it('restart, stop, stop with cleanup and restore from the changelog, through the
       const restored = done.reduce((sum, f) => sum + Number(f.data.restored), 0);
       expect(restored).toBeGreaterThan(0);
       for (const frame of restores.frames) {
-        expect(Object.keys(frame.data).sort()).toEqual(['done', 'partition', 'restored', 'store', 'topic', 'total']);
+        expect(Object.keys(frame.data).sort()).toEqual(['done', 'partition', 'remaining', 'restored', 'store', 'topic', 'total']);
       }
       const stores = (await node.get(`/api/v1/streams/${id}/stores`)).json() as { last_restoration?: { total_restored: number } }[];
       expect(stores.reduce((sum, s) => sum + (s.last_restoration?.total_restored ?? 0), 0)).toBe(restored);

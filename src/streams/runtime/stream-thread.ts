@@ -213,6 +213,8 @@ export class StreamThread {
     await this.consumer.subscribe({ topics: [...topics, ...patterns], fromBeginning: this.ctx.config.autoOffsetReset !== 'latest' });
     this.consumer.on(this.consumer.events.REBALANCING, () => this.setState('PARTITIONS_REVOKED'));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
+      // A join that completes while the thread closes brings no tasks: they would outlive the thread.
+      if (this.stopping) return;
       this.generation++;
       if (this.waitingForForeignMembers) this.ctx.logger.info({ thread: this.name }, 'joined the group: the members of the other protocol are gone');
       this.waitingForForeignMembers = false;
