@@ -30,6 +30,35 @@ export interface LocalKafkaOptions {
   brokerProperties?: Readonly<Record<string, string>>;
   /** Where progress lines (the one-time jar download) go; default nowhere. */
   log?: (line: string) => void;
+  /** Secured listeners beside the plaintext one (security tests); default none. */
+  secured?: SecuredListenerOptions;
+}
+
+/**
+ * A SASL_SSL listener (SCRAM-SHA-512 users created when the log dir is formatted, PLAIN users, and OAUTHBEARER with
+ * Kafka's unsecured-token validator) and an SSL listener that requires a client certificate. The plaintext listener
+ * stays, for the broker's own traffic and for tests' setup.
+ */
+export interface SecuredListenerOptions {
+  /** PEM: the broker's private key (PKCS#8, unencrypted) and certificate chain, for both listeners. */
+  readonly brokerKeyAndChain: string;
+  /** PEM: the CA whose client certificates the SSL listener accepts. */
+  readonly clientCa: string;
+  readonly scramUsers: readonly BrokerUser[];
+  readonly plainUsers: readonly BrokerUser[];
+}
+
+/** A user name and password of letters, digits, '-' and '_' (they go into the broker's JAAS and format arguments unquoted). */
+export interface BrokerUser {
+  readonly name: string;
+  readonly password: string;
+}
+
+/** `host:port` of each listener of a broker. */
+export interface BrokerListeners {
+  readonly plaintext: string;
+  readonly saslSsl?: string;
+  readonly ssl?: string;
 }
 
 /**
@@ -46,9 +75,11 @@ parent=$1
 dir=$2
 jvm_options=(-Xmx512m -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true -Djava.net.preferIPv4Stack=true
   "-Dlog4j.configuration=file:$dir/log4j.properties" "-Dkafka.logs.dir=$dir/logs")
+format_args=()
+[ -e "$dir/format-args" ] && mapfile -t format_args < "$dir/format-args"
 broker() {
   "$SLUICE_JAVA" "\${jvm_options[@]}" -cp "$SLUICE_CLASSPATH" kafka.tools.StorageTool format \\
-    "--cluster-id=$SLUICE_CLUSTER_ID" -c "$dir/server.properties" --ignore-formatted || exit $?
+    "--cluster-id=$SLUICE_CLUSTER_ID" -c "$dir/server.properties" --ignore-formatted "\${format_args[@]}" || exit $?
   exec "$SLUICE_JAVA" "\${jvm_options[@]}" -cp "$SLUICE_CLASSPATH" kafka.Kafka "$dir/server.properties"
 }
 broker &
@@ -85,6 +116,8 @@ export class LocalKafka {
   readonly version = KAFKA_VERSION;
   /** `127.0.0.1:<port>`. */
   readonly bootstrapServers: string;
+  /** Every listener's address; the secured ones only when asked for. */
+  readonly listeners: BrokerListeners;
   /** The temporary directory holding config, data and logs; deleted on stop. */
   readonly dir: string;
   /** Pid of the watchdog, leader of the process group that holds the broker. */
@@ -96,14 +129,15 @@ export class LocalKafka {
   private stopping: Promise<void> | undefined;
 
   private constructor(
-    bootstrapServers: string,
+    listeners: BrokerListeners,
     dir: string,
     clusterId: string,
     watchdog: ChildProcess,
     exited: Promise<void>,
     stopGraceMs: number,
   ) {
-    this.bootstrapServers = bootstrapServers;
+    this.bootstrapServers = listeners.plaintext;
+    this.listeners = listeners;
     this.dir = dir;
     this.clusterId = clusterId;
     this.watchdog = watchdog;
@@ -131,7 +165,11 @@ export class LocalKafka {
   private static async launch(libsDir: string, options: LocalKafkaOptions): Promise<LocalKafka> {
     const dir = await mkdtemp(join(tmpdir(), 'sluice-kafka-'));
     await mkdir(join(dir, 'logs'));
-    const [port, controllerPort] = await freePorts(2);
+    const [port, controllerPort, saslSslPort, sslPort] = await freePorts(options.secured ? 4 : 2);
+    const listeners: BrokerListeners = {
+      plaintext: `127.0.0.1:${port}`,
+      ...(options.secured ? { saslSsl: `127.0.0.1:${saslSslPort}`, ssl: `127.0.0.1:${sslPort}` } : {}),
+    };
     const properties: Record<string, string> = {
       'process.roles': 'broker,controller',
       'node.id': '1',
@@ -156,6 +194,7 @@ export class LocalKafka {
       'group.initial.rebalance.delay.ms': '0',
       // Topics are created explicitly, as Kafka Streams does; a typo must fail, not create a topic.
       'auto.create.topics.enable': 'false',
+      ...(options.secured ? await securedProperties(dir, listeners, controllerPort!, options.secured) : {}),
       ...options.brokerProperties,
     };
     await writeFile(join(dir, 'server.properties'), toProperties(properties));
@@ -202,7 +241,7 @@ export class LocalKafka {
     }
     // The broker must not keep this process alive; the watchdog ends it when this process ends.
     watchdog.unref();
-    return new LocalKafka(`127.0.0.1:${port}`, dir, clusterId, watchdog, exited, options.stopGraceMs ?? 10_000);
+    return new LocalKafka(listeners, dir, clusterId, watchdog, exited, options.stopGraceMs ?? 10_000);
   }
 
   private async waitUntilReady(timeoutMs: number): Promise<void> {
@@ -298,6 +337,39 @@ export class LocalKafka {
     })();
     return this.stopping;
   }
+}
+
+const USER = /^[A-Za-z0-9_-]+$/;
+
+/** The listeners, TLS and SASL settings of a secured broker; writes its PEM files and the storage tool's SCRAM arguments. */
+async function securedProperties(
+  dir: string,
+  listeners: BrokerListeners,
+  controllerPort: number,
+  secured: SecuredListenerOptions,
+): Promise<Record<string, string>> {
+  for (const user of [...secured.scramUsers, ...secured.plainUsers]) {
+    if (!USER.test(user.name) || !USER.test(user.password)) throw new BrokerProvisioningFailed(`broker user names and passwords take letters, digits, '-' and '_': ${user.name}`);
+  }
+  await writeFile(join(dir, 'broker.pem'), secured.brokerKeyAndChain, { mode: 0o600 });
+  await writeFile(join(dir, 'client-ca.pem'), secured.clientCa);
+  await writeFile(join(dir, 'format-args'), secured.scramUsers.map((u) => `--add-scram=SCRAM-SHA-512=[name=${u.name},password=${u.password}]\n`).join(''), { mode: 0o600 });
+  const plainUsers = secured.plainUsers.map((u) => ` user_${u.name}="${u.password}"`).join('');
+  return {
+    listeners: `PLAINTEXT://${listeners.plaintext},SASL_SSL://${listeners.saslSsl},SSL://${listeners.ssl},CONTROLLER://127.0.0.1:${controllerPort}`,
+    'advertised.listeners': `PLAINTEXT://${listeners.plaintext},SASL_SSL://${listeners.saslSsl},SSL://${listeners.ssl}`,
+    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL',
+    'ssl.keystore.type': 'PEM',
+    'ssl.keystore.location': join(dir, 'broker.pem'),
+    'ssl.truststore.type': 'PEM',
+    'ssl.truststore.location': join(dir, 'client-ca.pem'),
+    'listener.name.ssl.ssl.client.auth': 'required',
+    'listener.name.sasl_ssl.sasl.enabled.mechanisms': 'SCRAM-SHA-512,PLAIN,OAUTHBEARER',
+    'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config': 'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+    'listener.name.sasl_ssl.plain.sasl.jaas.config': `org.apache.kafka.common.security.plain.PlainLoginModule required${plainUsers};`,
+    // Without a validator callback handler, Kafka accepts unsecured (alg "none") JWTs: enough to test token files.
+    'listener.name.sasl_ssl.oauthbearer.sasl.jaas.config': 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;',
+  };
 }
 
 /** Signals the watchdog alone (it passes SIGTERM on) or its whole process group; gone already is fine. */

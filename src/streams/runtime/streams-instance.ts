@@ -123,6 +123,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       {
         bootstrapServers: this.config.bootstrapServers,
         clientId: this.clientId,
+        // kafkajs' lines go where the instance's go, with its application id (and through the same redaction).
+        logger: this.logger,
         ...(options.oauthBearerTokenProvider ? { oauthBearerTokenProvider: options.oauthBearerTokenProvider } : {}),
         // A refused login or an untrusted certificate fails the instance at once: no retry cures it.
         onSecurityFailure: (error) => void this.failWith(error),
