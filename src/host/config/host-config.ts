@@ -1,6 +1,7 @@
 /**
- * The host's configuration: a YAML or JSON file, then SLUICE_* environment variables, then command-line flags
- * (each overriding the one before), validated against one JSON schema. Every error is one line naming the key.
+ * The host's configuration: a YAML or JSON file (whose values may come from `${env:NAME}` and `${file:/path}`), then
+ * SLUICE_* environment variables, then command-line flags (each overriding the one before), validated against one
+ * JSON schema. Every error is one line naming the key.
  */
 
 import * as fs from 'node:fs';
@@ -10,6 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigException } from '../../errors';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../server/timeouts';
 import type { ConfigValue } from '../../streams/runtime/streams-config';
+import { resolveReferences } from './references';
 import { hostConfigSchema, LOG_LEVELS } from './schema';
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -212,7 +214,7 @@ function resolveModule(specifier: string, baseDir: string): string {
  */
 export function loadHostConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): HostConfig {
   const file = flags.config ?? (env.SLUICE_CONFIG || undefined);
-  const raw: Json = file === undefined ? {} : readFile(file);
+  const raw: Json = file === undefined ? {} : (resolveReferences(readFile(file), { env, baseDir: path.dirname(path.resolve(file)) }) as Json);
   applyEnvironment(raw, env);
   applyFlags(raw, flags);
   // So that a configuration without streams is told which key it lacks.

@@ -123,7 +123,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       {
         bootstrapServers: this.config.bootstrapServers,
         clientId: this.clientId,
-        // kafkajs' lines go where the instance's go, with its application id (and through the same redaction).
+        // kafkajs' lines go where the instance's go, with its application id.
         logger: this.logger,
         ...(options.oauthBearerTokenProvider ? { oauthBearerTokenProvider: options.oauthBearerTokenProvider } : {}),
         // A refused login or an untrusted certificate fails the instance at once: no retry cures it.
