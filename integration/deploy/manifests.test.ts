@@ -14,6 +14,7 @@ import { checkExposure } from '../../src/host/config/exposure';
 import { loadHostConfig, type HostConfig } from '../../src/host/config/host-config';
 import { buildServer } from '../../src/server/app';
 import { FakeQueries, FakeRegistry } from '../../src/server/testing/fake-instances';
+import { makeTestCertificates } from '../../src/streams/kafka/testing/certificates';
 import { parseEndpoint } from '../../src/streams/runtime/streams-config';
 import { readDockerfile, sourceInRepository } from './support/image';
 import {
@@ -41,6 +42,8 @@ const EXPECTED: Record<string, { replicas: number; antiAffinity: boolean; creden
 const POD = { namespace: 'streams', ordinal: 0 };
 /** The Secret a user creates for credentials (README, "Run on Kubernetes"). */
 const AUTH_SECRET = { 'sluice-auth': { 'auth.yaml': 'server:\n  users:\n    admin: s3cret\n' } };
+/** The Secret with the Kafka credentials (README, "Connecting to a secured Kafka"): SCRAM user and password, the brokers' CA. */
+const KAFKA_SECRET = { 'sluice-kafka': { username: 'sluice', password: 'kafka-s3cret', 'ca.crt': makeTestCertificates(['kafka'], 'unused').ca } };
 const CREDENTIALS = `Basic ${Buffer.from('admin:s3cret').toString('base64')}`;
 /** Time Sluice needs after closing its instances: the gRPC server's grace (1 s) and the HTTP server's close. */
 const STOP_MARGIN_MS = 10_000;
@@ -79,7 +82,7 @@ describeIfKubectl.each(overlays())('overlay %s', (overlay) => {
       const local = args.map((arg) => (arg.startsWith('/') ? (mountedPath(init, volumes, arg) ?? sourceInRepository(arg, stages) ?? arg) : arg));
       execFileSync(process.execPath, local, { stdio: 'pipe' });
     }
-    env = containerEnvironment(container, resources, { name: podName(), namespace: POD.namespace });
+    env = containerEnvironment(container, resources, { name: podName(), namespace: POD.namespace }, EXPECTED[overlay]?.credentials ? KAFKA_SECRET : {});
     const [, , , flag, configPath] = [...entrypoint, ...(container.args ?? [])];
     expect(flag).toBe('--config');
     config = loadHostConfig({ config: mountedPath(container, volumes, configPath!) }, env);
@@ -106,6 +109,16 @@ describeIfKubectl.each(overlays())('overlay %s', (overlay) => {
     expect(config.server.users).toEqual(expected.credentials ? { admin: 's3cret' } : undefined);
     const auth = statefulSet.spec.template.spec.volumes!.find((volume) => volume.secret?.secretName === 'sluice-auth')!;
     expect(auth.secret!.optional).toBe(!expected.credentials);
+    if (!expected.credentials) return;
+    // The Kafka credentials come from the Secret sluice-kafka through ${env:...}: none of them is in the ConfigMap.
+    const kafka = KAFKA_SECRET['sluice-kafka'];
+    expect(config.streams).toMatchObject({
+      'security.protocol': 'SASL_SSL',
+      'sasl.jaas.config': `org.apache.kafka.common.security.scram.ScramLoginModule required username="${kafka.username}" password="${kafka.password}";`,
+      'ssl.truststore.certificates': kafka['ca.crt'],
+    });
+    const configMaps = JSON.stringify(resources.filter((r) => r.kind === 'ConfigMap'));
+    expect(configMaps).not.toContain(kafka.password);
   });
 
   it("application.server is the pod's stable DNS name under the headless Service, at the HTTP port", () => {

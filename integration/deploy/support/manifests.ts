@@ -102,7 +102,7 @@ export function only<T extends Resource>(resources: Resource[], kind: string, pr
 export interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { fieldRef?: { fieldPath: string } };
+  valueFrom?: { fieldRef?: { fieldPath: string }; secretKeyRef?: { name: string; key: string; optional?: boolean } };
 }
 export interface Probe {
   httpGet: { path: string; port: string | number };
@@ -161,7 +161,12 @@ export function configMap(resources: Resource[], name: string): ConfigMap {
  * A container's environment as the kubelet makes it: `envFrom` ConfigMaps first, then `env` in order, with
  * `$(NAME)` replaced by variables defined before it (an undefined one stays as written) and the pod's own fields.
  */
-export function containerEnvironment(container: Container, resources: Resource[], pod: { name: string; namespace: string }): Record<string, string> {
+export function containerEnvironment(
+  container: Container,
+  resources: Resource[],
+  pod: { name: string; namespace: string },
+  secrets: Record<string, Record<string, string>> = {},
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const source of container.envFrom ?? []) {
     if (!source.configMapRef) throw new Error(`envFrom other than configMapRef is not emulated: ${JSON.stringify(source)}`);
@@ -171,9 +176,14 @@ export function containerEnvironment(container: Container, resources: Resource[]
   for (const variable of container.env ?? []) {
     if (variable.value !== undefined) {
       env[variable.name] = variable.value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (reference, name: string) => env[name] ?? reference);
+    } else if (variable.valueFrom?.secretKeyRef) {
+      const { name, key, optional } = variable.valueFrom.secretKeyRef;
+      const value = secrets[name]?.[key];
+      if (value === undefined && !optional) throw new Error(`env ${variable.name}: the pod needs key ${key} of the Secret ${name}`);
+      if (value !== undefined) env[variable.name] = value;
     } else {
       const field = variable.valueFrom?.fieldRef?.fieldPath;
-      if (field === undefined || fields[field] === undefined) throw new Error(`env ${variable.name}: only fieldRef ${Object.keys(fields).join(', ')} is emulated`);
+      if (field === undefined || fields[field] === undefined) throw new Error(`env ${variable.name}: only secretKeyRef and fieldRef ${Object.keys(fields).join(', ')} are emulated`);
       env[variable.name] = fields[field];
     }
   }
