@@ -3,6 +3,8 @@
  * over SASL_SSL with SCRAM-SHA-512 and over mutual TLS; a wrong password, an unknown CA and a JKS keystore each fail
  * at once with an error that says so; the secrets appear in no log line and no error message.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { StreamsInstance } from '../../src';
@@ -144,6 +146,16 @@ describe('Kafka security on a real broker', () => {
       ]),
     );
     await countWords({ ...saslSsl('not-the-scram-password'), ...overrides });
+  });
+
+  itWithBroker('counts words over SASL_SSL with OAUTHBEARER, the token read from a file: token endpoint', async () => {
+    // An unsecured JWT (alg none), which the broker's default OAUTHBEARER validator accepts.
+    const now = Math.floor(Date.now() / 1000);
+    const part = (json: object) => Buffer.from(JSON.stringify(json)).toString('base64url');
+    const tokenFile = path.join(tempStateDir('sluice-token-'), 'token');
+    fs.writeFileSync(tokenFile, `${part({ alg: 'none' })}.${part({ sub: 'sluice-oauth', iat: now, exp: now + 3600 })}.\n`);
+    const { 'sasl.jaas.config': _jaas, ...tls } = saslSsl();
+    await countWords({ ...tls, 'sasl.mechanism': 'OAUTHBEARER', 'sasl.oauthbearer.token.endpoint.url': `file://${tokenFile}` });
   });
 
   itWithBroker('fails at once, saying authentication failed, on a wrong password', async () => {
