@@ -38,11 +38,16 @@ const EMPTY = Buffer.alloc(0);
 /** Numbers kept per record: buffer index, key start, key end, value start (-1: null), value end, timestamp, offset. */
 const STRIDE = 7;
 
-/** The record list of the decoder: one array of numbers, no object per record. */
+/** The record list of the decoder: one typed array of numbers, no object per record. */
 class ColumnarRecords implements FetchedRecordList {
   private readonly buffers: Buffer[] = [];
-  private readonly columns: number[] = [];
+  private columns: Float64Array;
   length = 0;
+
+  /** `expected`: about how many records will come (the array doubles when more do). */
+  constructor(expected: number) {
+    this.columns = new Float64Array(Math.max(16, expected) * STRIDE);
+  }
 
   addBuffer(buffer: Buffer): number {
     this.buffers.push(buffer);
@@ -50,7 +55,20 @@ class ColumnarRecords implements FetchedRecordList {
   }
 
   add(buffer: number, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, timestamp: number, offset: number): void {
-    this.columns.push(buffer, keyStart, keyEnd, valueStart, valueEnd, timestamp, offset);
+    let at = this.length * STRIDE;
+    if (at + STRIDE > this.columns.length) {
+      const grown = new Float64Array(this.columns.length * 2);
+      grown.set(this.columns);
+      this.columns = grown;
+    }
+    const c = this.columns;
+    c[at++] = buffer;
+    c[at++] = keyStart;
+    c[at++] = keyEnd;
+    c[at++] = valueStart;
+    c[at++] = valueEnd;
+    c[at++] = timestamp;
+    c[at] = offset;
     this.length++;
   }
 
@@ -59,9 +77,7 @@ class ColumnarRecords implements FetchedRecordList {
   }
 
   truncate(length: number): void {
-    if (length >= this.length) return;
-    this.length = length;
-    this.columns.length = length * STRIDE;
+    this.length = Math.min(length, this.length);
   }
 
   *[Symbol.iterator](): Iterator<FetchedRecord> {
@@ -232,7 +248,8 @@ export async function decodeFetchResponse(body: Buffer, fetchOffsets: ReadonlyMa
       r.int32(); // preferred_read_replica
       const size = r.int32();
       const fetchOffset = fetchOffsets.get(`${topic}\u0000${partition}`) ?? 0;
-      const records = new ColumnarRecords();
+      // A record takes at least 7 bytes of a batch; most changelog records take 20 or more.
+      const records = new ColumnarRecords(Math.ceil(Math.max(size, 0) / 20));
       const decoded: FetchedPartition = {
         topic,
         partition,
