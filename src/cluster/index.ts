@@ -1,5 +1,6 @@
 /** The cluster layer: the gRPC peer service between Sluice nodes (proto/sluice.proto), its server and client. */
 export { PeerClient, type PeerClientOptions } from './peer-client';
+export { isAuthenticated, type PeerSecurity, type PeerTls } from './peer-security';
 export { startPeerServer, type PeerServer, type PeerServerOptions } from './peer-server';
 export {
   failedAnswer,

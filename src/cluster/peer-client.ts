@@ -1,12 +1,15 @@
 import * as grpc from '@grpc/grpc-js';
 import NodeCache from 'node-cache';
 import { failedAnswer, type NodeInfo, type PeerAnswer, type PeerQueryRequest, type StoreDescription } from './peer-protocol';
+import { callMetadata, channelCredentials, type PeerSecurity } from './peer-security';
 import { UNLIMITED_MESSAGES } from './peer-server';
 import { peerService } from './peer-service';
 
 export interface PeerClientOptions {
   /** How long a channel to a peer is kept after its last use, in seconds (default 300). */
   channelTtlSeconds?: number;
+  /** TLS and the cluster secret, as the peers' servers expect them; none: plaintext without credentials. */
+  security?: PeerSecurity;
 }
 
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
@@ -30,9 +33,13 @@ function isServiceError(error: unknown): error is grpc.ServiceError {
 export class PeerClient {
   private readonly channels: NodeCache;
   private readonly ttlSeconds: number;
+  private readonly credentials: grpc.ChannelCredentials;
+  private readonly metadata: grpc.Metadata;
 
   constructor(options: PeerClientOptions = {}) {
     this.ttlSeconds = options.channelTtlSeconds ?? 300;
+    this.credentials = channelCredentials(options.security ?? {});
+    this.metadata = callMetadata(options.security ?? {});
     // useClones false: the cache holds live clients, which must not be deep-copied.
     this.channels = new NodeCache({ stdTTL: this.ttlSeconds, checkperiod: Math.max(1, Math.ceil(this.ttlSeconds / 5)), useClones: false });
     // Expiry deletes too, so this closes every channel that leaves the cache.
@@ -85,7 +92,7 @@ export class PeerClient {
   private call<Req, Res>(grpcEndpoint: string, method: grpc.MethodDefinition<Req, Res>, request: Req, deadline: number): Promise<Res> {
     const client = this.channel(grpcEndpoint);
     return new Promise((resolve, reject) => {
-      client.makeUnaryRequest(method.path, method.requestSerialize, method.responseDeserialize, request, { deadline }, (error, reply) => {
+      client.makeUnaryRequest(method.path, method.requestSerialize, method.responseDeserialize, request, this.metadata.clone(), { deadline }, (error, reply) => {
         if (error) reject(error);
         else if (reply === undefined) reject(new Error(`${method.path} answered nothing`));
         else resolve(reply);
@@ -99,7 +106,7 @@ export class PeerClient {
       this.channels.ttl(grpcEndpoint, this.ttlSeconds);
       return cached;
     }
-    const client = new grpc.Client(grpcEndpoint, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    const client = new grpc.Client(grpcEndpoint, this.credentials, CHANNEL_OPTIONS);
     this.channels.set(grpcEndpoint, client);
     return client;
   }

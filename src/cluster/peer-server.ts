@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { SluiceError } from '../errors';
 import type { NodeInfo, PeerAnswer, PeerQueryHandler } from './peer-protocol';
+import { secretInterceptor, serverCredentials, type PeerSecurity } from './peer-security';
 import {
   peerService,
   type DescribeStoreReplyMessage,
@@ -19,6 +20,8 @@ export interface PeerServerOptions {
   handler: PeerQueryHandler;
   /** What Ping answers; by default the listening address and no application. */
   node?: () => NodeInfo;
+  /** TLS and the cluster secret; none: plaintext, and any caller is answered. */
+  security?: PeerSecurity;
 }
 
 export interface PeerServer {
@@ -69,7 +72,11 @@ function formatAddress(host: string, port: number): string {
 
 /** Starts the node's peer service (proto/sluice.proto); resolves once it listens. */
 export function startPeerServer(options: PeerServerOptions): Promise<PeerServer> {
-  const server = new grpc.Server(UNLIMITED_MESSAGES);
+  const security = options.security ?? {};
+  const server = new grpc.Server({
+    ...UNLIMITED_MESSAGES,
+    interceptors: security.secret === undefined ? [] : [secretInterceptor(security.secret)],
+  });
   const { handler } = options;
   let boundPort = options.port;
   const implementation: grpc.UntypedServiceImplementation = {
@@ -101,7 +108,7 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
   };
   server.addService(peerService() as unknown as grpc.ServiceDefinition, implementation);
   return new Promise((resolve, reject) => {
-    server.bindAsync(formatAddress(options.host, options.port), grpc.ServerCredentials.createInsecure(), (error, port) => {
+    server.bindAsync(formatAddress(options.host, options.port), serverCredentials(security), (error, port) => {
       if (error) {
         server.forceShutdown();
         reject(new Error(`The peer service cannot listen on ${formatAddress(options.host, options.port)}: ${error.message}`, { cause: error }));

@@ -40,6 +40,9 @@ The configuration file (YAML or JSON):
     users: { admin: secret }  # HTTP Basic credentials; none: no authentication
     allowUnauthenticated: false  # true: serve a host other than loopback without users
     timeouts: { requestMs: 30000, headersMs: 10000, keepAliveMs: 72000 }  # a request must arrive within these
+  peers:                      # how nodes authenticate each other on the gRPC port (README, "Security between nodes")
+    secret: \${file:/etc/sluice-peers/secret}   # cluster secret, 16+ characters, the same on every node
+    tls: { ca: ca.pem, certificate: node.pem, key: node.key }   # PEM files: mutual TLS with the cluster's CA
   log: { level: info }
   streams:                    # Kafka Streams configuration shared by every instance
     bootstrap.servers: localhost:9092   # required
@@ -58,6 +61,10 @@ Without users, Sluice listens on loopback only and says so at start; a host othe
 0.0.0.0) needs users, or --allow-unauthenticated to serve it without authentication on purpose. Instances
 deployed through the API may set streams and client tuning only (the deploy body in /openapi.json lists the keys);
 files, directories, modules, endpoints and credentials come from this configuration.
+
+The gRPC peer port listens on the same host. Off loopback it needs peers.secret and/or peers.tls, unless the API
+itself is open on purpose (no users, --allow-unauthenticated); with peers.tls, nodes show each other certificates
+signed by the cluster's CA, and refuse any other.
 
 SIGTERM or Ctrl-C closes the instances (they leave their groups and write checkpoints), then the server.
 `;

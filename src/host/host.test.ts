@@ -202,13 +202,18 @@ describe('SluiceHost', () => {
 
     it('refuses another interface without users before listening, unless told to serve it without authentication', async () => {
       const open = (more: object) => config({ server: { ...config().server, host: '0.0.0.0', ...more } });
+      const secured = (hostConfig: HostConfig): HostConfig => ({ ...hostConfig, peers: { secret: 'peer-secret-0123456789' } });
       await expect(startHost(open({}))).rejects.toThrow(/server\.host '0\.0\.0\.0' lets other machines reach the API, and no users are configured/);
       const { lines, logger } = capture();
       const { host } = await startHost(open({ allowUnauthenticated: true }), logger);
       expect(lines).toContainEqual(expect.objectContaining({ level: 40, msg: expect.stringContaining('Serving 0.0.0.0 without authentication') }));
       await host.stop();
       const withUsers = capture();
-      await startHost(open({ users: { admin: 's3cret' } }), withUsers.logger);
+      const usersOnly = open({ users: { admin: 's3cret' } });
+      // Users, and a peer port that would answer anyone: refused; with the cluster secret, it starts.
+      await expect(startHost(usersOnly)).rejects.toThrow(/lets other machines reach the gRPC peer port.*set peers\.secret/);
+      await startHost(secured(usersOnly), withUsers.logger);
+      expect(withUsers.lines).toContainEqual(expect.objectContaining({ level: 40, msg: expect.stringContaining('authenticated by the cluster secret but not encrypted') }));
       expect(withUsers.lines.map((line) => line.msg)).not.toContainEqual(expect.stringMatching(/loopback|without authentication/));
     });
   });

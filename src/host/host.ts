@@ -18,6 +18,7 @@ import type { ConfigValue } from '../streams/runtime/streams-config';
 import { SLUICE_VERSION } from '../streams/runtime/streams-instance';
 import { checkExposure, exposureNotice } from './config/exposure';
 import type { HostConfig } from './config/host-config';
+import { checkPeerExposure, loadPeerSecurity, peerExposureNotice } from './config/peers';
 import { InstanceManager } from './instances/instance-manager';
 import { streamsInstanceFactory, type RuntimeFactory } from './instances/runtime';
 import { loadTopologyModules } from './module-loader';
@@ -51,6 +52,8 @@ export class SluiceHost {
   static async start(options: SluiceHostOptions): Promise<SluiceHost> {
     const { config } = options;
     checkExposure(config.server);
+    checkPeerExposure(config);
+    const peerSecurity = loadPeerSecurity(config.peers);
     const logger = options.logger ?? pino({ level: config.log.level });
     const registry = new TopologyRegistry();
     options.topologies?.forEach((definition) => registry.register(definition));
@@ -92,12 +95,13 @@ export class SluiceHost {
       const service = new QueryService({
         applications: (applicationId) => instances.get(applicationId)?.view,
         localServer: applicationServer,
-        peers: new PeerClient(),
+        peers: new PeerClient({ security: peerSecurity }),
       });
       peerServer = await startPeerServer({
         host: config.server.host,
         port: config.server.grpcPort,
         handler: service,
+        security: peerSecurity,
         node: () => ({ server: applicationServer, applications: instances.list().map((instance) => instance.id) }),
       });
       queryService = service;
@@ -117,6 +121,8 @@ export class SluiceHost {
     logger.info({ url, applicationServer, grpcPort: peerServer.port, instances: instances.list().map((i) => i.id) }, 'Sluice started');
     const notice = exposureNotice({ ...config.server, port });
     if (notice) logger[notice.level]({ host: config.server.host }, notice.message);
+    const peerNotice = peerExposureNotice(config);
+    if (peerNotice) logger.warn({ host: config.server.host, grpcPort: peerServer.port }, peerNotice);
     return new SluiceHost(instances, url, applicationServer, app, peerServer, logger);
   }
 

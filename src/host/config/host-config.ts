@@ -11,6 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigException } from '../../errors';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../server/timeouts';
 import type { ConfigValue } from '../../streams/runtime/streams-config';
+import { resolvePeerPaths, type PeersConfig } from './peers';
 import { resolveReferences } from './references';
 import { hostConfigSchema, LOG_LEVELS } from './schema';
 
@@ -41,6 +42,8 @@ export interface HostConfig {
     sse: { queueSize: number; keepaliveMs: number; metricsIntervalMs: number };
     timeouts: HttpTimeouts;
   };
+  /** How nodes authenticate each other on the gRPC peer port (none: plaintext, any caller answered). */
+  peers?: PeersConfig;
   log: { level: LogLevel };
   /** Streams configuration every instance starts from (Kafka Streams' names). */
   streams: Record<string, ConfigValue>;
@@ -232,6 +235,7 @@ export function loadHostConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv =
       sse: { ...DEFAULTS.server.sse, ...given.server?.sse },
       timeouts: { ...DEFAULTS.server.timeouts, ...given.server?.timeouts },
     },
+    peers: resolvePeerPaths(given.peers, baseDir),
     log: { ...DEFAULTS.log, ...given.log },
     streams: { ...given.streams },
     topologies: (given.topologies ?? []).map(({ module }) => ({ module: resolveModule(module, baseDir) })),

@@ -41,6 +41,19 @@ export const hostConfigSchema = {
         },
       },
     },
+    peers: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        secret: { type: 'string', minLength: 16 },
+        tls: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['ca', 'certificate', 'key'],
+          properties: { ca: { type: 'string', minLength: 1 }, certificate: { type: 'string', minLength: 1 }, key: { type: 'string', minLength: 1 } },
+        },
+      },
+    },
     log: {
       type: 'object',
       additionalProperties: false,
