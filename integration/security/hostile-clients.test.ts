@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { request } from 'undici';
+import { hashPassword } from '../../src/server/auth/password-hash';
 import { createTopics } from '../../src/streams/kafka';
 import { buildSluice, type SluiceBuild } from '../cluster/support/sluice-cluster';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
@@ -217,7 +218,7 @@ describe('a node without users and without a host', () => {
 
 describe('a node with users', () => {
   it('answers 401 to user names that are properties of every object, and logs no error', async () => {
-    const node = await startNode('users', { server: { users: { admin: 's3cret' } } });
+    const node = await startNode('users', { server: { users: { admin: { password: await hashPassword('s3cret'), role: 'operator' } } } });
     const basic = (credentials: string) => ({ authorization: `Basic ${Buffer.from(credentials).toString('base64')}` });
     for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
       for (const [method, pathname] of [

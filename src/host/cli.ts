@@ -5,11 +5,14 @@
 
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SluiceError } from '../errors';
+import { hashApiToken, newApiToken } from '../server/auth/api-tokens';
+import { hashPassword } from '../server/auth/password-hash';
 import { SLUICE_VERSION } from '../streams/runtime/streams-instance';
 import { ENVIRONMENT_VARIABLES, loadHostConfig, type ConfigFlags } from './config/host-config';
 import { LOG_LEVELS } from './config/schema';
 import { runDemo } from './demo';
 import { SluiceHost } from './host';
+import { readSecret } from './password-input';
 import { stopOnSignals } from './shutdown';
 
 /** Exit code of a configuration error (bad usage is commander's 1). */
@@ -37,8 +40,24 @@ The configuration file (YAML or JSON):
     grpcPort: 0               # peer service port (default: a free one)
     advertisedHost: node-1    # name in application.server (default: host, or the machine's name)
     headless: false           # true: refuse restart, stop and deploy through the API
-    users: { admin: secret }  # HTTP Basic credentials; none: no authentication
-    allowUnauthenticated: false  # true: serve a host other than loopback without users
+    users:                    # HTTP Basic users; no users, tokens or jwt: no authentication
+      alice: { password: "scrypt$32768$8$1$...", role: operator }   # hash from sluice hash-password
+      bob: { password: "scrypt$...", role: viewer }    # viewer: reads and store queries only
+    allowPlaintextPasswords: false  # true: accept plain-text passwords (development only)
+    tokens:                   # API tokens (Authorization: Bearer sluice_...), from sluice new-token
+      - { name: ci, hash: "sha256$...", role: operator }
+    jwt:                      # Bearer JWTs, verified against a JWKS
+      jwks: https://idp.example.com/.well-known/jwks.json   # or a JWKS file
+      issuer: https://idp.example.com/                      # optional, checked when given
+      audience: sluice                                      # optional, checked when given
+      roleClaim: role                                       # claim holding viewer or operator (a.b for nested)
+    cors: { origins: ["https://console.example.com"] }      # browser origins allowed; none: no CORS
+    tls:                      # HTTPS: PEM files (or PEM text via \${file:...} / \${env:...})
+      certificate: /etc/sluice/tls/tls.crt
+      key: /etc/sluice/tls/tls.key
+      keyPassword: \${env:SLUICE_TLS_KEY_PASSWORD}          # when the key is encrypted
+      clientCa: /etc/sluice/tls/clients-ca.crt              # mutual TLS: clients need a certificate it signed
+    allowUnauthenticated: false  # true: serve a host other than loopback without credentials
     timeouts: { requestMs: 30000, headersMs: 10000, keepAliveMs: 72000 }  # a request must arrive within these
   peers:                      # how nodes authenticate each other on the gRPC port (README, "Security between nodes")
     secret: \${file:/etc/sluice-peers/secret}   # cluster secret, 16+ characters, the same on every node
@@ -57,8 +76,10 @@ The configuration file (YAML or JSON):
 Environment variables (override the file; flags override both):
 ${ENVIRONMENT_VARIABLES.map((v) => `  ${v.name.padEnd(30)}${v.key ? `${v.key}: ` : ''}${v.description}`).join('\n')}
 
-Without users, Sluice listens on loopback only and says so at start; a host other machines reach (such as
-0.0.0.0) needs users, or --allow-unauthenticated to serve it without authentication on purpose. Instances
+Without users, tokens or jwt, Sluice listens on loopback only and says so at start; a host other machines reach
+(such as 0.0.0.0) needs them, or --allow-unauthenticated to serve it without authentication on purpose. With them,
+every route but /health and its probes needs credentials (401 otherwise); restart, stop, delete and deploy need the
+operator role (403 otherwise). Instances
 deployed through the API may set streams and client tuning only (the deploy body in /openapi.json lists the keys);
 files, directories, modules, endpoints and credentials come from this configuration.
 
@@ -77,8 +98,9 @@ export function program(): Command {
     .addHelpText(
       'after',
       `
-Without users, \`sluice start\` listens on loopback only; serving other machines takes users (server.users), or
---allow-unauthenticated to do without on purpose. \`sluice start --help\` has the details.
+Without users, \`sluice start\` listens on loopback only; serving other machines takes users (server.users), API
+tokens or JWTs, or --allow-unauthenticated to do without on purpose. \`sluice start --help\` has the details;
+\`sluice hash-password\` and \`sluice new-token\` make the credentials to configure.
 `,
     );
 
@@ -122,6 +144,33 @@ own jars run with the local Java 17+ (fetched once with Maven). Ctrl-C stops eve
         say: (line) => process.stdout.write(`${line}\n`),
       });
       stopOnSignals(() => demo.stop(), say);
+    });
+
+  cli
+    .command('hash-password')
+    .description('print the scrypt hash of a password for server.users (read from standard input, or asked for)')
+    .addHelpText(
+      'after',
+      `
+The password is read from standard input when it is piped (without its final line break), else asked for twice on
+the terminal; never from the command line. The hash goes to standard output:
+
+  server:
+    users:
+      alice: { password: "scrypt$32768$8$1$...", role: operator }
+`,
+    )
+    .action(async () => {
+      process.stdout.write(`${await hashPassword(await readSecret('Password'))}\n`);
+    });
+
+  cli
+    .command('new-token')
+    .description('make an API token for server.tokens: prints the token once, and the hash to configure')
+    .action(() => {
+      const token = newApiToken();
+      process.stdout.write(`token: ${token}\nhash:  ${hashApiToken(token)}\n`);
+      say('Give the token to its client (Authorization: Bearer <token>); configure only the hash, with a name and a role.');
     });
 
   return cli;

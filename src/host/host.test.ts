@@ -203,13 +203,13 @@ describe('SluiceHost', () => {
     it('refuses another interface without users before listening, unless told to serve it without authentication', async () => {
       const open = (more: object) => config({ server: { ...config().server, host: '0.0.0.0', ...more } });
       const secured = (hostConfig: HostConfig): HostConfig => ({ ...hostConfig, peers: { secret: 'peer-secret-0123456789' } });
-      await expect(startHost(open({}))).rejects.toThrow(/server\.host '0\.0\.0\.0' lets other machines reach the API, and no users are configured/);
+      await expect(startHost(open({}))).rejects.toThrow(/server\.host '0\.0\.0\.0' lets other machines reach the API, and no credentials are configured/);
       const { lines, logger } = capture();
       const { host } = await startHost(open({ allowUnauthenticated: true }), logger);
       expect(lines).toContainEqual(expect.objectContaining({ level: 40, msg: expect.stringContaining('Serving 0.0.0.0 without authentication') }));
       await host.stop();
       const withUsers = capture();
-      const usersOnly = open({ users: { admin: 's3cret' } });
+      const usersOnly = open({ users: { admin: { password: 's3cret', role: 'operator' } }, allowPlaintextPasswords: true });
       // Users, and a peer port that would answer anyone: refused; with the cluster secret, it starts.
       await expect(startHost(usersOnly)).rejects.toThrow(/lets other machines reach the gRPC peer port.*set peers\.secret/);
       await startHost(secured(usersOnly), withUsers.logger);

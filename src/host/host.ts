@@ -19,6 +19,7 @@ import { SLUICE_VERSION } from '../streams/runtime/streams-instance';
 import { checkExposure, exposureNotice } from './config/exposure';
 import type { HostConfig } from './config/host-config';
 import { checkPeerExposure, loadPeerSecurity, peerExposureNotice } from './config/peers';
+import { loadServerTls } from './config/server-tls';
 import { InstanceManager } from './instances/instance-manager';
 import { streamsInstanceFactory, type RuntimeFactory } from './instances/runtime';
 import { loadTopologyModules } from './module-loader';
@@ -40,7 +41,7 @@ export class SluiceHost {
 
   private constructor(
     readonly instances: InstanceManager,
-    /** `http://host:port` of the management API, as clients reach it. */
+    /** `http(s)://host:port` of the management API, as clients reach it. */
     readonly url: string,
     /** `application.server` of this node. */
     readonly applicationServer: string,
@@ -79,7 +80,15 @@ export class SluiceHost {
       instances,
       queries,
       logger: logger.child({ component: 'http' }),
-      access: { users: config.server.users, headless: config.server.headless },
+      access: {
+        users: config.server.users,
+        allowPlaintextPasswords: config.server.allowPlaintextPasswords,
+        tokens: config.server.tokens,
+        jwt: config.server.jwt,
+        headless: config.server.headless,
+      },
+      https: config.server.tls === undefined ? undefined : loadServerTls(config.server.tls),
+      cors: config.server.cors,
       events: config.server.sse,
       timeouts: config.server.timeouts,
       version: SLUICE_VERSION,
@@ -117,7 +126,7 @@ export class SluiceHost {
       throw error;
     }
     instances.startAll();
-    const url = `http://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${port}`;
+    const url = `${config.server.tls === undefined ? 'http' : 'https'}://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${port}`;
     logger.info({ url, applicationServer, grpcPort: peerServer.port, instances: instances.list().map((i) => i.id) }, 'Sluice started');
     const notice = exposureNotice({ ...config.server, port });
     if (notice) logger[notice.level]({ host: config.server.host }, notice.message);

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import pino from 'pino';
 import { buildServer, type ServerOptions } from './app';
+import { hashPassword } from './auth/password-hash';
 import * as applicationSchemas from './schemas/applications';
 import { errorBody } from './schemas/common';
 import * as healthSchemas from './schemas/health';
@@ -421,7 +422,7 @@ describe('access', () => {
   });
 
   it('with users: 401 without or with wrong credentials, probes stay open', async () => {
-    await start({ access: { users: { admin: 's3cret' } } });
+    await start({ access: { users: { admin: { password: await hashPassword('s3cret', { N: 1024, r: 8, p: 1 }), role: 'operator' } } } });
     const missing = await expectError('GET', '/api/v1/streams', 401, 'Unauthorized');
     expect(missing.headers['www-authenticate']).toContain('Basic');
     const basic = (credentials: string) => ({ authorization: `Basic ${Buffer.from(credentials).toString('base64')}` });

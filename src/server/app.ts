@@ -5,12 +5,14 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import type { ServerOptions as NodeHttpsOptions } from 'node:https';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { installAccessControl, type AccessOptions } from './access';
 import { installApplicationIdCheck } from './application-id-param';
 import { parseEveryBodyAsJson } from './body-parser';
 import { answerClientError, answerConnect } from './client-errors';
 import type { InstanceRegistry, StoreQueries } from './context';
+import { installCors, type CorsOptions } from './cors';
 import { answerFrameworkError, DEFAULT_BODY_LIMIT, installErrorHandling, MAX_PATH_SEGMENT_LENGTH } from './error-handling';
 import { applicationsPlugin } from './plugins/applications';
 import { eventsPlugin } from './plugins/events';
@@ -24,12 +26,18 @@ import { DEFAULT_EVENT_STREAM_OPTIONS, type EventStreamOptions } from './sse/eve
 import { DEFAULT_METRICS_INTERVAL_MS } from './sse/instance-events';
 import { DEFAULT_HTTP_TIMEOUTS, timeoutOptions, type HttpTimeouts } from './timeouts';
 
+/** HTTPS: certificate and key, and for mutual TLS the CA of the clients' certificates. */
+export type HttpsOptions = Pick<NodeHttpsOptions, 'cert' | 'key' | 'passphrase' | 'ca' | 'requestCert' | 'rejectUnauthorized'>;
+
 export interface ServerOptions {
   readonly instances: InstanceRegistry;
   readonly queries: StoreQueries;
   /** fastify's logger option: a pino logger, pino options, or false; default false. */
   readonly logger?: FastifyServerOptions['loggerInstance'] | Exclude<FastifyServerOptions['logger'], undefined>;
   readonly access?: AccessOptions;
+  /** Serve HTTPS instead of HTTP. */
+  readonly https?: HttpsOptions;
+  readonly cors?: CorsOptions;
   readonly events?: Partial<EventStreamOptions> & { metricsIntervalMs?: number };
   /** The version shown in the OpenAPI document. */
   readonly version?: string;
@@ -47,6 +55,7 @@ function loggerOptions(logger: ServerOptions['logger']): Pick<FastifyServerOptio
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...loggerOptions(options.logger),
+    ...(options.https === undefined ? {} : { https: options.https }),
     // Request ids double as the correlation ids of 500s: unique across restarts and nodes.
     genReqId: () => randomUUID(),
     // Probes and scrapes would flood the log; failures are logged by the error handler.
@@ -67,6 +76,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   installErrorHandling(app, routes);
   answerConnect(app);
   parseEveryBodyAsJson(app);
+  // Before access control: preflights carry no credentials, and a 401 needs CORS headers for a browser to read it.
+  await installCors(app, options.cors);
   installAccessControl(app, options.access ?? {});
   installApplicationIdCheck(app);
   await registerOpenApi(app, options.version ?? '0.0.0');

@@ -10,6 +10,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import pino from 'pino';
 import { MAX_APPLICATION_ID_LENGTH } from '../streams/runtime/application-id';
 import { buildServer, type ServerOptions } from './app';
+import type { UserSpec } from './auth/users';
 import { MAX_PATH_SEGMENT_LENGTH } from './error-handling';
 import { errorBody } from './schemas/common';
 import { FakeQueries, FakeRegistry } from './testing/fake-instances';
@@ -131,17 +132,22 @@ describe('malformed URLs', () => {
 describe('user names that are properties of every object', () => {
   const basic = (credentials: string) => ({ authorization: `Basic ${Buffer.from(credentials).toString('base64')}` });
 
-  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'])('%s gets a 401, logged as nothing', async (name) => {
-    await start({ access: { users: { admin: 's3cret' } } });
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'])('%s gets a 401, logged only as a failed login', async (name) => {
+    await start({ access: { users: { admin: { password: 's3cret', role: 'operator' } }, allowPlaintextPasswords: true } });
+    logged = [];
     for (const password of ['', 'x', 's3cret']) {
       await expectError({ method: 'GET', url: '/api/v1/streams', headers: basic(`${name}:${password}`) }, 401, 'Unauthorized');
     }
     await expectError({ method: 'POST', url: '/api/v1/streams/wc/restart', headers: basic(`${name}:x`) }, 401, 'Unauthorized');
-    expect(logged).toEqual([]);
+    expect(logged.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual(
+      Array(4).fill(expect.objectContaining({ level: 40, msg: 'Failed login', failedLogin: expect.objectContaining({ reason: 'unknown user' }) })),
+    );
+    expect(logged.join('')).not.toContain(name);
   });
 
   it('a configured user of such a name is just a user', async () => {
-    await start({ access: { users: JSON.parse('{"__proto__": "pw", "admin": "s3cret"}') as Record<string, string> } });
+    const users = JSON.parse('{"__proto__": {"password": "pw", "role": "viewer"}, "admin": {"password": "s3cret", "role": "operator"}}') as Record<string, UserSpec>;
+    await start({ access: { users, allowPlaintextPasswords: true } });
     expect((await app.inject({ method: 'GET', url: '/api/v1/streams', headers: basic('__proto__:pw') })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/api/v1/streams', headers: basic('admin:s3cret') })).statusCode).toBe(200);
     await expectError({ method: 'GET', url: '/api/v1/streams', headers: basic('__proto__:s3cret') }, 401, 'Unauthorized');

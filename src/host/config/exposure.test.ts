@@ -1,12 +1,16 @@
 import { ConfigException } from '../../errors';
-import { checkExposure, exposureNotice, isLoopback } from './exposure';
+import type { UserSpec } from '../../server/auth/users';
+import { isLoopback } from '../../server/loopback';
+import { checkExposure, exposureNotice } from './exposure';
 
-const server = (host: string, more: { users?: Record<string, string>; allowUnauthenticated?: boolean } = {}) => ({
+const server = (host: string, more: { users?: Record<string, UserSpec>; tokens?: { name: string; hash: string; role: 'viewer' }[]; allowUnauthenticated?: boolean } = {}) => ({
   host,
   port: 8080,
   allowUnauthenticated: false,
   ...more,
 });
+
+const ADMIN: UserSpec = { password: 'scrypt$...', role: 'operator' };
 
 describe('exposure', () => {
   it.each(['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '::ffff:127.0.0.1'])('%s is loopback', (host) => {
@@ -22,7 +26,8 @@ describe('exposure', () => {
     expect(() => checkExposure(server(host, { users: {} }))).toThrow(ConfigException);
     expect(() => checkExposure(server(host, { allowUnauthenticated: true }))).not.toThrow();
     expect(exposureNotice(server(host, { allowUnauthenticated: true }))).toEqual({ level: 'warn', message: expect.stringContaining('without authentication') });
-    expect(() => checkExposure(server(host, { users: { admin: 'pw' } }))).not.toThrow();
-    expect(exposureNotice(server(host, { users: { admin: 'pw' } }))).toBeUndefined();
+    expect(() => checkExposure(server(host, { users: { admin: ADMIN } }))).not.toThrow();
+    expect(exposureNotice(server(host, { users: { admin: ADMIN } }))).toBeUndefined();
+    expect(() => checkExposure(server(host, { tokens: [{ name: 'ci', hash: 'sha256$x', role: 'viewer' }] }))).not.toThrow();
   });
 });

@@ -4,31 +4,25 @@
  * restart and stop.
  */
 
-import * as net from 'node:net';
 import { ConfigException } from '../../errors';
+import { isLoopback } from '../../server/loopback';
 import type { HostConfig } from './host-config';
 
-type ServerConfig = Pick<HostConfig['server'], 'host' | 'port' | 'users' | 'allowUnauthenticated'>;
+export { isLoopback };
 
-/** `localhost`, 127.0.0.0/8 and ::1 (also IPv4-mapped): addresses only this machine reaches. */
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (bare === 'localhost') return true;
-  if (net.isIPv4(bare)) return bare.startsWith('127.');
-  if (net.isIPv6(bare)) return bare === '::1' || bare.startsWith('::ffff:127.');
-  return false;
-}
+type ServerConfig = Pick<HostConfig['server'], 'host' | 'port' | 'users' | 'tokens' | 'jwt' | 'allowUnauthenticated'>;
 
-function hasUsers(server: ServerConfig): boolean {
-  return Object.keys(server.users ?? {}).length > 0;
+/** Users, API tokens or JWTs: some way in that needs credentials. */
+function hasAuthentication(server: ServerConfig): boolean {
+  return Object.keys(server.users ?? {}).length > 0 || (server.tokens ?? []).length > 0 || server.jwt !== undefined;
 }
 
 /** Refuses (before anything listens) a non-loopback host without users, unless allowed explicitly. */
 export function checkExposure(server: ServerConfig): void {
-  if (isLoopback(server.host) || hasUsers(server) || server.allowUnauthenticated) return;
+  if (isLoopback(server.host) || hasAuthentication(server) || server.allowUnauthenticated) return;
   throw new ConfigException(
-    `server.host '${server.host}' lets other machines reach the API, and no users are configured (server.users): ` +
-      'configure users, or serve it without authentication on purpose with server.allowUnauthenticated: true ' +
+    `server.host '${server.host}' lets other machines reach the API, and no credentials are configured (server.users, server.tokens, server.jwt): ` +
+      'configure them, or serve it without authentication on purpose with server.allowUnauthenticated: true ' +
       '(SLUICE_ALLOW_UNAUTHENTICATED=true, --allow-unauthenticated)',
   );
 }
@@ -43,7 +37,7 @@ export function exposureNotice(server: ServerConfig): { level: 'info' | 'warn'; 
         'set server.host, with server.users, to serve them',
     };
   }
-  if (!hasUsers(server)) {
+  if (!hasAuthentication(server)) {
     return {
       level: 'warn',
       message: `Serving ${server.host} without authentication (server.allowUnauthenticated): whoever reaches port ${server.port} can read, deploy, restart and stop`,

@@ -49,6 +49,7 @@ describe('host configuration', () => {
       port: 9090,
       grpcPort: 0,
       headless: false,
+      allowPlaintextPasswords: false,
       allowUnauthenticated: false,
       sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 5000 },
       timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 72_000 },

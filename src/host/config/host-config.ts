@@ -12,8 +12,12 @@ import { ConfigException } from '../../errors';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../server/timeouts';
 import type { ConfigValue } from '../../streams/runtime/streams-config';
 import { resolvePeerPaths, type PeersConfig } from './peers';
+import type { ApiTokenSpec } from '../../server/auth/api-tokens';
+import type { JwtOptions } from '../../server/auth/jwt';
+import type { UserSpec } from '../../server/auth/users';
 import { resolveReferences } from './references';
 import { hostConfigSchema, LOG_LEVELS } from './schema';
+import { resolveServerTlsPaths, type ServerTlsConfig } from './server-tls';
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -36,7 +40,18 @@ export interface HostConfig {
     /** The host name peers and clients reach this node by; default: `host`, or this machine's name when that is a wildcard. */
     advertisedHost?: string;
     headless: boolean;
-    users?: Record<string, string>;
+    /** HTTP Basic users: a scrypt hash (`sluice hash-password`) and a role each. */
+    users?: Record<string, UserSpec>;
+    /** Development only: accept users' passwords in plain text. */
+    allowPlaintextPasswords?: boolean;
+    /** Static bearer tokens (`sluice new-token`), stored as SHA-256 hashes. */
+    tokens?: ApiTokenSpec[];
+    /** Bearer JWTs verified against a JWKS; `jwks` is an absolute path once loaded, or a URL. */
+    jwt?: JwtOptions;
+    /** Browser origins allowed to call the API (CORS); none: no CORS headers. */
+    cors?: { origins: string[] };
+    /** HTTPS: PEM files (absolute paths once loaded) or PEM text; `clientCa` requires client certificates. */
+    tls?: ServerTlsConfig;
     /** Serve interfaces other than loopback without users: an explicit choice, never a default. */
     allowUnauthenticated: boolean;
     sse: { queueSize: number; keepaliveMs: number; metricsIntervalMs: number };
@@ -91,6 +106,7 @@ const DEFAULTS = {
     port: 8080,
     grpcPort: 0,
     headless: false,
+    allowPlaintextPasswords: false,
     allowUnauthenticated: false,
     sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 5000 },
     timeouts: DEFAULT_HTTP_TIMEOUTS,
@@ -211,6 +227,11 @@ function resolveModule(specifier: string, baseDir: string): string {
   return specifier.startsWith('.') || path.isAbsolute(specifier) ? path.resolve(baseDir, specifier) : specifier;
 }
 
+/** A JWKS URL as it is; a file relative to the configuration file's directory. */
+function resolveJwks(jwks: string, baseDir: string): string {
+  return /^https?:\/\//i.test(jwks) ? jwks : path.resolve(baseDir, jwks);
+}
+
 /**
  * Reads, merges and validates the configuration. The file is `flags.config`, else `SLUICE_CONFIG`, else none
  * (then environment and flags must give at least the bootstrap servers).
@@ -234,6 +255,8 @@ export function loadHostConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv =
       ...given.server,
       sse: { ...DEFAULTS.server.sse, ...given.server?.sse },
       timeouts: { ...DEFAULTS.server.timeouts, ...given.server?.timeouts },
+      ...(given.server?.jwt && { jwt: { ...given.server.jwt, jwks: resolveJwks(given.server.jwt.jwks, baseDir) } }),
+      ...(given.server?.tls && { tls: resolveServerTlsPaths(given.server.tls, baseDir) }),
     },
     peers: resolvePeerPaths(given.peers, baseDir),
     log: { ...DEFAULTS.log, ...given.log },

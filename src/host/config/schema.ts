@@ -1,7 +1,10 @@
 /** The JSON schema of the host configuration file (after environment variables and flags are merged in). */
 
+import { ROLES } from '../../server/auth/roles';
+
 const scalar = { type: ['string', 'number', 'boolean'] } as const;
 const scalarMap = { type: 'object', additionalProperties: scalar } as const;
+const stringOrStrings = { anyOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] } as const;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -19,7 +22,54 @@ export const hostConfigSchema = {
         grpcPort: { type: 'integer', minimum: 0, maximum: 65535 },
         advertisedHost: { type: 'string', minLength: 1 },
         headless: { type: 'boolean' },
-        users: { type: 'object', additionalProperties: { type: 'string' } },
+        users: {
+          type: 'object',
+          additionalProperties: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['password', 'role'],
+            properties: { password: { type: 'string', minLength: 1 }, role: { type: 'string', enum: ROLES } },
+          },
+        },
+        allowPlaintextPasswords: { type: 'boolean' },
+        tokens: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['name', 'hash', 'role'],
+            properties: { name: { type: 'string', minLength: 1 }, hash: { type: 'string', minLength: 1 }, role: { type: 'string', enum: ROLES } },
+          },
+        },
+        jwt: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['jwks'],
+          properties: {
+            jwks: { type: 'string', minLength: 1 },
+            issuer: stringOrStrings,
+            audience: stringOrStrings,
+            roleClaim: { type: 'string', minLength: 1 },
+            algorithms: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+          },
+        },
+        cors: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['origins'],
+          properties: { origins: { type: 'array', items: { type: 'string', pattern: '^https?://[^/]+$' } } },
+        },
+        tls: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['certificate', 'key'],
+          properties: {
+            certificate: { type: 'string', minLength: 1 },
+            key: { type: 'string', minLength: 1 },
+            keyPassword: { type: 'string' },
+            clientCa: { type: 'string', minLength: 1 },
+          },
+        },
         allowUnauthenticated: { type: 'boolean' },
         sse: {
           type: 'object',
