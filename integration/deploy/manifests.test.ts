@@ -12,7 +12,9 @@ import * as path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { checkExposure } from '../../src/host/config/exposure';
 import { loadHostConfig, type HostConfig } from '../../src/host/config/host-config';
+import { checkPeerExposure, loadPeerSecurity } from '../../src/host/config/peers';
 import { buildServer } from '../../src/server/app';
+import { hashPassword } from '../../src/server/auth/password-hash';
 import { FakeQueries, FakeRegistry } from '../../src/server/testing/fake-instances';
 import { makeTestCertificates } from '../../src/streams/kafka/testing/certificates';
 import { parseEndpoint } from '../../src/streams/runtime/streams-config';
@@ -27,6 +29,7 @@ import {
   render,
   schemaViolations,
   type Container,
+  type NetworkPolicy,
   type PodDisruptionBudget,
   type Resource,
   type Service,
@@ -39,9 +42,23 @@ const EXPECTED: Record<string, { replicas: number; antiAffinity: boolean; creden
   dev: { replicas: 1, antiAffinity: false, credentials: false },
   prod: { replicas: 3, antiAffinity: true, credentials: true },
 };
+/** The peers' TLS files and cluster secret (README, "Security between nodes"), where credentials are required. */
+const PEER_CERTIFICATES = makeTestCertificates(['*.sluice-headless.streams.svc.cluster.local'], 'unused');
+const PEERS_SECRET = {
+  'sluice-peers': {
+    'ca.crt': PEER_CERTIFICATES.ca,
+    'tls.crt': PEER_CERTIFICATES.broker.chain,
+    'tls.key': PEER_CERTIFICATES.broker.key,
+    secret: 'peer-s3cret-0123456789abcdef',
+  },
+};
 const POD = { namespace: 'streams', ordinal: 0 };
 /** The Secret a user creates for credentials (README, "Run on Kubernetes"). */
-const AUTH_SECRET = { 'sluice-auth': { 'auth.yaml': 'server:\n  users:\n    admin: s3cret\n' } };
+/** Its password as `sluice hash-password` writes it (a cheap scrypt cost: this is a test). */
+const authSecret = async () => {
+  const hash = await hashPassword('s3cret', { N: 1024, r: 8, p: 1 });
+  return { 'sluice-auth': { 'auth.yaml': `server:\n  users:\n    admin: { password: "${hash}", role: operator }\n` } };
+};
 /** The Secret with the Kafka credentials (README, "Connecting to a secured Kafka"): SCRAM user and password, the brokers' CA. */
 const KAFKA_SECRET = { 'sluice-kafka': { username: 'sluice', password: 'kafka-s3cret', 'ca.crt': makeTestCertificates(['kafka'], 'unused').ca } };
 const CREDENTIALS = `Basic ${Buffer.from('admin:s3cret').toString('base64')}`;
@@ -74,7 +91,7 @@ describeIfKubectl.each(overlays())('overlay %s', (overlay) => {
     container = pod.containers.find((c) => c.name === 'sluice')!;
     // The image's entrypoint runs, with the pod's arguments if any.
     expect(container.command).toBeUndefined();
-    volumes = materializeVolumes(statefulSet, resources, work, EXPECTED[overlay]?.credentials ? AUTH_SECRET : {});
+    volumes = materializeVolumes(statefulSet, resources, work, EXPECTED[overlay]?.credentials ? { ...(await authSecret()), ...PEERS_SECRET } : {});
     // The init containers, run as the pod runs them: their paths through their mounts, else from the image.
     for (const init of pod.initContainers ?? []) {
       const [command, ...args] = [...(init.command ?? []), ...(init.args ?? [])];
@@ -82,7 +99,7 @@ describeIfKubectl.each(overlays())('overlay %s', (overlay) => {
       const local = args.map((arg) => (arg.startsWith('/') ? (mountedPath(init, volumes, arg) ?? sourceInRepository(arg, stages) ?? arg) : arg));
       execFileSync(process.execPath, local, { stdio: 'pipe' });
     }
-    env = containerEnvironment(container, resources, { name: podName(), namespace: POD.namespace }, EXPECTED[overlay]?.credentials ? KAFKA_SECRET : {});
+    env = containerEnvironment(container, resources, { name: podName(), namespace: POD.namespace }, EXPECTED[overlay]?.credentials ? { ...KAFKA_SECRET, ...PEERS_SECRET } : {});
     const [, , , flag, configPath] = [...entrypoint, ...(container.args ?? [])];
     expect(flag).toBe('--config');
     config = loadHostConfig({ config: mountedPath(container, volumes, configPath!) }, env);
@@ -95,7 +112,7 @@ describeIfKubectl.each(overlays())('overlay %s', (overlay) => {
   });
 
   it('every resource is valid against the Kubernetes API schemas, unknown fields included', () => {
-    expect(resources.map((r) => r.kind).sort()).toEqual(['ConfigMap', 'ConfigMap', 'PodDisruptionBudget', 'Service', 'Service', 'StatefulSet']);
+    expect(resources.map((r) => r.kind).sort()).toEqual(['ConfigMap', 'ConfigMap', 'NetworkPolicy', 'PodDisruptionBudget', 'Service', 'Service', 'StatefulSet']);
     expect(schemaViolations(resources)).toEqual([]);
   });
 
@@ -106,7 +123,7 @@ describeIfKubectl.each(overlays())('overlay %s', (overlay) => {
     expect(config.streams['bootstrap.servers']).toBe(env.SLUICE_BOOTSTRAP_SERVERS);
     const expected = EXPECTED[overlay];
     if (expected === undefined) return;
-    expect(config.server.users).toEqual(expected.credentials ? { admin: 's3cret' } : undefined);
+    expect(config.server.users).toEqual(expected.credentials ? { admin: { password: expect.stringMatching(/^scrypt\$/), role: 'operator' } } : undefined);
     const auth = statefulSet.spec.template.spec.volumes!.find((volume) => volume.secret?.secretName === 'sluice-auth')!;
     expect(auth.secret!.optional).toBe(!expected.credentials);
     if (!expected.credentials) return;
@@ -119,6 +136,48 @@ describeIfKubectl.each(overlays())('overlay %s', (overlay) => {
     });
     const configMaps = JSON.stringify(resources.filter((r) => r.kind === 'ConfigMap'));
     expect(configMaps).not.toContain(kafka.password);
+  });
+
+  it('peers authenticate each other where credentials are required, from the Secret sluice-peers; the peer port is never open with users', () => {
+    expect(() => checkPeerExposure(config)).not.toThrow();
+    const expected = EXPECTED[overlay];
+    if (expected === undefined) return;
+    if (!expected.credentials) {
+      expect(config.peers).toEqual({});
+      return;
+    }
+    const peers = PEERS_SECRET['sluice-peers'];
+    expect(config.peers?.secret).toBe(peers.secret);
+    const tls = config.peers!.tls!;
+    // The TLS files are the pod's paths: read here through the container's mounts of the Secret.
+    const local = { ca: mountedPath(container, volumes, tls.ca)!, certificate: mountedPath(container, volumes, tls.certificate)!, key: mountedPath(container, volumes, tls.key)! };
+    const security = loadPeerSecurity({ tls: local });
+    expect([security.tls!.ca.toString(), security.tls!.certificate.toString(), security.tls!.key.toString()]).toEqual([peers['ca.crt'], peers['tls.crt'], peers['tls.key']]);
+    const volume = statefulSet.spec.template.spec.volumes!.find((v) => v.secret?.secretName === 'sluice-peers')!;
+    expect(container.volumeMounts!.find((m) => m.name === volume.name)?.readOnly).toBe(true);
+    expect(JSON.stringify(resources.filter((r) => r.kind === 'ConfigMap'))).not.toContain(peers.secret);
+  });
+
+  it('a NetworkPolicy lets only the StatefulSet’s pods reach the peer port, and anyone the HTTP port', () => {
+    const policy = only<NetworkPolicy>(resources, 'NetworkPolicy');
+    const labels = statefulSet.spec.template.metadata.labels;
+    /** Selects the StatefulSet's pods, and only pods that carry every label of its own selector. */
+    const selectsOnlyThePods = (selector: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] } | undefined) =>
+      selector?.matchExpressions === undefined &&
+      Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => labels[key] === value) &&
+      Object.entries(statefulSet.spec.selector.matchLabels).every(([key, value]) => selector?.matchLabels?.[key] === value);
+    expect(selectsOnlyThePods(policy.spec.podSelector)).toBe(true);
+    expect(policy.spec.policyTypes).toContain('Ingress');
+    const rules = policy.spec.ingress ?? [];
+    // A rule without ports covers every port, one without peers every caller.
+    const covers = (rule: (typeof rules)[number], port: number) => rule.ports === undefined || rule.ports.some((p) => containerPort(p.port) === port);
+    const grpcRules = rules.filter((rule) => covers(rule, config.server.grpcPort));
+    expect(grpcRules.length).toBeGreaterThan(0);
+    for (const rule of grpcRules) {
+      expect(rule.from?.length).toBeGreaterThan(0);
+      for (const peer of rule.from!) expect({ peer, only: peer.namespaceSelector === undefined && peer.ipBlock === undefined && selectsOnlyThePods(peer.podSelector) }).toEqual({ peer, only: true });
+    }
+    expect(rules.some((rule) => covers(rule, config.server.port) && (rule.from === undefined || rule.from.length === 0))).toBe(true);
   });
 
   it("application.server is the pod's stable DNS name under the headless Service, at the HTTP port", () => {

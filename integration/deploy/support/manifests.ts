@@ -153,6 +153,21 @@ export interface PodDisruptionBudget extends Resource {
   spec: { maxUnavailable?: number | string; minAvailable?: number | string; selector: { matchLabels: Record<string, string> } };
 }
 
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: unknown[];
+}
+export interface NetworkPolicy extends Resource {
+  spec: {
+    podSelector: LabelSelector;
+    policyTypes?: string[];
+    ingress?: {
+      from?: { podSelector?: LabelSelector; namespaceSelector?: LabelSelector; ipBlock?: { cidr: string } }[];
+      ports?: { port: string | number; protocol?: string }[];
+    }[];
+  };
+}
+
 export function configMap(resources: Resource[], name: string): ConfigMap {
   return only<ConfigMap>(resources, 'ConfigMap', (resource) => resource.metadata.name === name);
 }
