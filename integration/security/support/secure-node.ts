@@ -19,6 +19,8 @@ export interface SecureNodeOptions {
   /** The configuration's `server` section, without the port (a free one is taken). */
   server?: Record<string, unknown>;
   streams?: Record<string, unknown>;
+  /** https when the server section has `tls`: the test's undici dispatcher must trust its CA. */
+  scheme?: 'http' | 'https';
 }
 
 export class SecureNode extends SluiceProcess {
@@ -29,8 +31,13 @@ export class SecureNode extends SluiceProcess {
     readonly dir: string,
     logFile: string,
     child: ChildProcess,
+    private readonly scheme: 'http' | 'https',
   ) {
     super(name, server, logFile, child);
+  }
+
+  override get url(): string {
+    return `${this.scheme}://${this.server}`;
   }
 
   /** Starts the node, logging at info, and resolves once it answers on loopback. */
@@ -42,7 +49,7 @@ export class SecureNode extends SluiceProcess {
       streams: { 'bootstrap.servers': bootstrapServers().join(','), ...options.streams },
       env: { SLUICE_LOG_LEVEL: 'info' },
     });
-    const node = new SecureNode(options.name, `127.0.0.1:${port}`, port, path.join(options.workDir, options.name), logFile, child);
+    const node = new SecureNode(options.name, `127.0.0.1:${port}`, port, path.join(options.workDir, options.name), logFile, child, options.scheme ?? 'http');
     return node.ready();
   }
 
