@@ -820,8 +820,9 @@ export class StreamThread {
       }
     });
     await this.consumer.disconnect().catch(() => undefined);
-    await this.restorer.close();
+    // Tasks first: a restoring task checkpoints how far it got, which the restorer knows until it closes.
     for (const id of [...this.tasks.keys()]) await this.closeTask(id, clean).catch(() => undefined);
+    await this.restorer.close();
     await this.sharedProducer?.disconnect().catch(() => undefined);
     this.metrics.unregister();
     this.setState('DEAD');
