@@ -4,12 +4,12 @@ import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { request } from 'undici';
-import { DEFAULT_HTTP_TIMEOUTS } from '../server/timeouts';
 import { StreamsBuilder } from '../streams/kstream/streams-builder';
 import type { HostConfig } from './config/host-config';
 import { SluiceHost } from './host';
 import { fakeRuntimes } from './testing/fake-runtime';
 import type { TopologyDefinition } from './topology-definition';
+import { testServerConfig } from './testing/server-config';
 
 const passThrough: TopologyDefinition = {
   name: 'io.sluice.test.PassThrough',
@@ -26,15 +26,7 @@ const passThrough: TopologyDefinition = {
 
 function config(overrides: Partial<HostConfig> = {}): HostConfig {
   return {
-    server: {
-      host: '127.0.0.1',
-      port: 0,
-      grpcPort: 0,
-      headless: false,
-      allowUnauthenticated: false,
-      sse: { queueSize: 10, keepaliveMs: 15_000, metricsIntervalMs: 5000 },
-      timeouts: DEFAULT_HTTP_TIMEOUTS,
-    },
+    server: testServerConfig(),
     log: { level: 'silent' },
     streams: { 'bootstrap.servers': 'localhost:9092', 'commit.interval.ms': 1000 },
     topologies: [],

@@ -9,10 +9,10 @@ import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { request } from 'undici';
-import { DEFAULT_HTTP_TIMEOUTS } from '../server/timeouts';
 import { StreamsBuilder } from '../streams/kstream/streams-builder';
 import { SluiceHost } from './host';
 import { streamsInstanceFactory } from './instances/runtime';
+import { testServerConfig } from './testing/server-config';
 
 const copy = {
   name: 'io.sluice.test.Copy',
@@ -32,15 +32,7 @@ it('restart and stop while the instance is starting log no error and leave no ex
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-restart-'));
   const host = await SluiceHost.start({
     config: {
-      server: {
-        host: '127.0.0.1',
-        port: 0,
-        grpcPort: 0,
-        headless: false,
-        allowUnauthenticated: false,
-        sse: { queueSize: 10, keepaliveMs: 15_000, metricsIntervalMs: 5000 },
-        timeouts: DEFAULT_HTTP_TIMEOUTS,
-      },
+      server: testServerConfig(),
       log: { level: 'debug' },
       // Nothing listens on port 1: the start keeps trying to reach the broker.
       streams: { 'bootstrap.servers': '127.0.0.1:1', 'state.dir': stateDir },

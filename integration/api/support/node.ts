@@ -7,13 +7,13 @@ import { request } from 'undici';
 import { wordCountTopology } from '../../../examples/word-count';
 import type { HostConfig, InstanceSpec } from '../../../src/host/config/host-config';
 import { SluiceHost } from '../../../src/host/host';
-import { DEFAULT_HTTP_TIMEOUTS } from '../../../src/server/timeouts';
 import type { TopologyDefinition } from '../../../src/host/topology-definition';
 import { StreamsBuilder } from '../../../src/streams/kstream/streams-builder';
 import type { ConfigValue } from '../../../src/streams/runtime/streams-config';
 import { Serdes } from '../../../src/streams/serdes/serdes';
 import { bootstrapServers } from '../../support/kafka';
 import { tempStateDir, testLogger, waitFor } from '../../support/streams';
+import { testServerConfig } from '../../../src/host/testing/server-config';
 
 export interface Answer {
   status: number;
@@ -37,15 +37,7 @@ export class TestNode {
     const stateDir = tempStateDir('sluice-api-');
     const host = await SluiceHost.start({
       config: {
-        server: {
-          host: '127.0.0.1',
-          port: 0,
-          grpcPort: 0,
-          headless: false,
-          allowUnauthenticated: false,
-          sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 1000, ...options.sse },
-          timeouts: DEFAULT_HTTP_TIMEOUTS,
-        },
+        server: testServerConfig({ sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 1000, ...options.sse } }),
         log: { level: 'warn' },
         streams: {
           'bootstrap.servers': bootstrapServers().join(','),
