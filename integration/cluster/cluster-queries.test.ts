@@ -1,6 +1,7 @@
 /**
  * Interactive queries across a cluster (issue 7, "Must show"): three `sluice start` processes on loopback, each
- * with its own HTTP and gRPC ports and state directory, one real broker, a 6-partition input topic.
+ * with its own HTTP and gRPC ports and state directory, one real broker, a 6-partition input topic. Run twice: peers
+ * in plaintext, and peers on mutual TLS with the cluster secret (issue 12).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -8,6 +9,7 @@ import * as path from 'node:path';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { SESSION_STORE, WINDOW_SIZE_MS, WINDOW_STORE, KV_STORE } from './fixtures/cluster-topology';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
+import { writePeerSecurity } from './support/peer-security';
 import { buildSluice, eventually, SluiceNode, type HttpAnswer, type SluiceBuild } from './support/sluice-cluster';
 
 const PARTITIONS = 6;
@@ -37,13 +39,24 @@ interface ApplicationRecord {
   instances: { id: string | null; endpoint?: { address: string; port: number }; isLocal: boolean; metadata: { stores: string[]; assignments: { name: string; partitions: number[] }[] } }[];
 }
 
-describe('interactive queries over three Sluice processes', () => {
+/** One build for both runs: compiling takes longer than starting the nodes. */
+let build: SluiceBuild | undefined;
+beforeAll(async () => {
+  build = await buildSluice();
+}, 300_000);
+afterAll(() => {
+  if (build) fs.rmSync(build.dir, { recursive: true, force: true });
+});
+
+describe.each([
+  { peers: 'plaintext', secured: false },
+  { peers: 'mutual TLS and the cluster secret', secured: true },
+])('interactive queries over three Sluice processes, peers on $peers', ({ secured }) => {
   const clients = new KafkaTestClients();
   const applicationId = uniqueName('cluster-queries');
   const input = uniqueName('cluster-queries-in');
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-it-cluster-'));
   const nodes: SluiceNode[] = [];
-  let build: SluiceBuild | undefined;
   const storePath = (store: string) => `/api/v1/applications/${applicationId}/stores/${store}`;
 
   const query = async (node: SluiceNode, store: string, body: unknown): Promise<QueryResult> => {
@@ -79,9 +92,11 @@ describe('interactive queries over three Sluice processes', () => {
 
   beforeAll(async () => {
     process.stderr.write(`cluster test: node logs under ${workDir}\n`);
-    build = await buildSluice();
+    const peers = secured ? writePeerSecurity(path.join(workDir, 'peers')).peers : undefined;
     const admin = await clients.admin();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+    // The records carry fixed timestamps (T0) that age: without this the broker's retention check may delete them
+    // before the nodes read them.
+    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS, configEntries: [{ name: 'retention.ms', value: '-1' }] }] });
     const producer = await clients.producer();
     await producer.send({
       topic: input,
@@ -90,7 +105,7 @@ describe('interactive queries over three Sluice processes', () => {
     const bootstrap = bootstrapServers().join(',');
     nodes.push(
       ...(await Promise.all(
-        ['node-a', 'node-b', 'node-c'].map((name) => SluiceNode.start({ build: build!, name, bootstrapServers: bootstrap, applicationId, inputTopic: input, workDir })),
+        ['node-a', 'node-b', 'node-c'].map((name) => SluiceNode.start({ build: build!, name, bootstrapServers: bootstrap, applicationId, inputTopic: input, workDir, peers })),
       )),
     );
     // Ready: every node sees the three of them, and a query through any of them answers every record.
@@ -111,7 +126,6 @@ describe('interactive queries over three Sluice processes', () => {
   afterAll(async () => {
     await Promise.all(nodes.map((node) => node.stop()));
     await clients.close();
-    if (build) fs.rmSync(build.dir, { recursive: true, force: true });
     fs.rmSync(workDir, { recursive: true, force: true });
   }, 60_000);
 

@@ -44,6 +44,8 @@ export interface LaunchOptions {
   server: Record<string, unknown>;
   /** Streams settings of this kind of node, beside those every test node has. */
   streams: Record<string, unknown>;
+  /** The configuration's `peers` section (cluster secret, TLS), when the node has one. */
+  peers?: Record<string, unknown>;
   /** Environment variables beside those every test node has. */
   env?: NodeJS.ProcessEnv;
   /** Starts the process; child_process.spawn unless given (e.g. to start it in a network namespace). */
@@ -56,6 +58,7 @@ export function launchSluice(options: LaunchOptions): { child: ChildProcess; log
   fs.mkdirSync(dir, { recursive: true });
   const config = {
     server: options.server,
+    ...(options.peers === undefined ? {} : { peers: options.peers }),
     log: { level: process.env.SLUICE_TEST_LOG_LEVEL ?? 'warn' },
     streams: { 'state.dir': path.join(dir, 'state'), 'commit.interval.ms': 200, 'heartbeat.interval.ms': 1000, ...options.streams },
     topologies: [{ module: options.build.topologyModule }],

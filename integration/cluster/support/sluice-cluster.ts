@@ -82,6 +82,8 @@ export interface NodeOptions {
   applicationId: string;
   inputTopic: string;
   workDir: string;
+  /** The configuration's `peers` section: TLS files and the cluster secret. */
+  peers?: Record<string, unknown>;
 }
 
 /** One `sluice start` process on loopback. */
