@@ -13,7 +13,8 @@ export { isLoopback };
 type ServerConfig = Pick<HostConfig['server'], 'host' | 'port' | 'users' | 'tokens' | 'jwt' | 'allowUnauthenticated'>;
 
 /** Users, API tokens or JWTs: some way in that needs credentials. */
-function hasAuthentication(server: ServerConfig): boolean {
+/** Whether the API asks callers who they are: users, API tokens or JWTs. */
+export function hasAuthentication(server: Pick<ServerConfig, 'users' | 'tokens' | 'jwt'>): boolean {
   return Object.keys(server.users ?? {}).length > 0 || (server.tokens ?? []).length > 0 || server.jwt !== undefined;
 }
 

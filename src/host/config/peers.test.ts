@@ -2,17 +2,22 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { makeTestCertificates } from '../../streams/kafka/testing/certificates';
+import type { ApiTokenSpec } from '../../server/auth/api-tokens';
+import type { UserSpec } from '../../server/auth/users';
 import { loadHostConfig } from './host-config';
 import { checkPeerExposure, loadPeerSecurity, peerExposureNotice, type PeersConfig } from './peers';
 
 const SECRET = 'peer-secret-0123456789';
 
 describe('checkPeerExposure', () => {
-  const server = (host: string, extra: { users?: Record<string, string>; allowUnauthenticated?: boolean } = {}) => ({
+  const server = (host: string, extra: { users?: Record<string, UserSpec>; tokens?: ApiTokenSpec[]; allowUnauthenticated?: boolean } = {}) => ({
     host,
     allowUnauthenticated: extra.allowUnauthenticated ?? false,
     ...(extra.users ? { users: extra.users } : {}),
+    ...(extra.tokens ? { tokens: extra.tokens } : {}),
   });
+  // Only whether the API authenticates counts here, not the credentials themselves.
+  const admin: UserSpec = { password: 'scrypt$32768$8$1$c2FsdA$aGFzaA', role: 'operator' };
   const tls = { ca: '/ca.pem', certificate: '/node.pem', key: '/node.key' };
 
   it('lets a node without any security run on loopback, and says nothing about it', () => {
@@ -22,16 +27,21 @@ describe('checkPeerExposure', () => {
     }
   });
 
+  it('refuses another host whose API takes only API tokens, and no peer authentication', () => {
+    const tokens: ApiTokenSpec[] = [{ name: 'ci', hash: 'sha256$aGFzaA', role: 'viewer' }];
+    expect(() => checkPeerExposure({ server: server('0.0.0.0', { tokens, allowUnauthenticated: true }) })).toThrow(/peer port/);
+  });
+
   it('refuses another host with users but no peer authentication: the peer port would bypass them', () => {
-    expect(() => checkPeerExposure({ server: server('0.0.0.0', { users: { admin: 'x' } }) })).toThrow(
+    expect(() => checkPeerExposure({ server: server('0.0.0.0', { users: { admin } }) })).toThrow(
       /server.host '0.0.0.0' lets other machines reach the gRPC peer port.*set peers.secret .* and\/or peers.tls/,
     );
-    expect(() => checkPeerExposure({ server: server('0.0.0.0', { users: { admin: 'x' }, allowUnauthenticated: true }) })).toThrow(/peer port/);
+    expect(() => checkPeerExposure({ server: server('0.0.0.0', { users: { admin }, allowUnauthenticated: true }) })).toThrow(/peer port/);
     expect(() => checkPeerExposure({ server: server('10.0.0.5') })).toThrow(/peer port/);
   });
 
   it('accepts another host with a secret or TLS; warns when the secret travels in clear', () => {
-    const users = { admin: 'x' };
+    const users = { admin };
     expect(() => checkPeerExposure({ server: server('0.0.0.0', { users }), peers: { secret: SECRET } })).not.toThrow();
     expect(() => checkPeerExposure({ server: server('0.0.0.0', { users }), peers: { tls } })).not.toThrow();
     expect(peerExposureNotice({ server: server('0.0.0.0', { users }), peers: { secret: SECRET } })).toMatch(/not encrypted/);

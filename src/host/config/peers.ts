@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PeerSecurity } from '../../cluster';
 import { ConfigException } from '../../errors';
-import { isLoopback } from './exposure';
+import { hasAuthentication, isLoopback } from './exposure';
+import type { HostConfig } from './host-config';
 
 export interface PeersConfig {
   /** Shared by every node; at least 16 characters. */
@@ -23,9 +24,9 @@ export function resolvePeerPaths(given: PeersConfig | undefined, baseDir: string
   return { ...given, tls: { ca: path.resolve(baseDir, ca), certificate: path.resolve(baseDir, certificate), key: path.resolve(baseDir, key) } };
 }
 
-/** The parts of the host configuration that decide; `users` only counts (its values' shape is the API's business). */
+/** The parts of the host configuration that decide. */
 interface ExposureConfig {
-  server: { host: string; users?: Readonly<Record<string, unknown>>; allowUnauthenticated: boolean };
+  server: Pick<HostConfig['server'], 'host' | 'users' | 'tokens' | 'jwt' | 'allowUnauthenticated'>;
   peers?: PeersConfig;
 }
 
@@ -38,8 +39,7 @@ const hasPeerAuthentication = (peers: PeersConfig) => peers.secret !== undefined
  */
 export function checkPeerExposure({ server, peers = {} }: ExposureConfig): void {
   if (isLoopback(server.host) || hasPeerAuthentication(peers)) return;
-  const hasUsers = Object.keys(server.users ?? {}).length > 0;
-  if (server.allowUnauthenticated && !hasUsers) return;
+  if (server.allowUnauthenticated && !hasAuthentication(server)) return;
   throw new ConfigException(
     `server.host '${server.host}' lets other machines reach the gRPC peer port, which answers the contents of every store, ` +
       'and no peer authentication is configured: set peers.secret (a cluster secret shared by every node) and/or peers.tls ' +
