@@ -26,7 +26,7 @@ interface Offsets {
   consumers: { positions: Position[] }[];
 }
 
-it('lag of 1 000 records produced while stopped, then 0 with committed = log end', async () => {
+it('a backlog of 1 000 records produced while stopped shows as lag while it is worked off, then 0 with committed = log end', async () => {
   const input = uniqueName('api-lag-in');
   const output = uniqueName('api-lag-out');
   const id = uniqueName('api-lag');
@@ -34,7 +34,12 @@ it('lag of 1 000 records produced while stopped, then 0 with committed = log end
     { name: input, partitions: 3 },
     { name: output, partitions: 3 },
   ]);
-  const node = await TestNode.start({ topologies: [wordCountDefinition(input, output)], instances: [{ topology: 'word-count', applicationId: id }] });
+  // Fetches of a few records: the backlog takes many fetches to work off, so the route can be seen showing it (tasks
+  // process as soon as they are assigned, restored or not, and one fetch would take the whole backlog at once).
+  const node = await TestNode.start({
+    topologies: [wordCountDefinition(input, output)],
+    instances: [{ topology: 'word-count', applicationId: id, config: { 'max.partition.fetch.bytes': 128 } }],
+  });
   const offsets = async () => (await node.get(`/api/v1/streams/${id}/offsets`)).json() as Offsets;
   const inputPositions = (o: Offsets) => o.consumers.flatMap((c) => c.positions).filter((p) => p.topic === input);
   try {
@@ -48,8 +53,11 @@ it('lag of 1 000 records produced while stopped, then 0 with committed = log end
     expect(await offsets()).toEqual({ group: id, consumers: [] });
 
     const produced = [500, 300, 200];
+    // In sends of 10: a fetch brings one record batch whole, whatever its size limit.
     for (const [partition, count] of produced.entries()) {
-      await producer.send({ topic: input, messages: Array.from({ length: count }, (_, i) => ({ partition, value: `line ${i} of ${partition}` })) });
+      for (let from = 0; from < count; from += 10) {
+        await producer.send({ topic: input, messages: Array.from({ length: 10 }, (_, i) => ({ partition, value: `line ${from + i} of ${partition}` })) });
+      }
     }
 
     // Watch the offsets from the moment of the restart: the first view of the three partitions shows the backlog.
@@ -73,8 +81,14 @@ it('lag of 1 000 records produced while stopped, then 0 with committed = log end
     watching = false;
     await watcher;
 
-    const backlog = seen.find((positions) => positions.reduce((sum, p) => sum + p.lag, 0) === 1000);
-    expect(backlog?.sort((a, b) => a.partition - b.partition).map((p) => p.lag)).toEqual(produced);
+    // A view of the backlog being worked off: every partition behind, by log end - consumed - 1, at most what was produced.
+    const behind = seen.find((positions) => positions.every((p) => p.lag > 0));
+    expect(behind).toBeDefined();
+    for (const p of behind!) {
+      expect(p.lag).toBe(p.log_end_offset - p.consumed_offset - 1);
+      expect(p.lag).toBeLessThanOrEqual(produced[p.partition]!);
+      expect(p.log_end_offset).toBe(produced[p.partition]! + 1);
+    }
 
     const final = inputPositions(await offsets()).sort((a, b) => a.partition - b.partition);
     expect(final.map((p) => [p.lag, p.log_end_offset, p.committed_offset])).toEqual(produced.map((n) => [0, n + 1, n + 1]));
