@@ -133,10 +133,6 @@ class Reader {
     public pos: number,
   ) {}
 
-  int8(): number {
-    return this.buf.readInt8(this.pos++);
-  }
-
   int16(): number {
     const v = this.buf.readInt16BE(this.pos);
     this.pos += 2;

@@ -33,8 +33,22 @@ export interface RestoreProgress {
   done: boolean;
 }
 
+/** Where a changelog's restore began and ends, and how long it has taken since its task was registered. */
+export interface RestoreSpan {
+  startingOffset: number;
+  endingOffset: number;
+  durationMs: number;
+}
+
+/** A changelog position to write in its task's checkpoint. */
+export interface RestoredPosition {
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
 export interface RestoreListener {
-  onProgress(changelog: ChangelogToRestore, progress: RestoreProgress, startingOffset: number, endingOffset: number): void;
+  onProgress(changelog: ChangelogToRestore, progress: RestoreProgress, span: RestoreSpan): void;
   /** Every changelog of the task has reached its end (its stores still hold unflushed writes). */
   onTaskRestored(taskId: string): void;
   /** Restoration cannot go on: a non-transient failure, or transient ones for longer than `retryForMs`. */
@@ -49,6 +63,9 @@ interface RestoringChangelog {
   /** Fixed by the first fetch: the high watermark, or under read_committed the last stable offset. */
   endOffset: number | undefined;
   restored: number;
+  /** The position last handed out for a checkpoint. */
+  checkpointed: number;
+  registeredAt: number;
 }
 
 const RETRY_BACKOFF_MS = 1000;
@@ -78,8 +95,10 @@ export class ChangelogRestorer {
       queueMicrotask(() => this.listener.onTaskRestored(taskId));
       return;
     }
+    const registeredAt = Date.now();
     for (const changelog of changelogs) {
-      this.restoring.set(keyOf(changelog), { changelog, startOffset: changelog.startOffset, position: changelog.startOffset, endOffset: undefined, restored: 0 });
+      const start = changelog.startOffset;
+      this.restoring.set(keyOf(changelog), { changelog, startOffset: start, position: start, endOffset: undefined, restored: 0, checkpointed: start, registeredAt });
     }
     this.ensureRunning();
   }
@@ -106,6 +125,20 @@ export class ChangelogRestorer {
   position(topic: string, partition: number): number | undefined {
     const r = this.restoring.get(keyOf({ topic, partition }));
     return r === undefined || r.position === EARLIEST ? undefined : r.position;
+  }
+
+  /**
+   * The positions of a task's restoring changelogs that moved at least `minProgress` offsets since they were last
+   * taken, marked as taken: what its checkpoint should now say.
+   */
+  takeCheckpoint(taskId: string, minProgress: number): RestoredPosition[] {
+    const positions: RestoredPosition[] = [];
+    for (const r of this.restoring.values()) {
+      if (r.changelog.taskId !== taskId || r.position === EARLIEST || r.position - r.checkpointed < minProgress) continue;
+      r.checkpointed = r.position;
+      positions.push({ topic: r.changelog.topic, partition: r.changelog.partition, offset: r.position });
+    }
+    return positions;
   }
 
   async close(): Promise<void> {
@@ -165,7 +198,8 @@ export class ChangelogRestorer {
         const end = r.endOffset!;
         const done = r.position >= end;
         const { topic, partition } = r.changelog;
-        this.listener.onProgress(r.changelog, { topic, partition, restored: r.restored, total: end - r.startOffset, remaining: end - r.position, done }, r.startOffset, end);
+        const progress = { topic, partition, restored: r.restored, total: end - r.startOffset, remaining: end - r.position, done };
+        this.listener.onProgress(r.changelog, progress, { startingOffset: r.startOffset, endingOffset: end, durationMs: Date.now() - r.registeredAt });
         if (done) finishedTasks.add(r.changelog.taskId);
       }
       for (const taskId of finishedTasks) if (!this.isRestoring(taskId)) this.listener.onTaskRestored(taskId);

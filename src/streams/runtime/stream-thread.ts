@@ -23,7 +23,7 @@ import type { Serde } from '../serdes/serde';
 import type { Topology } from '../topology/topology';
 import { resolveTopicName, storeChangelogTopic } from '../topology/internal-topics';
 import { ChangelogReader, EARLIEST } from '../kafka/changelog-reader';
-import type { ChangelogToRestore, RestoreProgress } from './changelog-restorer';
+import type { ChangelogToRestore, RestoreProgress, RestoreSpan } from './changelog-restorer';
 import { ChangelogRestorer } from './changelog-restorer';
 import type { ConsumedRecord } from './consumed-record';
 import type { LastRestoration, TaskMetadata, ThreadMetadata, ThreadState } from './instance-view';
@@ -74,6 +74,12 @@ const PROCESS_CHUNK = 500;
  */
 const MAX_UNSENT_RECORDS = 20_000;
 
+/**
+ * Offsets a restoring changelog must move before a commit checkpoints it again (Kafka Streams' threshold): each
+ * checkpoint costs a flush to disk and a file write, too much for every commit interval of a long restore.
+ */
+const RESTORE_CHECKPOINT_PROGRESS = 10_000;
+
 /** How often a thread tries to join a group that still holds members of another protocol. */
 const FOREIGN_MEMBERS_RETRY_MS = 2_000;
 
@@ -116,8 +122,6 @@ export class StreamThread {
   /** Tasks created and not restored yet: they neither process nor answer queries. */
   private readonly restoring = new Set<string>();
   private readonly restorer: ChangelogRestorer;
-  /** When each restoring task began restoring. */
-  private readonly restoreStarts = new Map<string, number>();
   private readonly positions = new Map<string, PartitionPositionState>();
   readonly restorations = new Map<string, LastRestoration>();
   private readonly metrics: ThreadMetrics;
@@ -161,7 +165,7 @@ export class StreamThread {
     this.restorer = new ChangelogRestorer(
       new ChangelogReader(ctx.kafka.restoreConsumer, { readCommitted: this.exactlyOnce, ...ctx.config.restoreConsumer }),
       {
-        onProgress: (changelog, progress, startingOffset, endingOffset) => this.onRestoreProgress(changelog, progress, startingOffset, endingOffset),
+        onProgress: (changelog, progress, span) => this.onRestoreProgress(changelog, progress, span),
         onTaskRestored: (taskId) => void this.runExclusive(() => this.finishRestoring(taskId)).catch((error) => this.fail(error)),
         onError: (error) => this.fail(new StreamsException(`restoring changelogs failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
       },
@@ -401,7 +405,7 @@ export class StreamThread {
     for (const collector of this.allCollectors()) collector.sendBuffered();
     if (commitRequested || now - this.lastCommitMs >= this.ctx.config.commitIntervalMs) {
       await this.commit();
-      for (const id of this.restoring) await this.checkpointRestoring(this.tasks.get(id)!);
+      for (const id of this.restoring) await this.checkpointRestoring(this.tasks.get(id)!, RESTORE_CHECKPOINT_PROGRESS);
     }
   }
 
@@ -410,18 +414,12 @@ export class StreamThread {
    * restart resumes the restore there rather than from the start (Kafka Streams checkpoints restoring tasks on
    * commit too). Restored records are committed records: this holds under exactly-once as well.
    */
-  private async checkpointRestoring(task: StreamTask): Promise<void> {
-    const partition = task.id.partition;
-    const positions: { topic: string; offset: number }[] = [];
-    for (const store of task.stores.keys()) {
-      const topic = storeChangelogTopic(this.ctx.topology, this.ctx.config.applicationId, store);
-      const offset = topic === undefined ? undefined : this.restorer.position(topic, partition);
-      if (topic !== undefined && offset !== undefined) positions.push({ topic, offset });
-    }
+  private async checkpointRestoring(task: StreamTask, minProgress: number): Promise<void> {
+    const positions = this.restorer.takeCheckpoint(task.name, minProgress);
     if (positions.length === 0) return;
     await task.flushStores();
     const checkpoint = this.ctx.stateDirectory.readCheckpoint(task.name) ?? new Map();
-    for (const { topic, offset } of positions) checkpoint.set(`${topic}\u0000${partition}`, { topic, partition, offset });
+    for (const p of positions) checkpoint.set(`${p.topic}\u0000${p.partition}`, p);
     this.ctx.stateDirectory.writeCheckpoint(task.name, checkpoint);
   }
 
@@ -575,10 +573,7 @@ export class StreamThread {
     }
     this.ctx.onAssignment(this, this.generation);
     // Restoration runs outside the exclusive section: other tasks keep processing meanwhile.
-    for (const id of created) {
-      this.restoreStarts.set(id, Date.now());
-      this.restorer.register(id, this.changelogsOf(this.tasks.get(id)!));
-    }
+    for (const id of created) this.restorer.register(id, this.changelogsOf(this.tasks.get(id)!));
     if (this.restoring.size === 0 && version === this.assignmentVersion) this.setState('RUNNING');
   }
 
@@ -596,18 +591,11 @@ export class StreamThread {
     return changelogs;
   }
 
-  private onRestoreProgress(changelog: ChangelogToRestore, progress: RestoreProgress, startingOffset: number, endingOffset: number): void {
+  private onRestoreProgress(changelog: ChangelogToRestore, progress: RestoreProgress, span: RestoreSpan): void {
     this.storeMetrics.get(`${changelog.taskId}\u0000${changelog.store}`)?.restoreRemainingRecords.record(progress.remaining);
     this.ctx.onRestore(changelog.store, progress);
     if (!progress.done) return;
-    this.restorations.set(`${changelog.store}\u0000${changelog.partition}`, {
-      topic: changelog.topic,
-      partition: changelog.partition,
-      startingOffset,
-      endingOffset,
-      totalRestored: progress.restored,
-      durationMs: Date.now() - (this.restoreStarts.get(changelog.taskId) ?? Date.now()),
-    });
+    this.restorations.set(`${changelog.store}\u0000${changelog.partition}`, { topic: changelog.topic, partition: changelog.partition, totalRestored: progress.restored, ...span });
   }
 
   /**
@@ -710,7 +698,6 @@ export class StreamThread {
     }
     task.initializeProcessors();
     this.restoring.delete(taskId);
-    this.restoreStarts.delete(taskId);
     const appId = this.ctx.config.applicationId;
     this.consumer.resume(task.subtopology.sourceTopics.map((t) => ({ topic: resolveTopicName(this.ctx.topology, appId, t), partitions: [task.id.partition] })));
     if (this.restoring.size === 0 && this.threadState === 'PARTITIONS_ASSIGNED') this.setState('RUNNING');
@@ -723,7 +710,7 @@ export class StreamThread {
   private async closeTask(taskId: string, clean: boolean): Promise<void> {
     const task = this.tasks.get(taskId);
     if (task && this.restoring.has(taskId)) {
-      await this.checkpointRestoring(task).catch((error: unknown) => this.ctx.logger.warn({ err: error, task: taskId }, 'checkpointing a restore failed'));
+      await this.checkpointRestoring(task, 0).catch((error: unknown) => this.ctx.logger.warn({ err: error, task: taskId }, 'checkpointing a restore failed'));
     }
     const output = this.taskOutputs.get(taskId);
     if (output) {
@@ -736,7 +723,6 @@ export class StreamThread {
     this.restorer.unregister(taskId);
     this.tasks.delete(taskId);
     this.restoring.delete(taskId);
-    this.restoreStarts.delete(taskId);
     this.taskMetrics.get(taskId)?.unregister();
     this.taskMetrics.delete(taskId);
     for (const key of [...this.storeMetrics.keys()]) if (key.startsWith(`${taskId}\u0000`)) this.storeMetrics.delete(key);

@@ -160,7 +160,8 @@ export class LmdbTable implements BytesTable {
 
   /** Whether asynchronous writes (or a clear) have not committed yet. */
   get hasUnflushedWrites(): boolean {
-    return this.pending.size > 0 || this.clearPending() || this.committedSeq < this.seq;
+    // Pending writes and a pending clear all carry a sequence number above the last committed one.
+    return this.committedSeq < this.seq;
   }
 
   restore(key: Buffer, value: Buffer | null): void {
