@@ -165,7 +165,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'max.request.size', type: 'int', default: 1048576, validator: atLeast(0), scopes: PRODUCER },
   { name: 'max.task.idle.ms', type: 'long', default: 0, scopes: STREAMS },
   { name: 'max.warmup.replicas', type: 'int', default: 2, validator: atLeast(1), scopes: STREAMS },
-  { name: 'metadata.max.age.ms', type: 'long', default: 300000, validator: atLeast(0), scopes: STREAMS_AND_CLIENTS },
+  { name: 'metadata.max.age.ms', type: 'long', default: 300000, validator: atLeast(0), scopes: STREAMS_AND_CLIENTS, applied: mainConsumer },
   { name: 'metadata.max.idle.ms', type: 'long', default: 300000, validator: atLeast(5000), scopes: PRODUCER },
   { name: 'metadata.recovery.strategy', type: 'string', default: 'none', validator: oneOfIgnoringCase('REBOOTSTRAP', 'NONE'), scopes: CLIENTS },
   { name: 'metric.reporters', type: 'list', scopes: STREAMS_AND_CLIENTS },

@@ -4,6 +4,7 @@
  * metadata, connections and authentication) and sends Fetch requests itself, one per partition leader, decoded by
  * fetch-response.ts.
  */
+import { TopicPartitionMap } from './topic-partition';
 import type { KafkaClient } from './types';
 import { decodeFetchResponse, type FetchedPartition } from './fetch-response';
 import { StreamsException } from '../../errors';
@@ -152,14 +153,14 @@ export class ChangelogReader {
         partitions: list.map((p) => ({ partition: p.partition, timestamp: EARLIEST })),
       })),
     });
-    const starts = new Map<string, number>();
+    const starts = new TopicPartitionMap<number>();
     for (const t of responses) {
       for (const p of t.partitions) {
         if (p.errorCode !== 0) throw createErrorFromCode(p.errorCode);
-        starts.set(`${t.topic}\u0000${p.partition}`, Number(p.offset));
+        starts.set(t.topic, p.partition, Number(p.offset));
       }
     }
-    return positions.map((p) => (p.offset === EARLIEST ? { ...p, offset: starts.get(`${p.topic}\u0000${p.partition}`) ?? 0 } : p));
+    return positions.map((p) => (p.offset === EARLIEST ? { ...p, offset: starts.get(p.topic, p.partition) ?? 0 } : p));
   }
 
   private async fetchFrom(leader: string, positions: ReadPosition[], maxWaitMs: number): Promise<FetchedPartition[]> {
@@ -168,7 +169,8 @@ export class ChangelogReader {
     if (supported < FETCH_VERSION) {
       throw new StreamsException(`broker ${leader} answers Fetch up to version ${supported}; reading changelogs needs version ${FETCH_VERSION} (Kafka 2.3 or later)`);
     }
-    const offsets = new Map(positions.map((p) => [`${p.topic}\u0000${p.partition}`, p.offset]));
+    const offsets = new TopicPartitionMap<number>();
+    for (const p of positions) offsets.set(p.topic, p.partition, p.offset);
     const readCommitted = this.options.readCommitted;
     const request = fetchV11Request({
       replicaId: -1,

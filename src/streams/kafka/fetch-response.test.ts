@@ -1,3 +1,4 @@
+import { TopicPartitionMap } from './topic-partition';
 import { decodeFetchResponse } from './fetch-response';
 
 // Batches are encoded with kafkajs' own producer-side encoder: the decoder must read what Kafka's clients write.
@@ -74,13 +75,17 @@ function fetchResponse(topic: string, partitions: PartitionData[]): Buffer {
 
 const text = (b: Buffer | null): string | null => (b === null ? null : b.toString());
 
+function offsetsAt(topic: string, partition: number, offset: number): TopicPartitionMap<number> {
+  return new TopicPartitionMap<number>().set(topic, partition, offset);
+}
+
 describe('decodeFetchResponse', () => {
   it('gives key, value, timestamp and offset of each record, and the next offset', async () => {
     const records = Buffer.concat([
       await batch(0, [{ key: 'a', value: '1' }, { key: 'b', value: null }]),
       await batch(2, [{ key: null, value: 'x', timestampDelta: 2 ** 33 }]),
     ]);
-    const { partitions } = await decodeFetchResponse(fetchResponse('t', [{ partition: 3, records }]), new Map([['t\u00003', 0]]), false);
+    const { partitions } = await decodeFetchResponse(fetchResponse('t', [{ partition: 3, records }]), offsetsAt('t', 3, 0), false);
     expect(partitions).toHaveLength(1);
     const p = partitions[0]!;
     expect(p).toMatchObject({ topic: 't', partition: 3, errorCode: 0, highWatermark: 100, fetchOffset: 0, nextOffset: 3, endOffset: 100 });
@@ -93,7 +98,7 @@ describe('decodeFetchResponse', () => {
 
   it('skips the records of a batch that precede the fetch offset', async () => {
     const records = await batch(10, [{ key: 'a', value: '1' }, { key: 'b', value: '2' }, { key: 'c', value: '3' }]);
-    const { partitions } = await decodeFetchResponse(fetchResponse('t', [{ partition: 0, records }]), new Map([['t\u00000', 11]]), false);
+    const { partitions } = await decodeFetchResponse(fetchResponse('t', [{ partition: 0, records }]), offsetsAt('t', 0, 11), false);
     expect([...partitions[0]!.records].map((r) => r.offset)).toEqual([11, 12]);
     expect(partitions[0]!.nextOffset).toBe(13);
   });
@@ -101,19 +106,19 @@ describe('decodeFetchResponse', () => {
   it('ignores a batch cut short by the size limit: the next offset stays before it', async () => {
     const whole = await batch(0, [{ key: 'a', value: '1' }]);
     const cut = (await batch(1, [{ key: 'b', value: '2' }, { key: 'c', value: '3' }])).subarray(0, 40);
-    const { partitions } = await decodeFetchResponse(fetchResponse('t', [{ partition: 0, records: Buffer.concat([whole, cut]) }]), new Map([['t\u00000', 0]]), false);
+    const { partitions } = await decodeFetchResponse(fetchResponse('t', [{ partition: 0, records: Buffer.concat([whole, cut]) }]), offsetsAt('t', 0, 0), false);
     expect([...partitions[0]!.records].map((r) => r.offset)).toEqual([0]);
     expect(partitions[0]!.nextOffset).toBe(1);
   });
 
   it('leaves the fetch offset as the next offset when nothing came', async () => {
-    const { partitions } = await decodeFetchResponse(fetchResponse('t', [{ partition: 0, records: Buffer.alloc(0) }]), new Map([['t\u00000', 42]]), false);
+    const { partitions } = await decodeFetchResponse(fetchResponse('t', [{ partition: 0, records: Buffer.alloc(0) }]), offsetsAt('t', 0, 42), false);
     expect(partitions[0]).toMatchObject({ records: { length: 0 }, fetchOffset: 42, nextOffset: 42 });
   });
 
   it('reads gzip-compressed batches', async () => {
     const records = await batch(5, [{ key: 'k', value: 'compressed' }, { key: 'l', value: 'too' }], { compression: GZIP });
-    const { partitions } = await decodeFetchResponse(fetchResponse('t', [{ partition: 0, records }]), new Map([['t\u00000', 5]]), false);
+    const { partitions } = await decodeFetchResponse(fetchResponse('t', [{ partition: 0, records }]), offsetsAt('t', 0, 5), false);
     expect([...partitions[0]!.records].map((r) => [text(r.key), text(r.value), r.offset])).toEqual([
       ['k', 'compressed', 5],
       ['l', 'too', 6],
@@ -137,7 +142,7 @@ describe('decodeFetchResponse', () => {
 
     it('read_committed: aborted batches and markers are left out, and the next offset passes them', async () => {
       const response = fetchResponse('t', [{ partition: 0, highWatermark: 8, lastStableOffset: 8, aborted: [[8, 3]], records: await log() }]);
-      const { partitions } = await decodeFetchResponse(response, new Map([['t\u00000', 0]]), true);
+      const { partitions } = await decodeFetchResponse(response, offsetsAt('t', 0, 0), true);
       expect([...partitions[0]!.records].map((r) => text(r.key))).toEqual(['c1', 'c2', 'c3']);
       expect(partitions[0]!.nextOffset).toBe(8);
       expect(partitions[0]!.endOffset).toBe(8);
@@ -145,27 +150,27 @@ describe('decodeFetchResponse', () => {
 
     it('read_uncommitted: every data record, no markers', async () => {
       const response = fetchResponse('t', [{ partition: 0, highWatermark: 8, lastStableOffset: 3, records: await log() }]);
-      const { partitions } = await decodeFetchResponse(response, new Map([['t\u00000', 0]]), false);
+      const { partitions } = await decodeFetchResponse(response, offsetsAt('t', 0, 0), false);
       expect([...partitions[0]!.records].map((r) => text(r.key))).toEqual(['c1', 'c2', 'a1', 'a2', 'c3']);
       expect(partitions[0]!.endOffset).toBe(8);
     });
 
     it('read_committed ends at the last stable offset', async () => {
       const response = fetchResponse('t', [{ partition: 0, highWatermark: 8, lastStableOffset: 3, records: Buffer.alloc(0) }]);
-      const { partitions } = await decodeFetchResponse(response, new Map([['t\u00000', 0]]), true);
+      const { partitions } = await decodeFetchResponse(response, offsetsAt('t', 0, 0), true);
       expect(partitions[0]!.endOffset).toBe(3);
     });
   });
 
   it('reports partition errors', async () => {
-    const { partitions } = await decodeFetchResponse(fetchResponse('t', [{ partition: 0, errorCode: 1, records: Buffer.alloc(0) }]), new Map(), false);
+    const { partitions } = await decodeFetchResponse(fetchResponse('t', [{ partition: 0, errorCode: 1, records: Buffer.alloc(0) }]), new TopicPartitionMap<number>(), false);
     expect(partitions[0]!.errorCode).toBe(1);
   });
 
   it('refuses the message formats before Kafka 0.11 with the offset', async () => {
     const legacy = Buffer.from(await batch(9, [{ key: 'a', value: '1' }]));
     legacy.writeInt8(1, 16);
-    await expect(decodeFetchResponse(fetchResponse('t', [{ partition: 0, records: legacy }]), new Map([['t\u00000', 9]]), false)).rejects.toThrow(
+    await expect(decodeFetchResponse(fetchResponse('t', [{ partition: 0, records: legacy }]), offsetsAt('t', 0, 9), false)).rejects.toThrow(
       't-0 holds a record batch of message format 1 at offset 9',
     );
   });

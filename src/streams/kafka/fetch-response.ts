@@ -12,6 +12,7 @@
  * transaction's first offset to its producer's abort marker. Compressed batches are decompressed by kafkajs'
  * codecs. CRCs are not checked, as kafkajs does not check them.
  */
+import type { TopicPartitionMap } from './topic-partition';
 import { StreamsException } from '../../errors';
 
 const compression: {
@@ -222,7 +223,7 @@ interface AbortedTransaction {
 }
 
 /** Decodes a Fetch v11 response body (after the correlation id). */
-export async function decodeFetchResponse(body: Buffer, fetchOffsets: ReadonlyMap<string, number>, readCommitted: boolean): Promise<{ errorCode: number; partitions: FetchedPartition[] }> {
+export async function decodeFetchResponse(body: Buffer, fetchOffsets: TopicPartitionMap<number>, readCommitted: boolean): Promise<{ errorCode: number; partitions: FetchedPartition[] }> {
   const r = new Reader(body, 0);
   r.int32(); // throttle_time_ms
   const errorCode = r.int16();
@@ -243,7 +244,7 @@ export async function decodeFetchResponse(body: Buffer, fetchOffsets: ReadonlyMa
       for (let a = 0; a < abortedCount; a++) aborted.push({ producerId: r.int64Text(), firstOffset: r.int64() });
       r.int32(); // preferred_read_replica
       const size = r.int32();
-      const fetchOffset = fetchOffsets.get(`${topic}\u0000${partition}`) ?? 0;
+      const fetchOffset = fetchOffsets.get(topic, partition) ?? 0;
       // A record takes at least 7 bytes of a batch; most changelog records take 20 or more.
       const records = new ColumnarRecords(Math.ceil(Math.max(size, 0) / 20));
       const decoded: FetchedPartition = {

@@ -24,8 +24,8 @@ export interface GroupProtocolOptions {
   version: number;
   /** Subscription userData of this member; called (synchronously) on every join. */
   userData: () => Buffer;
-  /** The leader's decision: partitions per member id. */
-  assign: (members: JoiningMember[], partitionCount: (topic: string) => number) => Map<string, AssignedPartition[]>;
+  /** The leader's decision: partitions per member id, from the topics the members subscribed to. */
+  assign: (members: JoiningMember[], partitionCount: (topic: string) => number, topics: readonly string[]) => Map<string, AssignedPartition[]>;
 }
 
 export function groupProtocolAssigner(options: GroupProtocolOptions): PartitionAssigner {
@@ -50,7 +50,7 @@ export function groupProtocolAssigner(options: GroupProtocolOptions): PartitionA
         memberId: m.memberId,
         userData: AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.userData ?? Buffer.alloc(0),
       }));
-      const decision = options.assign(joining, partitionCount);
+      const decision = options.assign(joining, partitionCount, topics);
       return members.map((m) => {
         const assignment: Record<string, number[]> = {};
         for (const { topic, partition } of decision.get(m.memberId) ?? []) (assignment[topic] ??= []).push(partition);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { isTransientKafkaError } from '../kafka/errors';
 import { EARLIEST, type FetchedPartition, type FetchedRecordList, type ReadPosition } from '../kafka/changelog-reader';
+import { TopicPartitionMap } from '../kafka/topic-partition';
 import type { ChangelogRecords } from '../state/store';
 
 /** The part of the Kafka adapter's ChangelogReader that restoration uses. */
@@ -78,7 +79,7 @@ const RETRY_BACKOFF_MS = 1000;
  * meanwhile (revoked, closed) is dropped between two fetches, and nothing more is written to its stores.
  */
 export class ChangelogRestorer {
-  private readonly restoring = new Map<string, RestoringChangelog>();
+  private readonly restoring = new TopicPartitionMap<RestoringChangelog>();
   private loop: Promise<void> | undefined;
   private closed = false;
   private failingSince: number | undefined;
@@ -98,7 +99,7 @@ export class ChangelogRestorer {
     const registeredAt = Date.now();
     for (const changelog of changelogs) {
       const start = changelog.startOffset;
-      this.restoring.set(keyOf(changelog), { changelog, startOffset: start, position: start, endOffset: undefined, restored: 0, checkpointed: start, registeredAt });
+      this.restoring.set(changelog.topic, changelog.partition, { changelog, startOffset: start, position: start, endOffset: undefined, restored: 0, checkpointed: start, registeredAt });
     }
     this.ensureRunning();
   }
@@ -113,7 +114,7 @@ export class ChangelogRestorer {
 
   /** Stops restoring a task (revoked or closed); what it restored so far stays in its stores. */
   unregister(taskId: string): void {
-    for (const [key, r] of this.restoring) if (r.changelog.taskId === taskId) this.restoring.delete(key);
+    for (const r of [...this.restoring.values()]) if (r.changelog.taskId === taskId) this.restoring.delete(r.changelog.topic, r.changelog.partition);
   }
 
   isRestoring(taskId: string): boolean {
@@ -123,7 +124,7 @@ export class ChangelogRestorer {
 
   /** How far a changelog partition being restored is read (the next offset), or undefined when it is not restoring. */
   position(topic: string, partition: number): number | undefined {
-    const r = this.restoring.get(keyOf({ topic, partition }));
+    const r = this.restoring.get(topic, partition);
     return r === undefined || r.position === EARLIEST ? undefined : r.position;
   }
 
@@ -168,7 +169,7 @@ export class ChangelogRestorer {
       this.failingSince = undefined;
       const applied: { r: RestoringChangelog; records: FetchedRecordList }[] = [];
       for (const partition of fetched) {
-        const r = this.restoring.get(keyOf(partition));
+        const r = this.restoring.get(partition.topic, partition.partition);
         // Unregistered, or registered again for a new task, while the fetch was under way.
         if (r === undefined || !round.includes(r) || partition.errorCode !== 0) continue;
         if (r.endOffset === undefined) {
@@ -182,7 +183,7 @@ export class ChangelogRestorer {
         records.truncate(count);
         applied.push({ r, records });
         r.position = Math.min(Math.max(partition.fetchOffset, partition.nextOffset), end);
-        if (r.position >= end) this.restoring.delete(keyOf(partition));
+        if (r.position >= end) this.restoring.delete(partition.topic, partition.partition);
       }
       if (this.restoring.size > 0) next = this.fetchRound();
       const finishedTasks = new Set<string>();
@@ -227,8 +228,4 @@ interface Round {
   round: RestoringChangelog[];
   fetched: FetchedPartition[];
   error?: unknown;
-}
-
-function keyOf(changelog: { topic: string; partition: number }): string {
-  return `${changelog.topic}\u0000${changelog.partition}`;
 }

@@ -2,6 +2,7 @@ import { StreamsException } from '../../errors';
 import { isTransientKafkaError } from '../kafka/errors';
 import type { KafkaProducer, OutgoingRecord } from '../kafka/types';
 import type { ProducedRecord, RecordCollector } from './record-collector';
+import { TopicPartitionMap } from '../kafka/topic-partition';
 
 /** Where a collector's batches go: a producer, or a task's transaction under exactly-once. */
 export type RecordSender = Pick<KafkaProducer, 'sendBatch'>;
@@ -36,8 +37,8 @@ export class KafkaRecordCollector implements RecordCollector {
   private inFlight: Promise<void> | undefined;
   private failure: Error | undefined;
   private discarded = false;
-  /** `topic\u0000partition` → offset of the last record written there (explicit partitions only). */
-  private readonly writtenOffsets = new Map<string, number>();
+  /** Offset of the last record written to each partition (explicit partitions only). */
+  private readonly writtenOffsets = new TopicPartitionMap<number>();
   /** Records sent since creation. */
   sentRecords = 0;
 
@@ -109,12 +110,10 @@ export class KafkaRecordCollector implements RecordCollector {
       this.head = 0;
     }
     const topicMessages = [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages }));
-    const counts = new Map<string, number>();
+    const counts = new TopicPartitionMap<number>();
     for (const { topic, messages } of topicMessages) {
       for (const m of messages) {
-        if (m.partition === undefined) continue;
-        const key = `${topic}\u0000${m.partition}`;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
+        if (m.partition !== undefined) counts.set(topic, m.partition, (counts.get(topic, m.partition) ?? 0) + 1);
       }
     }
     this.inFlight = this.deliver(topicMessages, counts).finally(() => {
@@ -123,17 +122,16 @@ export class KafkaRecordCollector implements RecordCollector {
     });
   }
 
-  private async deliver(topicMessages: { topic: string; messages: OutgoingRecord[] }[], counts: Map<string, number>): Promise<void> {
+  private async deliver(topicMessages: { topic: string; messages: OutgoingRecord[] }[], counts: TopicPartitionMap<number>): Promise<void> {
     let deadline: number | undefined;
     for (let attempt = 1; ; attempt++) {
       try {
         const metadata = await this.sender.sendBatch({ topicMessages, acks: -1 });
         for (const m of metadata) {
-          const key = `${m.topicName}\u0000${m.partition}`;
-          const count = counts.get(key);
+          const count = counts.get(m.topicName, m.partition);
           if (count === undefined || m.baseOffset === undefined) continue;
           const last = Number(m.baseOffset) + count - 1;
-          if (last > (this.writtenOffsets.get(key) ?? -1)) this.writtenOffsets.set(key, last);
+          if (last > (this.writtenOffsets.get(m.topicName, m.partition) ?? -1)) this.writtenOffsets.set(m.topicName, m.partition, last);
         }
         return;
       } catch (error) {
@@ -162,7 +160,7 @@ export class KafkaRecordCollector implements RecordCollector {
 
   /** Offset of the last record acknowledged on a partition, or undefined. */
   writtenOffset(topic: string, partition: number): number | undefined {
-    return this.writtenOffsets.get(`${topic}\u0000${partition}`);
+    return this.writtenOffsets.get(topic, partition);
   }
 
   /** Drops buffered records (the task is being abandoned; its input will be re-read). */

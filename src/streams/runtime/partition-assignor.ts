@@ -4,10 +4,7 @@
  * client that has the task's state on disk, then over each client's consumers.
  */
 
-export interface TopicPartition {
-  topic: string;
-  partition: number;
-}
+import type { TopicPartition } from '../kafka/topic-partition';
 
 /** What each consumer tells the leader when it joins (carried in the subscription userData). */
 export interface SubscriptionInfo {

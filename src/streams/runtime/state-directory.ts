@@ -1,14 +1,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { IllegalState, PathOutsideStateDirectory, TaskDirectoryLocked } from '../../errors';
+import { TopicPartitionMap } from '../kafka/topic-partition';
 import { checkApplicationId } from './application-id';
 
 const LOCK_FILE = '.lock';
 const CHECKPOINT_FILE = '.checkpoint';
 const CHECKPOINT_VERSION = 0;
 
-/** A changelog offset per topic-partition, keyed `topic\u0000partition`. */
-export type Checkpoint = Map<string, { topic: string; partition: number; offset: number }>;
+/** A changelog offset per topic-partition: where a restore of the task's local state would begin. */
+export type Checkpoint = TopicPartitionMap<number>;
 
 /**
  * `segments` resolved under `root`, which the result must lie strictly inside: never `root` itself, never outside
@@ -98,12 +99,12 @@ export class StateDirectory {
     const file = path.join(this.taskDir(taskId), CHECKPOINT_FILE);
     if (!fs.existsSync(file)) return undefined;
     const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
-    const checkpoint: Checkpoint = new Map();
+    const checkpoint: Checkpoint = new TopicPartitionMap();
     for (const line of lines.slice(2)) {
       const parts = line.trim().split(/\s+/);
       if (parts.length !== 3) continue;
       const [topic, partition, offset] = [parts[0]!, Number(parts[1]), Number(parts[2])];
-      checkpoint.set(`${topic}\u0000${partition}`, { topic, partition, offset });
+      checkpoint.set(topic, partition, offset);
     }
     return checkpoint;
   }
@@ -112,8 +113,8 @@ export class StateDirectory {
   writeCheckpoint(taskId: string, checkpoint: Checkpoint): void {
     const dir = this.taskDir(taskId);
     const file = path.join(dir, CHECKPOINT_FILE);
-    const entries = [...checkpoint.values()];
-    const text = [String(CHECKPOINT_VERSION), String(entries.length), ...entries.map((e) => `${e.topic} ${e.partition} ${e.offset}`)].join('\n') + '\n';
+    const entries = [...checkpoint.entries()];
+    const text = [String(CHECKPOINT_VERSION), String(entries.length), ...entries.map(([tp, offset]) => `${tp.topic} ${tp.partition} ${offset}`)].join('\n') + '\n';
     fs.writeFileSync(file + '.tmp', text);
     fs.renameSync(file + '.tmp', file);
   }

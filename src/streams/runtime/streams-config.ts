@@ -43,6 +43,8 @@ export interface StreamsConfig {
   readonly restoreConsumer: { maxBytes: number; maxPartitionBytes: number; maxWaitMs: number };
   readonly autoOffsetReset: AutoOffsetReset;
   readonly pollMaxWaitMs: number;
+  /** How often new topics matching a source pattern are looked for (the main consumer's `metadata.max.age.ms`). */
+  readonly metadataMaxAgeMs: number;
   readonly statsEnable: boolean;
   readonly statsDumpPeriodSec: number;
   readonly logDir: string;
@@ -217,6 +219,7 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
       maxWaitMs: restoreConsumerSetting('fetch.max.wait.ms', 500),
     },
     pollMaxWaitMs: Number(setting('poll.ms')),
+    metadataMaxAgeMs: Number(mainConsumerSetting('metadata.max.age.ms')),
     statsEnable: setting('stats.enable') === true,
     statsDumpPeriodSec: Number(setting('stats.dumpPeriodSec')),
     logDir: String(setting('log.dir')),

@@ -4,10 +4,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
-import { IllegalState, StreamsException, TopologyException } from '../../errors';
+import { IllegalState, StreamsException } from '../../errors';
 import { createKafkaClients, type KafkaClients } from '../kafka/client';
-import { createTopics, describeTopics, fetchTopicOffsets, listTopics } from '../kafka/admin';
-import type { TopicSpec } from '../kafka/admin';
+import { describeTopics, fetchTopicOffsets, listTopics } from '../kafka/admin';
+import type { TopicPartition } from '../kafka/topic-partition';
 import { describeGroup } from '../kafka/group-protocol';
 import { isTransientKafkaError } from '../kafka/errors';
 import { kafkajsFixesInstalled } from '../kafka/kafkajs';
@@ -21,7 +21,6 @@ import type { Serde } from '../serdes/serde';
 import type { StateStore } from '../state/store';
 import type { TopologyDescription } from '../topology/description';
 import { describeAsText } from '../topology/description';
-import { changelogTopicName, resolveTopicName } from '../topology/internal-topics';
 import type { Topology } from '../topology/topology';
 import type {
   ConsumerOffsets,
@@ -32,6 +31,8 @@ import type {
 } from './instance-view';
 import type { MemberSubscription, SubscriptionInfo } from './partition-assignor';
 import { assignTasks, tasksFor } from './partition-assignor';
+import { consumerOffsets, storeStatus, threadMetadata } from './instance-reports';
+import { prepareInternalTopics } from './internal-topic-manager';
 import { StateDirectory } from './state-directory';
 import type { StreamsConfig } from './streams-config';
 import { parseStreamsConfig } from './streams-config';
@@ -40,6 +41,8 @@ import { StreamsMetadataState } from './streams-metadata';
 import { StreamsStateMachine } from './streams-state';
 import type { StreamsState } from './streams-state';
 import { StreamThread } from './stream-thread';
+import { kafkaThreadClients } from './thread-clients';
+import { TopologyMetadata } from './topology-metadata';
 import type { StoreConfigSetter } from './store-statistics';
 import { loadStoreConfigSetter, StoreStatisticsDumper } from './store-statistics';
 
@@ -72,6 +75,11 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private readonly defaultKeySerde: Serde<unknown>;
   private readonly defaultValueSerde: Serde<unknown>;
   private readonly kafka: KafkaClients;
+  private readonly metadata: TopologyMetadata;
+  /** Topics matching a source pattern that the threads subscribe to. */
+  private readonly patternTopics = new Set<string>();
+  private patternTimer: NodeJS.Timeout | undefined;
+  private generation = 0;
   private admin: KafkaAdmin | undefined;
   private streamThreads: StreamThread[] = [];
   private partitionCounts = new Map<string, number>();
@@ -115,7 +123,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
           periodSec: this.config.statsDumpPeriodSec,
           maxFileSize: this.config.logMaxFileSize,
           stores: () =>
-            this.streamThreads.flatMap((t) => [...t.allTasks().values()].flatMap((task) => [...task.stores.values()].map((store) => ({ taskId: task.name, store })))),
+            this.streamThreads.flatMap((t) => [...t.tasks.all()].flatMap((active) => [...active.task.stores.values()].map((store) => ({ taskId: active.name, store })))),
         })
       : undefined;
     this.processId = this.loadProcessId();
@@ -131,7 +139,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       },
       this.config.security,
     );
-    this.metadataState = new StreamsMetadataState(topology, this.applicationId, this.processId);
+    this.metadata = new TopologyMetadata(topology, this.applicationId);
+    this.metadataState = new StreamsMetadataState(this.metadata, this.processId);
     this.machine = new StreamsStateMachine((change) => {
       this.logger.info({ from: change.previous, to: change.state }, 'state transition');
       this.emit('state', change);
@@ -187,6 +196,11 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       this.statistics?.start();
       this.hostMapTimer = setInterval(() => this.refreshHostMap(), 10_000);
       this.hostMapTimer.unref();
+      if (this.metadata.hasPatterns) {
+        // Kafka Streams picks up new topics that match a source pattern when its consumer refreshes metadata.
+        this.patternTimer = setInterval(() => void this.subscribeNewPatternTopics(), this.config.metadataMaxAgeMs);
+        this.patternTimer.unref();
+      }
     } catch (error) {
       // A close while starting cuts the start short (its clients are disconnected under it): expected, not a failure.
       if (this.closeBegun) {
@@ -209,21 +223,20 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       index,
       clientId: this.clientId,
       config: this.config,
-      topology: this.topology,
+      metadata: this.metadata,
       kafka: this.kafka,
+      clients: kafkaThreadClients(this.kafka, this.config, (members, partitionCount, topics) => this.assign(members, partitionCount, topics)),
       stateDirectory: this.stateDirectory,
       defaultKeySerde: this.defaultKeySerde,
       defaultValueSerde: this.defaultValueSerde,
       partitionCounts: this.partitionCounts,
       metrics: this.metrics,
       logger: this.logger,
-      assign: (members, partitionCount) => this.assign(members, partitionCount),
       subscription: (previousTasks) => this.subscription(previousTasks),
-      endOffsets: (topic) => this.endOffsets(topic),
-      committedOffsets: (topics) => this.committedOffsets(topics),
+      committedOffsets: (partitions) => this.committedOffsets(partitions),
       onStateChange: () => this.onThreadStateChange(),
-      onAssignment: (thread, generation) => {
-        this.emit('rebalance', { generation, activeTasks: thread.activeTaskIds(), standbyTasks: [] });
+      onAssignment: (thread) => {
+        this.emit('rebalance', { generation: ++this.generation, activeTasks: [...thread.tasks.all()].map((t) => t.name), standbyTasks: [] });
         this.refreshHostMap();
       },
       onRestore: (store, progress) => this.emit('restore', { store, ...progress }),
@@ -248,11 +261,12 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private assign(
     members: { memberId: string; userData: Buffer }[],
     partitionCount: (topic: string) => number,
-  ): Map<string, { topic: string; partition: number }[]> {
+    topics: readonly string[],
+  ): Map<string, TopicPartition[]> {
     const subscriptions: MemberSubscription[] = members.map((m) => ({ memberId: m.memberId, info: decodeSubscription(m.userData, m.memberId) }));
-    const subtopologies = this.topology.subtopologies().map((sub) => ({
+    const subtopologies = this.metadata.subtopologies.map((sub) => ({
       id: sub.id,
-      sourceTopics: sub.sourceTopics.map((t) => resolveTopicName(this.topology, this.applicationId, t)),
+      sourceTopics: this.metadata.sourceTopicsAmong(sub, topics),
       stateful: sub.stores.length > 0,
     }));
     const tasks = tasksFor(subtopologies, partitionCount);
@@ -280,89 +294,34 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
   /** Creates repartition topics and changelogs with Kafka Streams' names and configs; checks sources. */
   private async prepareTopics(): Promise<void> {
-    const admin = this.admin!;
-    const subs = this.topology.subtopologies();
-    const external = new Set<string>();
-    for (const sub of subs) for (const t of sub.sourceTopics) if (!this.topology.isInternalTopic(t)) external.add(t);
-    const existingTopics = new Set(await listTopics(admin));
-    const missing = [...external].filter((t) => !existingTopics.has(t));
-    if (missing.length > 0) throw new TopologyException(`source topics do not exist: ${missing.join(', ')}`);
-    const described = await describeTopics(admin, [...external]);
-    for (const t of described) this.partitionCounts.set(t.name, t.partitions.length);
-
-    // Repartition topics take their count from upstream; resolve in dependency order.
-    const repartition = this.topology.repartitionTopics();
-    const resolved = new Map<string, number>();
-    for (let pass = 0; pass < repartition.length + 1 && resolved.size < repartition.length; pass++) {
-      for (const topic of repartition) {
-        if (resolved.has(topic.name)) continue;
-        if (topic.numberOfPartitions) {
-          resolved.set(topic.name, topic.numberOfPartitions);
-          continue;
-        }
-        const writer = subs.find((sub) =>
-          sub.nodes.some((n) => {
-            const d = this.topology.node(n)!;
-            return d.kind === 'sink' && d.topic === topic.name;
-          }),
-        );
-        const upstream = writer?.sourceTopics.map((t) => (this.topology.isInternalTopic(t) ? resolved.get(t) : this.partitionCounts.get(t))) ?? [];
-        if (upstream.every((n) => n !== undefined)) resolved.set(topic.name, Math.max(1, ...(upstream as number[])));
-      }
-    }
-    // Kafka Streams' co-partitioning: a repartition topic that feeds a join (and has no count of its own) takes
-    // the count of the group's other topics, so a re-keyed stream joins a table of more partitions.
-    for (const group of this.topology.copartitionedTopics()) {
-      const adjustable = group.filter((t) => repartition.some((r) => r.name === t && !r.numberOfPartitions));
-      const fixed = group
-        .filter((t) => !adjustable.includes(t))
-        .map((t) => (this.topology.isInternalTopic(t) ? resolved.get(t) : this.partitionCounts.get(t)))
-        .filter((n): n is number => n !== undefined);
-      const counts = fixed.length > 0 ? fixed : adjustable.map((t) => resolved.get(t) ?? 1);
-      for (const t of adjustable) resolved.set(t, Math.max(...counts));
-    }
-    const replicationFactor = this.config.replicationFactor;
     const topicConfigs = Object.fromEntries(
       Object.entries(this.config.values)
         .filter(([k]) => k.startsWith('topic.'))
         .map(([k, v]) => [k.slice('topic.'.length), String(v)]),
     );
-    const specs: TopicSpec[] = repartition.map((t) => ({
-      name: resolveTopicName(this.topology, this.applicationId, t.name),
-      partitions: resolved.get(t.name) ?? 1,
-      replicationFactor,
-      configs: { 'cleanup.policy': 'delete', 'segment.bytes': '52428800', 'retention.ms': '-1', 'message.timestamp.type': 'CreateTime', ...topicConfigs },
-    }));
-    for (const spec of specs) this.partitionCounts.set(spec.name, spec.partitions ?? 1);
-    for (const sub of subs) {
-      const counts = sub.sourceTopics.map((t) => this.partitionCounts.get(resolveTopicName(this.topology, this.applicationId, t)) ?? 0);
-      const tasks = Math.max(0, ...counts);
-      for (const store of sub.stores) {
-        const builder = this.topology.store(store)!;
-        if (!builder.loggingEnabled) continue;
-        const name = changelogTopicName(this.applicationId, store);
-        specs.push({
-          name,
-          partitions: tasks,
-          replicationFactor,
-          configs: { 'message.timestamp.type': 'CreateTime', ...topicConfigs, ...builder.logConfig },
-        });
-        this.partitionCounts.set(name, tasks);
-      }
+    const counts = await prepareInternalTopics(this.admin!, this.metadata, { replicationFactor: this.config.replicationFactor, topicConfigs });
+    for (const [topic, count] of counts) {
+      this.partitionCounts.set(topic, count);
+      if (this.metadata.patternMatches([topic]).length > 0) this.patternTopics.add(topic);
     }
-    for (const group of this.topology.copartitionedTopics()) {
-      const counts = new Set(group.map((t) => this.partitionCounts.get(resolveTopicName(this.topology, this.applicationId, t))));
-      if (counts.size > 1) {
-        throw new TopologyException(`topics ${group.join(', ')} must be co-partitioned (same number of partitions), but have ${[...counts].join(', ')}`);
-      }
-    }
-    if (specs.length > 0) await createTopics(admin, specs);
-    const existing = await describeTopics(admin, specs.map((s) => s.name));
-    for (const t of existing) {
-      const expected = this.partitionCounts.get(t.name);
-      if (expected !== undefined && t.partitions.length !== expected) {
-        throw new TopologyException(`internal topic ${t.name} has ${t.partitions.length} partitions, expected ${expected}`);
-      }
+  }
+
+  /**
+   * Topics created since that match a source pattern: their partition counts are learnt and every thread adds
+   * them to its subscription (kafkajs resolves a pattern only when it subscribes).
+   */
+  private async subscribeNewPatternTopics(): Promise<void> {
+    const admin = this.admin;
+    if (!admin || this.state === 'PENDING_SHUTDOWN' || this.state === 'NOT_RUNNING') return;
+    try {
+      const fresh = this.metadata.patternMatches(await listTopics(admin)).filter((t) => !this.patternTopics.has(t));
+      if (fresh.length === 0) return;
+      for (const t of await describeTopics(admin, fresh)) this.partitionCounts.set(t.name, t.partitions.length);
+      for (const t of fresh) this.patternTopics.add(t);
+      this.logger.info({ topics: fresh }, 'new topics match a source pattern; subscribing');
+      await Promise.all(this.streamThreads.map((thread) => thread.subscribeTo(fresh)));
+    } catch (error) {
+      this.logger.warn({ err: error }, 'subscribing to new topics of a source pattern failed; trying again at the next metadata refresh');
     }
   }
 
@@ -422,6 +381,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
   private async shutdown(): Promise<void> {
     if (this.hostMapTimer) clearInterval(this.hostMapTimer);
+    if (this.patternTimer) clearInterval(this.patternTimer);
     this.statistics?.stop();
     await Promise.all(this.streamThreads.map((t) => t.close().catch((e) => this.logger.warn({ err: e }, 'closing a thread failed'))));
     await this.admin?.disconnect().catch(() => undefined);
@@ -455,7 +415,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   }
 
   threads(): ThreadMetadata[] {
-    return this.streamThreads.map((t) => t.metadata());
+    return this.streamThreads.map((t) => threadMetadata(t, this.clientId, this.config.processingGuarantee === 'exactly_once_v2'));
   }
 
   allMetadata(): StreamsMetadata[] {
@@ -478,10 +438,9 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     const result = new Map<number, StateStore>();
     if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return result;
     for (const thread of this.streamThreads) {
-      for (const [taskId, task] of thread.allTasks()) {
-        if (!thread.taskFor(taskId)) continue;
-        const s = task.stores.get(store);
-        if (s && s.isOpen()) result.set(task.id.partition, s);
+      for (const active of thread.tasks.runningTasks()) {
+        const s = active.task.stores.get(store);
+        if (s && s.isOpen()) result.set(active.partition, s);
       }
     }
     return result;
@@ -497,68 +456,25 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     return offsets;
   }
 
-  private async committedOffsets(topics: string[]): Promise<Map<string, number>> {
-    const result = new Map<string, number>();
-    if (!this.admin) return result;
+  private async committedOffsets(partitions: readonly TopicPartition[]): Promise<{ tp: TopicPartition; offset: number }[]> {
+    if (!this.admin) return [];
+    const topics = [...new Set(partitions.map((tp) => tp.topic))];
+    const result: { tp: TopicPartition; offset: number }[] = [];
     for (const t of await this.admin.fetchOffsets({ groupId: this.applicationId, topics })) {
-      for (const p of t.partitions) result.set(`${t.topic}\u0000${p.partition}`, Number(p.offset));
+      for (const p of t.partitions) {
+        if (partitions.some((tp) => tp.topic === t.topic && tp.partition === p.partition)) result.push({ tp: { topic: t.topic, partition: p.partition }, offset: Number(p.offset) });
+      }
     }
     return result;
   }
 
   async offsets(): Promise<ConsumerOffsets> {
-    const consumers: ConsumerOffsets['consumers'] = [];
-    if (this.state === 'RUNNING' || this.state === 'REBALANCING') {
-      for (const thread of this.streamThreads) {
-        const positions = [];
-        for (const { topic, partition, state } of thread.positionsSnapshot()) {
-          const log = (await this.endOffsets(topic)).get(partition);
-          const end = log?.high ?? -1;
-          positions.push({
-            topic,
-            partition,
-            consumedOffset: state.consumedOffset,
-            consumedTimestamp: state.consumedTimestamp,
-            committedOffset: state.committedOffset,
-            committedTimestamp: state.committedTimestamp,
-            logEndOffset: end,
-            logStartOffset: log?.low ?? -1,
-            lag: end < 0 ? -1 : Math.max(end - state.consumedOffset - 1, 0),
-          });
-        }
-        positions.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
-        consumers.push({ clientId: `${thread.name}-consumer`, streamThread: thread.name, positions });
-      }
-    }
-    return { group: this.applicationId, consumers };
+    const running = this.state === 'RUNNING' || this.state === 'REBALANCING';
+    return consumerOffsets(this.applicationId, running ? this.streamThreads : [], (topic) => this.endOffsets(topic));
   }
 
-  async storeStatus(): Promise<StorePartitionStatus[]> {
-    const result: StorePartitionStatus[] = [];
-    for (const thread of this.streamThreads) {
-      for (const task of thread.allTasks().values()) {
-        const checkpoint = this.stateDirectory.readCheckpoint(task.name);
-        for (const store of task.stores.keys()) {
-          const builder = this.topology.store(store);
-          const changelog = builder?.loggingEnabled ? changelogTopicName(this.applicationId, store) : undefined;
-          const end = changelog ? ((await this.endOffsets(changelog)).get(task.id.partition)?.high ?? -1) : -1;
-          // While restoring: how far the restore has read; else the checkpoint.
-          const restoring = changelog ? thread.restoringOffset(changelog, task.id.partition) : undefined;
-          const current = changelog ? (restoring ?? checkpoint?.get(`${changelog}\u0000${task.id.partition}`)?.offset ?? -1) : -1;
-          const restoration = thread.restorations.get(`${store}\u0000${task.id.partition}`);
-          result.push({
-            store,
-            partition: task.id.partition,
-            changelog,
-            currentOffset: current,
-            logEndOffset: end,
-            lag: end < 0 || current < 0 ? -1 : Math.max(end - current, 0),
-            ...(restoration ? { lastRestoration: restoration } : {}),
-          });
-        }
-      }
-    }
-    return result.sort((a, b) => a.store.localeCompare(b.store) || a.partition - b.partition);
+  storeStatus(): Promise<StorePartitionStatus[]> {
+    return storeStatus(this.streamThreads, this.stateDirectory, (topic) => this.endOffsets(topic));
   }
 
   /** A stable id per state directory when the topology has state, so a restarted process is the same client. */

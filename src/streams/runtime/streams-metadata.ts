@@ -1,7 +1,7 @@
 import { partitionForKey } from '../kafka/murmur2';
-import type { Topology } from '../topology/topology';
-import { resolveTopicName } from '../topology/internal-topics';
-import type { SubscriptionInfo, TopicPartition } from './partition-assignor';
+import type { TopicPartition } from '../kafka/topic-partition';
+import type { SubscriptionInfo } from './partition-assignor';
+import type { TopologyMetadata } from './topology-metadata';
 import { parseEndpoint } from './streams-config';
 
 /** One process of the application, as the group shows it (Kafka Streams' `StreamsMetadata`). */
@@ -43,8 +43,7 @@ export class StreamsMetadataState {
   private partitionCounts = new Map<string, number>();
 
   constructor(
-    private readonly topology: Topology,
-    private readonly applicationId: string,
+    private readonly metadata: TopologyMetadata,
     private readonly localProcessId: string,
   ) {}
 
@@ -102,8 +101,8 @@ export class StreamsMetadataState {
 
   /** Source topics (real names) of the sub-topology that holds the store; undefined for an unknown store. */
   sourceTopicsForStore(store: string): string[] | undefined {
-    const sub = this.topology.subtopologyOfStore(store);
-    return sub?.sourceTopics.map((t) => resolveTopicName(this.topology, this.applicationId, t));
+    const sub = this.metadata.subtopologyOfStore(store);
+    return sub && this.metadata.sourceTopicsAmong(sub, this.partitionCounts.keys());
   }
 
   /**
@@ -123,11 +122,8 @@ export class StreamsMetadataState {
   }
 
   private storesOf(partitions: readonly TopicPartition[]): string[] {
-    const stores: string[] = [];
-    for (const sub of this.topology.subtopologies()) {
-      const topics = sub.sourceTopics.map((t) => resolveTopicName(this.topology, this.applicationId, t));
-      if (partitions.some((tp) => topics.includes(tp.topic))) stores.push(...sub.stores);
-    }
-    return stores.sort();
+    const stores = new Set<string>();
+    for (const tp of partitions) for (const store of this.metadata.readerOf(tp.topic)?.stores ?? []) stores.add(store.name);
+    return [...stores].sort();
   }
 }

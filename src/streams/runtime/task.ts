@@ -8,10 +8,27 @@ import type { NodeDefinition, SinkDefinition, SourceDefinition } from '../topolo
 import type { Subtopology, Topology } from '../topology/topology';
 import type { ConsumedRecord } from './consumed-record';
 import { ProcessorNode, wrapNodeError } from './processor-node';
+import { TopicPartitionMap } from '../kafka/topic-partition';
 import { PunctuationQueue } from './punctuation-queue';
 import type { RecordCollector } from './record-collector';
 import type { TaskId } from './task-id';
 import { taskIdToString } from './task-id';
+
+/** One input partition's fetched records; those before `head` are processed. */
+interface InputQueue {
+  records: ConsumedRecord[];
+  head: number;
+}
+
+/** Moves a queue's head; an emptied queue drops its records (the array is reused). */
+function advance(queue: InputQueue, head: number): void {
+  if (head === queue.records.length) {
+    queue.records.length = 0;
+    queue.head = 0;
+  } else {
+    queue.head = head;
+  }
+}
 
 /** What to do with a record whose key or value cannot be deserialized. */
 export type DeserializationHandling = 'continue' | 'fail';
@@ -48,9 +65,10 @@ export class StreamTask {
   readonly stores = new Map<string, StateStore>();
   private readonly nodes = new Map<string, ProcessorNode>();
   private readonly sourceByTopic = new Map<string, ProcessorNode>();
-  private readonly queues = new Map<string, ConsumedRecord[]>();
-  private readonly queueHeads = new Map<string, number>();
-  private readonly consumedOffsets = new Map<string, { topic: string; partition: number; offset: number }>();
+  /** Per input partition: its fetched records and the index of the next one to process. */
+  private readonly queues = new TopicPartitionMap<InputQueue>();
+  /** Per input partition: the offset of the last record processed (or skipped past). */
+  private readonly consumedOffsets = new TopicPartitionMap<number>();
   private readonly streamTimePunctuations = new PunctuationQueue<ProcessorNode>();
   private readonly wallClockPunctuations = new PunctuationQueue<ProcessorNode>();
   private readonly context: TaskProcessorContext;
@@ -119,36 +137,31 @@ export class StreamTask {
     this.initialized = true;
   }
 
-  /** Adds a source node for a topic that matched a source pattern. */
-  bindPatternTopic(topic: string): void {
+  /** The source node of a topic that matches a source pattern (topics matching a pattern are bound as they come). */
+  private bindPatternTopic(topic: string): ProcessorNode | undefined {
     const definition = [...this.subtopology.nodes]
       .map((n) => this.topology.node(n)!)
       .find((d): d is SourceDefinition => d.kind === 'source' && d.pattern !== undefined && d.pattern.test(topic));
     const node = definition && this.nodes.get(definition.name);
     if (node) this.sourceByTopic.set(topic, node);
+    return node;
   }
 
   /** Name of the source node that reads a (real) topic, or undefined. */
   sourceNodeName(topic: string): string | undefined {
-    return this.sourceByTopic.get(topic)?.name;
+    return (this.sourceByTopic.get(topic) ?? this.bindPatternTopic(topic))?.name;
   }
 
   addRecords(records: readonly ConsumedRecord[]): void {
     if (records.length === 0) return;
-    const key = `${records[0]!.topic}\u0000${records[0]!.partition}`;
-    const queue = this.queues.get(key);
-    if (queue) {
-      for (const r of records) queue.push(r);
-    } else {
-      this.queues.set(key, [...records]);
-      this.queueHeads.set(key, 0);
-    }
+    const queue = this.queues.getOrCreate(records[0]!.topic, records[0]!.partition, () => ({ records: [], head: 0 }));
+    for (const r of records) queue.records.push(r);
   }
 
   /** Records waiting to be processed. */
   get buffered(): number {
     let n = 0;
-    for (const [key, queue] of this.queues) n += queue.length - this.queueHeads.get(key)!;
+    for (const queue of this.queues.values()) n += queue.records.length - queue.head;
     return n;
   }
 
@@ -157,25 +170,17 @@ export class StreamTask {
    * Streams' choice, so joins see records in time order). Returns false when nothing is buffered.
    */
   processOne(): boolean {
-    let bestKey: string | undefined;
+    let bestQueue: InputQueue | undefined;
     let best: ConsumedRecord | undefined;
-    for (const [key, queue] of this.queues) {
-      const head = this.queueHeads.get(key)!;
-      const record = queue[head];
+    for (const queue of this.queues.values()) {
+      const record = queue.records[queue.head];
       if (record !== undefined && (best === undefined || record.timestamp < best.timestamp)) {
         best = record;
-        bestKey = key;
+        bestQueue = queue;
       }
     }
-    if (best === undefined || bestKey === undefined) return false;
-    const queue = this.queues.get(bestKey)!;
-    const head = this.queueHeads.get(bestKey)! + 1;
-    if (head === queue.length) {
-      queue.length = 0;
-      this.queueHeads.set(bestKey, 0);
-    } else {
-      this.queueHeads.set(bestKey, head);
-    }
+    if (best === undefined || bestQueue === undefined) return false;
+    advance(bestQueue, bestQueue.head + 1);
     this.processRecord(best);
     return true;
   }
@@ -190,29 +195,26 @@ export class StreamTask {
 
   /** One input partition (most tasks): its records in offset order, without choosing among queues. */
   private processSingleQueue(limit: number): number {
-    const [key, queue] = this.queues.entries().next().value as [string, ConsumedRecord[]];
-    let head = this.queueHeads.get(key)!;
+    const queue = this.queues.values().next().value as InputQueue;
+    const records = queue.records;
+    let head = queue.head;
     let processed = 0;
     try {
-      while (head < queue.length && processed < limit) {
+      while (head < records.length && processed < limit) {
         // Advanced before processing: a record whose processing throws is not processed again.
-        const record = queue[head++]!;
+        const record = records[head++]!;
         this.processRecord(record);
         processed++;
       }
     } finally {
-      if (head === queue.length) {
-        queue.length = 0;
-        head = 0;
-      }
-      this.queueHeads.set(key, head);
+      advance(queue, head);
     }
     return processed;
   }
 
   private processRecord(consumed: ConsumedRecord): void {
     this.markConsumed(consumed);
-    const source = this.sourceByTopic.get(consumed.topic);
+    const source = this.sourceByTopic.get(consumed.topic) ?? this.bindPatternTopic(consumed.topic);
     if (!source) throw new IllegalState(`task ${this.name} has no source for topic ${consumed.topic}`);
     const definition = source.definition as SourceDefinition;
     let key: unknown;
@@ -261,10 +263,7 @@ export class StreamTask {
   }
 
   private markConsumed(record: ConsumedRecord): void {
-    const key = `${record.topic}\u0000${record.partition}`;
-    const entry = this.consumedOffsets.get(key);
-    if (entry) entry.offset = record.offset;
-    else this.consumedOffsets.set(key, { topic: record.topic, partition: record.partition, offset: record.offset });
+    this.consumedOffsets.set(record.topic, record.partition, record.offset);
   }
 
   /**
@@ -274,18 +273,17 @@ export class StreamTask {
    * Answers the partition's consumed offset (undefined: none yet).
    */
   skipHiddenTo(topic: string, partition: number, offset: number): number | undefined {
-    const key = `${topic}\u0000${partition}`;
-    const entry = this.consumedOffsets.get(key);
-    const queue = this.queues.get(key);
-    if (queue !== undefined && this.queueHeads.get(key)! < queue.length) return entry?.offset;
-    if (entry === undefined) this.consumedOffsets.set(key, { topic, partition, offset });
-    else if (entry.offset < offset) entry.offset = offset;
-    return Math.max(entry?.offset ?? offset, offset);
+    const consumed = this.consumedOffsets.get(topic, partition);
+    const queue = this.queues.get(topic, partition);
+    if (queue !== undefined && queue.head < queue.records.length) return consumed;
+    const moved = Math.max(consumed ?? offset, offset);
+    this.consumedOffsets.set(topic, partition, moved);
+    return moved;
   }
 
   /** Last processed offset per input partition. */
   consumedPositions(): { topic: string; partition: number; offset: number }[] {
-    return [...this.consumedOffsets.values()].map((e) => ({ ...e }));
+    return [...this.consumedOffsets.entries()].map(([tp, offset]) => ({ topic: tp.topic, partition: tp.partition, offset }));
   }
 
   get streamTime(): number {
@@ -377,7 +375,6 @@ export class StreamTask {
       }
     }
     this.queues.clear();
-    this.queueHeads.clear();
     if (firstError !== undefined) throw firstError;
   }
 

@@ -1,0 +1,72 @@
+import type { ConsumerOffsets, StorePartitionStatus, ThreadMetadata } from './instance-view';
+import type { StateDirectory } from './state-directory';
+import type { StreamThread } from './stream-thread';
+
+/** Low and high watermark per partition of a topic. */
+export type EndOffsets = (topic: string) => Promise<Map<number, { low: number; high: number }>>;
+
+/** A thread as Kafka Streams' ThreadMetadata shows it: its state, tasks and clients. */
+export function threadMetadata(thread: StreamThread, clientId: string, exactlyOnce: boolean): ThreadMetadata {
+  const tasks = [...thread.tasks.all()];
+  return {
+    name: thread.name,
+    state: thread.state,
+    activeTasks: tasks.map((t) => ({ taskId: t.name, topicPartitions: t.partitions.map((tp) => ({ topic: tp.topic, partition: tp.partition })) })),
+    standbyTasks: [],
+    clients: {
+      consumerClientId: `${thread.name}-consumer`,
+      producerClientIds: exactlyOnce ? tasks.map((t) => `${thread.name}-${t.name}-producer`) : [`${thread.name}-producer`],
+      restoreConsumerClientId: `${thread.name}-restore-consumer`,
+      adminClientId: `${clientId}-admin`,
+    },
+  };
+}
+
+/** Each thread's consumed and committed positions beside the partitions' log offsets, and the lag between. */
+export async function consumerOffsets(group: string, threads: readonly StreamThread[], endOffsets: EndOffsets): Promise<ConsumerOffsets> {
+  const consumers: ConsumerOffsets['consumers'] = [];
+  for (const thread of threads) {
+    const positions = [];
+    for (const { topic, partition, state } of thread.positions.snapshot()) {
+      const log = (await endOffsets(topic)).get(partition);
+      const end = log?.high ?? -1;
+      positions.push({
+        topic,
+        partition,
+        ...state,
+        logEndOffset: end,
+        logStartOffset: log?.low ?? -1,
+        lag: end < 0 ? -1 : Math.max(end - state.consumedOffset - 1, 0),
+      });
+    }
+    positions.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+    consumers.push({ clientId: `${thread.name}-consumer`, streamThread: thread.name, positions });
+  }
+  return { group, consumers };
+}
+
+/** Every local store partition: how far it holds its changelog (restoring: how far the restore read), and its lag. */
+export async function storeStatus(threads: readonly StreamThread[], stateDirectory: StateDirectory, endOffsets: EndOffsets): Promise<StorePartitionStatus[]> {
+  const result: StorePartitionStatus[] = [];
+  for (const thread of threads) {
+    for (const task of thread.tasks.all()) {
+      const checkpoint = stateDirectory.readCheckpoint(task.name);
+      const partition = task.partition;
+      for (const { name: store, changelog } of task.stores) {
+        const end = changelog ? ((await endOffsets(changelog)).get(partition)?.high ?? -1) : -1;
+        const current = changelog ? (thread.restoringOffset(changelog, partition) ?? checkpoint?.get(changelog, partition) ?? -1) : -1;
+        const restoration = changelog ? thread.tasks.restorations.get(changelog, partition) : undefined;
+        result.push({
+          store,
+          partition,
+          changelog,
+          currentOffset: current,
+          logEndOffset: end,
+          lag: end < 0 || current < 0 ? -1 : Math.max(end - current, 0),
+          ...(restoration ? { lastRestoration: restoration } : {}),
+        });
+      }
+    }
+  }
+  return result.sort((a, b) => a.store.localeCompare(b.store) || a.partition - b.partition);
+}

@@ -1,0 +1,115 @@
+import type { TopicPartition } from '../kafka/topic-partition';
+import type { EachBatchPayload } from '../kafka/types';
+import type { MetricsRegistry } from '../metrics/metrics-registry';
+import type { ThreadMetrics } from '../metrics/streams-metrics';
+import type { Headers } from '../processor/record';
+import type { ConsumedRecord } from './consumed-record';
+import { InputPartitionMetrics } from './input-partition-metrics';
+import type { PartitionPositions } from './partition-positions';
+import type { ActiveTask } from './task-manager';
+
+/** Records processed between two looks at the producer's backlog. */
+const PROCESS_CHUNK = 500;
+/** Produced records a task may hold unsent before it waits until half have gone (the Java producer's `buffer.memory` bound). */
+const MAX_UNSENT_RECORDS = 20_000;
+
+type FetchedBatch = EachBatchPayload['batch'];
+
+/**
+ * Runs fetched batches through their tasks (Kafka Streams' TaskExecutor): in chunks, each followed by sending what
+ * the task produced, and past MAX_UNSENT_RECORDS processing waits until half has gone (the Java producer blocks
+ * `send` past `buffer.memory` to the same end). Moves the thread's consumed positions and records its metrics.
+ */
+export class TaskExecutor {
+  private readonly inputMetrics: InputPartitionMetrics;
+
+  constructor(
+    private readonly positions: PartitionPositions,
+    private readonly metrics: ThreadMetrics,
+    registry: MetricsRegistry,
+    threadName: string,
+  ) {
+    this.inputMetrics = new InputPartitionMetrics(registry, threadName);
+  }
+
+  /**
+   * Processes a batch in its task. After a re-join kafkajs fetches again from the committed offset: records this
+   * thread already processed are skipped, so a task kept through a rebalance never counts a record twice. Answers
+   * false when `stopped` cut processing short (the batch is then not done).
+   */
+  async execute(active: ActiveTask, batch: FetchedBatch, stopped: () => boolean): Promise<boolean> {
+    const { topic, partition } = batch;
+    const pollStart = performance.now();
+    const records = consumedRecords(batch, this.positions.of(topic, partition).consumedOffset);
+    if (records.length === 0) return true;
+    const task = active.task;
+    const collector = active.created.output.collector;
+    task.addRecords(records);
+    this.metrics.poll.record(performance.now() - pollStart);
+    this.metrics.pollRecords.record(records.length);
+    let processed = 0;
+    let elapsed = 0;
+    for (;;) {
+      const chunkStart = performance.now();
+      const n = task.process(PROCESS_CHUNK);
+      elapsed += performance.now() - chunkStart;
+      processed += n;
+      if (n < PROCESS_CHUNK) break;
+      collector.sendBuffered();
+      if (collector.buffered > MAX_UNSENT_RECORDS) await collector.drainTo(MAX_UNSENT_RECORDS / 2);
+      if (stopped()) return false;
+    }
+    this.metrics.processRecords.record(processed);
+    if (processed > 0) this.metrics.process.record(elapsed / processed);
+    const now = Date.now();
+    const last = records[records.length - 1]!;
+    active.created.metrics.processed(task.sourceNodeName(topic), records, processed, elapsed, now);
+    this.inputMetrics.recordLag(batch, last.offset, Number(batch.highWatermark), now);
+    this.positions.consumed(topic, partition, last.offset, last.timestamp);
+    this.skipHidden(active, batch);
+    collector.sendBuffered();
+    return true;
+  }
+
+  /**
+   * Past the transaction markers and aborted records that end a fetched batch (the consumer hides them), once the
+   * task has processed what precedes them: committing past them leaves no lag after a transaction.
+   */
+  skipHidden(active: ActiveTask, batch: FetchedBatch): void {
+    const consumed = active.task.skipHiddenTo(batch.topic, batch.partition, Number(batch.lastOffset()));
+    if (consumed !== undefined) this.positions.consumed(batch.topic, batch.partition, consumed);
+  }
+
+  /**
+   * Runs the wall-clock punctuations that are due and sends what they produced. Answers whether a task asked for a
+   * commit (a processor's `context.commit()`).
+   */
+  punctuate(tasks: readonly ActiveTask[], now: number): boolean {
+    let commitRequested = false;
+    for (const active of tasks) {
+      if (active.task.punctuateWallClock(now)) this.metrics.punctuate.record(0);
+      if (active.task.takeCommitRequest()) commitRequested = true;
+      active.created.output.collector.sendBuffered();
+    }
+    return commitRequested;
+  }
+
+  /** Drops what the thread tracks of partitions it no longer reads. */
+  forget(partitions: readonly TopicPartition[]): void {
+    for (const tp of partitions) {
+      this.positions.remove(tp);
+      this.inputMetrics.release(tp);
+    }
+  }
+}
+
+/** A batch's records past `consumedOffset`, as the tasks take them. */
+function consumedRecords(batch: FetchedBatch, consumedOffset: number): ConsumedRecord[] {
+  const { topic, partition } = batch;
+  const records: ConsumedRecord[] = [];
+  for (const m of batch.messages) {
+    const offset = Number(m.offset);
+    if (offset > consumedOffset) records.push({ topic, partition, offset, timestamp: Number(m.timestamp), key: m.key, value: m.value, headers: (m.headers ?? {}) as Headers });
+  }
+  return records;
+}

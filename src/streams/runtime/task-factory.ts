@@ -1,0 +1,117 @@
+import type { Logger } from 'pino';
+import type { KafkaClient, KafkaProducer } from '../kafka/types';
+import type { MetricsRegistry } from '../metrics/metrics-registry';
+import {
+  createProcessorNodeMetrics,
+  createStateStoreMetrics,
+  createTaskMetrics,
+  storeMetricsScope,
+  type ProcessorNodeMetrics,
+  type StateStoreMetrics,
+  type ThreadMetrics,
+} from '../metrics/streams-metrics';
+import type { Serde } from '../serdes/serde';
+import { KafkaRecordCollector } from './kafka-record-collector';
+import { meteredStore } from './metered-store';
+import type { StateDirectory } from './state-directory';
+import type { StreamsConfig } from './streams-config';
+import { StreamTask } from './task';
+import type { TaskFactory, TaskOutput } from './task-manager';
+import { taskIdToString } from './task-id';
+import { TaskTransaction } from './task-transaction';
+import type { TopologyMetadata } from './topology-metadata';
+
+export interface TaskFactoryOptions {
+  readonly threadName: string;
+  readonly config: StreamsConfig;
+  readonly metadata: TopologyMetadata;
+  readonly stateDirectory: StateDirectory;
+  readonly defaultKeySerde: Serde<unknown>;
+  readonly defaultValueSerde: Serde<unknown>;
+  readonly partitionCounts: ReadonlyMap<string, number>;
+  /** The transactional producers' client (exactly-once). */
+  readonly producerClient: KafkaClient;
+  /** The thread's producer (at-least-once), shared by its tasks. */
+  readonly producer: KafkaProducer | undefined;
+  readonly metrics: MetricsRegistry;
+  readonly threadMetrics: ThreadMetrics;
+  readonly logger: Logger;
+  readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+}
+
+/**
+ * Makes a thread's tasks: each with its output (under exactly-once its transaction first, which settles what a
+ * previous owner left open in its changelogs), its metrics, and its stores metered.
+ */
+export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
+  const { config, metadata, metrics, threadName, logger } = options;
+  return async (id) => {
+    const taskId = taskIdToString(id);
+    const output = await openOutput(options, taskId);
+    const taskMetrics = createTaskMetrics(metrics, threadName, taskId);
+    const storeMetrics = new Map<string, StateStoreMetrics>();
+    const sourceMetrics = new Map<string, ProcessorNodeMetrics>();
+    const task = new StreamTask(id, metadata.subtopologies[id.subtopology]!.definition, metadata.topology, {
+      applicationId: config.applicationId,
+      config: config.values,
+      defaultKeySerde: options.defaultKeySerde,
+      defaultValueSerde: options.defaultValueSerde,
+      collector: output.collector,
+      taskDir: options.stateDirectory.taskDir(taskId),
+      resolveTopic: (t) => metadata.topicName(t),
+      changelogTopic: (s) => metadata.changelogTopic(s),
+      deserializationHandling: config.deserializationHandling,
+      onDropped: (reason, record, error) => {
+        taskMetrics.droppedRecords.record(1);
+        logger.warn({ task: taskId, record, err: error }, `record skipped: ${reason}`);
+      },
+      ...(options.configureStore ? { configureStore: options.configureStore } : {}),
+      meterStore: (store) => {
+        const scope = storeMetricsScope(store.persistent, store.type);
+        const storeScope = createStateStoreMetrics(metrics, threadName, taskId, scope, store.name);
+        storeMetrics.set(store.name, storeScope);
+        return meteredStore(store, storeScope);
+      },
+      wallClock: Date.now,
+    });
+    options.threadMetrics.taskCreated.record(1);
+    return {
+      task,
+      output,
+      metrics: {
+        restoreRemaining: (store, remaining) => storeMetrics.get(store)?.restoreRemainingRecords.record(remaining),
+        processed: (sourceNode, records, count, elapsedMs, now) => {
+          taskMetrics.process.record(elapsedMs / Math.max(1, count));
+          if (sourceNode === undefined) return;
+          let source = sourceMetrics.get(sourceNode);
+          if (!source) {
+            source = createProcessorNodeMetrics(metrics, threadName, taskId, sourceNode);
+            sourceMetrics.set(sourceNode, source);
+          }
+          for (let i = 0; i < count; i++) {
+            source.process.record(1, now);
+            source.recordE2eLatency.record(now - records[i]!.timestamp, now);
+          }
+        },
+      },
+      release: () => {
+        // The task's scope holds its stores' and processor nodes' metrics too.
+        taskMetrics.unregister();
+        options.threadMetrics.taskClosed.record(1);
+      },
+    };
+  };
+}
+
+async function openOutput(options: TaskFactoryOptions, taskId: string): Promise<TaskOutput> {
+  const { config, partitionCounts, logger } = options;
+  if (!options.producer) {
+    const transaction = await TaskTransaction.open(options.producerClient, config.applicationId, taskId);
+    return { transaction, collector: new KafkaRecordCollector(transaction, partitionCounts, { retryForMs: 0 }) };
+  }
+  const collector = new KafkaRecordCollector(options.producer, partitionCounts, {
+    retryForMs: config.taskTimeoutMs,
+    onRetry: (error, attempt) => logger.warn({ err: error, task: taskId, attempt }, 'sending records failed; retrying until task.timeout.ms'),
+  });
+  return { collector };
+}

@@ -1,0 +1,292 @@
+import type { Logger } from 'pino';
+import { EARLIEST } from '../kafka/changelog-reader';
+import { TopicPartitionMap, type TopicPartition } from '../kafka/topic-partition';
+import type { ChangelogToRestore, RestoredPosition, RestoreProgress, RestoreSpan } from './changelog-restorer';
+import type { CommittableTask, Committer } from './committer';
+import type { ConsumedRecord } from './consumed-record';
+import type { LastRestoration } from './instance-view';
+import type { KafkaRecordCollector } from './kafka-record-collector';
+import type { StateDirectory } from './state-directory';
+import type { StreamTask } from './task';
+import type { ChangelogOffset, TaskCheckpoints } from './task-checkpoints';
+import { taskIdToString, type TaskId } from './task-id';
+import type { OffsetToCommit, TaskTransaction } from './task-transaction';
+import type { StoreMetadata, TopologyMetadata } from './topology-metadata';
+
+/** Where a task's output goes: its collector, over the thread's producer or over the task's own transaction. */
+export interface TaskOutput {
+  readonly collector: KafkaRecordCollector;
+  readonly transaction?: TaskTransaction;
+}
+
+/** What the runtime records of a task, into its metrics. */
+export interface TaskRecorder {
+  /** How many records a store still has to restore. */
+  restoreRemaining(store: string, remaining: number): void;
+  /** A processed batch: the task's mean time per record, and what its source node read (end-to-end latency from the records' timestamps). */
+  processed(sourceNode: string | undefined, records: readonly ConsumedRecord[], count: number, elapsedMs: number, now: number): void;
+}
+
+/** A task as its thread's factory makes it: the task, its output, and what it registered (metrics). */
+export interface CreatedTask {
+  readonly task: StreamTask;
+  readonly output: TaskOutput;
+  readonly metrics: TaskRecorder;
+  /** Undoes what creating the task registered; called once the task is closed. */
+  release(): void;
+}
+
+export type TaskFactory = (id: TaskId) => Promise<CreatedTask>;
+
+/** The part of the ChangelogRestorer the task manager drives. */
+export interface TaskRestorer {
+  register(taskId: string, changelogs: readonly ChangelogToRestore[]): void;
+  unregister(taskId: string): void;
+  takeCheckpoint(taskId: string, minProgress: number): RestoredPosition[];
+}
+
+export interface TaskManagerOptions {
+  readonly metadata: TopologyMetadata;
+  readonly stateDirectory: StateDirectory;
+  readonly checkpoints: TaskCheckpoints;
+  readonly committer: Committer;
+  readonly restorer: TaskRestorer;
+  readonly createTask: TaskFactory;
+  readonly logger: Logger;
+}
+
+/** An active task owned by this thread: restoring its stores, then running. */
+export class ActiveTask implements CommittableTask {
+  state: 'restoring' | 'running' = 'restoring';
+  /** Changelog ends reached by this task's restore, for its checkpoint. */
+  readonly restoredEnds: ChangelogOffset[] = [];
+
+  constructor(
+    readonly id: TaskId,
+    readonly name: string,
+    readonly created: CreatedTask,
+    readonly stores: readonly StoreMetadata[],
+    /** The input partitions assigned to the task. */
+    public partitions: readonly TopicPartition[],
+  ) {}
+
+  get task(): StreamTask {
+    return this.created.task;
+  }
+
+  get partition(): number {
+    return this.id.partition;
+  }
+
+  writtenOffset(topic: string, partition: number): number | undefined {
+    return this.created.output.collector.writtenOffset(topic, partition);
+  }
+
+  prepareCommit(): void {
+    this.task.prepareCommit();
+  }
+
+  flushStores(): Promise<void> {
+    return this.task.flushStores();
+  }
+
+  consumedPositions(): { topic: string; partition: number; offset: number }[] {
+    return this.task.consumedPositions();
+  }
+
+  flushOutput(): Promise<void> {
+    return this.created.output.collector.flush();
+  }
+
+  get commitTransaction(): ((offsets: readonly OffsetToCommit[]) => Promise<void>) | undefined {
+    const transaction = this.created.output.transaction;
+    return transaction && ((offsets) => transaction.commit(offsets));
+  }
+}
+
+/**
+ * Kafka Streams' TaskManager for one thread: creates the tasks of a new assignment (their state directory locked,
+ * stores opened, restores registered), hands a task over to processing once restored, and commits and closes the
+ * tasks the thread loses. Checkpoints go through TaskCheckpoints, commits through the Committer.
+ */
+export class TaskManager {
+  private readonly tasks = new Map<string, ActiveTask>();
+  /** The last completed restore of each changelog partition, as the store status shows it. */
+  readonly restorations = new TopicPartitionMap<LastRestoration>();
+
+  constructor(private readonly options: TaskManagerOptions) {}
+
+  get(taskId: string): ActiveTask | undefined {
+    return this.tasks.get(taskId);
+  }
+
+  /** A task that processes (restored); undefined while it restores. */
+  running(taskId: string): ActiveTask | undefined {
+    const task = this.tasks.get(taskId);
+    return task?.state === 'running' ? task : undefined;
+  }
+
+  all(): IterableIterator<ActiveTask> {
+    return this.tasks.values();
+  }
+
+  runningTasks(): ActiveTask[] {
+    return [...this.tasks.values()].filter((t) => t.state === 'running');
+  }
+
+  get restoring(): boolean {
+    for (const task of this.tasks.values()) if (task.state === 'restoring') return true;
+    return false;
+  }
+
+  /**
+   * Applies an assignment: commits and closes the tasks no longer assigned, creates the new ones and starts their
+   * restores. Answers the created tasks and the input partitions of the closed ones.
+   */
+  async handleAssignment(assigned: readonly TopicPartition[]): Promise<{ created: ActiveTask[]; closedPartitions: TopicPartition[] }> {
+    const wanted = new Map<string, { id: TaskId; partitions: TopicPartition[] }>();
+    for (const tp of assigned) {
+      const id = this.options.metadata.taskOf(tp);
+      if (id === undefined) continue;
+      const name = taskIdToString(id);
+      const entry = wanted.get(name) ?? { id, partitions: [] };
+      entry.partitions.push(tp);
+      wanted.set(name, entry);
+    }
+    const lost = [...this.tasks.values()].filter((t) => !wanted.has(t.name));
+    const closedPartitions = lost.flatMap((t) => t.partitions);
+    await this.commitAndClose(lost);
+    const created: ActiveTask[] = [];
+    for (const [name, { id, partitions }] of wanted) {
+      const kept = this.tasks.get(name);
+      if (kept) kept.partitions = partitions;
+      else created.push(await this.create(id, name, partitions));
+    }
+    for (const task of created) this.options.restorer.register(task.name, this.changelogsOf(task));
+    return { created, closedPartitions };
+  }
+
+  /** Commits the running tasks among `tasks`, then closes them all (cleanly when the commit succeeded). */
+  private async commitAndClose(tasks: readonly ActiveTask[]): Promise<void> {
+    if (tasks.length === 0) return;
+    let clean = true;
+    try {
+      await this.options.committer.commit(tasks.filter((t) => t.state === 'running'));
+    } catch (error) {
+      clean = false;
+      this.options.logger.warn({ err: error }, 'commit of revoked tasks failed; their input is re-read by the new owner');
+    }
+    for (const task of tasks) await this.close(task.name, clean);
+  }
+
+  private async create(id: TaskId, name: string, partitions: TopicPartition[]): Promise<ActiveTask> {
+    const { stateDirectory, checkpoints, metadata } = this.options;
+    const created = await this.options.createTask(id);
+    try {
+      stateDirectory.lock(name);
+    } catch (error) {
+      await this.discardOutput(name, created);
+      created.release();
+      throw error;
+    }
+    const task = new ActiveTask(id, name, created, metadata.subtopologies[id.subtopology]!.stores, partitions);
+    this.tasks.set(name, task);
+    // Without a checkpoint nothing says how far local state got: start empty and restore the whole changelog.
+    if (checkpoints.read(name) === undefined) stateDirectory.wipeTaskState(name);
+    created.task.initializeStores();
+    // Restored writes commit synchronously: whatever opening the stores wrote must commit before them.
+    await created.task.flushStores();
+    return task;
+  }
+
+  /** A new task's changelog partitions, each from its checkpoint or, without one, from the log start. */
+  private changelogsOf(task: ActiveTask): ChangelogToRestore[] {
+    const checkpoint = this.options.checkpoints.read(task.name);
+    const changelogs: ChangelogToRestore[] = [];
+    for (const store of task.stores) {
+      const instance = task.task.stores.get(store.name);
+      if (store.changelog === undefined || !instance) continue;
+      const partition = task.partition;
+      const startOffset = checkpoint?.get(store.changelog, partition) ?? EARLIEST;
+      changelogs.push({ taskId: task.name, store: store.name, topic: store.changelog, partition, startOffset, apply: (records) => instance.restore(records) });
+    }
+    return changelogs;
+  }
+
+  /** A restore's progress: the store's metric, and once a changelog is done, where it ended. */
+  restoreProgress(changelog: ChangelogToRestore, progress: RestoreProgress, span: RestoreSpan): void {
+    const task = this.tasks.get(changelog.taskId);
+    task?.created.metrics.restoreRemaining(changelog.store, progress.remaining);
+    if (!progress.done) return;
+    task?.restoredEnds.push({ topic: changelog.topic, partition: changelog.partition, offset: span.endingOffset });
+    this.restorations.set(changelog.topic, changelog.partition, { topic: changelog.topic, partition: changelog.partition, totalRestored: progress.restored, ...span });
+  }
+
+  /**
+   * A task whose changelogs are all restored: its stores' writes persisted (reads see them from here), its
+   * checkpoint written, its processors initialised. Answers its input partitions, to resume; undefined when the
+   * task is gone or already running.
+   */
+  async finishRestoring(taskId: string): Promise<readonly TopicPartition[] | undefined> {
+    const task = this.tasks.get(taskId);
+    if (!task || task.state !== 'restoring') return undefined;
+    await task.flushStores();
+    this.options.checkpoints.restored(task, task.restoredEnds);
+    task.task.initializeProcessors();
+    task.state = 'running';
+    return task.partitions;
+  }
+
+  /**
+   * Checkpoints how far restoring tasks got, for those whose changelogs moved `minProgress` offsets since, once
+   * their stores hold it durably: a restart resumes there (Kafka Streams checkpoints restoring tasks on commit too).
+   */
+  async checkpointRestoring(minProgress: number): Promise<void> {
+    for (const task of this.tasks.values()) if (task.state === 'restoring') await this.checkpointRestore(task, minProgress);
+  }
+
+  private async checkpointRestore(task: ActiveTask, minProgress: number): Promise<void> {
+    const positions = this.options.restorer.takeCheckpoint(task.name, minProgress);
+    if (positions.length === 0) return;
+    await task.flushStores();
+    this.options.checkpoints.restoring(task.name, positions);
+  }
+
+  /**
+   * Closes a task. `clean`: its progress was just committed. A restoring task checkpoints how far it got; under
+   * exactly-once an open transaction is aborted.
+   */
+  async close(taskId: string, clean: boolean): Promise<void> {
+    const task = this.tasks.get(taskId);
+    if (!task) return;
+    const { logger, checkpoints, restorer, stateDirectory } = this.options;
+    if (task.state === 'restoring') {
+      await this.checkpointRestore(task, 0).catch((error: unknown) => logger.warn({ err: error, task: taskId }, 'checkpointing a restore failed'));
+    }
+    checkpoints.closed(task, clean && task.state === 'running');
+    await this.discardOutput(taskId, task.created);
+    restorer.unregister(taskId);
+    this.tasks.delete(taskId);
+    try {
+      await task.task.close();
+    } finally {
+      stateDirectory.unlock(taskId);
+      task.created.release();
+    }
+  }
+
+  /** Closes every task; answers their input partitions. */
+  async closeAll(clean: boolean): Promise<TopicPartition[]> {
+    const partitions: TopicPartition[] = [];
+    for (const task of [...this.tasks.values()]) {
+      partitions.push(...task.partitions);
+      await this.close(task.name, clean).catch((error: unknown) => this.options.logger.warn({ err: error, task: task.name }, 'closing a task failed'));
+    }
+    return partitions;
+  }
+
+  private async discardOutput(taskId: string, created: CreatedTask): Promise<void> {
+    created.output.collector.discard();
+    await created.output.transaction?.close().catch((error: unknown) => this.options.logger.warn({ err: error, task: taskId }, 'closing the task producer failed'));
+  }
+}

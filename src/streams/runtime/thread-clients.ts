@@ -1,0 +1,149 @@
+import type { Logger } from 'pino';
+import { createConsumer, createProducer, type KafkaClients } from '../kafka/client';
+import { groupProtocolAssigner, type GroupProtocolOptions } from '../kafka/group-protocol';
+import { withJoinHooks } from '../kafka/join-hooks';
+import type { TopicPartition } from '../kafka/topic-partition';
+import type { EachBatchPayload, KafkaConsumer, KafkaProducer } from '../kafka/types';
+import type { StreamsConfig } from './streams-config';
+
+/** Name of the group protocol; every member of an application uses it. */
+export const ASSIGNOR_NAME = 'sluice-stream';
+
+/** How often a member tries to join a group that still holds members of another protocol. */
+const FOREIGN_MEMBERS_RETRY_MS = 2_000;
+
+/** What a thread's consumer asks of the thread while it joins the group. */
+export interface GroupHooks {
+  /** This member's subscription userData, for each join. */
+  userData(): Buffer;
+  /** Awaited before each join: the thread commits (Kafka Streams' onPartitionsRevoked). */
+  beforeJoin(): Promise<void>;
+  /** Whether the thread still wants to join (false once it closes or fails). */
+  active(): boolean;
+  /** The member cannot join yet, and why (it keeps trying). */
+  onGroupWait(reason: string): void;
+  readonly logger: Logger;
+}
+
+/** A thread's Kafka clients: its consumer in the application's group, and at-least-once its producer. */
+export interface ThreadClients {
+  readonly consumer: GroupConsumer;
+  /** Undefined under exactly-once: each task has its own transactional producer. */
+  readonly producer: KafkaProducer | undefined;
+}
+
+export type ThreadClientsFactory = (hooks: GroupHooks) => ThreadClients;
+
+/** The real clients: kafkajs' consumer with the Sluice assignor, and a producer. */
+export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, assign: GroupProtocolOptions['assign']): ThreadClientsFactory {
+  const exactlyOnce = config.processingGuarantee === 'exactly_once_v2';
+  return (hooks) => {
+    const consumer: GroupConsumer = new GroupConsumer(createConsumer(kafka.mainConsumer, {
+      groupId: config.applicationId,
+      partitionAssigners: [
+        withJoinHooks(groupProtocolAssigner({ name: ASSIGNOR_NAME, version: 1, userData: () => hooks.userData(), assign }), {
+          beforeJoin: () => hooks.beforeJoin(),
+          onForeignProtocol: () => consumer.waitForForeignMembers(),
+        }),
+      ],
+      sessionTimeoutMs: config.sessionTimeoutMs,
+      heartbeatIntervalMs: config.heartbeatIntervalMs,
+      maxWaitTimeMs: config.pollMaxWaitMs,
+      maxBytesPerPartition: config.maxPartitionFetchBytes,
+      maxBytes: config.fetchMaxBytes,
+      isolationLevel: exactlyOnce ? 'read_committed' : 'read_uncommitted',
+    }), config.autoOffsetReset !== 'latest', config.applicationId, hooks);
+    return { consumer, producer: exactlyOnce ? undefined : createProducer(kafka.producer, { idempotent: false }) };
+  };
+}
+
+/** What a thread does with what its consumer reports. */
+export interface ConsumerHandlers {
+  onBatch(payload: EachBatchPayload): Promise<void>;
+  /** The group gave this member these partitions (every join, the first included). */
+  onAssignment(assigned: TopicPartition[]): void;
+  /** The group is rebalancing: this member is about to join again. */
+  onRebalancing(): void;
+  /** The consumer failed for good (kafkajs does not restart it). */
+  onFatal(error: Error): void;
+  onRestart(error: Error): void;
+}
+
+/**
+ * A thread's consumer as the thread drives it: subscribed, run with manual commits and one batch at a time, and
+ * able to take more topics later. kafkajs takes subscriptions only while its consumer is stopped, so adding
+ * topics leaves the group and joins it again: a rebalance, as a new subscription causes in Kafka Streams.
+ */
+export class GroupConsumer {
+  private handlers: ConsumerHandlers | undefined;
+  private waitingForForeignMembers = false;
+
+  constructor(
+    readonly consumer: KafkaConsumer,
+    private readonly fromBeginning: boolean,
+    private readonly groupId: string,
+    private readonly hooks: Pick<GroupHooks, 'active' | 'onGroupWait' | 'logger'>,
+  ) {}
+
+  async start(topics: (string | RegExp)[], handlers: ConsumerHandlers): Promise<void> {
+    const consumer = this.consumer;
+    await consumer.connect();
+    await this.subscribe(topics);
+    consumer.on(consumer.events.REBALANCING, () => handlers.onRebalancing());
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      if (this.waitingForForeignMembers) this.hooks.logger.info('joined the group: the members of the other protocol are gone');
+      this.waitingForForeignMembers = false;
+      handlers.onAssignment(Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => ({ topic, partition }))));
+    });
+    consumer.on(consumer.events.CRASH, (event) => (event.payload.restart ? handlers.onRestart(event.payload.error) : handlers.onFatal(event.payload.error)));
+    this.handlers = handlers;
+    await this.run();
+  }
+
+  /** Adds topics to the subscription; `running` says whether to run again (false once the thread closes). */
+  async addTopics(topics: string[], running: () => boolean): Promise<void> {
+    await this.consumer.stop();
+    await this.subscribe(topics);
+    if (running()) await this.run();
+  }
+
+  private subscribe(topics: (string | RegExp)[]): Promise<void> {
+    return this.consumer.subscribe({ topics, fromBeginning: this.fromBeginning });
+  }
+
+  private run(): Promise<void> {
+    const handlers = this.handlers!;
+    return this.consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 1, eachBatch: (payload) => handlers.onBatch(payload) });
+  }
+
+  /**
+   * The group still holds members of another protocol: typically a Kafka Streams application of the same
+   * application.id, stopped a moment ago, whose members stay until their session times out. Sluice waits for
+   * them, as the hand-over of an application from Java to Sluice needs, instead of failing.
+   */
+  async waitForForeignMembers(): Promise<boolean> {
+    if (!this.hooks.active()) return false;
+    if (!this.waitingForForeignMembers) {
+      this.waitingForForeignMembers = true;
+      const reason =
+        `group ${this.groupId} still has members of another group protocol (such as a Kafka Streams application that ` +
+        'did not leave the group on close); waiting for them to leave or for their session.timeout.ms to expire';
+      this.hooks.logger.warn(reason);
+      this.hooks.onGroupWait(reason);
+    }
+    await new Promise((resolve) => setTimeout(resolve, FOREIGN_MEMBERS_RETRY_MS));
+    return this.hooks.active();
+  }
+
+  resume(partitions: readonly TopicPartition[]): void {
+    this.consumer.resume(partitions.map((tp) => ({ topic: tp.topic, partitions: [tp.partition] })));
+  }
+
+  commitOffsets(offsets: readonly { topic: string; partition: number; offset: number }[]): Promise<void> {
+    return this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) })));
+  }
+
+  disconnect(): Promise<void> {
+    return this.consumer.disconnect();
+  }
+}
