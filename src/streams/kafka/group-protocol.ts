@@ -6,12 +6,9 @@
  */
 import { AssignerProtocol } from './kafkajs';
 import type { PartitionAssigner } from 'kafkajs';
+import type { TopicPartition } from './topic-partition';
 import type { KafkaAdmin } from './types';
 
-export interface AssignedPartition {
-  topic: string;
-  partition: number;
-}
 
 export interface JoiningMember {
   memberId: string;
@@ -25,7 +22,7 @@ export interface GroupProtocolOptions {
   /** Subscription userData of this member; called (synchronously) on every join. */
   userData: () => Buffer;
   /** The leader's decision: partitions per member id, from the topics the members subscribed to. */
-  assign: (members: JoiningMember[], partitionCount: (topic: string) => number, topics: readonly string[]) => Map<string, AssignedPartition[]>;
+  assign: (members: JoiningMember[], partitionCount: (topic: string) => number, topics: readonly string[]) => Map<string, TopicPartition[]>;
 }
 
 export function groupProtocolAssigner(options: GroupProtocolOptions): PartitionAssigner {
@@ -68,7 +65,7 @@ export interface GroupMemberState {
   clientId: string;
   clientHost: string;
   userData: Buffer;
-  partitions: AssignedPartition[];
+  partitions: TopicPartition[];
 }
 
 export interface GroupState {
@@ -90,7 +87,7 @@ export async function describeGroup(admin: KafkaAdmin, groupId: string): Promise
     members: group.members.map((m) => {
       const metadata = m.memberMetadata.length > 0 ? AssignerProtocol.MemberMetadata.decode(m.memberMetadata) : null;
       const assignment = m.memberAssignment.length > 0 ? AssignerProtocol.MemberAssignment.decode(m.memberAssignment) : null;
-      const partitions: AssignedPartition[] = [];
+      const partitions: TopicPartition[] = [];
       for (const [topic, list] of Object.entries(assignment?.assignment ?? {})) {
         for (const partition of list) partitions.push({ topic, partition });
       }

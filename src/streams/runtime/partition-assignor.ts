@@ -5,6 +5,7 @@
  */
 
 import type { TopicPartition } from '../kafka/topic-partition';
+import { parseTaskId, taskIdToString } from './task-id';
 
 /** What each consumer tells the leader when it joins (carried in the subscription userData). */
 export interface SubscriptionInfo {
@@ -43,7 +44,7 @@ export function tasksFor(
     const max = Math.max(0, ...counts);
     for (let p = 0; p < max; p++) {
       const partitions = sub.sourceTopics.filter((_t, i) => p < counts[i]!).map((topic) => ({ topic, partition: p }));
-      tasks.push({ taskId: `${sub.id}_${p}`, partitions, stateful: sub.stateful });
+      tasks.push({ taskId: taskIdToString({ subtopology: sub.id, partition: p }), partitions, stateful: sub.stateful });
     }
   }
   return tasks;
@@ -124,8 +125,9 @@ export function assignTasks(members: readonly MemberSubscription[], tasks: reado
   return result;
 }
 
+/** Task ids in Kafka Streams' order: by sub-topology, then partition. */
 export function compareTaskIds(a: string, b: string): number {
-  const [sa, pa] = a.split('_').map(Number) as [number, number];
-  const [sb, pb] = b.split('_').map(Number) as [number, number];
-  return sa - sb || pa - pb;
+  const x = parseTaskId(a)!;
+  const y = parseTaskId(b)!;
+  return x.subtopology - y.subtopology || x.partition - y.partition;
 }
