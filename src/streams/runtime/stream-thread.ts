@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { StreamsException } from '../../errors';
 import { ChangelogReader } from '../kafka/changelog-reader';
@@ -43,12 +44,18 @@ export interface StreamThreadContext {
   /** The group's committed offset (the next record to read; -1: none) of each of these partitions. */
   readonly committedOffsets: (partitions: readonly TopicPartition[]) => Promise<{ tp: TopicPartition; offset: number }[]>;
   readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
-  onStateChange(thread: StreamThread): void;
-  onAssignment(thread: StreamThread): void;
-  onRestore(store: string, progress: RestoreProgress): void;
-  onFatal(thread: StreamThread, error: Error): void;
+}
+
+/** What a thread tells its instance. */
+export interface StreamThreadEvents {
+  state: [ThreadState];
+  /** An assignment was applied: the thread's tasks changed. */
+  assignment: [];
+  restore: [store: string, progress: RestoreProgress];
+  /** The thread failed and stops processing. */
+  fatal: [Error];
   /** The thread cannot join its group yet, and why (it keeps trying). */
-  onGroupWait(thread: StreamThread, reason: string): void;
+  groupWait: [reason: string];
 }
 
 /** Offsets a restoring changelog must move before a commit checkpoints it again (Kafka Streams' threshold). */
@@ -59,7 +66,7 @@ const RESTORE_CHECKPOINT_PROGRESS = 10_000;
  * runs; every commit interval the committer commits them. Processing, punctuation, assignments and commits run one
  * at a time (a promise chain), so a commit never sees half-processed input.
  */
-export class StreamThread {
+export class StreamThread extends EventEmitter<StreamThreadEvents> {
   readonly name: string;
   private threadState: ThreadState = 'CREATED';
   private readonly clients: ThreadClients;
@@ -80,34 +87,34 @@ export class StreamThread {
   private assignmentVersion = 0;
 
   constructor(private readonly ctx: StreamThreadContext) {
-    const { config } = ctx;
+    super();
     this.name = `${ctx.clientId}-StreamThread-${ctx.index + 1}`;
     const logger = ctx.logger.child({ thread: this.name });
-    const exactlyOnce = config.processingGuarantee === 'exactly_once_v2';
+    const exactlyOnce = ctx.config.processingGuarantee === 'exactly_once_v2';
     this.metrics = createThreadMetrics(ctx.metrics, this.name, Date.now());
     this.executor = new TaskExecutor(this.positions, this.metrics, ctx.metrics, this.name);
     this.clients = ctx.clients({
       userData: () => Buffer.from(JSON.stringify(this.subscription())),
       beforeJoin: () => this.commitBeforeJoin(),
       active: () => !this.stopping && !this.failed,
-      onGroupWait: (reason) => ctx.onGroupWait(this, reason),
+      onGroupWait: (reason) => this.emit('groupWait', reason),
       logger,
     });
     this.restorer = new ChangelogRestorer(
-      new ChangelogReader(ctx.kafka.restoreConsumer, { readCommitted: exactlyOnce, ...config.restoreConsumer }),
+      new ChangelogReader(ctx.kafka.restoreConsumer, { readCommitted: exactlyOnce, ...ctx.config.restoreConsumer }),
       {
         onProgress: (changelog, progress, span) => {
           this.tasks.restoreProgress(changelog, progress, span);
-          ctx.onRestore(changelog.store, progress);
+          this.emit('restore', changelog.store, progress);
         },
         onTaskRestored: (taskId) => void this.runExclusive(() => this.finishRestoring(taskId)).catch((error) => this.fail(error)),
         onError: (error) => this.fail(new StreamsException(`restoring changelogs failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
       },
-      { retryForMs: config.taskTimeoutMs, logger },
+      { retryForMs: ctx.config.taskTimeoutMs, logger },
     );
     const checkpoints = new TaskCheckpoints(ctx.stateDirectory, exactlyOnce);
     const consumer = this.clients.consumer;
-    this.committer = new Committer((offsets) => consumer.commitOffsets(offsets), this.positions, checkpoints, { exactlyOnce, taskTimeoutMs: config.taskTimeoutMs, logger });
+    this.committer = new Committer((offsets) => consumer.commitOffsets(offsets), this.positions, checkpoints, { exactlyOnce, taskTimeoutMs: ctx.config.taskTimeoutMs, logger });
     this.tasks = new TaskManager({
       metadata: ctx.metadata,
       stateDirectory: ctx.stateDirectory,
@@ -121,11 +128,6 @@ export class StreamThread {
 
   get state(): ThreadState {
     return this.threadState;
-  }
-
-  /** True when every assigned task has restored its stores and processes. */
-  get isRunning(): boolean {
-    return this.threadState === 'RUNNING';
   }
 
   async start(): Promise<void> {
@@ -237,7 +239,7 @@ export class StreamThread {
     await this.positions.seed(assigned, this.ctx.committedOffsets).catch((error: unknown) => this.ctx.logger.warn({ err: error, thread: this.name }, 'reading committed offsets failed'));
     const { closedPartitions } = await this.tasks.handleAssignment(assigned);
     this.executor.forget(closedPartitions);
-    this.ctx.onAssignment(this);
+    this.emit('assignment');
     if (!this.tasks.restoring && version === this.assignmentVersion) this.setState('RUNNING');
   }
 
@@ -259,7 +261,7 @@ export class StreamThread {
     this.failed = true;
     const err = error instanceof Error ? error : new StreamsException(String(error));
     this.ctx.logger.error({ err, thread: this.name }, 'stream thread failed');
-    this.ctx.onFatal(this, err);
+    this.emit('fatal', err);
   }
 
   /** Stops consuming, commits (unless the thread failed), closes tasks and leaves the group. */
@@ -291,7 +293,7 @@ export class StreamThread {
     if (this.threadState === state || this.threadState === 'DEAD') return;
     if (this.stopping && state !== 'PENDING_SHUTDOWN' && state !== 'DEAD') return;
     this.threadState = state;
-    this.ctx.onStateChange(this);
+    this.emit('state', state);
   }
 }
 

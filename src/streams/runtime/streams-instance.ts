@@ -219,7 +219,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   }
 
   private createThread(index: number): StreamThread {
-    return new StreamThread({
+    const thread = new StreamThread({
       index,
       clientId: this.clientId,
       config: this.config,
@@ -234,16 +234,17 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       logger: this.logger,
       subscription: (previousTasks) => this.subscription(previousTasks),
       committedOffsets: (partitions) => this.committedOffsets(partitions),
-      onStateChange: () => this.onThreadStateChange(),
-      onAssignment: (thread) => {
-        this.emit('rebalance', { generation: ++this.generation, activeTasks: [...thread.tasks.all()].map((t) => t.name), standbyTasks: [] });
-        this.refreshHostMap();
-      },
-      onRestore: (store, progress) => this.emit('restore', { store, ...progress }),
-      onFatal: (_thread, error) => void this.failWith(error),
-      onGroupWait: (_thread, reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }),
       ...(this.configureStore ? { configureStore: this.configureStore } : {}),
     });
+    thread.on('state', () => this.onThreadStateChange());
+    thread.on('assignment', () => {
+      this.emit('rebalance', { generation: ++this.generation, activeTasks: [...thread.tasks.all()].map((t) => t.name), standbyTasks: [] });
+      this.refreshHostMap();
+    });
+    thread.on('restore', (store, progress) => this.emit('restore', { store, ...progress }));
+    thread.on('fatal', (error) => void this.failWith(error));
+    thread.on('groupWait', (reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }));
+    return thread;
   }
 
   private subscription(previousTasks: string[]): SubscriptionInfo {
@@ -328,7 +329,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private onThreadStateChange(): void {
     const state = this.machine.state;
     if (state === 'PENDING_SHUTDOWN' || state === 'NOT_RUNNING' || state === 'PENDING_ERROR' || state === 'ERROR') return;
-    const allRunning = this.streamThreads.length > 0 && this.streamThreads.every((t) => t.isRunning);
+    const allRunning = this.streamThreads.length > 0 && this.streamThreads.every((t) => t.state === 'RUNNING');
     if (allRunning && state !== 'RUNNING') this.machine.transition('RUNNING');
     else if (!allRunning && state === 'RUNNING') this.machine.transition('REBALANCING');
   }
