@@ -62,6 +62,7 @@ export const SerializationException = define('SerializationException', 400, (det
 
 // Runtime.
 export const StreamsException = define('StreamsException', 500, (detail: string) => detail);
+export const UnsupportedKafkaClient = define('UnsupportedKafkaClient', 500, (detail: string) => `kafkajs cannot run as Sluice needs: ${detail}`);
 export const ProcessorException = define(
   'ProcessorException',
   500,

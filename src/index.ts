@@ -58,6 +58,6 @@ export { TestInputTopic, TestOutputTopic } from './streams/test-driver/test-topi
 export type { TestRecord } from './streams/test-driver/test-topics';
 export { StreamsInstance } from './streams/runtime/streams-instance';
 export type { StreamsInstanceOptions } from './streams/runtime/streams-instance';
-export type { OAuthBearerToken, OAuthBearerTokenProvider } from './streams/kafka/security';
+export type { OAuthBearerToken, OAuthBearerTokenProvider } from './streams/kafka';
 export type { StreamsState } from './streams/runtime/streams-state';
 export { SluiceError } from './errors';

@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { provideBroker } from '../../src/host/broker/provide-broker';
-import { createKafkaClient, createProducer } from '../../src/streams/kafka/client';
+import { createKafkaClient, createProducer } from '../../src/streams/kafka';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { log, runMain, SLUICE_NODE_FLAGS, sleep } from '../support/program';
 import { AZKARRA_LABEL, azkarraNode } from './azkarra-side';

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import type { Admin } from 'kafkajs';
 import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT } from '../../examples/word-count';
 import { provideBroker } from '../../src/host/broker/provide-broker';
-import { createKafkaClient } from '../../src/streams/kafka/client';
+import { createKafkaClient } from '../../src/streams/kafka';
 import type { MeasuredProcess } from '../support/child-process';
 import { KAFKA_STREAMS_LABEL, reportingWordCountDemo, type ReportingWordCountDemo } from '../support/kafka-streams-java';
 import { log, mb, runMain, sleep } from '../support/program';

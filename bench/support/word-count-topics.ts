@@ -1,7 +1,6 @@
 /** A word count's topics as the benchmarks fill and watch them: the input produced, the group's progress through it. */
 import type { Admin } from 'kafkajs';
-import { createProducer } from '../../src/streams/kafka/client';
-import type { KafkaClient } from '../../src/streams/kafka/types';
+import { createProducer, type KafkaClient } from '../../src/streams/kafka';
 import { log, sleep } from './program';
 
 const PRODUCE_BATCH = 10_000;

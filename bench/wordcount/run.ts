@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import * as os from 'node:os';
-import { createKafkaClient } from '../../src/streams/kafka/client';
+import { createKafkaClient } from '../../src/streams/kafka';
 import { KAFKA_VERSION } from '../../src/host/broker/jars';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { corpusLine } from './corpus';

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import { StreamsInstance } from '../../src';
 import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT } from '../../examples/word-count';
-import type { KafkaAdmin } from '../../src/streams/kafka/types';
+import type { KafkaAdmin } from '../../src/streams/kafka';
 import type { RestoreEvent } from '../../src/streams/runtime/instance-view';
 import type { StateChange } from '../../src/streams/runtime/streams-state';
 import type { MeasuredProcess } from '../../bench/support/child-process';

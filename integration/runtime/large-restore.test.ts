@@ -8,7 +8,7 @@ import type { KeyValueStore, StreamsInstance, ValueAndTimestamp } from '../../sr
 import { StreamsInstance as Instance } from '../../src';
 import { wordCountTopology } from '../../examples/word-count';
 import type { RestoreEvent } from '../../src/streams/runtime/instance-view';
-import type { KafkaAdmin, KafkaProducer } from '../../src/streams/kafka/types';
+import type { KafkaAdmin, KafkaProducer } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { corpusLine, tempStateDir, testLogger, waitFor, waitForState } from '../support/streams';
 

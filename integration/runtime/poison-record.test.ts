@@ -7,7 +7,7 @@ import pino from 'pino';
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
 import type { Serde, Topology } from '../../src';
 import type { StateChange } from '../../src/streams/runtime/streams-state';
-import type { KafkaConsumer } from '../../src/streams/kafka/types';
+import type { KafkaConsumer } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, waitFor } from '../support/streams';
 import { describeLog, transitionProblems } from './support/kafka-streams-states';

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
 import type { StreamsInstance } from '../../src';
-import type { KafkaConsumer, KafkaProducer } from '../../src/streams/kafka/types';
+import type { KafkaConsumer, KafkaProducer } from '../../src/streams/kafka';
 import { corpusLine } from '../../bench/wordcount/corpus';
 
 export { corpusLine };

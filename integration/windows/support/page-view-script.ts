@@ -5,7 +5,7 @@
  */
 import { Serdes, timeWindowedSerde } from '../../../src';
 import type { ReadOnlySessionStore, ReadOnlyWindowStore, StreamsInstance, ValueAndTimestamp } from '../../../src';
-import type { ConsumedRecord, KafkaConsumer, KafkaProducer } from '../../../src/streams/kafka/types';
+import type { ConsumedRecord, KafkaConsumer, KafkaProducer } from '../../../src/streams/kafka';
 import {
   type EnrichedPageView,
   type PageViewTopics,

@@ -1,6 +1,6 @@
 /** The application record (`GET /api/v1/applications/{id}`): every process of the application, from the host map. */
 
-import type { TopicPartition } from '../../streams/kafka/topic-partition';
+import type { TopicPartition } from '../../streams/kafka';
 import type { StreamsMetadata } from '../../streams/runtime/streams-metadata';
 import type { LocalInstance } from '../context';
 import { endpointOf, type Endpoint } from './instance';

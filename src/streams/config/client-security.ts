@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import type { SecureVersion } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { ConfigException, type SluiceError } from '../../errors';
-import { hidingSecrets, type KafkaSecurity, type SaslSettings, type SecurityProtocol, type TlsSettings } from '../kafka/security';
+import { hidingSecrets, type KafkaSecurity, type SaslSettings, type SecurityProtocol, type TlsSettings } from '../kafka';
 import { parseJaasConfig } from './jaas';
 
 /** A key's value for one client, with the key as written (under the prefix that won). */

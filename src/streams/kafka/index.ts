@@ -1,5 +1,16 @@
-/** The kafkajs adapter: everything the rest of Sluice needs from Kafka, without importing kafkajs itself. */
+/**
+ * The kafkajs adapter: everything the rest of Sluice needs from Kafka, and the only way in. Nothing outside this
+ * folder imports kafkajs or a file of this folder other than this one. Sluice's replacements of kafkajs internals
+ * are installed first, before any module below loads kafkajs' consumer and producer.
+ */
+export { checkKafkajs, KAFKAJS_VERSION } from './kafkajs';
 export * from './admin';
+export * from './changelog-reader';
 export * from './client';
+export * from './errors';
+export * from './group-protocol';
+export * from './join-hooks';
 export * from './murmur2';
+export * from './security';
+export * from './topic-partition';
 export type * from './types';

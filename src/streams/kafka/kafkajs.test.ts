@@ -1,6 +1,6 @@
 import type { Message, PartitionMetadata } from 'kafkajs';
 import type { AbortedTransaction, FetchedRecord } from './kafkajs';
-import { filterAbortedMessages, groupMessagesPerPartition, kafkajsFixesInstalled } from './kafkajs';
+import { checkKafkajs, filterAbortedMessages, groupMessagesPerPartition, KAFKAJS_VERSION, kafkajsFixesInstalled, kafkajsState } from './kafkajs';
 import { javaCompatiblePartitioner } from './client';
 import { kafkajsOriginal } from './testing/kafkajs-original';
 
@@ -81,5 +81,22 @@ describe('filterAbortedMessages', () => {
 
   it('keeps everything when nothing was aborted', () => {
     expect(filterAbortedMessages({ messages, abortedTransactions: [] })).toBe(messages);
+  });
+});
+
+describe('checkKafkajs', () => {
+  it('runs on the pinned kafkajs with Sluice replacements in place (this process)', () => {
+    expect(kafkajsState).toEqual({ version: KAFKAJS_VERSION, fixesInstalled: true });
+    expect(checkKafkajs(true)).toBeUndefined();
+  });
+
+  it('refuses another kafkajs version, naming both', () => {
+    expect(() => checkKafkajs(false, { version: '2.3.0', fixesInstalled: true })).toThrow(/finds kafkajs 2\.3\.0; install kafkajs 2\.2\.4 exactly/);
+  });
+
+  it('refuses exactly-once when kafkajs loaded before Sluice, and only warns under at-least-once', () => {
+    const early = { version: KAFKAJS_VERSION, fixesInstalled: false };
+    expect(() => checkKafkajs(true, early)).toThrow(expect.objectContaining({ code: 'SLUICE_UNSUPPORTED_KAFKA_CLIENT', message: expect.stringMatching(/exactly-once output could be read twice\. Import Sluice before kafkajs/) }));
+    expect(checkKafkajs(false, early)).toMatch(/Import Sluice before kafkajs/);
   });
 });

@@ -16,6 +16,7 @@
  * All give kafkajs' results where kafkajs was right (see their tests).
  */
 import type { Message, PartitionMetadata } from 'kafkajs';
+import { UnsupportedKafkaClient } from '../../errors';
 import { oneBufferProduceRequest } from './produce-request';
 
 type Partitioner = (args: { topic: string; partitionMetadata: PartitionMetadata[]; message: Message }) => number;
@@ -83,6 +84,9 @@ function replaceKafkajsModule<T>(module: string, capturedBy: string, replace: (o
   return true;
 }
 
+/** The one kafkajs version whose internals Sluice replaces (package.json pins it). */
+export const KAFKAJS_VERSION = '2.2.4';
+
 /** Whether kafkajs runs with Sluice's three replacements (false: kafkajs was loaded before this module). */
 export const kafkajsFixesInstalled =
   replaceKafkajsModule('kafkajs/src/producer/groupMessagesPerPartition', 'kafkajs/src/producer/sendMessages', () => groupMessagesPerPartition) &&
@@ -90,3 +94,29 @@ export const kafkajsFixesInstalled =
   replaceKafkajsModule('kafkajs/src/protocol/requests/produce/v3/request', 'kafkajs/src/protocol/requests/produce/v4/request', oneBufferProduceRequest);
 
 export { AssignerProtocol, ConfigResourceTypes, Kafka, KafkaJSConnectionError, logLevel } from 'kafkajs';
+
+/** The kafkajs this process runs: its version, and whether Sluice's replacements are in place. */
+export interface KafkajsState {
+  readonly version: string;
+  readonly fixesInstalled: boolean;
+}
+
+export const kafkajsState: KafkajsState = {
+  version: (require('kafkajs/package.json') as { version: string }).version,
+  fixesInstalled: kafkajsFixesInstalled,
+};
+
+/**
+ * Refuses a kafkajs that Sluice cannot run on: another version than the one its replacements are written for, or,
+ * under exactly-once, a kafkajs loaded before Sluice (its read_committed filter then hands out records of aborted
+ * transactions). Answers a warning for at-least-once without the replacements (slower, and nothing lost).
+ */
+export function checkKafkajs(exactlyOnce: boolean, state: KafkajsState = kafkajsState): string | undefined {
+  if (state.version !== KAFKAJS_VERSION) {
+    throw new UnsupportedKafkaClient(`Sluice replaces internals of kafkajs ${KAFKAJS_VERSION} and finds kafkajs ${state.version}; install kafkajs ${KAFKAJS_VERSION} exactly`);
+  }
+  if (state.fixesInstalled) return undefined;
+  const cause = 'kafkajs was loaded before Sluice, so Sluice could not replace its read_committed filter and its produce encoding';
+  if (exactlyOnce) throw new UnsupportedKafkaClient(`${cause}: exactly-once output could be read twice. Import Sluice before kafkajs`);
+  return `${cause}: producing is slower. Import Sluice before kafkajs`;
+}

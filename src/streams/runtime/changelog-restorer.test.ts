@@ -1,6 +1,5 @@
 import pino from 'pino';
-import type { FetchedPartition, FetchedRecord, FetchedRecordList, ReadPosition } from '../kafka/changelog-reader';
-import { EARLIEST } from '../kafka/changelog-reader';
+import { EARLIEST, type FetchedPartition, type FetchedRecord, type FetchedRecordList, type ReadPosition } from '../kafka';
 import type { ChangelogRecord } from '../state/store';
 import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type RestoreProgress } from './changelog-restorer';
 

@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
-import { isTransientKafkaError } from '../kafka/errors';
-import { EARLIEST, type FetchedPartition, type FetchedRecordList, type ReadPosition } from '../kafka/changelog-reader';
-import { TopicPartitionMap } from '../kafka/topic-partition';
+import { EARLIEST, type FetchedPartition, type FetchedRecordList, isTransientKafkaError, type ReadPosition, TopicPartitionMap } from '../kafka';
 import type { ChangelogRecords } from '../state/store';
 
 /** The part of the Kafka adapter's ChangelogReader that restoration uses. */

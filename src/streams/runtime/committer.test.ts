@@ -2,7 +2,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
-import { KafkaJSConnectionError } from '../kafka/kafkajs';
 import type { CommittableTask } from './committer';
 import { Committer } from './committer';
 import { PartitionPositions } from './partition-positions';
@@ -102,7 +101,7 @@ describe('Committer', () => {
     const { committer: c } = committer(
       false,
       async () => {
-        throw new KafkaJSConnectionError('Connection refused');
+        throw Object.assign(new Error('Connection refused'), { retriable: true });
       },
       () => now,
     );

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { isGroupMembershipError, isTransientKafkaError } from '../kafka/errors';
+import { isGroupMembershipError, isTransientKafkaError } from '../kafka';
 import type { PartitionPositions } from './partition-positions';
 import type { CheckpointedTask, TaskCheckpoints } from './task-checkpoints';
 import type { OffsetToCommit } from './task-transaction';

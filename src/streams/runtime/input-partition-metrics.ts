@@ -1,4 +1,4 @@
-import { TopicPartitionMap, type TopicPartition } from '../kafka/topic-partition';
+import { TopicPartitionMap, type TopicPartition } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createPartitionLagMetrics, type PartitionLagMetrics } from '../metrics/streams-metrics';
 

@@ -1,6 +1,5 @@
 import { TopologyException } from '../../errors';
-import { createTopics, describeTopics, listTopics, type TopicSpec } from '../kafka/admin';
-import type { KafkaAdmin } from '../kafka/types';
+import { createTopics, describeTopics, type KafkaAdmin, listTopics, type TopicSpec } from '../kafka';
 import type { TopologyMetadata } from './topology-metadata';
 
 /** Kafka Streams' configuration of repartition topics (before the user's `topic.` overrides). */

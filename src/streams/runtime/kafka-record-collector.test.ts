@@ -1,4 +1,4 @@
-import type { KafkaProducer } from '../kafka/types';
+import type { KafkaProducer } from '../kafka';
 import { KafkaRecordCollector } from './kafka-record-collector';
 
 type SendBatch = KafkaProducer['sendBatch'];

@@ -1,8 +1,6 @@
 import { StreamsException } from '../../errors';
-import { isTransientKafkaError } from '../kafka/errors';
-import type { KafkaProducer, OutgoingRecord } from '../kafka/types';
+import { isTransientKafkaError, type KafkaProducer, type OutgoingRecord, TopicPartitionMap } from '../kafka';
 import type { ProducedRecord, RecordCollector } from './record-collector';
-import { TopicPartitionMap } from '../kafka/topic-partition';
 
 /** Where a collector's batches go: a producer, or a task's transaction under exactly-once. */
 export type RecordSender = Pick<KafkaProducer, 'sendBatch'>;

@@ -4,7 +4,7 @@
  * client that has the task's state on disk, then over each client's consumers.
  */
 
-import type { TopicPartition } from '../kafka/topic-partition';
+import type { TopicPartition } from '../kafka';
 import { parseTaskId, taskIdToString } from './task-id';
 
 /** What each consumer tells the leader when it joins (carried in the subscription userData). */

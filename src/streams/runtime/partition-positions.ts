@@ -1,4 +1,4 @@
-import { TopicPartitionMap, type TopicPartition } from '../kafka/topic-partition';
+import { TopicPartitionMap, type TopicPartition } from '../kafka';
 import type { OffsetToCommit } from './task-transaction';
 
 /** How far a thread has consumed and committed one input partition (-1: not yet). */

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { IllegalState, PathOutsideStateDirectory, TaskDirectoryLocked } from '../../errors';
-import { TopicPartitionMap } from '../kafka/topic-partition';
+import { TopicPartitionMap } from '../kafka';
 import { checkApplicationId } from './application-id';
 
 const LOCK_FILE = '.lock';

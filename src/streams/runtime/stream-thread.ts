@@ -1,10 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { StreamsException } from '../../errors';
-import { ChangelogReader } from '../kafka/changelog-reader';
-import type { KafkaClients } from '../kafka/client';
-import type { TopicPartition } from '../kafka/topic-partition';
-import type { EachBatchPayload } from '../kafka/types';
+import { ChangelogReader, type EachBatchPayload, type KafkaClients, type TopicPartition } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createThreadMetrics, type ThreadMetrics } from '../metrics/streams-metrics';
 import type { Serde } from '../serdes/serde';

@@ -3,7 +3,7 @@ import { CONFIG_KEYS, MAIN_CONSUMER_PREFIXES, RESTORE_CONSUMER_PREFIXES, type Co
 import { closestConfigKey, lookupConfigKey, type KeyForm } from '../config/config-lookup';
 import { deserializationHandling, type TypedValue } from '../config/validators';
 import { resolveClientSecurity, type GivenSetting } from '../config/client-security';
-import type { KafkaSecurity } from '../kafka/security';
+import type { KafkaSecurity } from '../kafka';
 
 export type { ConfigValue } from '../config/config-keys';
 export { parseEndpoint } from '../config/validators';

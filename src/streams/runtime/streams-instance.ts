@@ -5,14 +5,7 @@ import * as path from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException } from '../../errors';
-import { createKafkaClients, type KafkaClients } from '../kafka/client';
-import { describeTopics, fetchTopicOffsets, listTopics } from '../kafka/admin';
-import type { TopicPartition } from '../kafka/topic-partition';
-import { describeGroup } from '../kafka/group-protocol';
-import { isTransientKafkaError } from '../kafka/errors';
-import { kafkajsFixesInstalled } from '../kafka/kafkajs';
-import type { KafkaAdmin } from '../kafka/types';
-import type { OAuthBearerTokenProvider } from '../kafka/security';
+import { checkKafkajs, createKafkaClients, describeGroup, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
@@ -104,11 +97,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.config = parseStreamsConfig(config);
     this.applicationId = this.config.applicationId;
     this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });
-    if (!kafkajsFixesInstalled) {
-      this.logger.warn(
-        'kafkajs was loaded before Sluice, so Sluice could not replace its read_committed filter and its produce grouping: exactly-once output may be read twice; import Sluice before kafkajs',
-      );
-    }
+    const kafkajsWarning = checkKafkajs(this.config.processingGuarantee === 'exactly_once_v2');
+    if (kafkajsWarning) this.logger.warn(kafkajsWarning);
     if (this.config.notApplied.length > 0) {
       this.logger.warn({ keys: this.config.notApplied }, `configuration not applied by Sluice (accepted for Kafka Streams compatibility): ${this.config.notApplied.join(', ')}`);
     }

@@ -1,5 +1,5 @@
 import { partitionForKey } from '../kafka/murmur2';
-import type { TopicPartition } from '../kafka/topic-partition';
+import type { TopicPartition } from '../kafka';
 import type { SubscriptionInfo } from './partition-assignor';
 import type { TopologyMetadata } from './topology-metadata';
 import { parseEndpoint } from './streams-config';

@@ -1,4 +1,4 @@
-import { TopicPartitionMap } from '../kafka/topic-partition';
+import { TopicPartitionMap } from '../kafka';
 import type { Checkpoint, StateDirectory } from './state-directory';
 import type { StoreMetadata } from './topology-metadata';
 

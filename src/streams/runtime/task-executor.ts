@@ -1,5 +1,4 @@
-import type { TopicPartition } from '../kafka/topic-partition';
-import type { EachBatchPayload } from '../kafka/types';
+import type { EachBatchPayload, TopicPartition } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import type { ThreadMetrics } from '../metrics/streams-metrics';
 import type { Headers } from '../processor/record';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { KafkaClient, KafkaProducer } from '../kafka/types';
+import type { KafkaClient, KafkaProducer } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import {
   createProcessorNodeMetrics,

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { EARLIEST } from '../kafka/changelog-reader';
-import { TopicPartitionMap, type TopicPartition } from '../kafka/topic-partition';
+import { EARLIEST, type TopicPartition, TopicPartitionMap } from '../kafka';
 import type { ChangelogToRestore, RestoredPosition, RestoreProgress, RestoreSpan } from './changelog-restorer';
 import type { CommittableTask, Committer } from './committer';
 import type { ConsumedRecord } from './consumed-record';

@@ -1,5 +1,4 @@
-import { createTransactionalProducer } from '../kafka/client';
-import type { KafkaClient, KafkaProducer, KafkaTransaction } from '../kafka/types';
+import { createTransactionalProducer, type KafkaClient, type KafkaProducer, type KafkaTransaction } from '../kafka';
 import type { RecordSender } from './kafka-record-collector';
 
 /** A consumed position to commit: the offset of the next record to read. */

@@ -8,7 +8,7 @@ import type { NodeDefinition, SinkDefinition, SourceDefinition } from '../topolo
 import type { Subtopology, Topology } from '../topology/topology';
 import type { ConsumedRecord } from './consumed-record';
 import { ProcessorNode, wrapNodeError } from './processor-node';
-import { TopicPartitionMap } from '../kafka/topic-partition';
+import { TopicPartitionMap } from '../kafka';
 import { PunctuationQueue } from './punctuation-queue';
 import type { RecordCollector } from './record-collector';
 import type { TaskId } from './task-id';

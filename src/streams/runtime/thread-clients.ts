@@ -1,9 +1,5 @@
 import type { Logger } from 'pino';
-import { createConsumer, createProducer, type KafkaClients } from '../kafka/client';
-import { groupProtocolAssigner, type GroupProtocolOptions } from '../kafka/group-protocol';
-import { withJoinHooks } from '../kafka/join-hooks';
-import type { TopicPartition } from '../kafka/topic-partition';
-import type { EachBatchPayload, KafkaConsumer, KafkaProducer } from '../kafka/types';
+import { createConsumer, createProducer, type EachBatchPayload, groupProtocolAssigner, type GroupProtocolOptions, type KafkaClients, type KafkaConsumer, type KafkaProducer, type TopicPartition, withJoinHooks } from '../kafka';
 import type { StreamsConfig } from './streams-config';
 
 /** Name of the group protocol; every member of an application uses it. */

@@ -1,4 +1,4 @@
-import type { TopicPartition } from '../kafka/topic-partition';
+import type { TopicPartition } from '../kafka';
 import { changelogTopicName } from '../topology/internal-topics';
 import type { Subtopology, Topology } from '../topology/topology';
 import type { TaskId } from './task-id';
