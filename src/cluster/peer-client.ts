@@ -58,8 +58,9 @@ export class PeerClient {
       return this.failure(grpcEndpoint, error);
     }
     if (reply.failure) {
-      const { messages, notAvailable, timedOut } = reply.failure;
-      return { ok: false, messages: messages.length > 0 ? messages : ['the peer failed without a message'], notAvailable, timedOut };
+      const { messages, kind, notAvailable, timedOut } = reply.failure;
+      const legacy = notAvailable ? 'NOT_AVAILABLE' : timedOut ? 'TIMED_OUT' : 'INTERNAL';
+      return { ok: false, messages: messages.length > 0 ? messages : ['the peer failed without a message'], kind: kind === 'FAILURE_KIND_UNSPECIFIED' ? legacy : kind, timedOut };
     }
     if (!reply.records) return failedAnswer('the peer answered neither records nor a failure');
     try {
@@ -125,11 +126,14 @@ export class PeerClient {
     if (!isServiceError(error)) return failedAnswer(error instanceof Error ? error.message : String(error));
     switch (error.code) {
       case grpc.status.DEADLINE_EXCEEDED:
-        return failedAnswer('no answer within the query timeout (query_timeout_ms)', { timedOut: true });
+        return failedAnswer('no answer within the query timeout (query_timeout_ms)', 'TIMED_OUT');
       case grpc.status.UNAVAILABLE:
       case grpc.status.CANCELLED:
         this.channels.del(grpcEndpoint);
-        return failedAnswer(`unreachable: ${error.details}`);
+        return failedAnswer(`unreachable: ${error.details}`, 'UNREACHABLE');
+      case grpc.status.UNAUTHENTICATED:
+      case grpc.status.PERMISSION_DENIED:
+        return failedAnswer(`refused by the peer: ${error.details}`, 'UNREACHABLE');
       default:
         return failedAnswer(error.details || error.message);
     }

@@ -13,15 +13,20 @@ export interface PeerQueryRequest {
   timeoutMs: number;
 }
 
+/**
+ * Why a node has no part: the kinds of proto/sluice.proto's FailureKind, and UNREACHABLE, which only the caller
+ * sees (the call itself failed: the node is down, or refused the caller).
+ */
+export type PeerFailureKind = 'NOT_AVAILABLE' | 'UNKNOWN_STORE' | 'INVALID_QUERY' | 'TIMED_OUT' | 'INTERNAL' | 'UNREACHABLE';
+
 /** One node's part of a query: its records, or why it has none. */
 export type PeerAnswer =
   | { ok: true; records: unknown[] }
   | {
       ok: false;
       messages: string[];
-      /** The store was not queryable there when the retries ran out (rebalancing, restoring). */
-      notAvailable: boolean;
-      /** The query's time ran out. */
+      kind: PeerFailureKind;
+      /** The query's time ran out (also for a store that was not available until then). */
       timedOut: boolean;
     };
 
@@ -51,6 +56,15 @@ export interface PeerQueryHandler {
 }
 
 /** A failure part's answer. */
-export function failedAnswer(message: string, flags: { notAvailable?: boolean; timedOut?: boolean } = {}): PeerAnswer {
-  return { ok: false, messages: [message], notAvailable: flags.notAvailable ?? false, timedOut: flags.timedOut ?? false };
+export function failedAnswer(message: string, kind: PeerFailureKind = 'INTERNAL', timedOut = kind === 'TIMED_OUT'): PeerAnswer {
+  return { ok: false, messages: [message], kind, timedOut };
+}
+
+/** The kind of failure an error of the catalogue stands for, by its HTTP status. */
+export function failureKindOf(error: unknown): PeerFailureKind {
+  const status = (error as { statusCode?: unknown }).statusCode;
+  if (status === 503) return 'NOT_AVAILABLE';
+  if (status === 404) return 'UNKNOWN_STORE';
+  if (status === 400) return 'INVALID_QUERY';
+  return 'INTERNAL';
 }

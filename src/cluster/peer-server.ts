@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { SluiceError } from '../errors';
-import type { NodeInfo, PeerAnswer, PeerQueryHandler } from './peer-protocol';
+import { failedAnswer, failureKindOf, type NodeInfo, type PeerAnswer, type PeerQueryHandler } from './peer-protocol';
 import { secretInterceptor, serverCredentials, type PeerSecurity } from './peer-security';
 import {
   peerService,
@@ -39,11 +39,15 @@ export const UNLIMITED_MESSAGES: grpc.ChannelOptions = {
   'grpc.max_send_message_length': -1,
 };
 
+/**
+ * The status of a call whose handler failed. A node that is up but not ready (503 in the catalogue) answers
+ * FAILED_PRECONDITION, not UNAVAILABLE: callers read UNAVAILABLE as "the node is gone" and drop its channel.
+ */
 function grpcStatusOf(error: unknown): grpc.status {
   if (!(error instanceof SluiceError)) return grpc.status.INTERNAL;
   if (error.statusCode === 400) return grpc.status.INVALID_ARGUMENT;
   if (error.statusCode === 404) return grpc.status.NOT_FOUND;
-  if (error.statusCode === 503) return grpc.status.UNAVAILABLE;
+  if (error.statusCode === 503) return grpc.status.FAILED_PRECONDITION;
   return grpc.status.INTERNAL;
 }
 
@@ -63,7 +67,8 @@ function deadlineOf(call: grpc.ServerUnaryCall<QueryRequestMessage, QueryReplyMe
 
 function toReply(answer: PeerAnswer): QueryReplyMessage {
   if (answer.ok) return { records: { recordsJson: JSON.stringify(answer.records) } };
-  return { failure: { messages: answer.messages, notAvailable: answer.notAvailable, timedOut: answer.timedOut } };
+  const kind = answer.kind === 'UNREACHABLE' ? 'INTERNAL' : answer.kind;
+  return { failure: { messages: answer.messages, kind, notAvailable: kind === 'NOT_AVAILABLE', timedOut: answer.timedOut } };
 }
 
 function formatAddress(host: string, port: number): string {
@@ -84,7 +89,8 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
       const { applicationId, store, queryJson, timeoutMs } = call.request;
       handler.answerPeer({ applicationId, store, queryJson, timeoutMs }, deadlineOf(call)).then(
         (answer) => callback(null, toReply(answer)),
-        (error: unknown) => callback(serviceError(error)),
+        // The node is up: what its query layer refuses is a typed failure, not a failed call.
+        (error: unknown) => callback(null, toReply(failedAnswer(error instanceof Error ? error.message : String(error), failureKindOf(error)))),
       );
     },
     DescribeStore(

@@ -14,10 +14,13 @@ export interface QueryRequestMessage {
   timeoutMs: number;
 }
 
+/** proto/sluice.proto's FailureKind, by name. */
+export type WireFailureKind = 'FAILURE_KIND_UNSPECIFIED' | 'NOT_AVAILABLE' | 'UNKNOWN_STORE' | 'INVALID_QUERY' | 'TIMED_OUT' | 'INTERNAL';
+
 export interface QueryReplyMessage {
   outcome?: 'records' | 'failure';
   records?: { recordsJson: string };
-  failure?: { messages: string[]; notAvailable: boolean; timedOut: boolean };
+  failure?: { messages: string[]; notAvailable: boolean; timedOut: boolean; kind: WireFailureKind };
 }
 
 export interface DescribeStoreRequestMessage {
@@ -62,7 +65,7 @@ let loaded: PeerServiceDefinition | undefined;
 /** The service definition, loaded once per process. */
 export function peerService(): PeerServiceDefinition {
   if (loaded === undefined) {
-    const definition = protoLoader.loadSync(protoFile(), { keepCase: false, defaults: true, oneofs: true });
+    const definition = protoLoader.loadSync(protoFile(), { keepCase: false, defaults: true, oneofs: true, enums: String });
     loaded = definition[SERVICE] as unknown as PeerServiceDefinition;
   }
   return loaded;

@@ -1,5 +1,5 @@
 import * as net from 'node:net';
-import { UnknownStore } from '../errors';
+import { InvalidQuery, NoLocalInstance, UnknownStore } from '../errors';
 import { PeerClient } from './peer-client';
 import type { PeerAnswer, PeerQueryHandler, PeerQueryRequest } from './peer-protocol';
 import { startPeerServer, type PeerServer } from './peer-server';
@@ -49,7 +49,10 @@ class FakeHandler implements PeerQueryHandler {
   async answerPeer(request: PeerQueryRequest, deadline: number): Promise<PeerAnswer> {
     this.received.push({ request, deadline, at: Date.now() });
     if (request.store === 'missing') throw new UnknownStore(request.applicationId, request.store);
-    if (request.store === 'restoring') return { ok: false, messages: ['partition 2 is restoring'], notAvailable: true, timedOut: false };
+    // What the query layer throws on a node whose instance is restarting or not running yet.
+    if (request.store === 'rebalancing') throw new NoLocalInstance(request.applicationId, 'REBALANCING');
+    if (request.store === 'invalid') throw new InvalidQuery('range needs from and to');
+    if (request.store === 'restoring') return { ok: false, messages: ['partition 2 is restoring'], kind: 'NOT_AVAILABLE', timedOut: false };
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs).unref());
     return { ok: true, records: [{ key: 'a', value: { nested: [1, 'x'] } }, { key: 'count', value: 3 }] };
   }
@@ -102,7 +105,7 @@ describe('peer service over gRPC on loopback', () => {
     expect(await client.query(endpoint, request('restoring'), Date.now() + 2000)).toEqual({
       ok: false,
       messages: ['partition 2 is restoring'],
-      notAvailable: true,
+      kind: 'NOT_AVAILABLE',
       timedOut: false,
     });
   });
@@ -111,9 +114,31 @@ describe('peer service over gRPC on loopback', () => {
     expect(await client.query(endpoint, request('missing'), Date.now() + 2000)).toEqual({
       ok: false,
       messages: ["Application 'app' has no state store 'missing'"],
-      notAvailable: false,
+      kind: 'UNKNOWN_STORE',
       timedOut: false,
     });
+  });
+
+  it('a live peer that is not ready answers NOT_AVAILABLE, and its connection is kept', async () => {
+    const proxy = await tcpProxy(server.port);
+    const reusing = new PeerClient();
+    try {
+      const peer = `127.0.0.1:${proxy.port}`;
+      expect(await reusing.query(peer, request('rebalancing'), Date.now() + 2000)).toEqual({
+        ok: false,
+        messages: ["Application 'app' has no running local instance (state REBALANCING)"],
+        kind: 'NOT_AVAILABLE',
+        timedOut: false,
+      });
+      expect(await reusing.query(peer, request('invalid'), Date.now() + 2000)).toMatchObject({ ok: false, kind: 'INVALID_QUERY' });
+      expect(await reusing.query(peer, request('missing'), Date.now() + 2000)).toMatchObject({ ok: false, kind: 'UNKNOWN_STORE' });
+      expect((await reusing.query(peer, request('kv'), Date.now() + 2000)).ok).toBe(true);
+      // One connection for all four: none of these failures read as "the peer is gone".
+      expect(proxy.connections()).toBe(1);
+    } finally {
+      reusing.close();
+      await proxy.close();
+    }
   });
 
   it('gives up at the deadline on a peer that is too slow', async () => {
@@ -121,7 +146,7 @@ describe('peer service over gRPC on loopback', () => {
     const started = Date.now();
     const answer = await client.query(endpoint, request('kv', 250), started + 300);
     const took = Date.now() - started;
-    expect(answer).toEqual({ ok: false, messages: ['no answer within the query timeout (query_timeout_ms)'], notAvailable: false, timedOut: true });
+    expect(answer).toEqual({ ok: false, messages: ['no answer within the query timeout (query_timeout_ms)'], kind: 'TIMED_OUT', timedOut: true });
     expect(took).toBeGreaterThanOrEqual(290);
     expect(took).toBeLessThan(600);
   });
@@ -131,7 +156,7 @@ describe('peer service over gRPC on loopback', () => {
     const started = Date.now();
     const answer = await client.query(`127.0.0.1:${port}`, request('kv'), started + 5000);
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(answer).toMatchObject({ ok: false, notAvailable: false, timedOut: false });
+    expect(answer).toMatchObject({ ok: false, kind: 'UNREACHABLE', timedOut: false });
     expect(!answer.ok && answer.messages[0]).toMatch(/^unreachable: /);
   });
 
@@ -141,7 +166,7 @@ describe('peer service over gRPC on loopback', () => {
       const started = Date.now();
       const answer = await client.query(`127.0.0.1:${frozen.port}`, request('kv'), started + 400);
       const took = Date.now() - started;
-      expect(answer).toEqual({ ok: false, messages: ['no answer within the query timeout (query_timeout_ms)'], notAvailable: false, timedOut: true });
+      expect(answer).toEqual({ ok: false, messages: ['no answer within the query timeout (query_timeout_ms)'], kind: 'TIMED_OUT', timedOut: true });
       expect(took).toBeGreaterThanOrEqual(390);
       expect(took).toBeLessThan(700);
       expect(frozen.connections()).toBeGreaterThanOrEqual(1);

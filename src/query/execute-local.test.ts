@@ -153,7 +153,7 @@ describe('executeLocal over real in-memory stores of two partitions', () => {
     it('without retries: a failure that says which partition is restoring', async () => {
       view.restoring.add(1);
       const answer = await run('kv', { type: 'key_value', query: { all: {} } });
-      expect(answer).toEqual({ ok: false, messages: ["partition 1 of store 'kv' is restoring"], notAvailable: true, timedOut: false });
+      expect(answer).toEqual({ ok: false, messages: ["partition 1 of store 'kv' is restoring"], kind: 'NOT_AVAILABLE', timedOut: false });
     });
 
     it('a keyed query only waits for the partition of its key', async () => {
@@ -181,7 +181,7 @@ describe('executeLocal over real in-memory stores of two partitions', () => {
     it('gives up when the retries run out', async () => {
       view.restoring.add(0);
       const answer = await run('kv', { type: 'key_value', query: { all: {} }, set_options: { retries: 2, retry_backoff_ms: 10 } });
-      expect(answer).toEqual({ ok: false, messages: ["partition 0 of store 'kv' is restoring (after 2 retries)"], notAvailable: true, timedOut: false });
+      expect(answer).toEqual({ ok: false, messages: ["partition 0 of store 'kv' is restoring (after 2 retries)"], kind: 'NOT_AVAILABLE', timedOut: false });
     });
 
     it('never retries past the deadline', async () => {
@@ -189,20 +189,20 @@ describe('executeLocal over real in-memory stores of two partitions', () => {
       const started = Date.now();
       const answer = await run('kv', { type: 'key_value', query: { all: {} }, set_options: { retries: 1000, retry_backoff_ms: 50 } }, 200);
       expect(Date.now() - started).toBeLessThan(300);
-      expect(answer).toMatchObject({ ok: false, notAvailable: true, timedOut: true });
+      expect(answer).toMatchObject({ ok: false, kind: 'NOT_AVAILABLE', timedOut: true });
       expect(!answer.ok && answer.messages[0]).toContain('the query timeout (query_timeout_ms) ran out');
     });
 
     it('does not read a non-keyed query while the instance rebalances', async () => {
       view.state = 'REBALANCING';
       const answer = await run('kv', { type: 'key_value', query: { count: {} } });
-      expect(answer).toMatchObject({ ok: false, notAvailable: true });
+      expect(answer).toMatchObject({ ok: false, kind: 'NOT_AVAILABLE' });
       expect(!answer.ok && answer.messages[0]).toContain("store 'kv' is not queryable while the application is REBALANCING");
     });
 
     it('answers a store type mismatch found here as a failure, not a crash', async () => {
       const answer = await run('win', { type: 'key_value', query: { all: {} } });
-      expect(answer).toMatchObject({ ok: false, notAvailable: false });
+      expect(answer).toMatchObject({ ok: false, kind: 'INVALID_QUERY' });
       expect(!answer.ok && answer.messages[0]).toContain("store 'win' is a window store");
     });
   });

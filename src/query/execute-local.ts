@@ -1,4 +1,4 @@
-import { failedAnswer, type PeerAnswer } from '../cluster/peer-protocol';
+import { failedAnswer, failureKindOf, type PeerAnswer } from '../cluster/peer-protocol';
 import { InvalidStateStore, SluiceError } from '../errors';
 import type { InstanceView } from '../streams/runtime/instance-view';
 import { parseTaskId } from '../streams/runtime/task-id';
@@ -76,8 +76,8 @@ export async function executeLocal(view: InstanceView, store: string, request: Q
   try {
     const outcome = await retryUntilReady(() => attempt(view, store, request), request.options, deadline);
     if (outcome.ready) return { ok: true, records: outcome.value };
-    return failedAnswer(outcome.reason, { notAvailable: true, timedOut: outcome.timedOut });
+    return failedAnswer(outcome.reason, 'NOT_AVAILABLE', outcome.timedOut);
   } catch (error) {
-    return failedAnswer(error instanceof Error ? error.message : String(error));
+    return failedAnswer(error instanceof Error ? error.message : String(error), failureKindOf(error));
   }
 }

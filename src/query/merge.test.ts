@@ -7,7 +7,7 @@ const ok = (server: string, records: unknown[], remote = true): Part => ({ serve
 const failed = (server: string, message: string, flags: { notAvailable?: boolean; timedOut?: boolean } = {}): Part => ({
   server,
   remote: true,
-  answer: failedAnswer(message, flags),
+  answer: failedAnswer(message, flags.notAvailable ? 'NOT_AVAILABLE' : flags.timedOut ? 'TIMED_OUT' : 'INTERNAL', flags.timedOut ?? false),
 });
 
 describe('mergeParts', () => {

@@ -16,7 +16,7 @@ export interface MergeInput {
 function statusOf(success: readonly SuccessPart[], failed: readonly Part[]): QueryStatus {
   if (failed.length === 0) return success.length > 0 ? 'SUCCESS' : 'NO_RESULT';
   if (success.length > 0) return 'PARTIAL';
-  return failed.every((part) => !part.answer.ok && part.answer.notAvailable) ? 'NOT_AVAILABLE' : 'ERROR';
+  return failed.every((part) => !part.answer.ok && part.answer.kind === 'NOT_AVAILABLE') ? 'NOT_AVAILABLE' : 'ERROR';
 }
 
 /**

@@ -159,7 +159,7 @@ describe('QueryService', () => {
 
   it('PARTIAL with a failure part naming the peer that failed', async () => {
     const { service, peers } = setup();
-    peers.answers.set('node-c:9090', async () => ({ ok: false, messages: ['unreachable: connection refused'], notAvailable: false, timedOut: false }));
+    peers.answers.set('node-c:9090', async () => ({ ok: false, messages: ['unreachable: connection refused'], kind: 'UNREACHABLE', timedOut: false }));
     const response = await service.execute('app', 'kv', { type: 'key_value', query: { all: {} } });
     expect(response.status).toBe('PARTIAL');
     expect(response.result.success.map((p) => p.server)).toEqual(['node-a:8080', 'node-b:8080']);

@@ -163,7 +163,7 @@ export class QueryService implements PeerQueryHandler {
   /** A part that has not answered by the deadline is a failure part: the response never waits past it. */
   private async bounded(part: Omit<Part, 'answer'>, answer: Promise<PeerAnswer>, deadline: number): Promise<Part> {
     const settled = await beforeDeadline(answer, deadline, () =>
-      failedAnswer('no answer within the query timeout (query_timeout_ms)', { timedOut: true }),
+      failedAnswer('no answer within the query timeout (query_timeout_ms)', 'TIMED_OUT'),
     );
     return { ...part, answer: settled };
   }
