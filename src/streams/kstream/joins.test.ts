@@ -1,6 +1,5 @@
 import { Serdes } from '../serdes/serdes';
 import { TopologyTestDriver } from '../test-driver/topology-test-driver';
-import { OUTER_JOIN_EMIT_INTERVAL_CONFIG } from './internals/stream-stream-join';
 import type { KStream } from './kstream';
 import type { KTable } from './ktable';
 import { StreamsBuilder } from './streams-builder';
@@ -49,7 +48,8 @@ afterEach(async () => {
 function run(build: (builder: StreamsBuilder) => KStream<string, string>): Run {
   const builder = new StreamsBuilder();
   build(builder).to('output', SERDES);
-  const driver = new TopologyTestDriver(builder.build(), { 'application.id': 'joins', [OUTER_JOIN_EMIT_INTERVAL_CONFIG]: 0 }, 0);
+  // The driver emits unmatched records without an emit interval by default, as Kafka Streams' does.
+  const driver = new TopologyTestDriver(builder.build(), { 'application.id': 'joins' }, 0);
   drivers.push(driver);
   const topics = { left: driver.createInputTopic('left', STRING, STRING), right: driver.createInputTopic('right', STRING, STRING) };
   const output = driver.createOutputTopic('output', STRING, STRING);

@@ -1,5 +1,6 @@
 import { ProcessorException } from '../../errors';
 import { StreamsBuilder } from '../kstream/streams-builder';
+import { JoinWindows } from '../kstream/windows';
 import type { ProcessorContext } from '../processor/processor';
 import { Serdes } from '../serdes/serdes';
 import type { KeyValueStore } from '../state/store';
@@ -107,6 +108,48 @@ describe('TopologyTestDriver', () => {
       { key: 'alice', value: 2 },
     ]);
     await driver.close();
+  });
+
+  it("commits after every record, as Kafka Streams' driver does: a cached count emits once per record read back from its repartition topic", async () => {
+    const builder = new StreamsBuilder();
+    builder
+      .stream<string, string>('lines')
+      .flatMapValues((line) => line.split(' '))
+      .groupBy((_k, word) => word)
+      .count()
+      .toStream()
+      .to('counts', { valueSerde: Serdes.Long() });
+    const driver = new TopologyTestDriver(builder.build(), { 'application.id': 'per-record' }, 0);
+    driver.createInputTopic('lines', Serdes.String(), Serdes.String()).pipeInput('k', 'a b a');
+    // One line, three repartitioned words: each word is its own record and its own commit, so the cache holds none.
+    expect(driver.createOutputTopic('counts', Serdes.String(), Serdes.Long()).readKeyValuesToList()).toEqual([
+      { key: 'a', value: 1 },
+      { key: 'b', value: 1 },
+      { key: 'a', value: 2 },
+    ]);
+    await driver.close();
+  });
+
+  it("emits an outer join's unmatched records as soon as their window closes, unless an emit interval is configured", async () => {
+    const outer = async (config: Record<string, unknown>): Promise<(string | null)[]> => {
+      const builder = new StreamsBuilder();
+      const right = builder.stream<string, string>('right');
+      builder
+        .stream<string, string>('left')
+        .outerJoin(right, (l, r) => `${l}+${r}`, JoinWindows.ofTimeDifferenceAndGrace(10, 0))
+        .to('joined');
+      const driver = new TopologyTestDriver(builder.build(), { 'application.id': 'outer', ...config }, 0);
+      const left = driver.createInputTopic('left', Serdes.String(), Serdes.String());
+      left.pipeInput('a', 'x', 0);
+      left.pipeInput('b', 'y', 50); // stream time 50: a's window [0, 10] has closed, and the first emit is due at once
+      left.pipeInput('c', 'z', 100); // b's window has closed: emitted unless an emit interval holds it back
+      const joined = driver.createOutputTopic('joined', Serdes.String(), Serdes.String()).readValuesToList();
+      await driver.close();
+      return joined;
+    };
+    expect(await outer({})).toEqual(['x+null', 'y+null']);
+    // The runtime's default: at most one emit per second of wall-clock time, and the driver's clock stands still.
+    expect(await outer({ '__emit.interval.ms.kstreams.outer.join.spurious.results.fix__': 1000 })).toEqual(['x+null']);
   });
 
   it('re-aggregates a table grouping with subtract and add', async () => {

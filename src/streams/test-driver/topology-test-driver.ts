@@ -12,13 +12,14 @@ import type {
   ValueAndTimestamp,
   WindowStore,
 } from '../state/store';
-import { resolveTopicName, storeChangelogTopic } from '../topology/internal-topics';
+import { OUTER_JOIN_EMIT_INTERVAL_CONFIG } from '../kstream/internals/stream-stream-join';
 import type { Topology } from '../topology/topology';
 import { checkApplicationId } from '../runtime/application-id';
 import type { ConsumedRecord } from '../runtime/consumed-record';
 import type { ProducedRecord, RecordCollector } from '../runtime/record-collector';
 import { pathInside } from '../runtime/state-directory';
 import { StreamTask } from '../runtime/task';
+import { TopologyMetadata } from '../runtime/topology-metadata';
 import type { InputTopicOptions } from './test-topics';
 import { TestInputTopic, TestOutputTopic } from './test-topics';
 
@@ -27,7 +28,10 @@ type RawRecord = { key: Buffer | null; value: Buffer | null; timestamp: number; 
 /**
  * Runs a topology without a broker (Kafka Streams' `TopologyTestDriver`): every topic has one partition, so
  * each sub-topology is one task; records written to topics the topology reads (repartition topics) are
- * processed at once, and every piped record is processed to the end before `pipeInput` returns.
+ * processed at once, and every piped record is processed to the end before `pipeInput` returns. As in Kafka
+ * Streams' driver, it commits after every record it processes (record caches flush downstream each time), and
+ * outer and left stream-stream joins emit their unmatched records without the runtime's 1 s emit interval,
+ * unless the configuration sets `__emit.interval.ms.kstreams.outer.join.spurious.results.fix__`.
  */
 export class TopologyTestDriver {
   readonly applicationId: string;
@@ -55,26 +59,28 @@ export class TopologyTestDriver {
       partitionCount: () => 1,
     };
     const handling = String(config['default.deserialization.exception.handler'] ?? 'fail');
-    for (const sub of topology.subtopologies()) {
+    const metadata = new TopologyMetadata(topology, this.applicationId);
+    const taskConfig = { [OUTER_JOIN_EMIT_INTERVAL_CONFIG]: 0, ...config };
+    for (const { definition: sub } of metadata.subtopologies) {
       const id = { subtopology: sub.id, partition: 0 };
       const taskDir = pathInside(this.stateDir, this.applicationId, `${sub.id}_0`);
       fs.mkdirSync(taskDir, { recursive: true });
       const task = new StreamTask(id, sub, topology, {
         applicationId: this.applicationId,
-        config,
+        config: taskConfig,
         defaultKeySerde,
         defaultValueSerde,
         collector,
         taskDir,
-        resolveTopic: (t) => resolveTopicName(topology, this.applicationId, t),
-        changelogTopic: (s) => storeChangelogTopic(topology, this.applicationId, s),
+        resolveTopic: (t) => metadata.topicName(t),
+        changelogTopic: (s) => metadata.changelogTopic(s),
         deserializationHandling: /continue/i.test(handling) ? 'continue' : 'fail',
         wallClock: () => this.wallClockMs,
       });
       task.initializeStores();
       task.initializeProcessors();
       this.tasks.push(task);
-      for (const topic of sub.sourceTopics) this.taskByTopic.set(resolveTopicName(topology, this.applicationId, topic), task);
+      for (const topic of metadata.subtopologies[sub.id]!.sourceTopics) this.taskByTopic.set(topic, task);
     }
   }
 
@@ -103,6 +109,7 @@ export class TopologyTestDriver {
     this.checkOpen();
     this.wallClockMs += ms;
     for (const task of this.tasks) task.punctuateWallClock(this.wallClockMs);
+    this.commit();
     this.drain();
   }
 
@@ -156,19 +163,22 @@ export class TopologyTestDriver {
   }
 
   /**
-   * Processes the piped record and, breadth-first, whatever it made the topology write to its own inputs; then
-   * commits, as Kafka Streams' driver does after every record (record caches flush downstream).
+   * Processes the piped record and, breadth-first, whatever it made the topology write to its own inputs,
+   * committing after each record as Kafka Streams' driver does, records read back from repartition topics included.
    */
   private drain(): void {
-    do {
-      while (this.pending.length > 0) {
-        const record = this.pending.shift()!;
-        const task = this.taskByTopic.get(record.topic)!;
-        task.addRecords([record]);
-        task.process();
-      }
-      for (const task of this.tasks) task.prepareCommit();
-    } while (this.pending.length > 0);
+    while (this.pending.length > 0) {
+      const record = this.pending.shift()!;
+      const task = this.taskByTopic.get(record.topic)!;
+      task.addRecords([record]);
+      task.process();
+      this.commit();
+    }
+  }
+
+  /** Flushes the tasks' record caches: their updates go downstream now (and may write to repartition topics). */
+  private commit(): void {
+    for (const task of this.tasks) task.prepareCommit();
   }
 
   private capture(record: ProducedRecord): void {
