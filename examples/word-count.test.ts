@@ -57,7 +57,7 @@ describe('word count example', () => {
         'PROCESSOR:count-repartition-filter',
         'SINK:count-repartition-sink',
       ],
-      ['SOURCE:count-repartition-source', 'PROCESSOR:KSTREAM-AGGREGATE-0000000003', 'PROCESSOR:KTABLE-TOSTREAM-0000000004', 'SINK:KSTREAM-SINK-0000000005'],
+      ['SOURCE:count-repartition-source', 'PROCESSOR:KSTREAM-AGGREGATE-0000000003', 'PROCESSOR:KTABLE-TOSTREAM-0000000007', 'SINK:KSTREAM-SINK-0000000008'],
     ]);
     const aggregate = description.subTopologies[1]!.nodes[1]!;
     expect(aggregate.stores).toEqual(['count']);

@@ -79,11 +79,10 @@ export class KGroupedStream<K, V> {
   /** @internal Where the aggregation reads from: the stream itself, or a repartition topic after it. */
   repartitionIfRequired(store: ResolvedName): string {
     if (!this.repartitionRequired) return this.stream.nodeName;
-    const base = this.groupName ? { name: this.groupName, generated: false } : store;
     return addRepartition(
       this.ctx,
       this.stream.nodeName,
-      base,
+      this.groupName ?? store.name,
       this.keySerde as Serde<unknown> | undefined,
       this.valueSerde as Serde<unknown> | undefined,
     );

@@ -4,9 +4,8 @@ import { Serdes } from '../serdes/serdes';
 import { deriveFromDefault } from '../serdes/default-serde';
 import type { KTable } from './ktable';
 import type { Materialized, Named } from './options';
-import type { DslContext } from './internals/dsl-context';
+import { processorName, type DslContext, type ResolvedName } from './internals/dsl-context';
 import { addAggregation } from './internals/aggregation-node';
-import { addRepartition } from './internals/dsl-context';
 import { tableAggregateProcessor, tableReduceProcessor } from './internals/aggregate-processors';
 import { changeSerde } from './internals/change';
 import type { OldValues } from './internals/table-processors';
@@ -53,24 +52,26 @@ export class KGroupedTable<K, V> {
     );
   }
 
+  /**
+   * Kafka Streams' KGroupedTable aggregation: the selected records go through `<grouping or store>-repartition`
+   * (no null-key filter: the selection drops null keys), its sink and source named after the aggregation's Named
+   * or generated before the aggregating processor.
+   */
   private build<A>(
     prefix: string,
     materialized: Materialized<K, A>,
     named: Named | undefined,
     supplier: (store: string, oldValues: OldValues) => ProcessorSupplier<unknown, unknown, unknown, unknown>,
   ): KTable<K, A> {
-    return addAggregation(this.ctx, prefix, materialized, named, this.keySerde, (store) => {
-      const base = this.groupName ? { name: this.groupName, generated: false } : store;
-      const repartitionValueSerde = this.valueSerde
-        ? changeSerde(this.valueSerde)
-        : deriveFromDefault('change(default)', (inner) => changeSerde(inner));
-      return addRepartition(
-        this.ctx,
-        this.selectNode,
-        base,
-        this.keySerde as Serde<unknown> | undefined,
-        repartitionValueSerde as Serde<unknown>,
-      );
-    }, supplier);
+    const parentFor = (store: ResolvedName): string => {
+      const sink = processorName(this.ctx, named && `${named.name}-sink`, 'KSTREAM-SINK-');
+      const source = processorName(this.ctx, named && `${named.name}-source`, 'KSTREAM-SOURCE-');
+      const topic = `${this.groupName ?? store.name}-repartition`;
+      const repartitionValueSerde = this.valueSerde ? changeSerde(this.valueSerde) : deriveFromDefault('change(default)', (inner) => changeSerde(inner));
+      const serdes = { ...(this.keySerde ? { keySerde: this.keySerde as Serde<unknown> } : {}), valueSerde: repartitionValueSerde as Serde<unknown> };
+      this.ctx.topology.addInternalTopic({ name: topic }).addSink(sink, topic, serdes, this.selectNode).addSource(source, topic, serdes);
+      return source;
+    };
+    return addAggregation(this.ctx, prefix, materialized, named, this.keySerde, parentFor, supplier, 'parent-first');
   }
 }

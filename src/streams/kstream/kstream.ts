@@ -132,9 +132,7 @@ export class KStream<K, V> {
 
   /** Writes the stream through a repartition topic and reads it back (Kafka Streams' `repartition`). */
   repartition(repartitioned: Repartitioned<K, V> = {}): KStream<K, V> {
-    const base = repartitioned.name
-      ? { name: repartitioned.name, generated: false }
-      : { name: this.ctx.names.processor('KSTREAM-REPARTITION-'), generated: true };
+    const base = repartitioned.name ?? this.ctx.names.processor('KSTREAM-REPARTITION-');
     const keySerde = repartitioned.keySerde ?? this.keySerde;
     const valueSerde = repartitioned.valueSerde ?? this.valueSerde;
     const source = addRepartition(
@@ -175,7 +173,8 @@ export class KStream<K, V> {
 
   /** Groups by a new key; the grouping repartitions the stream. */
   groupBy<K2>(selector: (key: K, value: V) => K2, grouped: Grouped<K2, V> = {}): KGroupedStream<K2, V> {
-    const selected = this.selectKey(selector);
+    // Kafka Streams names the key selection after the grouping.
+    const selected = this.selectKey(selector, grouped.name === undefined ? undefined : { name: grouped.name });
     return new KGroupedStream<K2, V>(
       selected,
       grouped.keySerde,

@@ -161,7 +161,8 @@ export class KTable<K, V> {
 
   /** Re-groups the table by a new key and value; the result aggregates with an adder and a subtractor. */
   groupBy<K2, V2>(selector: (key: K, value: V) => KeyValue<K2, V2>, grouped: Grouped<K2, V2> = {}): KGroupedTable<K2, V2> {
-    const name = processorName(this.ctx, undefined, 'KTABLE-SELECT-');
+    // Kafka Streams names the selection after the grouping.
+    const name = processorName(this.ctx, grouped.name, 'KTABLE-SELECT-');
     this.enableSendingOldValues();
     this.ctx.topology.addProcessor(name, tableRepartitionMapProcessor(selector), this.nodeName);
     return new KGroupedTable<K2, V2>(this.ctx, name, grouped.keySerde, grouped.valueSerde, grouped.name);

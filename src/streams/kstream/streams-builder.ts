@@ -23,7 +23,8 @@ export class StreamsBuilder {
   /** A table of the latest value per key of a topic, materialized in a store (named, or generated). */
   table<K = unknown, V = unknown>(topic: string, consumed: Consumed<K, V> = {}, materialized?: Materialized<K, V>): KTable<K, V> {
     const store = storeName(this.ctx, materialized as Materialized<unknown, unknown>, `${topic}-`);
-    const source = this.ctx.names.processor('KSTREAM-SOURCE-');
+    // Kafka Streams names a table's source `<name>-source` and its table processor `<name>` (Consumed.as).
+    const source = processorName(this.ctx, consumed.name === undefined ? undefined : `${consumed.name}-source`, 'KSTREAM-SOURCE-');
     const name = processorName(this.ctx, consumed.name, 'KTABLE-SOURCE-');
     const keySerde = materialized?.keySerde ?? consumed.keySerde;
     const valueSerde = materialized?.valueSerde ?? consumed.valueSerde;

@@ -28,20 +28,43 @@ export interface GlobalStoreDescription {
   processor: NodeDescription;
 }
 
-/** Kafka Streams' text form of a description, for logs and the CLI. */
+/**
+ * Kafka Streams' text form of a description (`TopologyDescription.toString()`), character for character: for logs,
+ * the CLI and the `topology-description` metric. Nodes, successors and predecessors are listed as Kafka Streams
+ * sorts them: by the size of the sub-graph below them, largest first, then by name.
+ */
 export function describeAsText(description: TopologyDescription): string {
-  const lines: string[] = ['Topologies:'];
+  let text = 'Topologies:\n ';
   for (const sub of description.subTopologies) {
-    lines.push(`   Sub-topology: ${sub.id}`);
-    for (const node of sub.nodes) {
-      if (node.type === 'SOURCE') lines.push(`    Source: ${node.name} (topics: [${(node.topics ?? []).join(', ')}])`);
-      else if (node.type === 'SINK') lines.push(`    Sink: ${node.name} (topic: ${node.topic ?? ''})`);
-      else lines.push(`    Processor: ${node.name} (stores: [${(node.stores ?? []).join(', ')}])`);
-      if (node.successors.length > 0) lines.push(`      --> ${node.successors.join(', ')}`);
-      else if (node.type !== 'SINK') lines.push('      --> none');
-      if (node.predecessors.length > 0) lines.push(`      <-- ${node.predecessors.join(', ')}`);
-    }
-    lines.push('');
+    const order = nodeOrder(sub.nodes);
+    text += `  Sub-topology: ${sub.id}\n`;
+    for (const node of [...sub.nodes].sort(order.compare)) text += `    ${nodeText(node, order.names)}\n`;
+    text += '\n';
   }
-  return lines.join('\n');
+  return text;
+}
+
+function nodeText(node: NodeDescription, names: (list: readonly string[]) => string): string {
+  if (node.type === 'SOURCE') return `Source: ${node.name} (topics: [${(node.topics ?? []).join(', ')}])\n      --> ${names(node.successors)}`;
+  if (node.type === 'SINK') return `Sink: ${node.name} (topic: ${node.topic ?? ''})\n      <-- ${names(node.predecessors)}`;
+  return `Processor: ${node.name} (stores: [${(node.stores ?? []).join(', ')}])\n      --> ${names(node.successors)}\n      <-- ${names(node.predecessors)}`;
+}
+
+/** Kafka Streams' node order: a node's size is 1 plus its successors' sizes. */
+function nodeOrder(nodes: readonly NodeDescription[]): { compare: (a: NodeDescription, b: NodeDescription) => number; names: (list: readonly string[]) => string } {
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const sizes = new Map<string, number>();
+  const size = (name: string): number => {
+    let known = sizes.get(name);
+    if (known === undefined) {
+      known = 1 + (byName.get(name)?.successors ?? []).reduce((sum, child) => sum + size(child), 0);
+      sizes.set(name, known);
+    }
+    return known;
+  };
+  const byNames = (a: string, b: string): number => size(b) - size(a) || (a < b ? -1 : a > b ? 1 : 0);
+  return {
+    compare: (a, b) => byNames(a.name, b.name),
+    names: (list) => (list.length === 0 ? 'none' : [...list].sort(byNames).join(', ')),
+  };
 }

@@ -51,12 +51,13 @@ export class Topology {
         }
       }
     }
+    // The options first: a DSL `Consumed` carries a name of its own, which must not rename this node.
     const definition: SourceDefinition = {
+      ...(options as SourceOptions),
       kind: 'source',
       name,
       topics: topicList,
       ...(pattern ? { pattern } : {}),
-      ...(options as SourceOptions),
     };
     this.add(definition, []);
     return this;

@@ -7,9 +7,10 @@ import { keyValueStoreBuilder, processorName, storeName } from './dsl-context';
 import type { OldValues } from './table-processors';
 
 /**
- * Every grouped aggregation (streams and tables alike): the store name first, then the processor name, then
- * the node it reads from (a repartition topic when needed), the order in which Kafka Streams draws generated
- * names; then the aggregating processor, its timestamped key-value store, and the resulting table.
+ * Every grouped aggregation (streams and tables alike): the store name first, then the processor name and the node
+ * it reads from (a repartition topic when needed) in the order in which Kafka Streams draws their generated names
+ * (streams: processor, then repartition; tables: repartition, then processor); then the aggregating processor, its
+ * timestamped key-value store, and the resulting table.
  */
 export function addAggregation<K, A>(
   ctx: DslContext,
@@ -19,10 +20,12 @@ export function addAggregation<K, A>(
   keySerde: Serde<K> | undefined,
   parentFor: (store: ResolvedName) => string,
   supplier: (store: string, oldValues: OldValues) => ProcessorSupplier<unknown, unknown, unknown, unknown>,
+  order: 'processor-first' | 'parent-first' = 'processor-first',
 ): KTable<K, A> {
   const store = storeName(ctx, materialized as Materialized<unknown, unknown>, prefix);
+  let parent = order === 'parent-first' ? parentFor(store) : undefined;
   const name = processorName(ctx, named?.name, prefix);
-  const parent = parentFor(store);
+  parent ??= parentFor(store);
   const oldValues = { send: false };
   const resolvedKeySerde = materialized.keySerde ?? keySerde;
   ctx.topology.addProcessor(name, supplier(store.name, oldValues), parent);

@@ -13,21 +13,22 @@ export interface DslContext {
   readonly names: NameGenerator;
 }
 
-/** A name given by the user or generated; generated names do not name repartition nodes. */
+/** A store's name, given by the user or generated. */
 export interface ResolvedName {
   name: string;
-  generated: boolean;
 }
 
+/** A processor's name: the user's, or generated. A user's name still takes an index, as in Kafka Streams (NamedInternal). */
 export function processorName(ctx: DslContext, userName: string | undefined, prefix: string): string {
-  return userName ?? ctx.names.processor(prefix);
+  const generated = ctx.names.processor(prefix);
+  return userName ?? generated;
 }
 
 /** The store name of a materialization: the user's, or one generated with Kafka Streams' prefix. */
 export function storeName(ctx: DslContext, materialized: Materialized<unknown, unknown> | undefined, prefix: string): ResolvedName {
   return materialized?.storeName
-    ? { name: materialized.storeName, generated: false }
-    : { name: ctx.names.store(prefix), generated: true };
+    ? { name: materialized.storeName }
+    : { name: ctx.names.store(prefix) };
 }
 
 /** The timestamped key-value store that backs a table or an aggregation. */
@@ -105,32 +106,26 @@ export function sourceTopicsOf(ctx: DslContext, nodeName: string): string[] {
   return [...topics];
 }
 
+/** A name Kafka Streams generated for a stream's node or store (`KSTREAM-…-0000000003`), as its repartitions tell them apart. */
+const GENERATED_STREAM_NAME = /^KSTREAM.*-[0-9]{10}$/;
+
 /**
  * Inserts a repartition topic after `parent`: a null-key filter, a sink to `<base>-repartition` and a source
- * reading it back. Returns the source's name. Node names follow Kafka Streams: derived from the base name when
- * the user chose it, generated otherwise.
+ * reading it back. Returns the source's name. As in Kafka Streams, the three nodes always take a generated name's
+ * index (sink, filter, source), and keep the generated names only when the base name is itself generated;
+ * otherwise they are named after the topic.
  */
 export function addRepartition(
   ctx: DslContext,
   parent: string,
-  base: ResolvedName,
+  base: string,
   keySerde: Serde<unknown> | undefined,
   valueSerde: Serde<unknown> | undefined,
   numberOfPartitions?: number,
 ): string {
-  const topic = `${base.name}-repartition`;
-  let sink: string;
-  let filter: string;
-  let source: string;
-  if (base.generated) {
-    sink = ctx.names.processor('KSTREAM-SINK-');
-    filter = ctx.names.processor('KSTREAM-FILTER-');
-    source = ctx.names.processor('KSTREAM-SOURCE-');
-  } else {
-    sink = `${topic}-sink`;
-    filter = `${topic}-filter`;
-    source = `${topic}-source`;
-  }
+  const topic = `${base}-repartition`;
+  const generated = { sink: ctx.names.processor('KSTREAM-SINK-'), filter: ctx.names.processor('KSTREAM-FILTER-'), source: ctx.names.processor('KSTREAM-SOURCE-') };
+  const { sink, filter, source } = GENERATED_STREAM_NAME.test(base) ? generated : { sink: `${topic}-sink`, filter: `${topic}-filter`, source: `${topic}-source` };
   const serdes = { ...(keySerde ? { keySerde } : {}), ...(valueSerde ? { valueSerde } : {}) };
   ctx.topology
     .addInternalTopic({ name: topic, ...(numberOfPartitions ? { numberOfPartitions } : {}) })

@@ -54,7 +54,7 @@ function repartitionedForJoin<K, V>(
   if (!stream.repartitionRequired) return stream;
   const keys = keySerde ?? stream.keySerde;
   const values = valueSerde ?? stream.valueSerde;
-  const base = name === undefined ? { name: stream.nodeName, generated: true } : { name, generated: false };
+  const base = name ?? stream.nodeName;
   const source = addRepartition(stream.ctx, stream.nodeName, base, keys as Serde<unknown> | undefined, values as Serde<unknown> | undefined);
   return new KStream<K, V>(stream.ctx, source, keys, values, false);
 }
