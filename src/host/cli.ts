@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { SluiceError } from '../errors';
 import { hashApiToken, newApiToken } from '../server/auth/api-tokens';
 import { hashPassword } from '../server/auth/password-hash';
+import { describeAppliedKeys } from '../streams/config/config-keys';
 import { SLUICE_VERSION } from '../streams/runtime/streams-instance';
 import { ENVIRONMENT_VARIABLES, loadHostConfig, type ConfigFlags } from './config/host-config';
 import { LOG_LEVELS } from './config/schema';
@@ -72,6 +73,12 @@ The configuration file (YAML or JSON):
     - topology: word-count    # a topology name or alias
       applicationId: word-count
       config: { num.stream.threads: 2 }
+
+Streams configuration Sluice applies, in \`streams:\` or an instance's \`config\` (Kafka Streams' names; every other
+key Kafka Streams or its clients accept is taken and named at start as not applied; \`topic.<key>\` configures
+the internal topics; client keys also under \`consumer.\`, \`main.consumer.\`, \`restore.consumer.\`, \`producer.\`,
+\`admin.\`):
+${describeAppliedKeys()}
 
 Environment variables (override the file; flags override both):
 ${ENVIRONMENT_VARIABLES.map((v) => `  ${v.name.padEnd(30)}${v.key ? `${v.key}: ` : ''}${v.description}`).join('\n')}
