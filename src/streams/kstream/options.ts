@@ -46,6 +46,11 @@ export interface Materialized<K, V> {
   loggingEnabled?: boolean;
   /** Extra configs of the changelog topic. */
   logConfig?: Record<string, string>;
+  /**
+   * Record cache in front of the store on (default) or off (Kafka Streams' `withCachingEnabled`): with it, updates of
+   * a key are merged until the next commit (up to `statestore.cache.max.bytes`), and only the last goes downstream.
+   */
+  cachingEnabled?: boolean;
   /** Window and session stores: how long windows are kept. */
   retentionMs?: number;
 }

@@ -57,8 +57,10 @@ export class StoreStatisticsDumper {
     const now = new Date().toISOString();
     const lines = this.options
       .stores()
-      .filter(({ store }) => store.isOpen() && store.stats)
-      .map(({ taskId, store }) => JSON.stringify({ time: now, task: taskId, store: store.name, type: store.type, ...store.stats!() }))
+      .flatMap(({ taskId, store }) => {
+        const stats = store.isOpen() ? store.stats?.() : undefined;
+        return stats ? [JSON.stringify({ time: now, task: taskId, store: store.name, type: store.type, ...stats })] : [];
+      })
       .join('\n');
     if (lines === '') return;
     this.rotateIfNeeded();

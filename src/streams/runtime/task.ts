@@ -1,9 +1,10 @@
 import { IllegalState, ProcessorException, SerializationException, TopologyException } from '../../errors';
 import type { Cancellable, Processor, ProcessorContext, PunctuationType, Punctuator } from '../processor/processor';
-import type { RecordMetadata, StreamRecord } from '../processor/record';
+import type { Headers, RecordMetadata, StreamRecord } from '../processor/record';
 import type { Serde } from '../serdes/serde';
 import { resolveSerde } from '../serdes/default-serde';
-import type { ChangelogRecord, StateStore, StoreContext } from '../state/store';
+import { cacheMaxBytes } from '../config/config-lookup';
+import { type ChangelogRecord, isCachingStore, type StateStore, type StoreContext } from '../state/store';
 import type { NodeDefinition, SinkDefinition, SourceDefinition } from '../topology/node-definitions';
 import type { Subtopology, Topology } from '../topology/topology';
 import type { ConsumedRecord } from './consumed-record';
@@ -105,6 +106,8 @@ export class StreamTask {
         logChange: changelog === undefined ? () => undefined : this.changelogWriter(changelog),
         streamTime: () => this.streamTimeMs,
         recordTimestamp: () => this.context.currentTimestamp,
+        recordHeaders: () => this.context.currentHeaders,
+        cacheMaxBytes: cacheMaxBytes(this.env.config),
         ...(this.env.configureStore ? { configureStore: this.env.configureStore } : {}),
       };
       store.init(storeContext);
@@ -246,11 +249,13 @@ export class StreamTask {
     if (timestamp > this.streamTimeMs) this.streamTimeMs = timestamp;
     this.context.currentMetadata = consumed;
     this.context.currentTimestamp = timestamp;
+    this.context.currentHeaders = consumed.headers;
     try {
       this.context.runAs(source, () => source.process({ key, value, timestamp, headers: consumed.headers }));
     } finally {
       this.context.currentMetadata = undefined;
       this.context.currentTimestamp = undefined;
+      this.context.currentHeaders = undefined;
     }
     this.processedRecords++;
     this.punctuateStreamTime();
@@ -338,17 +343,12 @@ export class StreamTask {
     return requested;
   }
 
-  /** Flushes record caches (their updates go downstream now); call before flushing the producer. */
+  /**
+   * Flushes the stores' record caches, upstream stores first (their updates go downstream now, and may fill the
+   * caches below); call before flushing the producer.
+   */
   prepareCommit(): void {
-    for (const { node, flush } of this.context.commitHooks) {
-      this.context.runAs(node, () => {
-        try {
-          flush();
-        } catch (error) {
-          throw wrapNodeError(error, node.name, this.name);
-        }
-      });
-    }
+    for (const store of this.stores.values()) if (isCachingStore(store)) store.flushCache();
   }
 
   async flushStores(): Promise<void> {
@@ -445,6 +445,8 @@ class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
   currentMetadata: RecordMetadata | undefined;
   /** Timestamp of the record the running processor was given (Kafka Streams' `context.timestamp()`). */
   currentTimestamp: number | undefined;
+  /** Headers of that record: what a caching store keeps with the updates it forwards later. */
+  currentHeaders: Headers | undefined;
 
   constructor(
     private readonly task: StreamTask,
@@ -477,7 +479,9 @@ class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
     const node = this.currentNode;
     if (!node) throw new IllegalState('forward() called outside of processing');
     const timestamp = this.currentTimestamp;
+    const headers = this.currentHeaders;
     this.currentTimestamp = record.timestamp;
+    this.currentHeaders = record.headers;
     if (childName !== undefined) {
       const child = node.childByName.get(childName);
       if (!child) throw new ProcessorException(node.name, this.task.name, `'${childName}' is not a child of this node`);
@@ -493,6 +497,7 @@ class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
     }
     this.currentNode = node;
     this.currentTimestamp = timestamp;
+    this.currentHeaders = headers;
   }
 
   getStateStore<S>(name: string): S {
@@ -535,12 +540,13 @@ class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
     this.task.drop(reason, this.recordMetadata());
   }
 
-  /** Used by the DSL's caching processors: `flush` runs as the current node before every commit. */
-  onCommit(flush: () => void): void {
+  /**
+   * Used by the DSL's table processors: what they forward from a store's cache flush (at commit, outside their
+   * `process`) must leave from their node, as Kafka Streams' cache flush listeners do.
+   */
+  asCurrentNode(): (fn: () => void) => void {
     const node = this.currentNode;
-    if (!node) throw new IllegalState('onCommit() called outside of a processor');
-    this.commitHooks.push({ node, flush });
+    if (!node) throw new IllegalState('asCurrentNode() called outside of a processor');
+    return (fn) => this.runAs(node, fn);
   }
-
-  readonly commitHooks: { node: ProcessorNode; flush: () => void }[] = [];
 }

@@ -30,6 +30,10 @@ export interface StoreBuilder<S extends StateStore> {
   readonly retentionPeriod?: number;
   withLoggingEnabled(config?: Record<string, string>): this;
   withLoggingDisabled(): this;
+  /** Whether the store is built behind a record cache (Kafka Streams' caching layer; off unless enabled). */
+  readonly cachingEnabled: boolean;
+  withCachingEnabled(): this;
+  withCachingDisabled(): this;
   /** A new store; serdes the builder was not given come from `defaults`. */
   build(defaults: StoreSerdeDefaults): S;
 }
@@ -37,9 +41,13 @@ export interface StoreBuilder<S extends StateStore> {
 /** How a builder makes its store once the serdes are known. */
 export type StoreFactory<S, K, V> = (keySerde: Serde<K>, valueSerde: Serde<V>) => S;
 
+/** Puts a store behind its caching layer. */
+export type CachingWrapper<S> = (store: S) => S;
+
 export class ConfigurableStoreBuilder<S extends StateStore, K, V> implements StoreBuilder<S> {
   private logging = true;
   private userLogConfig: Record<string, string> = {};
+  private caching = false;
 
   constructor(
     readonly name: string,
@@ -49,7 +57,22 @@ export class ConfigurableStoreBuilder<S extends StateStore, K, V> implements Sto
     private readonly keySerde: Serde<K> | undefined,
     private readonly valueSerde: Serde<V> | undefined,
     private readonly factory: StoreFactory<S, K, V>,
+    private readonly cachingWrapper: CachingWrapper<S>,
   ) {}
+
+  get cachingEnabled(): boolean {
+    return this.caching;
+  }
+
+  withCachingEnabled(): this {
+    this.caching = true;
+    return this;
+  }
+
+  withCachingDisabled(): this {
+    this.caching = false;
+    return this;
+  }
 
   get loggingEnabled(): boolean {
     return this.logging;
@@ -78,9 +101,10 @@ export class ConfigurableStoreBuilder<S extends StateStore, K, V> implements Sto
 
   build(defaults: StoreSerdeDefaults): S {
     // Serdes derived from the defaults (windowed keys, join buffers) are resolved here too.
-    return this.factory(
+    const store = this.factory(
       resolveSerde(this.keySerde as Serde<unknown> | undefined, defaults.keySerde) as Serde<K>,
       resolveSerde(this.valueSerde as Serde<unknown> | undefined, defaults.valueSerde) as Serde<V>,
     );
+    return this.caching ? this.cachingWrapper(store) : store;
   }
 }

@@ -77,6 +77,10 @@ export interface StoreContext {
    * commit), stores use `streamTime()`.
    */
   readonly recordTimestamp?: () => number | undefined;
+  /** Headers of the record being processed: opaque to stores, kept by caching stores for the updates they forward. */
+  readonly recordHeaders?: () => unknown;
+  /** `statestore.cache.max.bytes`: the size of a caching store's cache (0: writes go through at once). */
+  readonly cacheMaxBytes?: number;
 }
 
 /** What a store reports for the periodic statistics dump (`stats.enable`). */
@@ -114,8 +118,39 @@ export interface StateStore {
   restore(records: ChangelogRecords): void;
   /** Removes every entry (used before a full restoration of a store whose local state was wiped). */
   clear(): void;
-  /** Counters for the statistics dump; every store Sluice builds has it. */
-  stats?(): StoreStats;
+  /** Counters for the statistics dump; every store Sluice builds has them. */
+  stats?(): StoreStats | undefined;
+}
+
+/** One update a caching store writes through to the store below it when its cache is flushed. */
+export interface CachedUpdate<K, V> {
+  key: K;
+  newValue: V | null;
+  /** What the store held before: null when the key was absent, or when old values were not asked for. */
+  oldValue: V | null;
+  /** Timestamp of the record that made the update. */
+  timestamp: number;
+  /** Headers of that record. */
+  headers: unknown;
+}
+
+/**
+ * A store with a caching layer (Kafka Streams' `CachingKeyValueStore` and its window and session kin): reads see
+ * the cached writes; writes reach the store below (and its changelog) when the cache is flushed at commit or is
+ * full, one per key. The processor that owns the store forwards the written updates from its flush listener.
+ */
+export interface CachingStore<K, V> {
+  /**
+   * Called for every update written through, except a deletion of a key the store never held (Kafka Streams
+   * forwards neither). `sendOldValues`: read the old value of every update, not only of deletions.
+   */
+  setFlushListener(listener: (update: CachedUpdate<K, V>) => void, sendOldValues: boolean): void;
+  /** Writes the cached updates through to the store below, in the order of their last update. */
+  flushCache(): void;
+}
+
+export function isCachingStore(store: StateStore): store is StateStore & CachingStore<unknown, unknown> {
+  return typeof (store as Partial<CachingStore<unknown, unknown>>).flushCache === 'function';
 }
 
 /** Read-only view of a key-value store: what interactive queries use. */

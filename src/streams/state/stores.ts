@@ -6,6 +6,9 @@ import type {
   TimestampedWindowStore,
   WindowStore,
 } from './store';
+import { CachingKeyValueStore } from './caching-key-value-store';
+import { CachingSessionStore } from './caching-session-store';
+import { CachingWindowStore } from './caching-window-store';
 import { ConfigurableStoreBuilder, type StoreBuilder } from './store-builders';
 import {
   type KeyValueBytesStoreSupplier,
@@ -22,6 +25,11 @@ import { TypedWindowStore } from './typed-window-store';
 
 export type { StoreBuilder, StoreSerdeDefaults } from './store-builders';
 export type { KeyValueBytesStoreSupplier, SessionBytesStoreSupplier, WindowBytesStoreSupplier } from './store-suppliers';
+
+/** A store that keeps every duplicate (a join's) has no single value per window to cache: it stays uncached. */
+function cachingWindowStore<S extends WindowStore<K, V, VS>, K, V, VS>(store: S, supplier: WindowBytesStoreSupplier): S {
+  return supplier.retainDuplicates ? store : (new CachingWindowStore(store, supplier.segmentInterval) as unknown as S);
+}
 
 /**
  * Kafka Streams' `Stores`: suppliers (where and how long a store keeps its data) and builders (typed stores with
@@ -52,8 +60,9 @@ export const Stores = {
     keySerde?: Serde<K>,
     valueSerde?: Serde<V>,
   ): StoreBuilder<KeyValueStore<K, V>> {
-    return new ConfigurableStoreBuilder(supplier.name, 'key_value', supplier.persistent, undefined, keySerde, valueSerde, (ks, vs) =>
+    return new ConfigurableStoreBuilder<KeyValueStore<K, V>, K, V>(supplier.name, 'key_value', supplier.persistent, undefined, keySerde, valueSerde, (ks, vs) =>
       new TypedKeyValueStore<K, V>(supplier.name, 'key_value', supplier.createStorage(), ks, vs, plainValues(vs)),
+      (store) => new CachingKeyValueStore(store),
     );
   },
 
@@ -63,14 +72,16 @@ export const Stores = {
     valueSerde?: Serde<V>,
   ): StoreBuilder<TimestampedKeyValueStore<K, V>> {
     const type = 'timestamped_key_value';
-    return new ConfigurableStoreBuilder(supplier.name, type, supplier.persistent, undefined, keySerde, valueSerde, (ks, vs) =>
+    return new ConfigurableStoreBuilder<TimestampedKeyValueStore<K, V>, K, V>(supplier.name, type, supplier.persistent, undefined, keySerde, valueSerde, (ks, vs) =>
       new TypedKeyValueStore(supplier.name, type, supplier.createStorage(), ks, vs, timestampedValues(vs)),
+      (store) => new CachingKeyValueStore(store),
     );
   },
 
   windowStoreBuilder<K, V>(supplier: WindowBytesStoreSupplier, keySerde?: Serde<K>, valueSerde?: Serde<V>): StoreBuilder<WindowStore<K, V>> {
-    return new ConfigurableStoreBuilder(supplier.name, 'window', supplier.persistent, supplier.retentionPeriod, keySerde, valueSerde, (ks, vs) =>
+    return new ConfigurableStoreBuilder<WindowStore<K, V>, K, V>(supplier.name, 'window', supplier.persistent, supplier.retentionPeriod, keySerde, valueSerde, (ks, vs) =>
       new TypedWindowStore<K, V>(supplier.name, 'window', supplier.createStorage(), ks, vs, plainValues(vs), supplier),
+      (store) => cachingWindowStore(store, supplier),
     );
   },
 
@@ -80,14 +91,16 @@ export const Stores = {
     valueSerde?: Serde<V>,
   ): StoreBuilder<TimestampedWindowStore<K, V>> {
     const type = 'timestamped_window';
-    return new ConfigurableStoreBuilder(supplier.name, type, supplier.persistent, supplier.retentionPeriod, keySerde, valueSerde, (ks, vs) =>
+    return new ConfigurableStoreBuilder<TimestampedWindowStore<K, V>, K, V>(supplier.name, type, supplier.persistent, supplier.retentionPeriod, keySerde, valueSerde, (ks, vs) =>
       new TypedWindowStore(supplier.name, type, supplier.createStorage(), ks, vs, timestampedValues(vs), supplier),
+      (store) => cachingWindowStore(store, supplier),
     );
   },
 
   sessionStoreBuilder<K, V>(supplier: SessionBytesStoreSupplier, keySerde?: Serde<K>, valueSerde?: Serde<V>): StoreBuilder<SessionStore<K, V>> {
-    return new ConfigurableStoreBuilder(supplier.name, 'session', supplier.persistent, supplier.retentionPeriod, keySerde, valueSerde, (ks, vs) =>
+    return new ConfigurableStoreBuilder<SessionStore<K, V>, K, V>(supplier.name, 'session', supplier.persistent, supplier.retentionPeriod, keySerde, valueSerde, (ks, vs) =>
       new TypedSessionStore<K, V>(supplier.name, supplier.createStorage(), ks, vs, supplier.retentionPeriod, supplier.segmentInterval),
+      (store) => new CachingSessionStore(store, supplier.segmentInterval),
     );
   },
 } as const;

@@ -123,15 +123,15 @@ describe.each([
       expect(entry.key).toBe('a');
       break;
     }
-    expect(store.stats?.().openIterators).toBe(0);
+    expect(store.stats?.()?.openIterators).toBe(0);
     const explicit = store.range('a', 'c');
     explicit.next();
-    expect(store.stats?.().openIterators).toBe(1);
+    expect(store.stats?.()?.openIterators).toBe(1);
     explicit.close();
-    expect(store.stats?.().openIterators).toBe(0);
+    expect(store.stats?.()?.openIterators).toBe(0);
     const exhausted = store.all();
     expect([...exhausted]).toHaveLength(3);
-    expect(store.stats?.().openIterators).toBe(0);
+    expect(store.stats?.()?.openIterators).toBe(0);
 
     const dangling = store.all();
     dangling.next();

@@ -118,7 +118,7 @@ describe.each([
     long.put('k', 's0', 1);
     long.put('k', 's1', 100000);
     long.put('k', 's2', 200000);
-    expect(long.stats?.().entries).toBe(3);
+    expect(long.stats?.()?.entries).toBe(3);
     const reading = long.all();
     expect(reading.next().value?.value).toBe('s0');
     long.put('k', 's3', 300000);
@@ -126,13 +126,13 @@ describe.each([
     // iterator opened before keeps reading what it was given (segment 0 is only dropped once it is closed).
     expect(starts(long.fetchRange('k', 0, 400000))).toEqual(['200000=s2', '300000=s3']);
     expect([...reading].map((entry) => entry.value)).toEqual(['s1', 's2']);
-    expect(long.stats?.().entries).toBe(3);
+    expect(long.stats?.()?.entries).toBe(3);
     await long.close();
     if (kind === 'persistent') {
       const reopened = Stores.windowStoreBuilder<string, string>(Stores.persistentWindowStore('segmented', 200000, 1000, false)).build(defaults);
       reopened.init(context);
       expect(starts(reopened.fetchRange('k', 0, 400000))).toEqual(['200000=s2', '300000=s3']);
-      expect(reopened.stats?.().entries).toBe(3);
+      expect(reopened.stats?.()?.entries).toBe(3);
       await reopened.close();
     }
   });

@@ -3,27 +3,17 @@ import type { Processor, ProcessorContext, ProcessorSupplier } from '../../proce
 import type { StreamRecord } from '../../processor/record';
 import type { Change } from './change';
 import { dropRecord, isNull } from './drop';
-import { cacheKeyId, RecordCache } from './record-cache';
-import { registerCacheReader } from './value-getters';
+import { TableForwarder } from './table-forwarder';
 import type { OldValues } from './table-processors';
 
 type Supplier = ProcessorSupplier<unknown, unknown, unknown, unknown>;
 type TimestampedStore<K, V> = KeyValueStore<K, ValueAndTimestamp<V>>;
 
-interface CacheEntry<K, A> {
-  key: K;
-  newAgg: A | null;
-  /** The aggregate in the store when the entry was first cached: the old value of the update sent at flush. */
-  oldAgg: A | null;
-  timestamp: number;
-  headers: StreamRecord<K, unknown>['headers'];
-}
-
-/** Base of the aggregations: updates go through the record cache (see RecordCache) when it is on. */
+/** Base of the aggregations: the store (behind its caching layer when caching is on) holds each key's aggregate. */
 abstract class AggregateProcessor<K, VIn, A> implements Processor<K, VIn, unknown, unknown> {
   protected context!: ProcessorContext<unknown, unknown>;
-  protected store!: TimestampedStore<K, A>;
-  private cache: RecordCache<CacheEntry<K, A>> | undefined;
+  private store!: TimestampedStore<K, A>;
+  private forwarder!: TableForwarder;
 
   constructor(
     private readonly storeName: string,
@@ -33,39 +23,20 @@ abstract class AggregateProcessor<K, VIn, A> implements Processor<K, VIn, unknow
   init(context: ProcessorContext<unknown, unknown>): void {
     this.context = context;
     this.store = context.getStateStore<TimestampedStore<K, A>>(this.storeName);
-    this.cache = RecordCache.create(context, (e) => this.write(e.key, e.newAgg, e.oldAgg, e.timestamp, e.headers));
-    if (this.cache) registerCacheReader(this.store, (key: K) => this.cached(key));
+    this.forwarder = TableForwarder.timestamped(context, this.store, this.oldValues);
   }
 
   abstract process(record: StreamRecord<K, VIn>): void;
 
-  /** The current aggregate of a key: the cached one, else the stored one. */
   protected read(key: K): ValueAndTimestamp<A> | undefined {
-    const cached = this.cached(key);
-    return cached === undefined ? this.store.get(key) : (cached ?? undefined);
+    return this.store.get(key);
   }
 
-  private cached(key: K): ValueAndTimestamp<A> | null | undefined {
-    const entry = this.cache?.get(cacheKeyId(key, this.store.keySerde));
-    if (entry === undefined) return undefined;
-    return entry.newAgg === null ? null : { value: entry.newAgg, timestamp: entry.timestamp };
-  }
-
-  /** Stores the new aggregate (null deletes) and forwards the table update, now or at the next flush. */
+  /** Stores the new aggregate (null deletes) and forwards the table update, now or when the cache writes it. */
   protected emit(record: StreamRecord<K, unknown>, newAgg: A | null, oldAgg: A | null, timestamp: number): void {
-    if (!this.cache) {
-      this.write(record.key, newAgg, oldAgg, timestamp, record.headers);
-      return;
-    }
-    const keyId = cacheKeyId(record.key, this.store.keySerde);
-    const first = this.cache.get(keyId)?.oldAgg;
-    this.cache.put(keyId, '', { key: record.key, newAgg, oldAgg: first === undefined ? oldAgg : first, timestamp, headers: record.headers });
-  }
-
-  private write(key: K, newAgg: A | null, oldAgg: A | null, timestamp: number, headers: StreamRecord<K, unknown>['headers']): void {
-    this.store.put(key, newAgg === null ? null : { value: newAgg, timestamp });
+    this.store.put(record.key, newAgg === null ? null : { value: newAgg, timestamp });
     const change: Change<A> = { newValue: newAgg, oldValue: this.oldValues.send ? oldAgg : null };
-    this.context.forward({ key, value: change, timestamp, headers });
+    this.forwarder.maybeForward({ key: record.key, value: change, timestamp, headers: record.headers });
   }
 }
 

@@ -1,21 +1,31 @@
+import { IllegalState } from '../../../errors';
 import type { ProcessorContext } from '../../processor/processor';
 
 /**
- * What the runtime's context offers the DSL's own processors beyond the public API: reporting records they
- * drop (counted as dropped records), and a hook run before each commit (record caches flush there).
+ * What the runtime's context (Kafka Streams' `InternalProcessorContext`) offers the DSL's own processors beyond the
+ * public API: reporting records they drop (counted as dropped records), and running code later as the node that
+ * asks (cache flushes forward from it).
  */
-export interface DroppingContext {
+export interface DslRuntimeContext {
   recordDropped(reason: string): void;
-  onCommit(flush: () => void): void;
+  asCurrentNode(): (fn: () => void) => void;
+}
+
+function runtimeContext(context: ProcessorContext<unknown, unknown>): DslRuntimeContext {
+  const runtime = context as unknown as Partial<DslRuntimeContext>;
+  if (typeof runtime.recordDropped !== 'function' || typeof runtime.asCurrentNode !== 'function') {
+    throw new IllegalState("the DSL's processors run in a Sluice task: this context is not one");
+  }
+  return runtime as DslRuntimeContext;
 }
 
 export function dropRecord(context: ProcessorContext<unknown, unknown>, reason: string): void {
-  (context as unknown as Partial<DroppingContext>).recordDropped?.(reason);
+  runtimeContext(context).recordDropped(reason);
 }
 
-/** Registers a flush to run (as the registering node) before each commit; a no-op outside the runtime. */
-export function onCommit(context: ProcessorContext<unknown, unknown>, flush: () => void): void {
-  (context as unknown as Partial<DroppingContext>).onCommit?.(flush);
+/** Runs a function later as the node that calls this now. */
+export function asCurrentNode(context: ProcessorContext<unknown, unknown>): (fn: () => void) => void {
+  return runtimeContext(context).asCurrentNode();
 }
 
 /** Null or undefined: a key or value that Kafka Streams' operations skip (and count as dropped). */

@@ -43,7 +43,12 @@ export function keyValueStoreBuilder(
       ? Stores.inMemoryKeyValueStore(name)
       : Stores.persistentTimestampedKeyValueStore(name);
   const builder = Stores.timestampedKeyValueStoreBuilder(supplier, materialized?.keySerde ?? keySerde, materialized?.valueSerde ?? valueSerde);
-  return withLogging(builder, materialized);
+  return withLogging(withCaching(builder, materialized), materialized);
+}
+
+/** The caching switch of a materialization: on unless turned off, as in Kafka Streams. */
+function withCaching<S extends StateStore>(builder: StoreBuilder<S>, materialized: Materialized<unknown, unknown> | undefined): StoreBuilder<S> {
+  return materialized?.cachingEnabled === false ? builder.withCachingDisabled() : builder.withCachingEnabled();
 }
 
 /** The changelog switches of a materialization, applied to a store builder. */
@@ -74,7 +79,7 @@ export function windowStoreBuilder(
   // Join stores keep every record, so their changelog must not be compacted (Kafka Streams sets `delete`).
   return window.retainDuplicates
     ? withLogging(Stores.windowStoreBuilder(supplier, keys, values), materialized, { 'cleanup.policy': 'delete' })
-    : withLogging(Stores.timestampedWindowStoreBuilder(supplier, keys, values), materialized);
+    : withLogging(withCaching(Stores.timestampedWindowStoreBuilder(supplier, keys, values), materialized), materialized);
 }
 
 /** The session store of a session aggregation. */
@@ -87,7 +92,8 @@ export function sessionStoreBuilder(
 ): StoreBuilder<StateStore> {
   const supplier =
     materialized?.storeType === 'in-memory' ? Stores.inMemorySessionStore(name, retentionMs) : Stores.persistentSessionStore(name, retentionMs);
-  return withLogging(Stores.sessionStoreBuilder(supplier, materialized?.keySerde ?? keySerde, materialized?.valueSerde ?? valueSerde), materialized);
+  const builder = Stores.sessionStoreBuilder(supplier, materialized?.keySerde ?? keySerde, materialized?.valueSerde ?? valueSerde);
+  return withLogging(withCaching(builder, materialized), materialized);
 }
 
 /** The topics whose records reach a node: what a join must declare co-partitioned. */

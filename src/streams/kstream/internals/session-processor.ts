@@ -1,9 +1,9 @@
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../../processor/processor';
 import type { StreamRecord } from '../../processor/record';
-import type { SessionStore, Window } from '../../state/store';
+import type { SessionStore, Window, Windowed } from '../../state/store';
 import type { SessionWindows } from '../windows';
-import { CachedSessionStore } from './cached-session-store';
 import { dropRecord, isNull } from './drop';
+import { TableForwarder } from './table-forwarder';
 import type { OldValues } from './table-processors';
 import { dropLate, type WindowedAggregator } from './window-processors';
 
@@ -27,12 +27,14 @@ export function sessionWindowAggregateProcessor<K, V, A>(
   return () =>
     new (class implements Processor<K, V, unknown, unknown> {
       private context!: ProcessorContext<unknown, unknown>;
-      private sessions!: CachedSessionStore<K, A>;
+      private store!: SessionStore<K, A>;
+      private forwarder!: TableForwarder;
       private observedStreamTime = -1;
 
       init(context: ProcessorContext<unknown, unknown>): void {
         this.context = context;
-        this.sessions = new CachedSessionStore(context, context.getStateStore<SessionStore<K, A>>(storeName), oldValues);
+        this.store = context.getStateStore<SessionStore<K, A>>(storeName);
+        this.forwarder = TableForwarder.session(context, this.store, oldValues);
       }
 
       process(record: StreamRecord<K, V>): void {
@@ -43,7 +45,7 @@ export function sessionWindowAggregateProcessor<K, V, A>(
         const timestamp = record.timestamp;
         this.observedStreamTime = Math.max(this.observedStreamTime, timestamp);
         const closeTime = this.observedStreamTime - windows.graceMs - gap;
-        const found = this.sessions.findSessions(record.key, timestamp - gap, timestamp + gap);
+        const found = Array.from(this.store.findSessions(record.key, timestamp - gap, timestamp + gap));
         let aggregate = aggregator.init();
         let merged: Window = { start: timestamp, end: timestamp };
         for (const session of found) {
@@ -55,10 +57,18 @@ export function sessionWindowAggregateProcessor<K, V, A>(
           return;
         }
         if (merged.start !== timestamp || merged.end !== timestamp) {
-          for (const session of found) this.sessions.put(session.key, null, session.value, record.headers);
+          for (const session of found) this.write(record, session.key, null, session.value);
         }
         const value = aggregator.add(record.key, record.value, aggregate);
-        this.sessions.put({ key: record.key, window: merged }, value, null, record.headers);
+        this.write(record, { key: record.key, window: merged }, value, null);
+      }
+
+      /** Writes a session's aggregate, or with null removes the session, and forwards the update. */
+      private write(record: StreamRecord<K, V>, session: Windowed<K>, value: A | null, oldAgg: A | null): void {
+        if (value === null) this.store.remove(session);
+        else this.store.put(session, value);
+        const change = { newValue: value, oldValue: oldValues.send ? oldAgg : null };
+        this.forwarder.maybeForward({ key: session, value: change, timestamp: session.window.end, headers: record.headers });
       }
     })() as Processor;
 }

@@ -3,6 +3,7 @@ import type { Processor, ProcessorContext, ProcessorSupplier } from '../../proce
 import type { StreamRecord } from '../../processor/record';
 import type { Change } from './change';
 import { dropRecord } from './drop';
+import { TableForwarder } from './table-forwarder';
 
 /** Shared switch: whether table updates carry old values (turned on by downstream operations that need them). */
 export interface OldValues {
@@ -12,21 +13,39 @@ export interface OldValues {
 type Supplier = ProcessorSupplier<unknown, unknown, unknown, unknown>;
 type TimestampedStore<K, V> = KeyValueStore<K, ValueAndTimestamp<V>>;
 
+/** A processor that turns table updates into other records, with no store of its own. */
+abstract class ForwardingProcessor<K, VIn> implements Processor<K, VIn, unknown, unknown> {
+  protected context!: ProcessorContext<unknown, unknown>;
+
+  init(context: ProcessorContext<unknown, unknown>): void {
+    this.context = context;
+  }
+
+  abstract process(record: StreamRecord<K, VIn>): void;
+}
+
+/** A processor whose result is a table, materialized in a store or not (Kafka Streams' KTable processors). */
 abstract class TableProcessor<K, VIn> implements Processor<K, VIn, unknown, unknown> {
   protected context!: ProcessorContext<unknown, unknown>;
   protected store: TimestampedStore<K, unknown> | undefined;
+  private forwarder!: TableForwarder;
 
-  constructor(private readonly storeName: string | undefined) {}
+  constructor(
+    private readonly storeName: string | undefined,
+    private readonly oldValues: OldValues,
+  ) {}
 
   init(context: ProcessorContext<unknown, unknown>): void {
     this.context = context;
     if (this.storeName) this.store = context.getStateStore<TimestampedStore<K, unknown>>(this.storeName);
+    this.forwarder = TableForwarder.timestamped(context, this.store, this.oldValues);
   }
 
   abstract process(record: StreamRecord<K, VIn>): void;
 
-  protected forwardChange<V>(record: StreamRecord<K, unknown>, change: Change<V>, timestamp = record.timestamp): void {
-    this.context.forward({ key: record.key, value: change, timestamp, headers: record.headers });
+  /** Forwards a table update, now or (materialized behind a cache) when the store writes it. */
+  protected forwardChange<V>(record: StreamRecord<K, unknown>, change: Change<V>): void {
+    this.forwarder.maybeForward({ key: record.key, value: change, timestamp: record.timestamp, headers: record.headers });
   }
 
   /** Writes a materialized result; returns the previous value. */
@@ -50,7 +69,7 @@ export function tableSourceProcessor<K, V>(storeName: string, oldValues: OldValu
         const old = this.materialize(record.key, record.value, record.timestamp) as V | null;
         this.forwardChange(record, { newValue: record.value ?? null, oldValue: oldValues.send ? old : null });
       }
-    })(storeName) as Processor;
+    })(storeName, oldValues) as Processor;
 }
 
 /** KTable `filter`/`filterNot`: updates that do not pass become deletions. */
@@ -71,7 +90,7 @@ export function tableFilterProcessor<K, V>(
         this.materialize(record.key, newValue, record.timestamp);
         this.forwardChange(record, { newValue, oldValue });
       }
-    })(storeName) as Processor;
+    })(storeName, oldValues) as Processor;
 }
 
 export function tableMapValuesProcessor<K, V, V2>(
@@ -88,12 +107,12 @@ export function tableMapValuesProcessor<K, V, V2>(
         this.materialize(record.key, newValue, record.timestamp);
         this.forwardChange(record, { newValue, oldValue });
       }
-    })(storeName) as Processor;
+    })(storeName, oldValues) as Processor;
 }
 
 export function tableToStreamProcessor<K, V>(): Supplier {
   return () =>
-    new (class extends TableProcessor<K, Change<V>> {
+    new (class extends ForwardingProcessor<K, Change<V>> {
       process(record: StreamRecord<K, Change<V>>): void {
         this.context.forward({
           key: record.key,
@@ -102,7 +121,7 @@ export function tableToStreamProcessor<K, V>(): Supplier {
           headers: record.headers,
         });
       }
-    })(undefined) as Processor;
+    })() as Processor;
 }
 
 /**
@@ -113,7 +132,7 @@ export function tableRepartitionMapProcessor<K, V, K2, V2>(selector: (key: K, va
   const valid = (kv: KeyValue<K2, V2> | null): kv is KeyValue<K2, V2> =>
     kv !== null && kv.key !== null && kv.key !== undefined && kv.value !== null && kv.value !== undefined;
   return () =>
-    new (class extends TableProcessor<K, Change<V>> {
+    new (class extends ForwardingProcessor<K, Change<V>> {
       process(record: StreamRecord<K, Change<V>>): void {
         const change = record.value;
         const newPair = change.newValue === null ? null : selector(record.key, change.newValue);
@@ -127,7 +146,7 @@ export function tableRepartitionMapProcessor<K, V, K2, V2>(selector: (key: K, va
         if (valid(oldPair)) send(oldPair.key, { newValue: null, oldValue: oldPair.value });
         if (valid(newPair)) send(newPair.key, { newValue: newPair.value, oldValue: null });
       }
-    })(undefined) as Processor;
+    })() as Processor;
 }
 
 function sameKey(a: unknown, b: unknown): boolean {

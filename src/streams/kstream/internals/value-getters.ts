@@ -1,12 +1,5 @@
 import type { ProcessorContext } from '../../processor/processor';
-import type {
-  KeyValueStore,
-  SessionStore,
-  StateStore,
-  TimestampedWindowStore,
-  ValueAndTimestamp,
-  Windowed,
-} from '../../state/store';
+import type { KeyValueStore, SessionStore, TimestampedWindowStore, ValueAndTimestamp, Windowed } from '../../state/store';
 
 /** Reads a table's current value of a key, as a join sees it. */
 export type ValueGetter<K, V> = (key: K) => ValueAndTimestamp<V> | undefined;
@@ -14,32 +7,11 @@ export type ValueGetter<K, V> = (key: K) => ValueAndTimestamp<V> | undefined;
 /**
  * How a join reads the current value of a table (Kafka Streams' `KTableValueGetterSupplier`): the stores it needs
  * connected, and the getter built in the joining processor's `init`. A table that is not materialized computes its
- * values from its parent's getter.
+ * values from its parent's getter. Reads go through the stores' caching layer.
  */
 export interface ValueGetterSupplier<K, V> {
   readonly storeNames: readonly string[];
   get(context: ProcessorContext<unknown, unknown>): ValueGetter<K, V>;
-}
-
-/**
- * What an aggregation's record cache holds for a key of its store: the cached value, null for a cached deletion,
- * undefined when the key is not cached. Getters read through it, as Kafka Streams' caching stores do.
- */
-type CacheReader = (key: unknown) => ValueAndTimestamp<unknown> | null | undefined;
-
-const cacheReaders = new WeakMap<StateStore, CacheReader>();
-
-/** Lets getters of `store` (one task's instance) see the updates its aggregation still caches. */
-export function registerCacheReader<K, V>(store: StateStore, reader: (key: K) => ValueAndTimestamp<V> | null | undefined): void {
-  cacheReaders.set(store, reader as CacheReader);
-}
-
-function throughCache<K, V>(store: StateStore, read: ValueGetter<K, V>): ValueGetter<K, V> {
-  return (key) => {
-    const cached = cacheReaders.get(store)?.(key) as ValueAndTimestamp<V> | null | undefined;
-    if (cached !== undefined) return cached ?? undefined;
-    return read(key);
-  };
 }
 
 /** The getter of a table materialized in a timestamped key-value store. */
@@ -48,7 +20,7 @@ export function keyValueStoreGetter<K, V>(storeName: string): ValueGetterSupplie
     storeNames: [storeName],
     get(context) {
       const store = context.getStateStore<KeyValueStore<K, ValueAndTimestamp<V>>>(storeName);
-      return throughCache(store, (key) => store.get(key));
+      return (key) => store.get(key);
     },
   };
 }
@@ -59,7 +31,7 @@ export function windowStoreGetter<K, V>(storeName: string): ValueGetterSupplier<
     storeNames: [storeName],
     get(context) {
       const store = context.getStateStore<TimestampedWindowStore<K, V>>(storeName);
-      return throughCache(store, (windowed) => store.fetch(windowed.key, windowed.window.start));
+      return (windowed) => store.fetch(windowed.key, windowed.window.start);
     },
   };
 }
@@ -70,10 +42,10 @@ export function sessionStoreGetter<K, V>(storeName: string): ValueGetterSupplier
     storeNames: [storeName],
     get(context) {
       const store = context.getStateStore<SessionStore<K, V>>(storeName);
-      return throughCache(store, (windowed) => {
+      return (windowed) => {
         const value = store.fetchSession(windowed.key, windowed.window.start, windowed.window.end);
         return value === undefined ? undefined : { value, timestamp: windowed.window.end };
-      });
+      };
     },
   };
 }

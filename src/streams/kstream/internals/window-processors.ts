@@ -2,8 +2,10 @@ import type { Processor, ProcessorContext, ProcessorSupplier } from '../../proce
 import type { StreamRecord } from '../../processor/record';
 import type { TimestampedWindowStore, ValueAndTimestamp, Window } from '../../state/store';
 import type { SlidingWindows, TimeWindows } from '../windows';
-import { CachedWindowStore, type StoredWindow } from './cached-window-store';
+import type { Headers } from '../../processor/record';
+import type { Change } from './change';
 import { dropRecord, isNull } from './drop';
+import { TableForwarder } from './table-forwarder';
 import type { OldValues } from './table-processors';
 
 type Supplier = ProcessorSupplier<unknown, unknown, unknown, unknown>;
@@ -37,13 +39,21 @@ export function dropLate(context: ProcessorContext<unknown, unknown>, window: st
   dropRecord(context, `record for the expired window ${window} (windows closed up to ${closeTime})`);
 }
 
+/** One window of a key as a windowed aggregation reads it. */
+interface StoredWindow<A> {
+  start: number;
+  value: ValueAndTimestamp<A>;
+}
+
 /**
- * Base of the windowed aggregations: the window store seen through the record cache, and the stream time this
- * processor observed (Kafka Streams' `observedStreamTime`), from which windows close after their grace period.
+ * Base of the windowed aggregations: the window store (behind its caching layer when caching is on), and the stream
+ * time this processor observed (Kafka Streams' `observedStreamTime`), from which windows close after their grace
+ * period.
  */
 abstract class WindowAggregateProcessor<K, V, A> implements Processor<K, V, unknown, unknown> {
   protected context!: ProcessorContext<unknown, unknown>;
-  protected windowStore!: CachedWindowStore<K, A>;
+  private store!: TimestampedWindowStore<K, A>;
+  private forwarder!: TableForwarder;
   private observedStreamTime = -1;
 
   constructor(
@@ -54,8 +64,25 @@ abstract class WindowAggregateProcessor<K, V, A> implements Processor<K, V, unkn
 
   init(context: ProcessorContext<unknown, unknown>): void {
     this.context = context;
-    const store = context.getStateStore<TimestampedWindowStore<K, A>>(this.storeName);
-    this.windowStore = new CachedWindowStore(context, store, this.oldValues);
+    this.store = context.getStateStore<TimestampedWindowStore<K, A>>(this.storeName);
+    this.forwarder = TableForwarder.timestamped(context, this.store, this.oldValues);
+  }
+
+  protected fetchWindow(key: K, windowStart: number): ValueAndTimestamp<A> | undefined {
+    return this.store.fetch(key, windowStart);
+  }
+
+  /** The windows of `key` that start within [from, to], oldest first (newest first when `backward`), read at once. */
+  protected windowsOf(key: K, from: number, to: number, backward: boolean): StoredWindow<A>[] {
+    const windows = backward ? this.store.backwardFetchRange(key, from, to) : this.store.fetchRange(key, from, to);
+    return Array.from(windows, ({ key: start, value }) => ({ start, value }));
+  }
+
+  /** Writes the new aggregate of a window and forwards the update, now or when the cache writes it. */
+  protected putWindow(key: K, window: Window, value: ValueAndTimestamp<A>, oldAgg: A | null, headers: Headers): void {
+    this.store.put(key, value, window.start);
+    const change: Change<A> = { newValue: value.value, oldValue: this.oldValues.send ? oldAgg : null };
+    this.forwarder.maybeForward({ key: { key, window }, value: change, timestamp: value.timestamp, headers });
   }
 
   process(record: StreamRecord<K, V>): void {
@@ -73,7 +100,7 @@ abstract class WindowAggregateProcessor<K, V, A> implements Processor<K, V, unkn
   protected update(record: StreamRecord<K, V>, window: Window, current: { value: A | null; timestamp: number }): void {
     const newAgg = this.aggregator.add(record.key, record.value, current.value);
     const timestamp = current.value === null ? record.timestamp : Math.max(record.timestamp, current.timestamp);
-    this.windowStore.put(record.key, window, { value: newAgg, timestamp }, current.value, record.headers);
+    this.putWindow(record.key, window, { value: newAgg, timestamp }, current.value, record.headers);
   }
 }
 
@@ -93,7 +120,7 @@ export function timeWindowAggregateProcessor<K, V, A>(
             dropLate(this.context, `[${window.start},${window.end})`, closeTime);
             continue;
           }
-          const old = this.windowStore.fetch(record.key, window.start);
+          const old = this.fetchWindow(record.key, window.start);
           this.update(record, window, old ?? { value: this.aggregator.init(), timestamp: record.timestamp });
         }
       }
@@ -147,7 +174,7 @@ export function slidingWindowAggregateProcessor<K, V, A>(
         let leftExists = false;
         let rightExists = false;
         let previousTimestamp: number | undefined;
-        const found = this.windowStore.fetchRange(record.key, Math.max(0, timestamp - 2 * difference), timestamp + 1, true);
+        const found = this.windowsOf(record.key, Math.max(0, timestamp - 2 * difference), timestamp + 1, true);
         for (const { start, value } of found) {
           starts.add(start);
           const end = start + difference;
@@ -190,7 +217,7 @@ export function slidingWindowAggregateProcessor<K, V, A>(
         let rightAgg: ValueAndTimestamp<A> | undefined;
         let rightExists = false;
         let previousTimestamp: number | undefined;
-        for (const window of this.windowStore.fetchRange(record.key, 0, timestamp + 1, false)) {
+        for (const window of this.windowsOf(record.key, 0, timestamp + 1, false)) {
           starts.add(window.start);
           if (window.start === 0) {
             combined = window;
@@ -214,7 +241,7 @@ export function slidingWindowAggregateProcessor<K, V, A>(
       /** The record's right window, when later records fall in it: it holds what `rightAgg` holds. */
       private createRightWindow(record: StreamRecord<K, V>, rightAgg: ValueAndTimestamp<A> | undefined): void {
         if (rightAgg === undefined || rightAgg.timestamp <= record.timestamp) return;
-        this.windowStore.put(record.key, windowAt(record.timestamp + 1), rightAgg, null, record.headers);
+        this.putWindow(record.key, windowAt(record.timestamp + 1), rightAgg, null, record.headers);
       }
 
       private updateIfOpen(record: StreamRecord<K, V>, window: Window, current: { value: A | null; timestamp: number }): void {

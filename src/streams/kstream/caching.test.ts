@@ -1,6 +1,6 @@
-import { Serdes } from '../../serdes/serdes';
-import { TopologyTestDriver } from '../../test-driver/topology-test-driver';
-import { StreamsBuilder } from '../streams-builder';
+import { Serdes } from '../serdes/serdes';
+import { TopologyTestDriver } from '../test-driver/topology-test-driver';
+import { StreamsBuilder } from './streams-builder';
 
 /**
  * Counts the words of each line under the line's key: one input line updates its key's count once per word, all

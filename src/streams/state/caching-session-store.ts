@@ -1,0 +1,105 @@
+import type { Serde } from '../serdes/serde';
+import { int64Bytes } from '../serdes/int64';
+import { type CachedItem, mergeWithCache } from './cache-merge';
+import { type CacheEntry, CachingStoreBase } from './caching-store-base';
+import { sessionStoreKey } from './session-key-schema';
+import type { KeyValue, SessionStore, StoreIterator, Window, Windowed } from './store';
+
+interface SessionBounds {
+  keyFrom?: Buffer;
+  keyTo?: Buffer;
+  earliestEnd: number;
+  latestStart: number;
+}
+
+const ALL_SESSIONS = { earliestEnd: 0, latestStart: Number.MAX_SAFE_INTEGER };
+
+/**
+ * Kafka Streams' `CachingSessionStore`: a session store behind a record cache (see CachingStore). Cached sessions
+ * are keyed as the store keys them; reads merge them in the store's order: by time segment of the session's end,
+ * then store key.
+ */
+export class CachingSessionStore<K, V> extends CachingStoreBase<SessionStore<K, V>, Windowed<K>, V> implements SessionStore<K, V> {
+  constructor(
+    inner: SessionStore<K, V>,
+    private readonly segmentInterval: number,
+  ) {
+    super(inner);
+  }
+
+  get keySerde(): Serde<K> {
+    return this.inner.keySerde;
+  }
+
+  get valueSerde(): Serde<V> {
+    return this.inner.valueSerde;
+  }
+
+  get retentionPeriod(): number {
+    return this.inner.retentionPeriod;
+  }
+
+  put(session: Windowed<K>, value: V): void {
+    this.cacheWrite(this.id(session.key, session.window), session, value);
+  }
+
+  remove(session: Windowed<K>): void {
+    this.cacheWrite(this.id(session.key, session.window), session, null);
+  }
+
+  fetchSession(key: K, sessionStart: number, sessionEnd: number): V | undefined {
+    const cached = this.cache.get(this.id(key, { start: sessionStart, end: sessionEnd }));
+    if (cached !== undefined) return cached.value ?? undefined;
+    return this.inner.fetchSession(key, sessionStart, sessionEnd);
+  }
+
+  fetch(key: K): StoreIterator<KeyValue<Windowed<K>, V>> {
+    const keyBytes = this.keySerde.serialize(key);
+    return this.merged(this.inner.fetch(key), { keyFrom: keyBytes, keyTo: keyBytes, ...ALL_SESSIONS });
+  }
+
+  findSessions(key: K, earliestSessionEndTime: number, latestSessionStartTime: number): StoreIterator<KeyValue<Windowed<K>, V>> {
+    const keyBytes = this.keySerde.serialize(key);
+    const stored = this.inner.findSessions(key, earliestSessionEndTime, latestSessionStartTime);
+    return this.merged(stored, { keyFrom: keyBytes, keyTo: keyBytes, earliestEnd: earliestSessionEndTime, latestStart: latestSessionStartTime });
+  }
+
+  fetchKeyRange(keyFrom: K | undefined, keyTo: K | undefined): StoreIterator<KeyValue<Windowed<K>, V>> {
+    return this.merged(this.inner.fetchKeyRange(keyFrom, keyTo), {
+      ...(keyFrom === undefined ? {} : { keyFrom: this.keySerde.serialize(keyFrom) }),
+      ...(keyTo === undefined ? {} : { keyTo: this.keySerde.serialize(keyTo) }),
+      ...ALL_SESSIONS,
+    });
+  }
+
+  protected storedValue(entry: CacheEntry<Windowed<K>, V>): V | null {
+    return this.inner.fetchSession(entry.key.key, entry.key.window.start, entry.key.window.end) ?? null;
+  }
+
+  protected writeToStore(entry: CacheEntry<Windowed<K>, V>): void {
+    if (entry.value === null) this.inner.remove(entry.key);
+    else this.inner.put(entry.key, entry.value);
+  }
+
+  private id(key: K, window: Window): string {
+    return sessionStoreKey(this.keySerde.serialize(key), window).toString('latin1');
+  }
+
+  private merged(stored: StoreIterator<KeyValue<Windowed<K>, V>>, bounds: SessionBounds): StoreIterator<KeyValue<Windowed<K>, V>> {
+    if (this.cache.size === 0) return stored;
+    const cached: CachedItem<KeyValue<Windowed<K>, V>>[] = [];
+    for (const entry of this.cache.values()) {
+      const { window } = entry.key;
+      if (window.end < bounds.earliestEnd || window.start > bounds.latestStart) continue;
+      const keyBytes = this.keySerde.serialize(entry.key.key);
+      if (bounds.keyFrom !== undefined && Buffer.compare(keyBytes, bounds.keyFrom) < 0) continue;
+      if (bounds.keyTo !== undefined && Buffer.compare(keyBytes, bounds.keyTo) > 0) continue;
+      cached.push({ sortKey: this.sortKey(keyBytes, window), item: entry.value === null ? null : { key: entry.key, value: entry.value } });
+    }
+    return mergeWithCache(stored, cached, (kv) => this.sortKey(this.keySerde.serialize(kv.key.key), kv.key.window), false);
+  }
+
+  private sortKey(keyBytes: Buffer, window: Window): Buffer {
+    return Buffer.concat([int64Bytes(Math.floor(window.end / this.segmentInterval)), sessionStoreKey(keyBytes, window)]);
+  }
+}
