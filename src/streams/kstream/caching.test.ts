@@ -37,3 +37,37 @@ describe('RecordCache size', () => {
     expect(await countsOf('a a', { 'statestore.cache.max.bytes': 1024, 'cache.max.bytes.buffering': 0 })).toHaveLength(1);
   });
 });
+
+describe('a cached table', () => {
+  /** `table(topic, materialized).toStream()` fed the updates of the Must-show case, as Kafka Streams' test would be. */
+  async function changes(cachingEnabled: boolean | undefined): Promise<unknown[]> {
+    const builder = new StreamsBuilder();
+    const materialized = cachingEnabled === undefined ? { storeName: 'table' } : { storeName: 'table', cachingEnabled };
+    builder.table<string, string>('in', {}, materialized).toStream().to('out');
+    const driver = new TopologyTestDriver(builder.build(), { 'application.id': 'cached-table' }, 0);
+    const input = driver.createInputTopic('in', Serdes.String(), Serdes.String());
+    input.pipeInput('k1', 'v1');
+    input.pipeInput('k1', null);
+    input.pipeInput('k1', null);
+    input.pipeInput('k2', null);
+    const out = driver.createOutputTopic('out', Serdes.String(), Serdes.String()).readKeyValuesToList();
+    await driver.close();
+    return out;
+  }
+
+  it('forwards no update whose old and new values are both null (Kafka Streams emits k1=v1, k1=null)', async () => {
+    expect(await changes(undefined)).toEqual([
+      { key: 'k1', value: 'v1' },
+      { key: 'k1', value: null },
+    ]);
+  });
+
+  it('forwards every update with caching disabled, as Kafka Streams does', async () => {
+    expect(await changes(false)).toEqual([
+      { key: 'k1', value: 'v1' },
+      { key: 'k1', value: null },
+      { key: 'k1', value: null },
+      { key: 'k2', value: null },
+    ]);
+  });
+});

@@ -9,6 +9,7 @@ export class RecordingStoreContext implements StoreContext {
   readonly taskId: string;
   readonly loggingEnabled: boolean;
   readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+  readonly cacheMaxBytes?: number;
   readonly changelog: ChangelogRecord[] = [];
   currentStreamTime = -1;
   currentRecordTimestamp = 0;
@@ -20,12 +21,14 @@ export class RecordingStoreContext implements StoreContext {
       taskId?: string;
       loggingEnabled?: boolean;
       configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+      cacheMaxBytes?: number;
     } = {},
   ) {
     this.applicationId = options.applicationId ?? 'app';
     this.taskId = options.taskId ?? '0_0';
     this.loggingEnabled = options.loggingEnabled ?? true;
     if (options.configureStore !== undefined) this.configureStore = options.configureStore;
+    if (options.cacheMaxBytes !== undefined) this.cacheMaxBytes = options.cacheMaxBytes;
   }
 
   logChange(_storeName: string, record: ChangelogRecord): void {
