@@ -20,6 +20,13 @@ const BASE = '/api/v1/applications';
 
 type StoreParams = ApplicationIdParams & { name: string };
 
+/**
+ * Query answers are serialized with JSON.stringify, not compiled from their schema: records hold any JSON, for
+ * which the compiled serializer calls JSON.stringify once per key and value (4x slower on 100 000 records). The
+ * answers are built by the query layer in the schema's shape, which the route tests check.
+ */
+const plainJson = () => (data: unknown) => JSON.stringify(data);
+
 export const applicationsPlugin: FastifyPluginAsync<ApplicationsPluginOptions> = async (app, { instances, queries }) => {
   app.get(BASE, {
     schema: { tags, summary: 'Application ids of the instances of this process', response: withErrors({ 200: applicationIds }) },
@@ -49,6 +56,7 @@ export const applicationsPlugin: FastifyPluginAsync<ApplicationsPluginOptions> =
   };
 
   app.post<{ Params: StoreParams; Body: unknown }>(`${BASE}/:applicationId/stores/:name`, {
+    serializerCompiler: plainJson,
     schema: {
       tags,
       summary: 'Interactive query of a state store',
@@ -60,6 +68,7 @@ export const applicationsPlugin: FastifyPluginAsync<ApplicationsPluginOptions> =
   });
 
   app.post<{ Params: StoreParams; Body: unknown }>(`${BASE}/:applicationId/stores/:name/records`, {
+    serializerCompiler: plainJson,
     schema: {
       tags,
       summary: 'Interactive query of a state store, answering only the records',
