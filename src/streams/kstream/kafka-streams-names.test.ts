@@ -1,5 +1,12 @@
+import type { ProcessorSupplier } from '../processor/processor';
+import { Serdes } from '../serdes/serdes';
+import type { StateStore } from '../state/store';
+import { Stores, type StoreBuilder } from '../state/stores';
 import { StreamsBuilder } from './streams-builder';
-import { TimeWindows } from './windows';
+import { BufferConfig, Suppressed } from './suppressed';
+import { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from './windows';
+
+const forward: ProcessorSupplier<string, string, string, string> = () => ({ process: () => undefined });
 
 /**
  * Topologies as Kafka Streams 3.9.1 describes them (`Topology.describe().toString()`), recorded from its own code:
@@ -252,6 +259,723 @@ const CASES: { name: string; build: (b: StreamsBuilder) => void; kafkaStreams: s
       <-- tcount
     Sink: KSTREAM-SINK-0000000008 (topic: tc)
       <-- KTABLE-TOSTREAM-0000000007
+
+`,
+  },
+  {
+    name: 'stateless',
+    build: (b) => {
+      const input = b.stream<string, string>('in');
+      input
+        .filter(() => true)
+        .filterNot(() => false)
+        .map((key, value) => ({ key, value }))
+        .mapValues((v) => v)
+        .flatMap((key, value) => [{ key, value }])
+        .flatMapValues((v) => [v])
+        .selectKey((_k, v) => v)
+        .peek(() => undefined)
+        .to('out');
+      input.foreach(() => undefined);
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [in])
+      --> KSTREAM-FILTER-0000000001, KSTREAM-FOREACH-0000000010
+    Processor: KSTREAM-FILTER-0000000001 (stores: [])
+      --> KSTREAM-FILTER-0000000002
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-FILTER-0000000002 (stores: [])
+      --> KSTREAM-MAP-0000000003
+      <-- KSTREAM-FILTER-0000000001
+    Processor: KSTREAM-MAP-0000000003 (stores: [])
+      --> KSTREAM-MAPVALUES-0000000004
+      <-- KSTREAM-FILTER-0000000002
+    Processor: KSTREAM-MAPVALUES-0000000004 (stores: [])
+      --> KSTREAM-FLATMAP-0000000005
+      <-- KSTREAM-MAP-0000000003
+    Processor: KSTREAM-FLATMAP-0000000005 (stores: [])
+      --> KSTREAM-FLATMAPVALUES-0000000006
+      <-- KSTREAM-MAPVALUES-0000000004
+    Processor: KSTREAM-FLATMAPVALUES-0000000006 (stores: [])
+      --> KSTREAM-KEY-SELECT-0000000007
+      <-- KSTREAM-FLATMAP-0000000005
+    Processor: KSTREAM-KEY-SELECT-0000000007 (stores: [])
+      --> KSTREAM-PEEK-0000000008
+      <-- KSTREAM-FLATMAPVALUES-0000000006
+    Processor: KSTREAM-PEEK-0000000008 (stores: [])
+      --> KSTREAM-SINK-0000000009
+      <-- KSTREAM-KEY-SELECT-0000000007
+    Processor: KSTREAM-FOREACH-0000000010 (stores: [])
+      --> none
+      <-- KSTREAM-SOURCE-0000000000
+    Sink: KSTREAM-SINK-0000000009 (topic: out)
+      <-- KSTREAM-PEEK-0000000008
+
+`,
+  },
+  {
+    name: 'split-merge',
+    build: (b) => {
+      const input = b.stream<string, string>('in');
+      const named = input.split({ name: 's-' }).branch((_k, v) => v.startsWith('a'), { name: 'a' }).branch((_k, v) => v.startsWith('b')).defaultBranch();
+      named.get('s-a')!.merge(named.get('s-2')!).merge(named.get('s-0')!, { name: 'm' }).to('out');
+      input
+        .split()
+        .branch(() => true, { chain: (s) => s.to('one') })
+        .defaultBranch({ chain: (s) => s.to('zero') });
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [in])
+      --> s-, KSTREAM-BRANCH-0000000008
+    Processor: s- (stores: [])
+      --> s-0, s-2, s-a
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-BRANCH-0000000008 (stores: [])
+      --> KSTREAM-BRANCH-00000000080, KSTREAM-BRANCH-00000000081
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: s-2 (stores: [])
+      --> KSTREAM-MERGE-0000000005
+      <-- s-
+    Processor: s-a (stores: [])
+      --> KSTREAM-MERGE-0000000005
+      <-- s-
+    Processor: KSTREAM-MERGE-0000000005 (stores: [])
+      --> m
+      <-- s-a, s-2
+    Processor: s-0 (stores: [])
+      --> m
+      <-- s-
+    Processor: KSTREAM-BRANCH-00000000080 (stores: [])
+      --> KSTREAM-SINK-0000000012
+      <-- KSTREAM-BRANCH-0000000008
+    Processor: KSTREAM-BRANCH-00000000081 (stores: [])
+      --> KSTREAM-SINK-0000000010
+      <-- KSTREAM-BRANCH-0000000008
+    Processor: m (stores: [])
+      --> KSTREAM-SINK-0000000007
+      <-- KSTREAM-MERGE-0000000005, s-0
+    Sink: KSTREAM-SINK-0000000007 (topic: out)
+      <-- m
+    Sink: KSTREAM-SINK-0000000010 (topic: one)
+      <-- KSTREAM-BRANCH-00000000081
+    Sink: KSTREAM-SINK-0000000012 (topic: zero)
+      <-- KSTREAM-BRANCH-00000000080
+
+`,
+  },
+  {
+    name: 'repartition',
+    build: (b) => {
+      const input = b.stream<string, string>('in');
+      input.repartition().to('o1');
+      input.repartition({ name: 'r' }).to('o2');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [in])
+      --> KSTREAM-FILTER-0000000003, r-repartition-filter
+    Processor: KSTREAM-FILTER-0000000003 (stores: [])
+      --> KSTREAM-SINK-0000000002
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: r-repartition-filter (stores: [])
+      --> r-repartition-sink
+      <-- KSTREAM-SOURCE-0000000000
+    Sink: KSTREAM-SINK-0000000002 (topic: KSTREAM-REPARTITION-0000000001-repartition)
+      <-- KSTREAM-FILTER-0000000003
+    Sink: r-repartition-sink (topic: r-repartition)
+      <-- r-repartition-filter
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000004 (topics: [KSTREAM-REPARTITION-0000000001-repartition])
+      --> KSTREAM-SINK-0000000005
+    Sink: KSTREAM-SINK-0000000005 (topic: o1)
+      <-- KSTREAM-SOURCE-0000000004
+
+  Sub-topology: 2
+    Source: r-repartition-source (topics: [r-repartition])
+      --> KSTREAM-SINK-0000000009
+    Sink: KSTREAM-SINK-0000000009 (topic: o2)
+      <-- r-repartition-source
+
+`,
+  },
+  {
+    name: 'group-by-key',
+    build: (b) => {
+      const input = b.stream<string, string>('in');
+      input.selectKey((_k, v) => v).groupByKey().reduce((_a, c) => c).toStream().to('o1');
+      input.map((key, value) => ({ key, value })).groupByKey({ name: 'g' }).count({ storeName: 'c' }).toStream().to('o2');
+      input.groupByKey().aggregate(() => '', (_k, v, a) => a + v, { storeName: 'agg-store' }, { name: 'agg' }).toStream().to('o3');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [in])
+      --> KSTREAM-KEY-SELECT-0000000001, KSTREAM-MAP-0000000009, agg
+    Processor: KSTREAM-KEY-SELECT-0000000001 (stores: [])
+      --> KSTREAM-FILTER-0000000005
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-MAP-0000000009 (stores: [])
+      --> g-repartition-filter
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: agg (stores: [agg-store])
+      --> KTABLE-TOSTREAM-0000000017
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-FILTER-0000000005 (stores: [])
+      --> KSTREAM-SINK-0000000004
+      <-- KSTREAM-KEY-SELECT-0000000001
+    Processor: KTABLE-TOSTREAM-0000000017 (stores: [])
+      --> KSTREAM-SINK-0000000018
+      <-- agg
+    Processor: g-repartition-filter (stores: [])
+      --> g-repartition-sink
+      <-- KSTREAM-MAP-0000000009
+    Sink: KSTREAM-SINK-0000000004 (topic: KSTREAM-REDUCE-STATE-STORE-0000000002-repartition)
+      <-- KSTREAM-FILTER-0000000005
+    Sink: KSTREAM-SINK-0000000018 (topic: o3)
+      <-- KTABLE-TOSTREAM-0000000017
+    Sink: g-repartition-sink (topic: g-repartition)
+      <-- g-repartition-filter
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000006 (topics: [KSTREAM-REDUCE-STATE-STORE-0000000002-repartition])
+      --> KSTREAM-REDUCE-0000000003
+    Processor: KSTREAM-REDUCE-0000000003 (stores: [KSTREAM-REDUCE-STATE-STORE-0000000002])
+      --> KTABLE-TOSTREAM-0000000007
+      <-- KSTREAM-SOURCE-0000000006
+    Processor: KTABLE-TOSTREAM-0000000007 (stores: [])
+      --> KSTREAM-SINK-0000000008
+      <-- KSTREAM-REDUCE-0000000003
+    Sink: KSTREAM-SINK-0000000008 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000007
+
+  Sub-topology: 2
+    Source: g-repartition-source (topics: [g-repartition])
+      --> KSTREAM-AGGREGATE-0000000010
+    Processor: KSTREAM-AGGREGATE-0000000010 (stores: [c])
+      --> KTABLE-TOSTREAM-0000000014
+      <-- g-repartition-source
+    Processor: KTABLE-TOSTREAM-0000000014 (stores: [])
+      --> KSTREAM-SINK-0000000015
+      <-- KSTREAM-AGGREGATE-0000000010
+    Sink: KSTREAM-SINK-0000000015 (topic: o2)
+      <-- KTABLE-TOSTREAM-0000000014
+
+`,
+  },
+  {
+    name: 'to-table',
+    build: (b) => {
+      const input = b.stream<string, string>('in');
+      input.toTable().toStream().to('o1');
+      input.toTable({ name: 'tt' }, { storeName: 'tt-store' }).toStream().to('o2');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [in])
+      --> KSTREAM-TOTABLE-0000000001, tt
+    Processor: KSTREAM-TOTABLE-0000000001 (stores: [])
+      --> KTABLE-TOSTREAM-0000000003
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: tt (stores: [tt-store])
+      --> KTABLE-TOSTREAM-0000000006
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KTABLE-TOSTREAM-0000000003 (stores: [])
+      --> KSTREAM-SINK-0000000004
+      <-- KSTREAM-TOTABLE-0000000001
+    Processor: KTABLE-TOSTREAM-0000000006 (stores: [])
+      --> KSTREAM-SINK-0000000007
+      <-- tt
+    Sink: KSTREAM-SINK-0000000004 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000003
+    Sink: KSTREAM-SINK-0000000007 (topic: o2)
+      <-- KTABLE-TOSTREAM-0000000006
+
+`,
+  },
+  {
+    name: 'table-ops',
+    build: (b) => {
+      b.table<string, string>('t').filter(() => true).mapValues((v) => v).toStream().to('o1');
+      b.table<string, string>('t2', {}, { storeName: 't2-store' })
+        .filterNot(() => false, undefined, { storeName: 'f-store' })
+        .mapValues((v) => v + '!', undefined, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
+        .toStream()
+        .to('o2');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000001 (topics: [t])
+      --> KTABLE-SOURCE-0000000002
+    Processor: KTABLE-SOURCE-0000000002 (stores: [])
+      --> KTABLE-FILTER-0000000003
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: KTABLE-FILTER-0000000003 (stores: [])
+      --> KTABLE-MAPVALUES-0000000004
+      <-- KTABLE-SOURCE-0000000002
+    Processor: KTABLE-MAPVALUES-0000000004 (stores: [])
+      --> KTABLE-TOSTREAM-0000000005
+      <-- KTABLE-FILTER-0000000003
+    Processor: KTABLE-TOSTREAM-0000000005 (stores: [])
+      --> KSTREAM-SINK-0000000006
+      <-- KTABLE-MAPVALUES-0000000004
+    Sink: KSTREAM-SINK-0000000006 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000005
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000007 (topics: [t2])
+      --> KTABLE-SOURCE-0000000008
+    Processor: KTABLE-SOURCE-0000000008 (stores: [t2-store])
+      --> KTABLE-FILTER-0000000009
+      <-- KSTREAM-SOURCE-0000000007
+    Processor: KTABLE-FILTER-0000000009 (stores: [f-store])
+      --> KTABLE-MAPVALUES-0000000011
+      <-- KTABLE-SOURCE-0000000008
+    Processor: KTABLE-MAPVALUES-0000000011 (stores: [])
+      --> KTABLE-TOSTREAM-0000000012
+      <-- KTABLE-FILTER-0000000009
+    Processor: KTABLE-TOSTREAM-0000000012 (stores: [])
+      --> KSTREAM-SINK-0000000013
+      <-- KTABLE-MAPVALUES-0000000011
+    Sink: KSTREAM-SINK-0000000013 (topic: o2)
+      <-- KTABLE-TOSTREAM-0000000012
+
+`,
+  },
+  {
+    name: 'stream-stream-joins',
+    build: (b) => {
+      const fiveSeconds = JoinWindows.ofTimeDifferenceWithNoGrace(5000);
+      // Java's StreamJoined.as(x) names the join stores, not the processors: Sluice's { storeName: x }.
+      const left = b.stream<string, string>('left');
+      const right = b.stream<string, string>('right');
+      left.join(right, (a, c) => a + c, fiveSeconds).to('inner');
+      left.leftJoin(right, (a, c) => a + c, fiveSeconds).to('left-out');
+      left.outerJoin(right, (a, c) => `${a}${c}`, fiveSeconds, { storeName: 'oj' }).to('outer');
+      left.join(right, (a, c) => a + c, fiveSeconds, { storeName: 'sj-store' }).to('stored');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [left])
+      --> KSTREAM-WINDOWED-0000000014, KSTREAM-WINDOWED-0000000008, KSTREAM-WINDOWED-0000000020, KSTREAM-WINDOWED-0000000002
+    Source: KSTREAM-SOURCE-0000000001 (topics: [right])
+      --> KSTREAM-WINDOWED-0000000009, KSTREAM-WINDOWED-0000000015, KSTREAM-WINDOWED-0000000021, KSTREAM-WINDOWED-0000000003
+    Processor: KSTREAM-WINDOWED-0000000002 (stores: [KSTREAM-JOINTHIS-0000000004-store])
+      --> KSTREAM-JOINTHIS-0000000004
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-WINDOWED-0000000003 (stores: [KSTREAM-JOINOTHER-0000000005-store])
+      --> KSTREAM-JOINOTHER-0000000005
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: KSTREAM-WINDOWED-0000000008 (stores: [KSTREAM-JOINTHIS-0000000010-store])
+      --> KSTREAM-JOINTHIS-0000000010
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-WINDOWED-0000000009 (stores: [KSTREAM-OUTEROTHER-0000000011-store])
+      --> KSTREAM-OUTEROTHER-0000000011
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: KSTREAM-WINDOWED-0000000014 (stores: [oj-outer-this-join-store])
+      --> KSTREAM-OUTERTHIS-0000000016
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-WINDOWED-0000000015 (stores: [oj-outer-other-join-store])
+      --> KSTREAM-OUTEROTHER-0000000017
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: KSTREAM-WINDOWED-0000000020 (stores: [sj-store-this-join-store])
+      --> KSTREAM-JOINTHIS-0000000022
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-WINDOWED-0000000021 (stores: [sj-store-other-join-store])
+      --> KSTREAM-JOINOTHER-0000000023
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: KSTREAM-JOINOTHER-0000000005 (stores: [KSTREAM-JOINTHIS-0000000004-store])
+      --> KSTREAM-MERGE-0000000006
+      <-- KSTREAM-WINDOWED-0000000003
+    Processor: KSTREAM-JOINOTHER-0000000023 (stores: [sj-store-this-join-store])
+      --> KSTREAM-MERGE-0000000024
+      <-- KSTREAM-WINDOWED-0000000021
+    Processor: KSTREAM-JOINTHIS-0000000004 (stores: [KSTREAM-JOINOTHER-0000000005-store])
+      --> KSTREAM-MERGE-0000000006
+      <-- KSTREAM-WINDOWED-0000000002
+    Processor: KSTREAM-JOINTHIS-0000000010 (stores: [KSTREAM-OUTERSHARED-0000000010-store, KSTREAM-OUTEROTHER-0000000011-store])
+      --> KSTREAM-MERGE-0000000012
+      <-- KSTREAM-WINDOWED-0000000008
+    Processor: KSTREAM-JOINTHIS-0000000022 (stores: [sj-store-other-join-store])
+      --> KSTREAM-MERGE-0000000024
+      <-- KSTREAM-WINDOWED-0000000020
+    Processor: KSTREAM-OUTEROTHER-0000000011 (stores: [KSTREAM-OUTERSHARED-0000000010-store, KSTREAM-JOINTHIS-0000000010-store])
+      --> KSTREAM-MERGE-0000000012
+      <-- KSTREAM-WINDOWED-0000000009
+    Processor: KSTREAM-OUTEROTHER-0000000017 (stores: [oj-outer-shared-join-store, oj-outer-this-join-store])
+      --> KSTREAM-MERGE-0000000018
+      <-- KSTREAM-WINDOWED-0000000015
+    Processor: KSTREAM-OUTERTHIS-0000000016 (stores: [oj-outer-shared-join-store, oj-outer-other-join-store])
+      --> KSTREAM-MERGE-0000000018
+      <-- KSTREAM-WINDOWED-0000000014
+    Processor: KSTREAM-MERGE-0000000006 (stores: [])
+      --> KSTREAM-SINK-0000000007
+      <-- KSTREAM-JOINTHIS-0000000004, KSTREAM-JOINOTHER-0000000005
+    Processor: KSTREAM-MERGE-0000000012 (stores: [])
+      --> KSTREAM-SINK-0000000013
+      <-- KSTREAM-JOINTHIS-0000000010, KSTREAM-OUTEROTHER-0000000011
+    Processor: KSTREAM-MERGE-0000000018 (stores: [])
+      --> KSTREAM-SINK-0000000019
+      <-- KSTREAM-OUTERTHIS-0000000016, KSTREAM-OUTEROTHER-0000000017
+    Processor: KSTREAM-MERGE-0000000024 (stores: [])
+      --> KSTREAM-SINK-0000000025
+      <-- KSTREAM-JOINTHIS-0000000022, KSTREAM-JOINOTHER-0000000023
+    Sink: KSTREAM-SINK-0000000007 (topic: inner)
+      <-- KSTREAM-MERGE-0000000006
+    Sink: KSTREAM-SINK-0000000013 (topic: left-out)
+      <-- KSTREAM-MERGE-0000000012
+    Sink: KSTREAM-SINK-0000000019 (topic: outer)
+      <-- KSTREAM-MERGE-0000000018
+    Sink: KSTREAM-SINK-0000000025 (topic: stored)
+      <-- KSTREAM-MERGE-0000000024
+
+`,
+  },
+  {
+    name: 'stream-stream-join-repartition',
+    build: (b) => {
+      const fiveSeconds = JoinWindows.ofTimeDifferenceWithNoGrace(5000);
+      const left = b.stream<string, string>('left').selectKey((_k, v) => v);
+      const right = b.stream<string, string>('right').selectKey((_k, v) => v);
+      left.join(right, (a, c) => a + c, fiveSeconds).to('o1');
+      left.leftJoin(right, (a, c) => a + c, fiveSeconds, { storeName: 'rj' }).to('o2');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [left])
+      --> KSTREAM-KEY-SELECT-0000000001
+    Processor: KSTREAM-KEY-SELECT-0000000001 (stores: [])
+      --> KSTREAM-FILTER-0000000005
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-FILTER-0000000005 (stores: [])
+      --> KSTREAM-SINK-0000000004
+      <-- KSTREAM-KEY-SELECT-0000000001
+    Sink: KSTREAM-SINK-0000000004 (topic: KSTREAM-KEY-SELECT-0000000001-repartition)
+      <-- KSTREAM-FILTER-0000000005
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000002 (topics: [right])
+      --> KSTREAM-KEY-SELECT-0000000003
+    Processor: KSTREAM-KEY-SELECT-0000000003 (stores: [])
+      --> KSTREAM-FILTER-0000000008
+      <-- KSTREAM-SOURCE-0000000002
+    Processor: KSTREAM-FILTER-0000000008 (stores: [])
+      --> KSTREAM-SINK-0000000007
+      <-- KSTREAM-KEY-SELECT-0000000003
+    Sink: KSTREAM-SINK-0000000007 (topic: KSTREAM-KEY-SELECT-0000000003-repartition)
+      <-- KSTREAM-FILTER-0000000008
+
+  Sub-topology: 2
+    Source: KSTREAM-SOURCE-0000000006 (topics: [KSTREAM-KEY-SELECT-0000000001-repartition])
+      --> KSTREAM-WINDOWED-0000000010, KSTREAM-WINDOWED-0000000022
+    Source: KSTREAM-SOURCE-0000000009 (topics: [KSTREAM-KEY-SELECT-0000000003-repartition])
+      --> KSTREAM-WINDOWED-0000000011, KSTREAM-WINDOWED-0000000023
+    Processor: KSTREAM-WINDOWED-0000000010 (stores: [KSTREAM-JOINTHIS-0000000012-store])
+      --> KSTREAM-JOINTHIS-0000000012
+      <-- KSTREAM-SOURCE-0000000006
+    Processor: KSTREAM-WINDOWED-0000000011 (stores: [KSTREAM-JOINOTHER-0000000013-store])
+      --> KSTREAM-JOINOTHER-0000000013
+      <-- KSTREAM-SOURCE-0000000009
+    Processor: KSTREAM-WINDOWED-0000000022 (stores: [rj-this-join-store])
+      --> KSTREAM-JOINTHIS-0000000024
+      <-- KSTREAM-SOURCE-0000000006
+    Processor: KSTREAM-WINDOWED-0000000023 (stores: [rj-outer-other-join-store])
+      --> KSTREAM-OUTEROTHER-0000000025
+      <-- KSTREAM-SOURCE-0000000009
+    Processor: KSTREAM-JOINOTHER-0000000013 (stores: [KSTREAM-JOINTHIS-0000000012-store])
+      --> KSTREAM-MERGE-0000000014
+      <-- KSTREAM-WINDOWED-0000000011
+    Processor: KSTREAM-JOINTHIS-0000000012 (stores: [KSTREAM-JOINOTHER-0000000013-store])
+      --> KSTREAM-MERGE-0000000014
+      <-- KSTREAM-WINDOWED-0000000010
+    Processor: KSTREAM-JOINTHIS-0000000024 (stores: [rj-outer-other-join-store, rj-left-shared-join-store])
+      --> KSTREAM-MERGE-0000000026
+      <-- KSTREAM-WINDOWED-0000000022
+    Processor: KSTREAM-OUTEROTHER-0000000025 (stores: [rj-left-shared-join-store, rj-this-join-store])
+      --> KSTREAM-MERGE-0000000026
+      <-- KSTREAM-WINDOWED-0000000023
+    Processor: KSTREAM-MERGE-0000000014 (stores: [])
+      --> KSTREAM-SINK-0000000015
+      <-- KSTREAM-JOINTHIS-0000000012, KSTREAM-JOINOTHER-0000000013
+    Processor: KSTREAM-MERGE-0000000026 (stores: [])
+      --> KSTREAM-SINK-0000000027
+      <-- KSTREAM-JOINTHIS-0000000024, KSTREAM-OUTEROTHER-0000000025
+    Sink: KSTREAM-SINK-0000000015 (topic: o1)
+      <-- KSTREAM-MERGE-0000000014
+    Sink: KSTREAM-SINK-0000000027 (topic: o2)
+      <-- KSTREAM-MERGE-0000000026
+
+`,
+  },
+  {
+    name: 'table-table-joins',
+    build: (b) => {
+      const t1 = b.table<string, string>('t1');
+      const t2 = b.table<string, string>('t2');
+      t1.join(t2, (a, c) => a + c).toStream().to('inner');
+      t1.leftJoin(t2, (a, c) => a + c, undefined, { storeName: 'lj' }).toStream().to('left-out');
+      t1.outerJoin(t2, (a, c) => `${a}${c}`, { name: 'oj' }).toStream().to('outer');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000001 (topics: [t1])
+      --> KTABLE-SOURCE-0000000002
+    Source: KSTREAM-SOURCE-0000000004 (topics: [t2])
+      --> KTABLE-SOURCE-0000000005
+    Processor: KTABLE-SOURCE-0000000002 (stores: [t1-STATE-STORE-0000000000])
+      --> KTABLE-JOINTHIS-0000000012, KTABLE-JOINTHIS-0000000007, oj-join-this
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: KTABLE-SOURCE-0000000005 (stores: [t2-STATE-STORE-0000000003])
+      --> KTABLE-JOINOTHER-0000000013, KTABLE-JOINOTHER-0000000008, oj-join-other
+      <-- KSTREAM-SOURCE-0000000004
+    Processor: KTABLE-JOINOTHER-0000000008 (stores: [t1-STATE-STORE-0000000000])
+      --> KTABLE-MERGE-0000000006
+      <-- KTABLE-SOURCE-0000000005
+    Processor: KTABLE-JOINOTHER-0000000013 (stores: [t1-STATE-STORE-0000000000])
+      --> KTABLE-MERGE-0000000011
+      <-- KTABLE-SOURCE-0000000005
+    Processor: KTABLE-JOINTHIS-0000000007 (stores: [t2-STATE-STORE-0000000003])
+      --> KTABLE-MERGE-0000000006
+      <-- KTABLE-SOURCE-0000000002
+    Processor: KTABLE-JOINTHIS-0000000012 (stores: [t2-STATE-STORE-0000000003])
+      --> KTABLE-MERGE-0000000011
+      <-- KTABLE-SOURCE-0000000002
+    Processor: oj-join-other (stores: [t1-STATE-STORE-0000000000])
+      --> oj
+      <-- KTABLE-SOURCE-0000000005
+    Processor: oj-join-this (stores: [t2-STATE-STORE-0000000003])
+      --> oj
+      <-- KTABLE-SOURCE-0000000002
+    Processor: KTABLE-MERGE-0000000006 (stores: [])
+      --> KTABLE-TOSTREAM-0000000009
+      <-- KTABLE-JOINTHIS-0000000007, KTABLE-JOINOTHER-0000000008
+    Processor: KTABLE-MERGE-0000000011 (stores: [lj])
+      --> KTABLE-TOSTREAM-0000000014
+      <-- KTABLE-JOINTHIS-0000000012, KTABLE-JOINOTHER-0000000013
+    Processor: oj (stores: [])
+      --> KTABLE-TOSTREAM-0000000019
+      <-- oj-join-this, oj-join-other
+    Processor: KTABLE-TOSTREAM-0000000009 (stores: [])
+      --> KSTREAM-SINK-0000000010
+      <-- KTABLE-MERGE-0000000006
+    Processor: KTABLE-TOSTREAM-0000000014 (stores: [])
+      --> KSTREAM-SINK-0000000015
+      <-- KTABLE-MERGE-0000000011
+    Processor: KTABLE-TOSTREAM-0000000019 (stores: [])
+      --> KSTREAM-SINK-0000000020
+      <-- oj
+    Sink: KSTREAM-SINK-0000000010 (topic: inner)
+      <-- KTABLE-TOSTREAM-0000000009
+    Sink: KSTREAM-SINK-0000000015 (topic: left-out)
+      <-- KTABLE-TOSTREAM-0000000014
+    Sink: KSTREAM-SINK-0000000020 (topic: outer)
+      <-- KTABLE-TOSTREAM-0000000019
+
+`,
+  },
+  {
+    name: 'stream-table-joins',
+    build: (b) => {
+      const lookup = b.table<string, string>('lookup');
+      const facts = b.stream<string, string>('facts');
+      facts.leftJoin(lookup, (a, c) => a + c).to('o1');
+      facts.selectKey((_k, v) => v).leftJoin(lookup, (a, c) => a + c, { name: 'lj' }).to('o2');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000003 (topics: [facts])
+      --> KSTREAM-LEFTJOIN-0000000004, KSTREAM-KEY-SELECT-0000000006
+    Processor: KSTREAM-KEY-SELECT-0000000006 (stores: [])
+      --> lj-repartition-filter
+      <-- KSTREAM-SOURCE-0000000003
+    Source: lj-repartition-source (topics: [lj-repartition])
+      --> lj
+    Processor: KSTREAM-LEFTJOIN-0000000004 (stores: [lookup-STATE-STORE-0000000000])
+      --> KSTREAM-SINK-0000000005
+      <-- KSTREAM-SOURCE-0000000003
+    Source: KSTREAM-SOURCE-0000000001 (topics: [lookup])
+      --> KTABLE-SOURCE-0000000002
+    Processor: lj (stores: [lookup-STATE-STORE-0000000000])
+      --> KSTREAM-SINK-0000000011
+      <-- lj-repartition-source
+    Processor: lj-repartition-filter (stores: [])
+      --> lj-repartition-sink
+      <-- KSTREAM-KEY-SELECT-0000000006
+    Sink: KSTREAM-SINK-0000000005 (topic: o1)
+      <-- KSTREAM-LEFTJOIN-0000000004
+    Sink: KSTREAM-SINK-0000000011 (topic: o2)
+      <-- lj
+    Processor: KTABLE-SOURCE-0000000002 (stores: [lookup-STATE-STORE-0000000000])
+      --> none
+      <-- KSTREAM-SOURCE-0000000001
+    Sink: lj-repartition-sink (topic: lj-repartition)
+      <-- lj-repartition-filter
+
+`,
+  },
+  {
+    name: 'windowed-aggregations',
+    build: (b) => {
+      const byKey = b.stream<string, string>('in').groupByKey();
+      byKey.windowedBy(TimeWindows.ofSizeAndGrace(60_000, 10_000)).reduce((_a, c) => c, { storeName: 'w-reduce' }).toStream().to('o1');
+      byKey.windowedBy(SlidingWindows.ofTimeDifferenceWithNoGrace(60_000)).count().toStream().to('o2');
+      byKey.windowedBy(SessionWindows.ofInactivityGapWithNoGrace(60_000)).count().toStream().to('o3');
+      byKey
+        .windowedBy(SessionWindows.ofInactivityGapWithNoGrace(60_000))
+        .aggregate(() => '', (_k, v, a) => a + v, (_k, a, c) => a + c, { keySerde: Serdes.String(), valueSerde: Serdes.String() }, { name: 'sessions' })
+        .toStream()
+        .to('o4');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [in])
+      --> KSTREAM-AGGREGATE-0000000005, KSTREAM-AGGREGATE-0000000009, KSTREAM-REDUCE-0000000001, sessions
+    Processor: KSTREAM-AGGREGATE-0000000005 (stores: [KSTREAM-AGGREGATE-STATE-STORE-0000000004])
+      --> KTABLE-TOSTREAM-0000000006
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-AGGREGATE-0000000009 (stores: [KSTREAM-AGGREGATE-STATE-STORE-0000000008])
+      --> KTABLE-TOSTREAM-0000000010
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-REDUCE-0000000001 (stores: [w-reduce])
+      --> KTABLE-TOSTREAM-0000000002
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: sessions (stores: [KSTREAM-AGGREGATE-STATE-STORE-0000000012])
+      --> KTABLE-TOSTREAM-0000000014
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KTABLE-TOSTREAM-0000000002 (stores: [])
+      --> KSTREAM-SINK-0000000003
+      <-- KSTREAM-REDUCE-0000000001
+    Processor: KTABLE-TOSTREAM-0000000006 (stores: [])
+      --> KSTREAM-SINK-0000000007
+      <-- KSTREAM-AGGREGATE-0000000005
+    Processor: KTABLE-TOSTREAM-0000000010 (stores: [])
+      --> KSTREAM-SINK-0000000011
+      <-- KSTREAM-AGGREGATE-0000000009
+    Processor: KTABLE-TOSTREAM-0000000014 (stores: [])
+      --> KSTREAM-SINK-0000000015
+      <-- sessions
+    Sink: KSTREAM-SINK-0000000003 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000002
+    Sink: KSTREAM-SINK-0000000007 (topic: o2)
+      <-- KTABLE-TOSTREAM-0000000006
+    Sink: KSTREAM-SINK-0000000011 (topic: o3)
+      <-- KTABLE-TOSTREAM-0000000010
+    Sink: KSTREAM-SINK-0000000015 (topic: o4)
+      <-- KTABLE-TOSTREAM-0000000014
+
+`,
+  },
+  {
+    name: 'suppress',
+    build: (b) => {
+      b.stream<string, string>('in').groupByKey().windowedBy(TimeWindows.ofSizeWithNoGrace(60_000)).count()
+        .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded())).toStream().to('o1');
+      b.table<string, string>('t').suppress(Suppressed.untilTimeLimit(1000, BufferConfig.maxRecords(10), 'sup')).toStream().to('o2');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [in])
+      --> KSTREAM-AGGREGATE-0000000002
+    Processor: KSTREAM-AGGREGATE-0000000002 (stores: [KSTREAM-AGGREGATE-STATE-STORE-0000000001])
+      --> KTABLE-SUPPRESS-0000000003
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KTABLE-SUPPRESS-0000000003 (stores: [KTABLE-SUPPRESS-STATE-STORE-0000000004])
+      --> KTABLE-TOSTREAM-0000000005
+      <-- KSTREAM-AGGREGATE-0000000002
+    Processor: KTABLE-TOSTREAM-0000000005 (stores: [])
+      --> KSTREAM-SINK-0000000006
+      <-- KTABLE-SUPPRESS-0000000003
+    Sink: KSTREAM-SINK-0000000006 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000005
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000008 (topics: [t])
+      --> KTABLE-SOURCE-0000000009
+    Processor: KTABLE-SOURCE-0000000009 (stores: [t-STATE-STORE-0000000007])
+      --> sup
+      <-- KSTREAM-SOURCE-0000000008
+    Processor: sup (stores: [sup-store])
+      --> KTABLE-TOSTREAM-0000000010
+      <-- KTABLE-SOURCE-0000000009
+    Processor: KTABLE-TOSTREAM-0000000010 (stores: [])
+      --> KSTREAM-SINK-0000000011
+      <-- sup
+    Sink: KSTREAM-SINK-0000000011 (topic: o2)
+      <-- KTABLE-TOSTREAM-0000000010
+
+`,
+  },
+  {
+    name: 'table-aggregations',
+    build: (b) => {
+      const regrouped = b.table<string, string>('t').groupBy((key, value) => ({ key, value }));
+      regrouped.reduce((_a, c) => c, (a) => a, { storeName: 'r' }).toStream().to('o1');
+      regrouped.count().toStream().to('o2');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000001 (topics: [t])
+      --> KTABLE-SOURCE-0000000002
+    Processor: KTABLE-SOURCE-0000000002 (stores: [t-STATE-STORE-0000000000])
+      --> KTABLE-SELECT-0000000003
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: KTABLE-SELECT-0000000003 (stores: [])
+      --> KSTREAM-SINK-0000000004, KSTREAM-SINK-0000000010
+      <-- KTABLE-SOURCE-0000000002
+    Sink: KSTREAM-SINK-0000000004 (topic: r-repartition)
+      <-- KTABLE-SELECT-0000000003
+    Sink: KSTREAM-SINK-0000000010 (topic: KTABLE-AGGREGATE-STATE-STORE-0000000009-repartition)
+      <-- KTABLE-SELECT-0000000003
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000005 (topics: [r-repartition])
+      --> KTABLE-REDUCE-0000000006
+    Processor: KTABLE-REDUCE-0000000006 (stores: [r])
+      --> KTABLE-TOSTREAM-0000000007
+      <-- KSTREAM-SOURCE-0000000005
+    Processor: KTABLE-TOSTREAM-0000000007 (stores: [])
+      --> KSTREAM-SINK-0000000008
+      <-- KTABLE-REDUCE-0000000006
+    Sink: KSTREAM-SINK-0000000008 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000007
+
+  Sub-topology: 2
+    Source: KSTREAM-SOURCE-0000000011 (topics: [KTABLE-AGGREGATE-STATE-STORE-0000000009-repartition])
+      --> KTABLE-AGGREGATE-0000000012
+    Processor: KTABLE-AGGREGATE-0000000012 (stores: [KTABLE-AGGREGATE-STATE-STORE-0000000009])
+      --> KTABLE-TOSTREAM-0000000013
+      <-- KSTREAM-SOURCE-0000000011
+    Processor: KTABLE-TOSTREAM-0000000013 (stores: [])
+      --> KSTREAM-SINK-0000000014
+      <-- KTABLE-AGGREGATE-0000000012
+    Sink: KSTREAM-SINK-0000000014 (topic: o2)
+      <-- KTABLE-TOSTREAM-0000000013
+
+`,
+  },
+  {
+    name: 'process',
+    build: (b) => {
+      b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore('my-store'), Serdes.String(), Serdes.String()) as unknown as StoreBuilder<StateStore>);
+      const raw = b.stream<string, string>('in');
+      raw.process(forward, { stores: ['my-store'] }).to('o1');
+      raw.process(forward, { name: 'p' }).to('o2');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [in])
+      --> KSTREAM-PROCESSOR-0000000001, p
+    Processor: KSTREAM-PROCESSOR-0000000001 (stores: [my-store])
+      --> KSTREAM-SINK-0000000002
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: p (stores: [])
+      --> KSTREAM-SINK-0000000003
+      <-- KSTREAM-SOURCE-0000000000
+    Sink: KSTREAM-SINK-0000000002 (topic: o1)
+      <-- KSTREAM-PROCESSOR-0000000001
+    Sink: KSTREAM-SINK-0000000003 (topic: o2)
+      <-- p
 
 `,
   },

@@ -7,7 +7,7 @@ import { KTable } from './ktable';
 import type { Branched, Grouped, Joined, Materialized, Named, Produced, Repartitioned, StreamJoined } from './options';
 import { JoinWindows } from './windows';
 import type { DslContext } from './internals/dsl-context';
-import { addRepartition, keyValueStoreBuilder, processorName, storeName } from './internals/dsl-context';
+import { addRepartition, processorName, storeName } from './internals/dsl-context';
 import {
   branchProcessor,
   filterProcessor,
@@ -19,7 +19,7 @@ import {
   peekProcessor,
   selectKeyProcessor,
 } from './internals/stream-processors';
-import { tableSourceProcessor } from './internals/table-processors';
+import { addTableSource } from './internals/table-source';
 import type { Joiner } from './internals/join-processors';
 import { streamStreamJoin, streamTableJoin } from './internals/join-builders';
 
@@ -95,10 +95,12 @@ export class KStream<K, V> {
     this.derive('KSTREAM-FOREACH-', named, peekProcessor(action, false), this.keySerde, this.valueSerde, false);
   }
 
-  /** Splits the stream: each record goes to the first branch whose predicate it matches. */
+  /**
+   * Splits the stream: each record goes to the first branch whose predicate it matches. The branches are named
+   * after the split: `<split name><branch name>`, or `<split name><position>` (the default branch: 0).
+   */
   split(named?: Named): BranchedKStream<K, V> {
-    const name = processorName(this.ctx, named?.name, 'KSTREAM-BRANCH-');
-    return new BranchedKStream(this, name, named?.name ?? '');
+    return new BranchedKStream(this, processorName(this.ctx, named?.name, 'KSTREAM-BRANCH-'));
   }
 
   merge(other: KStream<K, V>, named?: Named): KStream<K, V> {
@@ -146,19 +148,20 @@ export class KStream<K, V> {
     return new KStream<K, V>(this.ctx, source, keySerde, valueSerde, false);
   }
 
-  /** Upserts each record into a table (null values delete). */
+  /**
+   * Upserts each record into a table (null values delete). A stream whose key changed goes through
+   * `<name>-repartition` first. The table is kept in a store when `materialized` names one, or when an operation
+   * needs it (a join, groupBy, suppress).
+   */
   toTable(named?: Named, materialized?: Materialized<K, V>): KTable<K, V> {
     const name = processorName(this.ctx, named?.name, 'KSTREAM-TOTABLE-');
     const store = storeName(this.ctx, materialized as Materialized<unknown, unknown>, 'KSTREAM-TOTABLE-');
     const keySerde = materialized?.keySerde ?? this.keySerde;
     const valueSerde = materialized?.valueSerde ?? this.valueSerde;
-    const oldValues = { send: false };
-    this.ctx.topology.addProcessor(name, tableSourceProcessor(store.name, oldValues), this.nodeName);
-    this.ctx.topology.addStateStore(
-      keyValueStoreBuilder(store.name, materialized as Materialized<unknown, unknown>, keySerde, valueSerde),
-      name,
-    );
-    return new KTable<K, V>(this.ctx, name, keySerde, valueSerde, store.name, oldValues, [], this.repartitionRequired);
+    const parent = this.repartitionRequired
+      ? addRepartition(this.ctx, this.nodeName, name, keySerde as Serde<unknown> | undefined, valueSerde as Serde<unknown> | undefined)
+      : this.nodeName;
+    return addTableSource(this.ctx, name, parent, store.name, materialized, keySerde, valueSerde);
   }
 
   groupByKey(grouped: Grouped<K, V> = {}): KGroupedStream<K, V> {
@@ -254,7 +257,8 @@ export class KStream<K, V> {
     supplier: ProcessorSupplier<K, V, K2, V2>,
     options: { name?: string; stores?: string[] } = {},
   ): KStream<K2, V2> {
-    const name = processorName(this.ctx, options.name, 'KSTREAM-PROCESSOR-');
+    // A processor's own name takes no index (Kafka Streams' KStreamImpl.process).
+    const name = options.name ?? this.ctx.names.processor('KSTREAM-PROCESSOR-');
     this.ctx.topology.addProcessor(name, supplier, this.nodeName);
     if (options.stores && options.stores.length > 0) {
       this.ctx.topology.connectProcessorAndStateStores(name, ...options.stores);
@@ -263,60 +267,51 @@ export class KStream<K, V> {
   }
 }
 
-/** The branches of `KStream.split()` (Kafka Streams' `BranchedKStream`). */
+/**
+ * The branches of `KStream.split()` (Kafka Streams' `BranchedKStream`). The split's processor is added at once and
+ * each branch as it is declared, so names are drawn in Kafka Streams' order; the result map is keyed by branch name.
+ */
 export class BranchedKStream<K, V> {
+  /** Read by the split's processor when it runs, so branches declared later are seen. */
   private readonly branches: { child: string; predicate?: (key: K, value: V) => boolean }[] = [];
   private readonly result = new Map<string, KStream<K, V>>();
+  private predicates = 0;
   private closed = false;
 
   constructor(
     private readonly parent: KStream<K, V>,
     private readonly splitName: string,
-    private readonly prefix: string,
-  ) {}
+  ) {
+    parent.ctx.topology.addProcessor(splitName, branchProcessor(this.branches), parent.nodeName);
+  }
 
   branch(predicate: (key: K, value: V) => boolean, branched: Branched<K, V> = {}): this {
-    this.add(predicate, branched, String(this.branches.length + 1));
+    this.add(predicate, branched, ++this.predicates);
     return this;
   }
 
   /** Records that match no branch; the result map is complete after this. */
   defaultBranch(branched: Branched<K, V> = {}): Map<string, KStream<K, V>> {
-    this.add(undefined, branched, '0');
-    return this.finish();
+    this.add(undefined, branched, 0);
+    this.closed = true;
+    return this.result;
   }
 
   noDefaultBranch(): Map<string, KStream<K, V>> {
-    return this.finish();
-  }
-
-  private add(predicate: ((key: K, value: V) => boolean) | undefined, branched: Branched<K, V>, position: string): void {
-    if (this.closed) throw new TopologyException('split() is already finished');
-    const branchName = this.prefix + (branched.name ?? position);
-    const child = this.splitName + '-' + (branched.name ?? position);
-    this.branches.push({ child, ...(predicate ? { predicate } : {}) });
-    const stream = new KStream<K, V>(
-      this.parent.ctx,
-      child,
-      this.parent.keySerde,
-      this.parent.valueSerde,
-      this.parent.repartitionRequired,
-    );
-    this.pending.push({ child, stream, branchName, branched });
-  }
-
-  private readonly pending: { child: string; stream: KStream<K, V>; branchName: string; branched: Branched<K, V> }[] = [];
-
-  private finish(): Map<string, KStream<K, V>> {
-    if (this.closed) throw new TopologyException('split() is already finished');
     this.closed = true;
-    const topology = this.parent.ctx.topology;
-    topology.addProcessor(this.splitName, branchProcessor(this.branches), this.parent.nodeName);
-    for (const { child, stream, branchName, branched } of this.pending) {
-      topology.addProcessor(child, passThroughProcessor(), this.splitName);
-      const chained = branched.chain ? branched.chain(stream) : stream;
-      if (chained) this.result.set(branchName, chained);
-    }
     return this.result;
+  }
+
+  private add(predicate: ((key: K, value: V) => boolean) | undefined, branched: Branched<K, V>, position: number): void {
+    if (this.closed) throw new TopologyException('split() is already finished');
+    const ctx = this.parent.ctx;
+    const child = this.splitName + (branched.name ?? String(position));
+    // Kafka Streams draws a generated name for every branch, though the branch keeps its own.
+    ctx.names.processor(child);
+    this.branches.push({ child, ...(predicate ? { predicate } : {}) });
+    ctx.topology.addProcessor(child, passThroughProcessor(), this.splitName);
+    const stream = new KStream<K, V>(ctx, child, this.parent.keySerde, this.parent.valueSerde, this.parent.repartitionRequired);
+    const chained = branched.chain ? branched.chain(stream) : stream;
+    if (chained) this.result.set(child, chained);
   }
 }

@@ -4,7 +4,7 @@ import { KGroupedTable } from './kgrouped-table';
 import { KStream } from './kstream';
 import type { Grouped, Materialized, Named } from './options';
 import type { DslContext } from './internals/dsl-context';
-import { keyValueStoreBuilder, processorName, storeName } from './internals/dsl-context';
+import { keyValueStoreBuilder, processorName } from './internals/dsl-context';
 import type { OldValues } from './internals/table-processors';
 import {
   tableFilterProcessor,
@@ -20,8 +20,11 @@ import type { Suppressed } from './suppressed';
 
 /** What a table knows beyond its node. */
 export interface TableInternals<K, V> {
-  /** How joins read the table, when not from its own key-value store. */
-  valueGetter?: ValueGetterSupplier<K, V>;
+  /**
+   * How joins read the table, when not from its own key-value store. Built only when a join asks: reading a table
+   * may materialize a source table upstream.
+   */
+  valueGetter?: () => ValueGetterSupplier<K, V> | undefined;
   /** Tables of windowed aggregations: how long after a window's end it may still change. */
   windowGraceMs?: number;
 }
@@ -39,14 +42,15 @@ export class KTable<K, V> {
     private readonly oldValues: OldValues,
     /** Switches of the tables upstream, turned on together with this one. */
     private readonly upstreamOldValues: readonly OldValues[],
-    readonly repartitionRequired: boolean,
     private readonly internals: TableInternals<K, V> = {},
   ) {}
 
-  /** @internal Makes updates carry old values, here and upstream (needed by table groupings and joins). */
+  /** @internal Makes updates carry old values, here and upstream (needed by table groupings, joins and suppress). */
   enableSendingOldValues(): void {
-    this.oldValues.send = true;
-    for (const upstream of this.upstreamOldValues) upstream.send = true;
+    for (const switched of this.oldValuesSwitches()) {
+      switched.send = true;
+      switched.materialize?.();
+    }
   }
 
   /** @internal This table's old-values switch and those upstream of it. */
@@ -55,8 +59,9 @@ export class KTable<K, V> {
   }
 
   /** @internal How joins read this table: its store, or its parent's values through this table's operation. */
-  get valueGetter(): ValueGetterSupplier<K, V> | undefined {
-    return this.internals.valueGetter ?? (this.queryableStoreName === undefined ? undefined : keyValueStoreGetter(this.queryableStoreName));
+  valueGetterSupplier(): ValueGetterSupplier<K, V> | undefined {
+    if (this.internals.valueGetter) return this.internals.valueGetter();
+    return this.queryableStoreName === undefined ? undefined : keyValueStoreGetter(this.queryableStoreName);
   }
 
   private derive<V2>(
@@ -67,24 +72,25 @@ export class KTable<K, V> {
     valueSerde: Serde<V2> | undefined,
     view: (key: K, current: ValueAndTimestamp<V>) => ValueAndTimestamp<V2> | undefined,
   ): KTable<K, V2> {
+    // Kafka Streams draws a store name before the processor's for any Materialized, but materializes only a named store.
+    if (materialized && !materialized.storeName) this.ctx.names.store(prefix);
     const name = processorName(this.ctx, named?.name, prefix);
-    const store = materialized ? storeName(this.ctx, materialized as Materialized<unknown, unknown>, prefix) : undefined;
+    const store = materialized?.storeName ? materialized.storeName : undefined;
     const oldValues = { send: false };
-    this.ctx.topology.addProcessor(name, supplier(store?.name, this.oldValues), this.nodeName);
+    this.ctx.topology.addProcessor(name, supplier(store, this.oldValues), this.nodeName);
     const keySerde = materialized?.keySerde ?? this.keySerde;
     const resultSerde = materialized?.valueSerde ?? valueSerde;
     if (store) {
-      this.ctx.topology.addStateStore(
-        keyValueStoreBuilder(store.name, materialized as Materialized<unknown, unknown>, keySerde, resultSerde),
-        name,
-      );
+      this.ctx.topology.addStateStore(keyValueStoreBuilder(store, materialized as Materialized<unknown, unknown>, keySerde, resultSerde), name);
     }
     // Not materialized, the derived table's values are computed from this table's when a join reads them.
-    const parentGetter = this.valueGetter;
-    const valueGetter = store || !parentGetter ? undefined : mappedGetter(parentGetter, view);
+    const valueGetter = (): ValueGetterSupplier<K, V2> | undefined => {
+      const parentGetter = this.valueGetterSupplier();
+      return parentGetter && mappedGetter(parentGetter, view);
+    };
     // A derived table's old values are computed from this table's, so both switches move together.
-    return new KTable<K, V2>(this.ctx, name, keySerde, resultSerde, store?.name, oldValues, this.oldValuesSwitches(), this.repartitionRequired, {
-      ...(valueGetter ? { valueGetter } : {}),
+    return new KTable<K, V2>(this.ctx, name, keySerde, resultSerde, store, oldValues, this.oldValuesSwitches(), {
+      ...(store ? {} : { valueGetter }),
       ...(this.internals.windowGraceMs === undefined ? {} : { windowGraceMs: this.internals.windowGraceMs }),
     });
   }
@@ -142,21 +148,24 @@ export class KTable<K, V> {
    * for a time limit. Driven by stream time, as seen in the updates that reach it.
    */
   suppress(suppressed: Suppressed): KTable<K, V> {
-    const name = processorName(this.ctx, suppressed.name, 'KTABLE-SUPPRESS-');
+    // A suppression's own name takes no index (Kafka Streams' KTableImpl.suppress).
+    const name = suppressed.name ?? this.ctx.names.processor('KTABLE-SUPPRESS-');
     const store = suppressed.name ? `${suppressed.name}-store` : this.ctx.names.store('KTABLE-SUPPRESS-');
+    // As in Kafka Streams, the buffer sees old values, so a source table upstream is materialized.
+    this.enableSendingOldValues();
     this.ctx.topology.addProcessor(name, suppressProcessor<K, V>(suppressed, store, this.internals.windowGraceMs), this.nodeName);
     this.ctx.topology.addStateStore(
       suppressionBufferBuilder(store, this.keySerde as Serde<unknown> | undefined, this.valueSerde as Serde<unknown> | undefined),
       name,
     );
-    return new KTable<K, V>(this.ctx, name, this.keySerde, this.valueSerde, undefined, { send: false }, this.oldValuesSwitches(), this.repartitionRequired);
+    return new KTable<K, V>(this.ctx, name, this.keySerde, this.valueSerde, undefined, { send: false }, this.oldValuesSwitches());
   }
 
   /** The table's updates as a stream (deletes are records with a null value). */
   toStream(named?: Named): KStream<K, V> {
     const name = processorName(this.ctx, named?.name, 'KTABLE-TOSTREAM-');
     this.ctx.topology.addProcessor(name, tableToStreamProcessor(), this.nodeName);
-    return new KStream<K, V>(this.ctx, name, this.keySerde, this.valueSerde, this.repartitionRequired);
+    return new KStream<K, V>(this.ctx, name, this.keySerde, this.valueSerde, false);
   }
 
   /** Re-groups the table by a new key and value; the result aggregates with an adder and a subtractor. */

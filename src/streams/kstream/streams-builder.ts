@@ -2,12 +2,12 @@ import type { StateStore } from '../state/store';
 import type { StoreBuilder } from '../state/stores';
 import { Topology } from '../topology/topology';
 import { KStream } from './kstream';
-import { KTable } from './ktable';
+import type { KTable } from './ktable';
 import type { Consumed, Materialized } from './options';
 import type { DslContext } from './internals/dsl-context';
-import { keyValueStoreBuilder, processorName, storeName } from './internals/dsl-context';
+import { processorName, storeName } from './internals/dsl-context';
 import { NameGenerator } from './internals/names';
-import { tableSourceProcessor } from './internals/table-processors';
+import { addTableSource } from './internals/table-source';
 
 /** The DSL entry point (Kafka Streams' `StreamsBuilder`): streams and tables from topics, then `build()`. */
 export class StreamsBuilder {
@@ -20,20 +20,19 @@ export class StreamsBuilder {
     return new KStream<K, V>(this.ctx, name, consumed.keySerde, consumed.valueSerde, false);
   }
 
-  /** A table of the latest value per key of a topic, materialized in a store (named, or generated). */
+  /**
+   * A table of the latest value per key of a topic. It is kept in a store when `materialized` names one, or when
+   * an operation needs it (a join, groupBy, suppress); the store's name is `<topic>-STATE-STORE-…` unless named.
+   */
   table<K = unknown, V = unknown>(topic: string, consumed: Consumed<K, V> = {}, materialized?: Materialized<K, V>): KTable<K, V> {
     const store = storeName(this.ctx, materialized as Materialized<unknown, unknown>, `${topic}-`);
     // Kafka Streams names a table's source `<name>-source` and its table processor `<name>` (Consumed.as).
     const source = processorName(this.ctx, consumed.name === undefined ? undefined : `${consumed.name}-source`, 'KSTREAM-SOURCE-');
     const name = processorName(this.ctx, consumed.name, 'KTABLE-SOURCE-');
+    this.ctx.topology.addSource<K, V>(source, topic, consumed);
     const keySerde = materialized?.keySerde ?? consumed.keySerde;
     const valueSerde = materialized?.valueSerde ?? consumed.valueSerde;
-    const oldValues = { send: false };
-    this.ctx.topology
-      .addSource<K, V>(source, topic, consumed)
-      .addProcessor(name, tableSourceProcessor(store.name, oldValues), source)
-      .addStateStore(keyValueStoreBuilder(store.name, materialized as Materialized<unknown, unknown>, keySerde, valueSerde), name);
-    return new KTable<K, V>(this.ctx, name, keySerde, valueSerde, store.name, oldValues, [], false);
+    return addTableSource(this.ctx, name, source, store.name, materialized, keySerde, valueSerde);
   }
 
   /** Adds a store for Processor API processors used with `KStream.process`. */

@@ -30,8 +30,8 @@ export interface GlobalStoreDescription {
 
 /**
  * Kafka Streams' text form of a description (`TopologyDescription.toString()`), character for character: for logs,
- * the CLI and the `topology-description` metric. Nodes, successors and predecessors are listed as Kafka Streams
- * sorts them: by the size of the sub-graph below them, largest first, then by name.
+ * the CLI and the `topology-description` metric. Nodes are listed as Kafka Streams sorts them: by the size of the
+ * sub-graph below them, largest first, then by name; successors and predecessors in the description's order.
  */
 export function describeAsText(description: TopologyDescription): string {
   let text = 'Topologies:\n ';
@@ -62,9 +62,8 @@ function nodeOrder(nodes: readonly NodeDescription[]): { compare: (a: NodeDescri
     }
     return known;
   };
-  const byNames = (a: string, b: string): number => size(b) - size(a) || (a < b ? -1 : a > b ? 1 : 0);
   return {
-    compare: (a, b) => byNames(a.name, b.name),
-    names: (list) => (list.length === 0 ? 'none' : [...list].sort(byNames).join(', ')),
+    compare: (a, b) => size(b.name) - size(a.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    names: (list) => (list.length === 0 ? 'none' : list.join(', ')),
   };
 }

@@ -4,6 +4,7 @@ import type { StoreBuilder } from '../state/stores';
 import type { StateStore } from '../state/store';
 import type { NodeDescription, TopologyDescription } from './description';
 import { describeAsText } from './description';
+import { javaHashSetCopyOrder, javaHashSetOfListOrder, kafkaNodeLinks, type NodeLinks } from './kafka-order';
 import type {
   NodeDefinition,
   ProcessorDefinition,
@@ -229,9 +230,13 @@ export class Topology {
     return this.subtopologies().find((s) => s.stores.includes(store));
   }
 
+  /** The DAG as Kafka Streams' `describe()` gives it, neighbours and stores listed in Kafka Streams' order. */
   describe(): TopologyDescription {
     return {
-      subTopologies: this.subtopologies().map((sub) => ({ id: sub.id, nodes: this.flowOrder(sub).map((n) => this.describeNode(n)) })),
+      subTopologies: this.subtopologies().map((sub) => {
+        const links = kafkaNodeLinks(sub.nodes.map((name) => ({ name, parents: this.parentsOf(name) })));
+        return { id: sub.id, nodes: this.flowOrder(sub).map((n) => this.describeNode(n, links.get(n.name)!)) };
+      }),
       globalStores: [],
     };
   }
@@ -263,33 +268,32 @@ export class Topology {
     return ordered;
   }
 
-  private describeNode(definition: NodeDefinition): NodeDescription {
-    const successors = [...this.children(definition.name)];
+  private parentsOf(name: string): readonly string[] {
+    const definition = this.definitions.get(name)!;
+    return definition.kind === 'source' ? [] : definition.parents;
+  }
+
+  private describeNode(definition: NodeDefinition, links: NodeLinks): NodeDescription {
+    const { predecessors, successors } = links;
     if (definition.kind === 'source') {
       return {
         type: 'SOURCE',
         name: definition.name,
-        predecessors: [],
+        predecessors,
         successors,
-        topics: definition.pattern ? [String(definition.pattern)] : [...definition.topics],
+        topics: definition.pattern ? [String(definition.pattern)] : javaHashSetOfListOrder(definition.topics),
       };
     }
     if (definition.kind === 'sink') {
       return {
         type: 'SINK',
         name: definition.name,
-        predecessors: [...definition.parents],
-        successors: [],
+        predecessors,
+        successors,
         topic: typeof definition.topic === 'string' ? definition.topic : '<dynamic>',
       };
     }
-    return {
-      type: 'PROCESSOR',
-      name: definition.name,
-      predecessors: [...definition.parents],
-      successors,
-      stores: [...definition.stores],
-    };
+    return { type: 'PROCESSOR', name: definition.name, predecessors, successors, stores: javaHashSetCopyOrder(definition.stores) };
   }
 
   private add(definition: NodeDefinition, parents: readonly string[]): void {

@@ -33,5 +33,5 @@ export function addAggregation<K, A>(
     keyValueStoreBuilder(store.name, materialized as Materialized<unknown, unknown>, resolvedKeySerde, materialized.valueSerde),
     name,
   );
-  return new KTable<K, A>(ctx, name, resolvedKeySerde, materialized.valueSerde, store.name, oldValues, [], false);
+  return new KTable<K, A>(ctx, name, resolvedKeySerde, materialized.valueSerde, store.name, oldValues, []);
 }

@@ -115,12 +115,47 @@ export function sourceTopicsOf(ctx: DslContext, nodeName: string): string[] {
 /** A name Kafka Streams generated for a stream's node or store (`KSTREAM-…-0000000003`), as its repartitions tell them apart. */
 const GENERATED_STREAM_NAME = /^KSTREAM.*-[0-9]{10}$/;
 
+/** The topic and node names of a repartition. */
+export interface RepartitionNames {
+  topic: string;
+  sink: string;
+  filter: string;
+  source: string;
+}
+
 /**
- * Inserts a repartition topic after `parent`: a null-key filter, a sink to `<base>-repartition` and a source
- * reading it back. Returns the source's name. As in Kafka Streams, the three nodes always take a generated name's
- * index (sink, filter, source), and keep the generated names only when the base name is itself generated;
- * otherwise they are named after the topic.
+ * The names of a repartition through `<base>-repartition`. As in Kafka Streams, the three nodes always take a
+ * generated name's index (sink, filter, source), and keep the generated names only when the base name is itself
+ * generated; otherwise they are named after the topic.
  */
+export function repartitionNames(ctx: DslContext, base: string): RepartitionNames {
+  const topic = `${base}-repartition`;
+  const generated = { sink: ctx.names.processor('KSTREAM-SINK-'), filter: ctx.names.processor('KSTREAM-FILTER-'), source: ctx.names.processor('KSTREAM-SOURCE-') };
+  return { topic, ...(GENERATED_STREAM_NAME.test(base) ? generated : { sink: `${topic}-sink`, filter: `${topic}-filter`, source: `${topic}-source` }) };
+}
+
+/**
+ * Inserts a repartition topic after `parent`: a null-key filter, a sink to the topic and a source reading it back.
+ * Returns the source's name.
+ */
+export function addRepartitionNodes(
+  ctx: DslContext,
+  parent: string,
+  { topic, sink, filter, source }: RepartitionNames,
+  keySerde: Serde<unknown> | undefined,
+  valueSerde: Serde<unknown> | undefined,
+  numberOfPartitions?: number,
+): string {
+  const serdes = { ...(keySerde ? { keySerde } : {}), ...(valueSerde ? { valueSerde } : {}) };
+  ctx.topology
+    .addInternalTopic({ name: topic, ...(numberOfPartitions ? { numberOfPartitions } : {}) })
+    .addProcessor(filter, nullKeyFilterProcessor(), parent)
+    .addSink(sink, topic, serdes, filter)
+    .addSource(source, topic, serdes);
+  return source;
+}
+
+/** Inserts a repartition through `<base>-repartition` after `parent`; returns the source's name. */
 export function addRepartition(
   ctx: DslContext,
   parent: string,
@@ -129,14 +164,5 @@ export function addRepartition(
   valueSerde: Serde<unknown> | undefined,
   numberOfPartitions?: number,
 ): string {
-  const topic = `${base}-repartition`;
-  const generated = { sink: ctx.names.processor('KSTREAM-SINK-'), filter: ctx.names.processor('KSTREAM-FILTER-'), source: ctx.names.processor('KSTREAM-SOURCE-') };
-  const { sink, filter, source } = GENERATED_STREAM_NAME.test(base) ? generated : { sink: `${topic}-sink`, filter: `${topic}-filter`, source: `${topic}-source` };
-  const serdes = { ...(keySerde ? { keySerde } : {}), ...(valueSerde ? { valueSerde } : {}) };
-  ctx.topology
-    .addInternalTopic({ name: topic, ...(numberOfPartitions ? { numberOfPartitions } : {}) })
-    .addProcessor(filter, nullKeyFilterProcessor(), parent)
-    .addSink(sink, topic, serdes, filter)
-    .addSource(source, topic, serdes);
-  return source;
+  return addRepartitionNodes(ctx, parent, repartitionNames(ctx, base), keySerde, valueSerde, numberOfPartitions);
 }

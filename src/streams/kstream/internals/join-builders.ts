@@ -5,7 +5,7 @@ import { KTable } from '../ktable';
 import type { Joined, Materialized, Named, StreamJoined } from '../options';
 import type { JoinWindows } from '../windows';
 import type { DslContext } from './dsl-context';
-import { addRepartition, keyValueStoreBuilder, processorName, sourceTopicsOf, storeName, windowStoreBuilder, withLogging } from './dsl-context';
+import { addRepartitionNodes, keyValueStoreBuilder, processorName, repartitionNames, sourceTopicsOf, storeName, windowStoreBuilder, withLogging } from './dsl-context';
 import {
   type Joiner,
   reverseJoiner,
@@ -32,17 +32,18 @@ function copartition(ctx: DslContext, ...nodes: string[]): void {
 }
 
 function getterOf<K, V>(table: KTable<K, V>, role: string): ValueGetterSupplier<K, V> {
-  const getter = table.valueGetter;
+  const getter = table.valueGetterSupplier();
   if (getter === undefined) {
     throw new TopologyException(`the ${role} table (node '${table.nodeName}') cannot be joined: its values cannot be read (a suppressed table)`);
   }
-  if (table.repartitionRequired) {
-    throw new TopologyException(
-      `the ${role} table (node '${table.nodeName}') comes from a stream whose key changed: repartition() the stream before toTable() to join it`,
-    );
-  }
   return getter;
 }
+
+/**
+ * The repartition each stream last made for a join (Kafka Streams' `KStreamImpl.repartitionNode`): a later join of
+ * the same stream under the stream's own name reads from it instead of adding another topic.
+ */
+const joinRepartitions = new WeakMap<KStream<unknown, unknown>, string>();
 
 /** The stream itself, or (when its key changed) the stream read back from `<name>-repartition`. */
 function repartitionedForJoin<K, V>(
@@ -55,7 +56,14 @@ function repartitionedForJoin<K, V>(
   const keys = keySerde ?? stream.keySerde;
   const values = valueSerde ?? stream.valueSerde;
   const base = name ?? stream.nodeName;
-  const source = addRepartition(stream.ctx, stream.nodeName, base, keys as Serde<unknown> | undefined, values as Serde<unknown> | undefined);
+  // The names are drawn even when an earlier repartition is reused: their indices are burnt all the same.
+  const names = repartitionNames(stream.ctx, base);
+  const earlier = joinRepartitions.get(stream as KStream<unknown, unknown>);
+  const source =
+    earlier !== undefined && base === stream.nodeName
+      ? earlier
+      : addRepartitionNodes(stream.ctx, stream.nodeName, names, keys as Serde<unknown> | undefined, values as Serde<unknown> | undefined);
+  joinRepartitions.set(stream as KStream<unknown, unknown>, source);
   return new KStream<K, V>(stream.ctx, source, keys, values, false);
 }
 
@@ -196,7 +204,6 @@ export function tableTableJoin<K, V1, V2, VR>(
     );
   }
   copartition(ctx, left.nodeName, right.nodeName);
-  const valueGetter = store ? undefined : tableTableJoinGetter(kind, leftGetter, rightGetter, joiner);
   return new KTable<K, VR>(
     ctx,
     merge,
@@ -205,7 +212,6 @@ export function tableTableJoin<K, V1, V2, VR>(
     store?.name,
     oldValues,
     [...left.oldValuesSwitches(), ...right.oldValuesSwitches()],
-    false,
-    valueGetter ? { valueGetter } : {},
+    store ? {} : { valueGetter: () => tableTableJoinGetter(kind, leftGetter, rightGetter, joiner) },
   );
 }

@@ -8,6 +8,14 @@ import { TableForwarder } from './table-forwarder';
 /** Shared switch: whether table updates carry old values (turned on by downstream operations that need them). */
 export interface OldValues {
   send: boolean;
+  /** Source tables: their old values come from their store, so turning them on materializes it (Kafka Streams' KTableSource). */
+  readonly materialize?: () => void;
+}
+
+/** The store of a source table, which holds the table only once materialized (by name, or for an operation that needs it). */
+export interface SourceStore {
+  readonly name: string;
+  readonly materialized: boolean;
 }
 
 type Supplier = ProcessorSupplier<unknown, unknown, unknown, unknown>;
@@ -57,8 +65,11 @@ abstract class TableProcessor<K, VIn> implements Processor<K, VIn, unknown, unkn
   }
 }
 
-/** `builder.table()` and `toTable()`: every record upserts (or with null deletes) its key. */
-export function tableSourceProcessor<K, V>(storeName: string, oldValues: OldValues): Supplier {
+/**
+ * `builder.table()` and `toTable()`: every record upserts (or with null deletes) its key; not materialized, the
+ * updates go downstream without old values.
+ */
+export function tableSourceProcessor<K, V>(store: SourceStore, oldValues: OldValues): Supplier {
   return () =>
     new (class extends TableProcessor<K, V> {
       process(record: StreamRecord<K, V>): void {
@@ -69,7 +80,7 @@ export function tableSourceProcessor<K, V>(storeName: string, oldValues: OldValu
         const old = this.materialize(record.key, record.value, record.timestamp) as V | null;
         this.forwardChange(record, { newValue: record.value ?? null, oldValue: oldValues.send ? old : null });
       }
-    })(storeName, oldValues) as Processor;
+    })(store.materialized ? store.name : undefined, oldValues) as Processor;
 }
 
 /** KTable `filter`/`filterNot`: updates that do not pass become deletions. */

@@ -62,7 +62,6 @@ export function buildWindowedAggregation<K, V, A>(
     store.name,
     oldValues,
     [],
-    false,
-    { valueGetter: spec.getter(store.name) as ValueGetterSupplier<Windowed<K>, A>, windowGraceMs: spec.closesAfterMs },
+    { valueGetter: () => spec.getter(store.name) as ValueGetterSupplier<Windowed<K>, A>, windowGraceMs: spec.closesAfterMs },
   );
 }

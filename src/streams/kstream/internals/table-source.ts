@@ -1,0 +1,39 @@
+import type { Serde } from '../../serdes/serde';
+import { KTable } from '../ktable';
+import type { Materialized } from '../options';
+import type { DslContext } from './dsl-context';
+import { keyValueStoreBuilder } from './dsl-context';
+import { type OldValues, tableSourceProcessor } from './table-processors';
+import { keyValueStoreGetter } from './value-getters';
+
+/**
+ * A source table (`StreamsBuilder.table()`, `KStream.toTable()`), as Kafka Streams' `KTableSource`: materialized in
+ * its store when the user named the store, otherwise only once an operation downstream reads the table (a join) or
+ * needs its old values (groupBy, suppress, left and outer table joins). The store's name is drawn either way.
+ */
+export function addTableSource<K, V>(
+  ctx: DslContext,
+  name: string,
+  parent: string,
+  storeName: string,
+  materialized: Materialized<K, V> | undefined,
+  keySerde: Serde<K> | undefined,
+  valueSerde: Serde<V> | undefined,
+): KTable<K, V> {
+  const store = { name: storeName, materialized: false };
+  const materialize = (): void => {
+    if (store.materialized) return;
+    store.materialized = true;
+    ctx.topology.addStateStore(keyValueStoreBuilder(storeName, materialized as Materialized<unknown, unknown>, keySerde, valueSerde), name);
+  };
+  const oldValues: OldValues = { send: false, materialize };
+  ctx.topology.addProcessor(name, tableSourceProcessor(store, oldValues), parent);
+  const queryable = Boolean(materialized?.storeName);
+  if (queryable) materialize();
+  return new KTable<K, V>(ctx, name, keySerde, valueSerde, queryable ? storeName : undefined, oldValues, [], {
+    valueGetter: () => {
+      materialize();
+      return keyValueStoreGetter(storeName);
+    },
+  });
+}
