@@ -32,13 +32,18 @@ export interface SluiceErrorClass<A extends unknown[]> {
   readonly statusCode: number;
 }
 
+/** The stable code of an error name: `UnknownApplication` → `SLUICE_UNKNOWN_APPLICATION`. */
+export function errorCode(exception: string): string {
+  return 'SLUICE_' + exception.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+}
+
 /** Defines one catalogue entry: the message is built from the constructor's arguments. */
 function define<A extends unknown[]>(
   exception: string,
   statusCode: number,
   message: (...args: A) => string,
 ): SluiceErrorClass<A> {
-  const code = 'SLUICE_' + exception.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+  const code = errorCode(exception);
   const cls = class extends SluiceError {
     static readonly exception = exception;
     static readonly code = code;
@@ -144,3 +149,8 @@ export const InternalError = define(
 
 // Interactive queries.
 export const InvalidQuery = define('InvalidQuery', 400, (detail: string) => `Invalid query: ${detail}`);
+
+// The client (sluice/client) and the CLI's commands on it: refused before a request is sent, or no usable answer.
+export const InvalidClientRequest = define('InvalidClientRequest', 400, (detail: string) => detail);
+export const ServerUnreachable = define('ServerUnreachable', 503, (url: string, detail: string) => `Cannot reach ${url}: ${detail}`);
+export const UnexpectedResponse = define('UnexpectedResponse', 502, (detail: string) => `Unexpected answer from the server: ${detail}`);

@@ -1,9 +1,11 @@
 /**
  * The `sluice` command: `start` runs a node from a configuration file, `demo` runs the examples on a broker of
- * its own. Usage errors and configuration errors end with one line on stderr and a non-zero exit.
+ * its own; status, query, restart, stop, events and topology manage a running node through its API (cli/). Usage
+ * errors, configuration errors and the API's error answers end with one line on stderr and a non-zero exit.
  */
 
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { SluiceApiError } from '../client';
 import { SluiceError } from '../errors';
 import { hashApiToken, newApiToken } from '../server/auth/api-tokens';
 import { hashPassword } from '../server/auth/password-hash';
@@ -11,6 +13,7 @@ import { describeAppliedKeys } from '../streams/config/config-keys';
 import { SLUICE_VERSION } from '../streams/runtime/streams-instance';
 import { ENVIRONMENT_VARIABLES, loadHostConfig, type ConfigFlags } from './config/host-config';
 import { LOG_LEVELS } from './config/schema';
+import { addClientCommands } from './cli/client-commands';
 import { runDemo } from './demo';
 import { SluiceHost } from './host';
 import { readSecret } from './password-input';
@@ -108,6 +111,9 @@ export function program(): Command {
 Without users, \`sluice start\` listens on loopback only; serving other machines takes users (server.users), API
 tokens or JWTs, or --allow-unauthenticated to do without on purpose. \`sluice start --help\` has the details;
 \`sluice hash-password\` and \`sluice new-token\` make the credentials to configure.
+
+status, query, restart, stop, events and topology act on a running node (--url, else SLUICE_URL, else
+http://localhost:8080); \`sluice <command> --help\` lists each one's options.
 `,
     );
 
@@ -180,6 +186,7 @@ the terminal; never from the command line. The hash goes to standard output:
       say('Give the token to its client (Authorization: Bearer <token>); configure only the hash, with a name and a role.');
     });
 
+  addClientCommands(cli);
   return cli;
 }
 
@@ -188,6 +195,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     await program().parseAsync([...argv]);
   } catch (error) {
+    if (error instanceof SluiceApiError) {
+      say(`sluice: ${error.message} (${error.exception}, HTTP ${error.status})`);
+      process.exit(1);
+    }
     if (error instanceof SluiceError) {
       say(`sluice: ${error.message}`);
       process.exit(error.statusCode < 500 ? CONFIG_ERROR_EXIT : 1);

@@ -1,7 +1,7 @@
 /**
- * Reads a secret for `sluice hash-password`: from standard input when it is piped (the whole input, its trailing
- * line break removed), else from a prompt on the terminal that echoes nothing, asked twice. Never from argv, which
- * other users of the machine can read and shells keep in their history.
+ * Reads a secret for `sluice hash-password` and the client commands' `--user`: from standard input when it is piped
+ * (the whole input, its trailing line break removed), else from a prompt on the terminal that echoes nothing, asked
+ * twice for a new secret. Never from argv, which other users of the machine can read and shells keep in their history.
  */
 
 import { InvalidRequest } from '../errors';
@@ -42,9 +42,17 @@ function prompt(question: string, input: NodeJS.ReadStream, output: NodeJS.Write
   });
 }
 
-export async function readSecret(what: string, input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Promise<string> {
+export interface SecretOptions {
+  /** Ask twice on a terminal (a new secret); false asks once (a secret to sign in with). Default true. */
+  confirm?: boolean;
+  input?: NodeJS.ReadStream;
+  output?: NodeJS.WriteStream;
+}
+
+export async function readSecret(what: string, options: SecretOptions = {}): Promise<string> {
+  const { confirm = true, input = process.stdin, output = process.stderr } = options;
   const secret = input.isTTY ? await prompt(`${what}: `, input, output) : await readAll(input);
   if (secret === '') throw new InvalidRequest(`empty ${what.toLowerCase()}`);
-  if (input.isTTY && (await prompt(`${what} again: `, input, output)) !== secret) throw new InvalidRequest(`the two ${what.toLowerCase()}s differ`);
+  if (confirm && input.isTTY && (await prompt(`${what} again: `, input, output)) !== secret) throw new InvalidRequest(`the two ${what.toLowerCase()}s differ`);
   return secret;
 }

@@ -1,0 +1,102 @@
+/**
+ * A server-sent-events subscription as an async iterator: `for await (const event of client.events(app, 'state'))`.
+ * It connects on the first iteration (an unknown instance or event type throws the 404's SluiceApiError there), and
+ * ends without an error when closed, when the caller's signal aborts, or when the server ends the stream. The
+ * stream is parsed by eventsource-parser; keep-alive comments are skipped.
+ */
+
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { UnexpectedResponse } from '../errors';
+import type { Transport } from './transport';
+import type { InstanceState, MetricGroup } from './types';
+
+/** The data of the built-in event types (compatibility file, section 6). */
+export interface EventData {
+  state: { state: InstanceState; previous: InstanceState; since: string; reason?: string };
+  rebalance: { generation: number; active_tasks: string[]; standby_tasks: string[] };
+  restore: { store: string; topic: string; partition: number; restored: number; total: number; remaining?: number; done: boolean };
+  metrics: MetricGroup[];
+  /** Sent in place of events a slow subscriber lost: how many. */
+  dropped: { dropped: number };
+}
+
+/** A topology's own event type publishes records. */
+export interface RecordEventData {
+  record: { key: unknown; value: unknown; timestamp: number };
+}
+
+export type DataOf<T extends string> = T extends keyof EventData ? EventData[T] : RecordEventData;
+
+export interface SluiceEvent<D = unknown> {
+  /** The event's type: the subscribed one, or `dropped`. */
+  type: string;
+  /** The server's sequence number of the event. */
+  id: string | undefined;
+  data: D;
+}
+
+export class EventSubscription<T extends string> implements AsyncIterable<SluiceEvent<DataOf<T> | EventData['dropped']>> {
+  private readonly controller = new AbortController();
+  private started = false;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly applicationId: string,
+    private readonly eventType: T,
+    signal?: AbortSignal,
+  ) {
+    if (signal?.aborted) this.controller.abort();
+    else signal?.addEventListener('abort', () => this.close(), { once: true });
+  }
+
+  /** Ends the subscription: the iteration finishes, the connection closes. */
+  close(): void {
+    this.controller.abort();
+  }
+
+  get closed(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<SluiceEvent<DataOf<T> | EventData['dropped']>> {
+    // One connection, one consumer: a second iteration would split the events between them.
+    if (this.started) throw new UnexpectedResponse('an event subscription can be iterated once');
+    this.started = true;
+    return this.iterate();
+  }
+
+  private async *iterate(): AsyncGenerator<SluiceEvent<DataOf<T> | EventData['dropped']>> {
+    if (this.closed) return;
+    const signal = this.controller.signal;
+    let response;
+    try {
+      response = await this.transport.open('subscribe', { params: { applicationId: this.applicationId, eventType: this.eventType }, signal });
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+    const pending: EventSourceMessage[] = [];
+    const parser = createParser({ onEvent: (message) => pending.push(message) });
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body) {
+        parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+        while (pending.length > 0) yield this.toEvent(pending.shift()!);
+      }
+    } catch (error) {
+      if (!signal.aborted) throw error;
+    } finally {
+      response.body.destroy();
+    }
+  }
+
+  private toEvent(message: EventSourceMessage): SluiceEvent<DataOf<T> | EventData['dropped']> {
+    let data: unknown;
+    try {
+      data = JSON.parse(message.data);
+    } catch {
+      throw new UnexpectedResponse(`event ${message.event ?? 'message'} has data that is not JSON: ${message.data.slice(0, 200)}`);
+    }
+    return { type: message.event ?? 'message', id: message.id, data: data as DataOf<T> };
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * `sluice/client`: a typed client of a Sluice node's management API, on undici. See the README's "Client and CLI".
+ */
+export { SluiceClient } from './client';
+export type { EventOptions, MetricsOptions, RequestOptions } from './client';
+export type { ClientOptions, TlsOptions } from './transport';
+export { SluiceApiError } from './errors';
+export type { ErrorName } from './errors';
+export { InvalidClientRequest, ServerUnreachable, SluiceError, UnexpectedResponse } from '../errors';
+export { CountResult, KeyValueQueries, QueryResult, SessionQueries, StoreRef, WindowQueries } from './store';
+export type {
+  KeyValueRecord,
+  QueryOptions,
+  SessionRecord,
+  Time,
+  TimestampedKeyValueRecord,
+  TimestampedWindowRecord,
+  WindowedKey,
+  WindowRecord,
+} from './store';
+export { EventSubscription } from './events';
+export type { DataOf, EventData, RecordEventData, SluiceEvent } from './events';
+export type * from './types';

@@ -1,0 +1,274 @@
+/**
+ * The resources of the management API as the client sees them (compatibility file, sections 2 to 6). Written out so
+ * that they read well in an editor; `openapi-contract.test.ts` proves each one equal to the server's JSON schema of
+ * the route, so the two cannot drift apart.
+ */
+
+export type InstanceState = 'CREATED' | 'REBALANCING' | 'RUNNING' | 'PENDING_SHUTDOWN' | 'NOT_RUNNING' | 'PENDING_ERROR' | 'ERROR' | 'STOPPED';
+
+/** The error body of every 4xx and 5xx answer. */
+export interface ErrorBody {
+  error_code: number;
+  message: string;
+  /** Stable name from Sluice's error catalogue, e.g. `UnknownApplication`. */
+  exception: string;
+  path: string;
+}
+
+export type ConfigValue = string | number | boolean;
+
+export interface Endpoint {
+  address: string;
+  port: number;
+}
+
+export interface Instance {
+  id: string;
+  /** Name of the topology. */
+  name: string;
+  /** Version of the topology. */
+  version: string;
+  description: string | null;
+  /** ISO-8601 with offset and bracketed zone, e.g. `2026-11-22T01:30:00.123Z[UTC]`. */
+  since: string;
+  state: { state: InstanceState; since: string };
+  config: Record<string, ConfigValue>;
+  endpoint?: Endpoint;
+  /** The last fatal error, when there was one. */
+  exception?: string;
+}
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+export interface TaskStatus {
+  task_id: string;
+  topic_partitions: TopicPartition[];
+}
+
+export interface InstanceStatus {
+  id: string;
+  state: InstanceState;
+  threads: {
+    name: string;
+    state: string;
+    active_tasks: TaskStatus[];
+    standby_tasks: TaskStatus[];
+    clients: {
+      consumer_client_id: string;
+      producer_client_ids: string[];
+      restore_consumer_client_id: string;
+      admin_client_id: string;
+    };
+  }[];
+}
+
+export interface ConsumerPosition {
+  topic: string;
+  partition: number;
+  consumed_offset: number;
+  /** Epoch ms. */
+  consumed_timestamp: number;
+  committed_offset: number;
+  committed_timestamp: number;
+  log_end_offset: number;
+  log_start_offset: number;
+  /** -1 when unknown. */
+  lag: number;
+}
+
+export interface ConsumerOffsets {
+  group: string;
+  consumers: { client_id: string; stream_thread: string; positions: ConsumerPosition[] }[];
+}
+
+export interface Metric {
+  name: string;
+  description: string;
+  tags: Record<string, string>;
+  value: number;
+}
+
+export interface MetricGroup {
+  name: string;
+  metrics: Metric[];
+}
+
+export interface InstanceAction {
+  id: string;
+  /** The state at the moment of the answer: restart and stop go on after it. */
+  state: InstanceState;
+}
+
+export interface StorePartitionStatus {
+  store: string;
+  partition: number;
+  changelog: string | null;
+  current_offset: number;
+  log_end_offset: number;
+  lag: number;
+  last_restoration?: {
+    topic: string;
+    partition: number;
+    starting_offset: number;
+    ending_offset: number;
+    total_restored: number;
+    duration_ms: number;
+  };
+}
+
+export interface TopicAssignment {
+  /** The topic. */
+  name: string;
+  partitions: number[];
+}
+
+export interface ApplicationInstance {
+  /** The local instance id; null for other processes. */
+  id: string | null;
+  endpoint?: Endpoint;
+  isLocal: boolean;
+  metadata: {
+    stores: string[];
+    assignments: TopicAssignment[];
+    standbyStateStores: string[];
+    standbyAssignments: TopicAssignment[];
+  };
+}
+
+export interface Application {
+  id: string;
+  instances: ApplicationInstance[];
+}
+
+export interface TopologyNode {
+  type: 'SOURCE' | 'PROCESSOR' | 'SINK';
+  name: string;
+  predecessors: string[];
+  successors: string[];
+  /** Sources: topic names, or a pattern as `/regex/`. */
+  topics?: string[];
+  /** Sinks: the topic, or `<dynamic>`. */
+  topic?: string;
+  /** Processors: the connected stores. */
+  stores?: string[];
+}
+
+export interface TopologyDag {
+  subTopologies: { id: number; nodes: TopologyNode[] }[];
+  globalStores: { id: number; source: TopologyNode; processor: TopologyNode }[];
+}
+
+export interface TopologyInfo {
+  name: string;
+  version: string;
+  description: string;
+  aliases: string[];
+}
+
+export type HealthStatus = 'UP' | 'DOWN' | 'UNKNOWN';
+
+export interface HealthReport {
+  status: HealthStatus;
+  details: {
+    applications: {
+      name: 'applications';
+      status: HealthStatus;
+      details: Record<string, { status: HealthStatus; details: { state: string } }>;
+    };
+  };
+}
+
+export interface DeployRequest {
+  /** Topology name or alias. */
+  type: string;
+  /** A version, or `latest` (the default). */
+  version?: string;
+  /** Application id of the new instance, unless config sets application.id. */
+  name?: string;
+  description?: string;
+  config?: Record<string, ConfigValue>;
+}
+
+export interface Deployed {
+  id: string;
+}
+
+export interface StopRequest {
+  /** Remove the local state directory after closing; default false. */
+  cleanup?: boolean;
+}
+
+export type StoreType = 'key_value' | 'timestamped_key_value' | 'window' | 'timestamped_window' | 'session';
+
+export type ClauseName =
+  | 'get'
+  | 'range'
+  | 'all'
+  | 'count'
+  | 'prefix_scan'
+  | 'reverse_range'
+  | 'reverse_all'
+  | 'fetch'
+  | 'fetch_key_range'
+  | 'fetch_time_range'
+  | 'fetch_all';
+
+/** `set_options` as sent: the contract's snake_case names. A type, not an interface: it is also a map of options. */
+export type SetOptions = {
+  retries?: number;
+  retry_backoff_ms?: number;
+  query_timeout_ms?: number;
+  remote_access_allowed?: boolean;
+  /** -1: no limit; else the most records of each part. */
+  limit?: number;
+};
+
+/** The store query body. Keys are JSON values, decoded by the store's key serde; times are epoch ms. */
+export interface StoreQueryRequest {
+  type: StoreType;
+  set_options?: SetOptions;
+  query: Partial<Record<ClauseName, Record<string, unknown>>>;
+}
+
+/** One record of a store, in the JSON the server answers; the store handles narrow it (records.ts). */
+export interface StoreRecord {
+  key: unknown;
+  value: unknown;
+  timestamp?: number;
+}
+
+export type QueryStatus = 'SUCCESS' | 'PARTIAL' | 'ERROR' | 'NO_RESULT' | 'NOT_AVAILABLE';
+
+export interface SuccessPart<R = StoreRecord> {
+  server: string;
+  remote: boolean;
+  total: number;
+  records: R[];
+}
+
+export interface FailurePart {
+  server: string;
+  remote: boolean;
+  errors: { message: string }[];
+}
+
+/** The store query result: every part that answered, and every part that failed (none is dropped). */
+export interface StoreQueryResult<R = StoreRecord> {
+  /** Milliseconds. */
+  took: number;
+  timeout: boolean;
+  /** host:port of the answering server. */
+  server: string;
+  status: QueryStatus;
+  result: {
+    store?: string;
+    type?: string;
+    total: number;
+    success: SuccessPart<R>[];
+    failure: FailurePart[];
+    error?: string;
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * The commands that manage a running node through its API, on sluice/client: status, query, restart, stop, events,
+ * topology. Output goes to standard output; an error answer ends the command with its message on standard error and
+ * a non-zero exit (main in ../cli.ts).
+ */
+
+import type { Command } from 'commander';
+import type { SluiceClient } from '../../client';
+import { readSecret } from '../password-input';
+import { connect, withConnection, type ConnectionFlags } from './connection';
+import { describeIncomplete, formatAction, formatEvent, formatInstances, formatRecords, formatStatus, formatTopology, json } from './output';
+import { parseOptions, parseParams } from './query-args';
+
+const print = (text: string) => process.stdout.write(text);
+
+const askPassword = (prompt: string) => readSecret(prompt, { confirm: false });
+
+/** Runs a command's work with a client, closed afterwards whatever happens. */
+async function withClient(flags: ConnectionFlags, work: (client: SluiceClient) => Promise<void>): Promise<void> {
+  const client = await connect(flags, askPassword);
+  try {
+    await work(client);
+  } finally {
+    await client.close();
+  }
+}
+
+const QUERY_HELP = `
+Parameters are name=value, in snake_case or camelCase: key for get and fetch; key_from and key_to for range,
+reverse_range and fetch_key_range; prefix for prefix_scan; time, time_from and time_to (epoch ms or an ISO-8601 date)
+for the window clauses. A key is read as JSON when it parses (key=42 is a number, key='"42"' a string), else as the
+text itself (key=kafka). Clauses by --type:
+  key_value, timestamped_key_value  get, range, all, count, prefix_scan, reverse_range, reverse_all
+  window, timestamped_window        fetch, fetch_key_range, fetch_time_range, fetch_all, all
+  session                           fetch, fetch_key_range
+Options (--set name=value, repeatable): retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit.
+The exit status is 0 when every part of the store answered (SUCCESS), 1 otherwise: the records that came are printed,
+and the status and the failed parts go to standard error.
+
+Example: sluice query word-count count get key=kafka
+`;
+
+export function addClientCommands(cli: Command): void {
+  withConnection(
+    cli
+      .command('status')
+      .argument('[application]', 'an application id: its threads and tasks')
+      .description("the node's instances with their state and health, or one instance's threads and tasks"),
+  ).action(async (application: string | undefined, flags: ConnectionFlags) =>
+    withClient(flags, async (client) => {
+      if (application !== undefined) {
+        const [instance, status] = await Promise.all([client.instance(application), client.status(application)]);
+        print(flags.output === 'json' ? json(status) : formatStatus(instance, status));
+        return;
+      }
+      const instances = await Promise.all((await client.instances()).map((id) => client.instance(id)));
+      print(flags.output === 'json' ? json(instances) : formatInstances(instances, await client.health()));
+    }),
+  );
+
+  withConnection(
+    cli
+      .command('query')
+      .argument('<application>', 'application id')
+      .argument('<store>', 'state store name')
+      .argument('<clause>', 'get, range, all, count, prefix_scan, fetch, ... (below)')
+      .argument('[params...]', 'the clause parameters, name=value')
+      .option('-t, --type <type>', 'store type: key_value, timestamped_key_value, window, timestamped_window, session', 'key_value')
+      .option('--set <option=value>', 'a query option (set_options), repeatable', (value: string, all: string[]) => [...all, value], [] as string[])
+      .description("queries an application's state store (interactive query)")
+      .addHelpText('after', QUERY_HELP),
+  ).action(async (application: string, store: string, clause: string, params: string[], flags: ConnectionFlags & { type: string; set: string[] }) => {
+    const parameters = parseParams(params);
+    const options = parseOptions(flags.set);
+    await withClient(flags, async (client) => {
+      const result = await client.store(application, store, options).query(flags.type, clause, parameters);
+      print(flags.output === 'json' ? json(result.raw) : formatRecords(result.records));
+      if (!result.complete) {
+        process.stderr.write(describeIncomplete(result));
+        process.exitCode = 1;
+      }
+    });
+  });
+
+  withConnection(
+    cli.command('restart').argument('<application>', 'application id').description('restarts an instance (from the same topology and configuration)'),
+  ).action(async (application: string, flags: ConnectionFlags) =>
+    withClient(flags, async (client) => {
+      const action = await client.restart(application);
+      print(flags.output === 'json' ? json(action) : formatAction('restarting', action));
+    }),
+  );
+
+  withConnection(
+    cli
+      .command('stop')
+      .argument('<application>', 'application id')
+      .option('--cleanup', 'also remove its local state directory')
+      .description('stops an instance; it stays listed, STOPPED, and can be restarted'),
+  ).action(async (application: string, flags: ConnectionFlags & { cleanup?: boolean }) =>
+    withClient(flags, async (client) => {
+      const action = await client.stop(application, { cleanup: flags.cleanup === true });
+      print(flags.output === 'json' ? json(action) : formatAction('stopped', action));
+    }),
+  );
+
+  withConnection(
+    cli
+      .command('events')
+      .argument('<application>', 'application id')
+      .argument('<type>', 'event type: state, rebalance, restore, metrics, or one the topology declares')
+      .description("prints an instance's events as they come (server-sent events), until Ctrl-C")
+      .addHelpText('after', '\nOne event per line: `<type> [<id>] <data>` (table), or one JSON object {type, id, data} (json).\n'),
+  ).action(async (application: string, type: string, flags: ConnectionFlags) =>
+    withClient(flags, async (client) => {
+      const subscription = client.events(application, type);
+      const close = () => subscription.close();
+      process.once('SIGINT', close);
+      process.once('SIGTERM', close);
+      try {
+        for await (const event of subscription) print(formatEvent(event, flags.output));
+      } finally {
+        process.off('SIGINT', close);
+        process.off('SIGTERM', close);
+      }
+    }),
+  );
+
+  withConnection(
+    cli
+      .command('topology')
+      .argument('<application>', 'application id')
+      .description("an application's topology: Kafka Streams' describe() text (table), or the DAG (json)"),
+  ).action(async (application: string, flags: ConnectionFlags) =>
+    withClient(flags, async (client) => {
+      const dag = await client.topology(application);
+      print(flags.output === 'json' ? json(dag) : formatTopology(dag));
+    }),
+  );
+}
