@@ -1,0 +1,280 @@
+/**
+ * sluice/client and the `sluice` commands on it against a real node (the word count on the integration broker, with
+ * users and an API token): the counts they read, the resources they show, the errors they carry, the events they
+ * tail; the commands run as the real binary (bin/sluice.js over Sluice compiled for the test).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SluiceApiError, SluiceClient } from '../../src/client';
+import { hashApiToken, newApiToken } from '../../src/server/auth/api-tokens';
+import * as applicationSchemas from '../../src/server/schemas/applications';
+import * as streamSchemas from '../../src/server/schemas/streams';
+import { expectMatchesSchema } from '../../src/server/testing/schema-check';
+import { SluiceHost } from '../../src/host/host';
+import { testServerConfig } from '../../src/host/testing/server-config';
+import { createTopics } from '../../src/streams/kafka';
+import { wordCountDefinition } from '../api/support/node';
+import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, KafkaTestClients, uniqueName } from '../support/kafka';
+import { tempStateDir, testLogger, waitFor } from '../support/streams';
+
+jest.setTimeout(BROKER_TEST_TIMEOUT_MS);
+
+const REPO = path.resolve(__dirname, '../..');
+const kafka = new KafkaTestClients();
+const input = uniqueName('client-in');
+const output = uniqueName('client-out');
+const id = uniqueName('client-wc');
+const token = newApiToken();
+const stateDir = tempStateDir('sluice-client-');
+let host: SluiceHost;
+let client: SluiceClient;
+let buildDir: string;
+
+/** Compiles Sluice beside the repository (so that it finds node_modules) and puts the real bin/sluice.js over it. */
+function buildCli(): string {
+  fs.mkdirSync(path.join(REPO, '.sluice'), { recursive: true });
+  const dir = fs.mkdtempSync(path.join(REPO, '.sluice', 'cli-test-'));
+  const tsconfig = {
+    extends: path.join(REPO, 'tsconfig.json'),
+    compilerOptions: { outDir: path.join(dir, 'dist'), rootDir: REPO, declaration: false, sourceMap: false, noEmit: false, incremental: false },
+    include: [path.join(REPO, 'src'), path.join(REPO, 'examples')],
+    exclude: [path.join(REPO, '**/*.test.ts')],
+  };
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+  const compiled = spawnSync(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+  if (!fs.existsSync(path.join(dir, 'dist/src/host/cli.js'))) throw new Error(`compiling Sluice failed:\n${compiled.stdout}${compiled.stderr}`);
+  fs.mkdirSync(path.join(dir, 'bin'));
+  fs.copyFileSync(path.join(REPO, 'bin/sluice.js'), path.join(dir, 'bin/sluice.js'));
+  return dir;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `sluice <args>` against the node; SLUICE_URL and the token unless the environment given says otherwise. */
+function sluice(args: string[], env: NodeJS.ProcessEnv = { SLUICE_TOKEN: token }): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(buildDir, 'bin/sluice.js'), ...args], {
+      env: { PATH: process.env.PATH, SLUICE_URL: host.url, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A table's rows as objects keyed by its header. */
+function rows(text: string): Record<string, string>[] {
+  const [header, ...lines] = text.trimEnd().split('\n');
+  const names = header!.split(/\s{2,}/);
+  return lines.map((line) => Object.fromEntries(line.split(/\s{2,}/).map((cell, i) => [names[i], cell])));
+}
+
+async function refusal(run: () => Promise<unknown>): Promise<SluiceApiError> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof SluiceApiError) return error;
+    throw error;
+  }
+  throw new Error('expected an error answer');
+}
+
+const counts = () => client.store(id, 'count').keyValue<string, number>();
+
+beforeAll(async () => {
+  buildDir = buildCli();
+  await createTopics(await kafka.admin(), [
+    { name: input, partitions: 3 },
+    { name: output, partitions: 3 },
+  ]);
+  host = await SluiceHost.start({
+    config: {
+      server: testServerConfig({
+        users: { alice: { password: 'alice-password', role: 'operator' } },
+        allowPlaintextPasswords: true,
+        tokens: [{ name: 'ci', hash: hashApiToken(token), role: 'operator' }],
+      }),
+      log: { level: 'warn' },
+      streams: { 'bootstrap.servers': bootstrapServers().join(','), 'state.dir': stateDir, 'commit.interval.ms': 200 },
+      topologies: [],
+      instances: [{ topology: 'word-count', applicationId: id }],
+      shutdownTimeoutMs: 30_000,
+    },
+    topologies: [wordCountDefinition(input, output)],
+    logger: testLogger,
+  });
+  client = new SluiceClient({ url: host.url, token });
+  await waitFor(async () => (await client.instance(id)).state.state === 'RUNNING', `${id} RUNNING`, 90_000);
+  const producer = await kafka.producer();
+  await producer.send({ topic: input, messages: [{ value: 'kafka streams' }, { value: 'kafka sluice' }, { value: 'hello kafka' }] });
+  await waitFor(async () => (await counts().get('kafka')).value === 3, 'kafka counted 3 times', 60_000);
+}, BROKER_TEST_TIMEOUT_MS);
+
+afterAll(async () => {
+  await client?.close();
+  await host?.stop();
+  await kafka.close();
+  fs.rmSync(stateDir, { recursive: true, force: true });
+  if (buildDir !== undefined) fs.rmSync(buildDir, { recursive: true, force: true });
+});
+
+describe('the client', () => {
+  it('reads the word counts through every key-value clause', async () => {
+    const get = await counts().get('kafka');
+    expect([get.status, get.value, get.records]).toEqual(['SUCCESS', 3, [{ key: 'kafka', value: 3 }]]);
+    expectMatchesSchema(applicationSchemas.storeQueryResult, get.raw);
+    const byKey = (records: { key: string; value: number }[]) => Object.fromEntries(records.map((r) => [r.key, r.value]));
+    expect(byKey((await counts().all()).records)).toEqual({ kafka: 3, streams: 1, sluice: 1, hello: 1 });
+    expect(byKey((await counts().reverseAll()).records)).toEqual({ kafka: 3, streams: 1, sluice: 1, hello: 1 });
+    expect(byKey((await counts().range('k', 'sm')).records)).toEqual({ kafka: 3, sluice: 1 });
+    expect(byKey((await counts().reverseRange('k', 'sm')).records)).toEqual({ kafka: 3, sluice: 1 });
+    expect(byKey((await counts().prefixScan('s')).records)).toEqual({ streams: 1, sluice: 1 });
+    expect((await counts().count()).value).toBe(4);
+    expect((await counts().get('absent')).value).toBeUndefined();
+    // limit caps the records of each part: this node answers all in one part.
+    expect((await client.store(id, 'count', { limit: 2 }).keyValue().all()).records).toHaveLength(2);
+    expect(await client.queryRecords(id, 'count', { type: 'key_value', query: { get: { key: 'kafka' } } })).toEqual([{ key: 'kafka', value: 3 }]);
+  });
+
+  it('shows the instance, its resources, the application, the topologies and health', async () => {
+    const instance = await client.instance(id);
+    expectMatchesSchema(streamSchemas.instance, instance);
+    expect([instance.state.state, instance.name]).toEqual(['RUNNING', 'io.sluice.it.WordCount']);
+    expect(await client.instances()).toEqual([id]);
+    expect(await client.applications()).toEqual([id]);
+    expect((await client.config(id))['application.id']).toBe(id);
+    expect((await client.offsets(id)).group).toBe(id);
+    expect((await client.status(id)).threads.flatMap((t) => t.active_tasks.map((task) => task.task_id)).sort()).toEqual(['0_0', '0_1', '0_2', '1_0', '1_1', '1_2']);
+    expect((await client.metrics(id)).map((group) => group.name)).toEqual(expect.arrayContaining(['stream-metrics', 'stream-thread-metrics']));
+    expect((await client.metrics(id, { group: 'stream-metrics', name: 'alive-stream-threads' }))[0]?.metrics[0]?.value).toBe(1);
+    expect(await client.metricValue(id, 'stream-metrics', 'alive-stream-threads')).toBe('1');
+    expect(await client.prometheus(id)).toContain(`streams_alive_stream_threads{group="stream-metrics",application_id="${id}"`);
+    const stores = (await client.topology(id)).subTopologies.flatMap((sub) => sub.nodes.flatMap((node) => node.stores ?? []));
+    expect(stores).toEqual(['count']);
+    expect(await client.instanceTopology(id)).toEqual(await client.topology(id));
+    expect(new Set((await client.stores(id)).map((s) => `${s.store}-${s.partition}`))).toEqual(new Set(['count-0', 'count-1', 'count-2']));
+    expect((await client.application(id)).instances.map((i) => [i.isLocal, i.metadata.stores])).toEqual([[true, ['count']]]);
+    expect((await client.metadata(id)).metadata.stores).toEqual(['count']);
+    expect(await client.subscriptions(id)).toEqual(expect.arrayContaining(['state', 'rebalance', 'restore', 'metrics']));
+    expect((await client.topologies()).map((t) => t.name)).toContain('io.sluice.it.WordCount');
+    expect((await client.health()).details.applications.details[id]?.status).toBe('UP');
+  });
+
+  it('carries the error body of what the node refuses', async () => {
+    const unknownStore = await refusal(() => client.store(id, 'nope').keyValue().get('kafka'));
+    expect(unknownStore.body).toEqual({ error_code: 404, exception: 'UnknownStore', message: `Application '${id}' has no state store 'nope'`, path: `/api/v1/applications/${id}/stores/nope` });
+    const wrongType = await refusal(() => client.store(id, 'count').window().fetch('kafka', 0));
+    expect([wrongType.status, wrongType.exception]).toEqual([400, 'InvalidQuery']);
+    const stranger = new SluiceClient({ url: host.url, token: newApiToken() });
+    const unauthorized = await refusal(() => stranger.instances());
+    await stranger.close();
+    expect([unauthorized.status, unauthorized.exception]).toEqual([401, 'Unauthorized']);
+  });
+});
+
+describe('the sluice command', () => {
+  it('query: a get, all and count, as JSON and as a table', async () => {
+    const get = await sluice(['query', id, 'count', 'get', 'key=kafka', '--output', 'json']);
+    expect(get.code).toBe(0);
+    const result = JSON.parse(get.stdout) as { status: string; result: { success: { records: unknown[] }[] } };
+    expect([result.status, result.result.success.flatMap((part) => part.records)]).toEqual(['SUCCESS', [{ key: 'kafka', value: 3 }]]);
+    const all = await sluice(['query', id, 'count', 'all']);
+    expect(all.code).toBe(0);
+    expect(Object.fromEntries(rows(all.stdout).map((row) => [row.KEY, row.VALUE]))).toEqual({ kafka: '3', streams: '1', sluice: '1', hello: '1' });
+    const count = await sluice(['query', id, 'count', 'count', '--set', 'retries=2']);
+    expect(rows(count.stdout)).toEqual([{ KEY: 'count', VALUE: '4' }]);
+  });
+
+  it('query: an unknown store prints the error body and exits non-zero; so does a missing credential', async () => {
+    const unknown = await sluice(['query', id, 'nope', 'get', 'key=kafka']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe(`sluice: Application '${id}' has no state store 'nope' (UnknownStore, HTTP 404)\n`);
+    const anonymous = await sluice(['status'], {});
+    expect([anonymous.code, anonymous.stderr]).toEqual([1, 'sluice: Missing or wrong credentials (Unauthorized, HTTP 401)\n']);
+    const invalid = await sluice(['query', id, 'count', 'get']);
+    expect([invalid.code, invalid.stderr]).toEqual([2, 'sluice: get needs the parameter key (parameters: key)\n']);
+  });
+
+  it('status: the instances with state and health, for a user whose password comes from SLUICE_PASSWORD; one instance’s tasks', async () => {
+    const list = await sluice(['status', '--user', 'alice'], { SLUICE_PASSWORD: 'alice-password' });
+    expect(list.code).toBe(0);
+    expect(rows(list.stdout).map((row) => [row.APPLICATION, row.STATE, row.HEALTH])).toEqual([[id, 'RUNNING', 'UP']]);
+    const one = await sluice(['status', id, '-o', 'json']);
+    const status = JSON.parse(one.stdout) as { state: string; threads: { active_tasks: { task_id: string }[] }[] };
+    expect(status.state).toBe('RUNNING');
+    expect(status.threads.flatMap((t) => t.active_tasks.map((task) => task.task_id)).sort()).toEqual(['0_0', '0_1', '0_2', '1_0', '1_1', '1_2']);
+  });
+
+  it("topology: Kafka Streams' describe() text, with the input topic and the count store", async () => {
+    const run = await sluice(['topology', id]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Topologies:\n {3}Sub-topology: 0\n {4}Source: \S+ \(topics: \[/);
+    expect(run.stdout).toContain(`(topics: [${input}])`);
+    expect(run.stdout).toMatch(/Processor: \S+ \(stores: \[count\]\)/);
+    expect(run.stdout).toContain(`(topic: ${output})`);
+  });
+
+  it('events: tails the state events until interrupted, and exits 0', async () => {
+    const child = spawn(process.execPath, [path.join(buildDir, 'bin/sluice.js'), 'events', id, 'state', '-o', 'json'], {
+      env: { PATH: process.env.PATH, SLUICE_URL: host.url, SLUICE_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('\n')) resolve();
+      }),
+    );
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    const first = JSON.parse(stdout.split('\n')[0]!) as { type: string; data: { state: string } };
+    expect([first.type, first.data.state]).toEqual(['state', 'RUNNING']);
+  });
+
+  it('stop --cleanup then restart: the client sees the states go by, and the counts come back from the changelog', async () => {
+    const controller = new AbortController();
+    const states: string[] = [];
+    const watching = (async () => {
+      for await (const event of client.events(id, 'state', { signal: controller.signal })) {
+        states.push((event.data as { state: string }).state);
+        if (states.length > 1 && states.at(-1) === 'RUNNING') controller.abort();
+      }
+    })();
+    await waitFor(async () => states.length > 0, 'the current state event');
+
+    const stop = await sluice(['stop', id, '--cleanup']);
+    expect([stop.code, stop.stdout]).toEqual([0, `stopped ${id}: STOPPED\n`]);
+    expect(fs.existsSync(path.join(stateDir, id))).toBe(false);
+    expect((await client.instance(id)).state.state).toBe('STOPPED');
+    const query = await refusal(() => counts().get('kafka'));
+    expect([query.status, query.exception]).toEqual([503, 'NoLocalInstance']);
+
+    const restart = await sluice(['restart', id, '-o', 'json']);
+    expect(restart.code).toBe(0);
+    expect((JSON.parse(restart.stdout) as { id: string }).id).toBe(id);
+    await watching;
+    expect(states[0]).toBe('RUNNING');
+    expect(states).toContain('STOPPED');
+    expect(states.slice(states.lastIndexOf('STOPPED'))).toEqual(expect.arrayContaining(['REBALANCING', 'RUNNING']));
+    await waitFor(async () => (await counts().get('kafka')).value === 3, 'kafka restored to 3', 60_000);
+    expect(Object.fromEntries((await counts().all()).records.map((r) => [r.key, r.value]))).toEqual({ kafka: 3, streams: 1, sluice: 1, hello: 1 });
+  });
+
+  it('--help lists the commands, and each command its options', async () => {
+    const help = await sluice(['--help']);
+    for (const command of ['status', 'query', 'restart', 'stop', 'events', 'topology']) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    const queryHelp = await sluice(['query', '--help']);
+    for (const option of ['--type <type>', '--set <option=value>', '--url <url>', '--token <token>', '--user <name>', '-o, --output <format>']) expect(queryHelp.stdout).toContain(option);
+  });
+});
