@@ -14,6 +14,8 @@ import { expectMatchesSchema } from '../../src/server/testing/schema-check';
 import { SluiceHost } from '../../src/host/host';
 import { testServerConfig } from '../../src/host/testing/server-config';
 import { createTopics } from '../../src/streams/kafka';
+import { wordCountReport } from '../../examples/client-queries';
+import { pageViewsTopology, type PageViewTopics } from '../../examples/page-views';
 import { wordCountDefinition } from '../api/support/node';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, KafkaTestClients, uniqueName } from '../support/kafka';
 import { tempStateDir, testLogger, waitFor } from '../support/streams';
@@ -25,6 +27,15 @@ const kafka = new KafkaTestClients();
 const input = uniqueName('client-in');
 const output = uniqueName('client-out');
 const id = uniqueName('client-wc');
+const pageViews = uniqueName('client-pv');
+const pageViewTopics: PageViewTopics = {
+  pageViews: uniqueName('client-pv-views'),
+  users: uniqueName('client-pv-users'),
+  viewCounts: uniqueName('client-pv-counts'),
+  finalViewCounts: uniqueName('client-pv-final'),
+  userSessions: uniqueName('client-pv-sessions'),
+  enrichedViews: uniqueName('client-pv-enriched'),
+};
 const token = newApiToken();
 const stateDir = tempStateDir('sluice-client-');
 let host: SluiceHost;
@@ -89,12 +100,15 @@ async function refusal(run: () => Promise<unknown>): Promise<SluiceApiError> {
 }
 
 const counts = () => client.store(id, 'count').keyValue<string, number>();
+const perMinute = () => client.store(pageViews, 'page-views-per-minute').window<string, number>();
+const sessions = () => client.store(pageViews, 'user-sessions').session<string, number>();
 
 beforeAll(async () => {
   buildDir = buildCli();
   await createTopics(await kafka.admin(), [
     { name: input, partitions: 3 },
     { name: output, partitions: 3 },
+    ...Object.values(pageViewTopics).map((name) => ({ name, partitions: 2 })),
   ]);
   host = await SluiceHost.start({
     config: {
@@ -106,10 +120,16 @@ beforeAll(async () => {
       log: { level: 'warn' },
       streams: { 'bootstrap.servers': bootstrapServers().join(','), 'state.dir': stateDir, 'commit.interval.ms': 200 },
       topologies: [],
-      instances: [{ topology: 'word-count', applicationId: id }],
+      instances: [
+        { topology: 'word-count', applicationId: id },
+        { topology: 'page-views', applicationId: pageViews },
+      ],
       shutdownTimeoutMs: 30_000,
     },
-    topologies: [wordCountDefinition(input, output)],
+    topologies: [
+      wordCountDefinition(input, output),
+      { name: 'io.sluice.it.PageViews', version: '1.0.0', description: 'Page views', aliases: ['page-views'], build: () => pageViewsTopology(pageViewTopics) },
+    ],
     logger: testLogger,
   });
   client = new SluiceClient({ url: host.url, token });
@@ -117,6 +137,19 @@ beforeAll(async () => {
   const producer = await kafka.producer();
   await producer.send({ topic: input, messages: [{ value: 'kafka streams' }, { value: 'kafka sluice' }, { value: 'hello kafka' }] });
   await waitFor(async () => (await counts().get('kafka')).value === 3, 'kafka counted 3 times', 60_000);
+  await waitFor(async () => (await client.instance(pageViews)).state.state === 'RUNNING', `${pageViews} RUNNING`, 90_000);
+  // alice views /home, /about, and /home again a minute later; bob /home: one-minute windows and five-minute sessions.
+  await producer.send({
+    topic: pageViewTopics.pageViews,
+    messages: [
+      { key: 'alice', value: '/home', timestamp: '1000' },
+      { key: 'alice', value: '/about', timestamp: '2000' },
+      { key: 'bob', value: '/home', timestamp: '3000' },
+      { key: 'alice', value: '/home', timestamp: '61000' },
+    ],
+  });
+  await waitFor(async () => (await perMinute().fetch('/home', 60_000)).value === 1, '/home counted in the second minute', 60_000);
+  await waitFor(async () => (await sessions().fetch('alice')).value === 3, "alice's session of 3 views", 60_000);
 }, BROKER_TEST_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -145,12 +178,26 @@ describe('the client', () => {
     expect(await client.queryRecords(id, 'count', { type: 'key_value', query: { get: { key: 'kafka' } } })).toEqual([{ key: 'kafka', value: 3 }]);
   });
 
+  it('reads the page views per minute through every window clause, and the sessions through the session clauses', async () => {
+    const windows = (records: { key: { key: string; window_start: number }; value: number }[]) =>
+      Object.fromEntries(records.map((r) => [`${r.key.key}@${r.key.window_start}`, r.value]));
+    expect((await perMinute().fetch('/home', 0)).value).toBe(2);
+    expect(windows((await perMinute().fetchTimeRange('/home', 0, 60_000)).records)).toEqual({ '/home@0': 2, '/home@60000': 1 });
+    expect(windows((await perMinute().fetchAll(new Date(0), new Date(60_000))).records)).toEqual({ '/home@0': 2, '/about@0': 1, '/home@60000': 1 });
+    expect(windows((await perMinute().all()).records)).toEqual({ '/home@0': 2, '/about@0': 1, '/home@60000': 1 });
+    expect(windows((await perMinute().fetchKeyRange('/a', '/b', 0, 60_000)).records)).toEqual({ '/about@0': 1 });
+    const timestamped = await client.store(pageViews, 'page-views-per-minute').timestampedWindow<string, number>().fetch('/home', 0);
+    expect(timestamped.records).toEqual([{ key: { key: '/home', window_start: 0, window_end: 60_000 }, value: 2, timestamp: 3000 }]);
+    expect((await sessions().fetch('alice')).records).toEqual([{ key: { key: 'alice', window_start: 1000, window_end: 61_000 }, value: 3 }]);
+    expect(windows((await sessions().fetchKeyRange('a', 'c')).records)).toEqual({ 'alice@1000': 3, 'bob@3000': 1 });
+  });
+
   it('shows the instance, its resources, the application, the topologies and health', async () => {
     const instance = await client.instance(id);
     expectMatchesSchema(streamSchemas.instance, instance);
     expect([instance.state.state, instance.name]).toEqual(['RUNNING', 'io.sluice.it.WordCount']);
-    expect(await client.instances()).toEqual([id]);
-    expect(await client.applications()).toEqual([id]);
+    expect((await client.instances()).sort()).toEqual([id, pageViews].sort());
+    expect((await client.applications()).sort()).toEqual([id, pageViews].sort());
     expect((await client.config(id))['application.id']).toBe(id);
     expect((await client.offsets(id)).group).toBe(id);
     expect((await client.status(id)).threads.flatMap((t) => t.active_tasks.map((task) => task.task_id)).sort()).toEqual(['0_0', '0_1', '0_2', '1_0', '1_1', '1_2']);
@@ -167,6 +214,15 @@ describe('the client', () => {
     expect(await client.subscriptions(id)).toEqual(expect.arrayContaining(['state', 'rebalance', 'restore', 'metrics']));
     expect((await client.topologies()).map((t) => t.name)).toContain('io.sluice.it.WordCount');
     expect((await client.health()).details.applications.details[id]?.status).toBe('UP');
+  });
+
+  it("the README's example prints the counts and the error it catches", async () => {
+    expect(await wordCountReport(client, id, 'kafka')).toEqual([
+      'kafka: 3',
+      'distinct words: 4',
+      'from k to l: kafka=3',
+      `404 UnknownStore: Application '${id}' has no state store 'no-such-store'`,
+    ]);
   });
 
   it('carries the error body of what the node refuses', async () => {
@@ -194,6 +250,16 @@ describe('the sluice command', () => {
     expect(rows(count.stdout)).toEqual([{ KEY: 'count', VALUE: '4' }]);
   });
 
+  it('query: window clauses with ISO-8601 times, printed with their windows', async () => {
+    const run = await sluice(['query', pageViews, 'page-views-per-minute', 'fetch_all', 'time_from=1970-01-01T00:00:00Z', 'time_to=60000', '--type', 'window']);
+    expect(run.code).toBe(0);
+    expect(rows(run.stdout).sort((a, b) => `${a.KEY}${a.WINDOW_START}`.localeCompare(`${b.KEY}${b.WINDOW_START}`))).toEqual([
+      { KEY: '/about', WINDOW_START: '0', WINDOW_END: '60000', VALUE: '1' },
+      { KEY: '/home', WINDOW_START: '0', WINDOW_END: '60000', VALUE: '2' },
+      { KEY: '/home', WINDOW_START: '60000', WINDOW_END: '120000', VALUE: '1' },
+    ]);
+  });
+
   it('query: an unknown store prints the error body and exits non-zero; so does a missing credential', async () => {
     const unknown = await sluice(['query', id, 'nope', 'get', 'key=kafka']);
     expect(unknown.code).toBe(1);
@@ -207,7 +273,7 @@ describe('the sluice command', () => {
   it('status: the instances with state and health, for a user whose password comes from SLUICE_PASSWORD; one instance’s tasks', async () => {
     const list = await sluice(['status', '--user', 'alice'], { SLUICE_PASSWORD: 'alice-password' });
     expect(list.code).toBe(0);
-    expect(rows(list.stdout).map((row) => [row.APPLICATION, row.STATE, row.HEALTH])).toEqual([[id, 'RUNNING', 'UP']]);
+    expect(rows(list.stdout).map((row) => [row.APPLICATION, row.STATE, row.HEALTH])).toEqual(expect.arrayContaining([[id, 'RUNNING', 'UP'], [pageViews, 'RUNNING', 'UP']]));
     const one = await sluice(['status', id, '-o', 'json']);
     const status = JSON.parse(one.stdout) as { state: string; threads: { active_tasks: { task_id: string }[] }[] };
     expect(status.state).toBe('RUNNING');

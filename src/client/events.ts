@@ -27,15 +27,18 @@ export interface RecordEventData {
 
 export type DataOf<T extends string> = T extends keyof EventData ? EventData[T] : RecordEventData;
 
-export interface SluiceEvent<D = unknown> {
+export interface SluiceEvent<T extends string = string, D = unknown> {
   /** The event's type: the subscribed one, or `dropped`. */
-  type: string;
+  type: T;
   /** The server's sequence number of the event. */
   id: string | undefined;
   data: D;
 }
 
-export class EventSubscription<T extends string> implements AsyncIterable<SluiceEvent<DataOf<T> | EventData['dropped']>> {
+/** What a subscription to type T yields: its events, or `dropped` (narrow on `type`). */
+export type SubscriptionEvent<T extends string> = SluiceEvent<T, DataOf<T>> | SluiceEvent<'dropped', EventData['dropped']>;
+
+export class EventSubscription<T extends string> implements AsyncIterable<SubscriptionEvent<T>> {
   private readonly controller = new AbortController();
   private started = false;
 
@@ -58,14 +61,14 @@ export class EventSubscription<T extends string> implements AsyncIterable<Sluice
     return this.controller.signal.aborted;
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<SluiceEvent<DataOf<T> | EventData['dropped']>> {
+  [Symbol.asyncIterator](): AsyncIterator<SubscriptionEvent<T>> {
     // One connection, one consumer: a second iteration would split the events between them.
     if (this.started) throw new UnexpectedResponse('an event subscription can be iterated once');
     this.started = true;
     return this.iterate();
   }
 
-  private async *iterate(): AsyncGenerator<SluiceEvent<DataOf<T> | EventData['dropped']>> {
+  private async *iterate(): AsyncGenerator<SubscriptionEvent<T>> {
     if (this.closed) return;
     const signal = this.controller.signal;
     let response;
@@ -90,13 +93,14 @@ export class EventSubscription<T extends string> implements AsyncIterable<Sluice
     }
   }
 
-  private toEvent(message: EventSourceMessage): SluiceEvent<DataOf<T> | EventData['dropped']> {
+  private toEvent(message: EventSourceMessage): SubscriptionEvent<T> {
     let data: unknown;
     try {
       data = JSON.parse(message.data);
     } catch {
       throw new UnexpectedResponse(`event ${message.event ?? 'message'} has data that is not JSON: ${message.data.slice(0, 200)}`);
     }
-    return { type: message.event ?? 'message', id: message.id, data: data as DataOf<T> };
+    // The server names each event's type; the data's shape is the one documented for that type.
+    return { type: message.event ?? 'message', id: message.id, data } as SubscriptionEvent<T>;
   }
 }
