@@ -85,6 +85,8 @@ export const TaskDirectoryLocked = define(
   409,
   (dir: string) => `The task directory ${dir} is locked by another instance`,
 );
+// A task's local state that cannot be trusted: it is wiped and restored from the changelog, never used.
+export const CorruptedTaskState = define('CorruptedTaskState', 500, (path: string, detail: string) => `Corrupted task state ${path}: ${detail}`);
 export const BrokerUnavailable = define('BrokerUnavailable', 503, (detail: string) => detail);
 // Kafka refused who Sluice is (SASL) or the TLS connection failed: a configuration to fix, not a fault to ride out.
 export const KafkaAuthenticationFailed = define('KafkaAuthenticationFailed', 503, (detail: string) => `Kafka authentication failed: ${detail}`);

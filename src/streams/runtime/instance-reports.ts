@@ -1,5 +1,6 @@
 import type { ConsumerOffsets, StorePartitionStatus, ThreadMetadata } from './instance-view';
-import type { StateDirectory } from './state-directory';
+import { CorruptedTaskState } from '../../errors';
+import type { Checkpoint, StateDirectory } from './state-directory';
 import type { StreamThread } from './stream-thread';
 
 /** Low and high watermark per partition of a topic. */
@@ -50,7 +51,7 @@ export async function storeStatus(threads: readonly StreamThread[], stateDirecto
   const result: StorePartitionStatus[] = [];
   for (const thread of threads) {
     for (const task of thread.tasks.all()) {
-      const checkpoint = stateDirectory.readCheckpoint(task.name);
+      const checkpoint = readableCheckpoint(stateDirectory, task.name);
       const partition = task.partition;
       for (const { name: store, changelog } of task.stores) {
         const end = changelog ? ((await endOffsets(changelog)).get(partition)?.high ?? -1) : -1;
@@ -69,4 +70,14 @@ export async function storeStatus(threads: readonly StreamThread[], stateDirecto
     }
   }
   return result.sort((a, b) => a.store.localeCompare(b.store) || a.partition - b.partition);
+}
+
+/** A task's checkpoint for a report: a corrupted one reads as none (the runtime deals with it when it opens the task). */
+function readableCheckpoint(stateDirectory: StateDirectory, taskId: string): Checkpoint | undefined {
+  try {
+    return stateDirectory.readCheckpoint(taskId);
+  } catch (error) {
+    if (error instanceof CorruptedTaskState) return undefined;
+    throw error;
+  }
 }

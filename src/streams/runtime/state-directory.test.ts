@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InvalidApplicationId, PathOutsideStateDirectory } from '../../errors';
+import { CorruptedTaskState, InvalidApplicationId, PathOutsideStateDirectory } from '../../errors';
+import { TopicPartitionMap } from '../kafka';
 import { pathInside, StateDirectory } from './state-directory';
 
 let root: string;
@@ -60,5 +61,56 @@ describe('StateDirectory', () => {
       expect(() => dir.lock(taskId)).toThrow(PathOutsideStateDirectory);
     }
     expect(fs.readFileSync(path.join(sentinel, 'keep.txt'), 'utf8')).toBe('keep');
+  });
+});
+
+describe('checkpoint files', () => {
+  const write = (dir: StateDirectory, text: string) => fs.writeFileSync(path.join(dir.taskDir('0_0'), '.checkpoint'), text);
+
+  it('reads back what it wrote, and nothing when there is no file', () => {
+    const dir = new StateDirectory(stateDir, 'app');
+    dir.lock('0_0');
+    expect(dir.readCheckpoint('0_0')).toBeUndefined();
+    dir.writeCheckpoint('0_0', new TopicPartitionMap<number>().set('app-a-changelog', 0, 42).set('app-b-changelog', 0, 0));
+    expect([...dir.readCheckpoint('0_0')!.entries()].map(([tp, offset]) => `${tp.topic}:${offset}`)).toEqual(['app-a-changelog:42', 'app-b-changelog:0']);
+    dir.unlock('0_0');
+  });
+
+  it('skips a negative offset, as Kafka Streams does: that changelog restores in full', () => {
+    const dir = new StateDirectory(stateDir, 'app');
+    dir.lock('0_0');
+    write(dir, '0\n2\na 0 -1\nb 0 7\n');
+    expect([...dir.readCheckpoint('0_0')!.entries()].map(([tp, offset]) => `${tp.topic}:${offset}`)).toEqual(['b:7']);
+    dir.unlock('0_0');
+  });
+
+  it.each([
+    ['another version', '1\n1\na 0 5\n'],
+    ['an empty file', ''],
+    ['fewer entries than announced', '0\n2\na 0 5\n'],
+    ['more entries than announced', '0\n1\na 0 5\nb 0 6\n'],
+    ['an entry cut short', '0\n1\na 0 \n'],
+    ['an offset that is not a number', '0\n1\na 0 5x\n'],
+    ['a partition that is not a number', '0\n1\na zero 5\n'],
+    ['an entry with a fourth field', '0\n1\na 0 5 6\n'],
+    ['binary garbage', '\u0000\u0001\u0002'],
+  ])('refuses %s as corrupted, naming the file', (_what, text) => {
+    const dir = new StateDirectory(stateDir, 'app');
+    dir.lock('0_0');
+    write(dir, text);
+    expect(() => dir.readCheckpoint('0_0')).toThrow(CorruptedTaskState);
+    expect(() => dir.readCheckpoint('0_0')).toThrow(path.join(dir.taskDir('0_0'), '.checkpoint'));
+    dir.unlock('0_0');
+  });
+
+  it('marks a task whose stores are opening until they have opened', () => {
+    const dir = new StateDirectory(stateDir, 'app');
+    dir.lock('0_0');
+    expect(dir.openingInterrupted('0_0')).toBe(false);
+    dir.openingStores('0_0');
+    expect(dir.openingInterrupted('0_0')).toBe(true);
+    dir.storesOpened('0_0');
+    expect(dir.openingInterrupted('0_0')).toBe(false);
+    dir.unlock('0_0');
   });
 });

@@ -1,11 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { IllegalState, PathOutsideStateDirectory, TaskDirectoryLocked } from '../../errors';
+import { CorruptedTaskState, IllegalState, PathOutsideStateDirectory, TaskDirectoryLocked } from '../../errors';
 import { TopicPartitionMap } from '../kafka';
 import { checkApplicationId } from './application-id';
 
 const LOCK_FILE = '.lock';
 const CHECKPOINT_FILE = '.checkpoint';
+/** Present while a task's stores open: found at a start, the last opening killed the process. */
+const OPENING_FILE = '.opening';
 const CHECKPOINT_VERSION = 0;
 
 /** A changelog offset per topic-partition: where a restore of the task's local state would begin. */
@@ -94,17 +96,36 @@ export class StateDirectory {
     fs.rmSync(path.join(this.taskDir(taskId), LOCK_FILE), { force: true });
   }
 
-  /** Reads a task's checkpoint (Kafka Streams' text format: version, count, then `topic partition offset`). */
+  /**
+   * Reads a task's checkpoint (Kafka Streams' text format: version, count, then `topic partition offset`). A file
+   * that does not parse in full (wrong version, fewer or more entries than announced, a field that is not a
+   * number) throws CorruptedTaskState: a checkpoint read in part would vouch for offsets nobody wrote.
+   */
   readCheckpoint(taskId: string): Checkpoint | undefined {
     const file = path.join(this.taskDir(taskId), CHECKPOINT_FILE);
-    if (!fs.existsSync(file)) return undefined;
-    const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    const corrupt = (detail: string) => new CorruptedTaskState(file, detail);
+    const lines = text.split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    if (lines[0] !== String(CHECKPOINT_VERSION)) throw corrupt(`version ${JSON.stringify(lines[0] ?? '')}, expected ${CHECKPOINT_VERSION}`);
+    const count = decimal(lines[1]);
+    if (count === undefined) throw corrupt(`entry count ${JSON.stringify(lines[1] ?? '')} is not a number`);
+    const entries = lines.slice(2);
+    if (entries.length !== count) throw corrupt(`${count} entries announced, ${entries.length} found`);
     const checkpoint: Checkpoint = new TopicPartitionMap();
-    for (const line of lines.slice(2)) {
-      const parts = line.trim().split(/\s+/);
-      if (parts.length !== 3) continue;
-      const [topic, partition, offset] = [parts[0]!, Number(parts[1]), Number(parts[2])];
-      checkpoint.set(topic, partition, offset);
+    for (const line of entries) {
+      const [topic, partition, offset, ...rest] = line.split(' ');
+      const number = decimal(partition);
+      const position = offset?.startsWith('-') ? decimal(offset.slice(1)) : decimal(offset);
+      if (!topic || rest.length > 0 || number === undefined || position === undefined) throw corrupt(`entry ${JSON.stringify(line)}`);
+      // A negative offset vouches for nothing (Kafka Streams skips it too): that partition restores in full.
+      if (!offset!.startsWith('-')) checkpoint.set(topic, number, position);
     }
     return checkpoint;
   }
@@ -128,6 +149,20 @@ export class StateDirectory {
     }
   }
 
+  /** Marks a task's stores as opening, until `storesOpened`. */
+  openingStores(taskId: string): void {
+    fs.writeFileSync(path.join(this.taskDir(taskId), OPENING_FILE), String(process.pid));
+  }
+
+  storesOpened(taskId: string): void {
+    fs.rmSync(path.join(this.taskDir(taskId), OPENING_FILE), { force: true });
+  }
+
+  /** Whether the process died while the task's stores were opening (LMDB reads a damaged file without a check). */
+  openingInterrupted(taskId: string): boolean {
+    return fs.existsSync(path.join(this.taskDir(taskId), OPENING_FILE));
+  }
+
   deleteCheckpoint(taskId: string): void {
     fs.rmSync(path.join(this.taskDir(taskId), CHECKPOINT_FILE), { force: true });
   }
@@ -137,6 +172,13 @@ export class StateDirectory {
     if (this.locks.size > 0) throw new IllegalState('cannot clean up the state directory while tasks are open');
     fs.rmSync(this.appDir, { recursive: true, force: true });
   }
+}
+
+/** A non-negative decimal integer, or undefined. */
+function decimal(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,16}$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
 }
 
 function isAlive(pid: number): boolean {

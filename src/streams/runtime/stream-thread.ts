@@ -109,7 +109,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
       },
       { retryForMs: ctx.config.taskTimeoutMs, logger },
     );
-    const checkpoints = new TaskCheckpoints(ctx.stateDirectory, exactlyOnce);
+    const checkpoints = new TaskCheckpoints(ctx.stateDirectory, exactlyOnce, logger);
     const consumer = this.clients.consumer;
     this.committer = new Committer((offsets) => consumer.commitOffsets(offsets), this.positions, checkpoints, { exactlyOnce, taskTimeoutMs: ctx.config.taskTimeoutMs, logger });
     this.tasks = new TaskManager({

@@ -1,3 +1,5 @@
+import type { Logger } from 'pino';
+import { CorruptedTaskState } from '../../errors';
 import { TopicPartitionMap } from '../kafka';
 import type { Checkpoint, StateDirectory } from './state-directory';
 import type { StoreMetadata } from './topology-metadata';
@@ -33,11 +35,22 @@ export class TaskCheckpoints {
   constructor(
     private readonly stateDirectory: StateDirectory,
     private readonly exactlyOnce: boolean,
+    private readonly logger?: Logger,
   ) {}
 
-  /** The checkpoint on disk, or undefined when none vouches for the task's local state. */
+  /**
+   * The checkpoint on disk, or undefined when none vouches for the task's local state. A corrupted one is deleted
+   * and vouches for nothing: the task's state is then wiped and restored from its changelogs.
+   */
   read(taskId: string): Checkpoint | undefined {
-    return this.stateDirectory.readCheckpoint(taskId);
+    try {
+      return this.stateDirectory.readCheckpoint(taskId);
+    } catch (error) {
+      if (!(error instanceof CorruptedTaskState)) throw error;
+      this.logger?.warn({ taskId, err: error }, `${error.message}; the task's state will be restored from its changelogs`);
+      this.stateDirectory.deleteCheckpoint(taskId);
+      return undefined;
+    }
   }
 
   /** A restoring task's progress, durable in its stores: a restart resumes the restore there (both guarantees). */

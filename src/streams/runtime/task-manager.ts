@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { CorruptedTaskState } from '../../errors';
 import { EARLIEST, type TopicPartition, TopicPartitionMap } from '../kafka';
 import type { ChangelogToRestore, RestoredPosition, RestoreProgress, RestoreSpan } from './changelog-restorer';
 import type { CommittableTask, Committer } from './committer';
@@ -190,12 +191,33 @@ export class TaskManager {
     }
     const task = new ActiveTask(id, name, created, metadata.subtopologies[id.subtopology]!.stores, partitions);
     this.tasks.set(name, task);
-    // Without a checkpoint nothing says how far local state got: start empty and restore the whole changelog.
-    if (checkpoints.read(name) === undefined) stateDirectory.wipeTaskState(name);
-    created.task.initializeStores();
+    if (stateDirectory.openingInterrupted(name)) {
+      this.options.logger.warn({ taskId: name }, `the process died while task ${name}'s stores were opening; its state will be restored from its changelogs`);
+      stateDirectory.wipeTaskState(name);
+    } else if (checkpoints.read(name) === undefined) {
+      // Without a checkpoint nothing says how far local state got: start empty and restore the whole changelog.
+      stateDirectory.wipeTaskState(name);
+    }
+    stateDirectory.openingStores(name);
+    await this.openStores(task);
     // Restored writes commit synchronously: whatever opening the stores wrote must commit before them.
     await created.task.flushStores();
+    stateDirectory.storesOpened(name);
     return task;
+  }
+
+  /** Opens a task's stores; a store found corrupted wipes the task's state, which its changelogs then restore. */
+  private async openStores(task: ActiveTask): Promise<void> {
+    try {
+      task.task.initializeStores();
+    } catch (error) {
+      if (!(error instanceof CorruptedTaskState)) throw error;
+      this.options.logger.warn({ taskId: task.name, err: error }, `${error.message}; task ${task.name}'s state will be restored from its changelogs`);
+      await task.task.closeStores();
+      this.options.stateDirectory.wipeTaskState(task.name);
+      this.options.stateDirectory.openingStores(task.name);
+      task.task.initializeStores();
+    }
   }
 
   /** A new task's changelog partitions, each from its checkpoint or, without one, from the log start. */

@@ -115,6 +115,13 @@ export class StreamTask {
     }
   }
 
+  /** Closes the stores opened so far and forgets them, so that `initializeStores` can open them afresh. */
+  async closeStores(): Promise<void> {
+    const stores = [...this.stores.values()];
+    this.stores.clear();
+    for (const store of stores) if (store.isOpen()) await store.close();
+  }
+
   /** Instantiates the processor graph and runs every processor's `init`. */
   initializeProcessors(): void {
     if (this.initialized) return;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type Database, open, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import { IllegalState, StreamsException } from '../../errors';
 import type { BytesTable } from './bytes-table';
+import { checkLmdbHeader } from './lmdb-header';
 import { LmdbTable } from './lmdb-table';
 import type { StoreContext } from './store';
 import type { StoreStorage } from './store-storage';
@@ -37,8 +38,23 @@ export class LmdbStorage implements StoreStorage {
     context.configureStore?.(storeName, options);
     // The byte layout of the store depends on these three: a setter may tune anything else.
     Object.assign(options, layout);
+    checkLmdbHeader(path);
     this.env = open<Buffer, Buffer>(options as RootDatabaseOptionsWithPath);
     this.meta = new LmdbTable(`${storeName}/${METADATA_DB}`, this.openDb(METADATA_DB), undefined, this.recordFailure);
+    this.probe();
+  }
+
+  /**
+   * Reads the first and last key of every database: the pages from each root to both ends. A damaged page there
+   * kills the process while the task's stores are opening, which the runtime notices at the next start (it then
+   * restores the task from its changelogs) instead of dying on it again at the first read.
+   */
+  private probe(): void {
+    const env = this.environment();
+    for (const key of env.getKeys()) {
+      const db = this.openDb(Buffer.from(key as Uint8Array).toString('utf8').replace(/\0$/, ''));
+      for (const reverse of [false, true]) Array.from(db.getRange({ limit: 1, reverse }));
+    }
   }
 
   get metadata(): BytesTable {
