@@ -141,6 +141,15 @@ export const NoLocalInstance = define(
   (id: string, state: string) => `Application '${id}' has no running local instance (state ${state})`,
 );
 export const ApplicationExists = define('ApplicationExists', 409, (id: string) => `Application '${id}' already exists in this process`);
+export const EnvironmentNotCreatable = define(
+  'EnvironmentNotCreatable',
+  409,
+  (name: string) =>
+    `Environment '${name}' cannot be created: a Sluice node has one environment, '__default', whose configuration is the node's own ` +
+    '(its configuration file); run another node for another environment',
+);
+// The web console's assets are built by `npm run build`; a node run from sources without it has none to serve.
+export const ConsoleNotBuilt = define('ConsoleNotBuilt', 503, (dir: string) => `The web console is not built (no ${dir}): run npm run build`);
 export const Unauthorized = define('Unauthorized', 401, () => 'Missing or wrong credentials');
 export const Forbidden = define('Forbidden', 403, (detail: string) => detail);
 export const InternalError = define(

@@ -180,7 +180,17 @@ describe('a node over HTTPS with users, API tokens and JWTs', () => {
           .replace('{group}', encodeURIComponent(group.name))
           .replace('{name}', encodeURIComponent(group.metrics[0]!.name))
           .replace('{eventType}', 'state');
-        const body = method === 'GET' ? undefined : route.includes('/stores/') ? { type: 'key_value', query: { all: {} } } : route === '/api/v1/streams' ? { type: 'no-such-topology' } : {};
+        const environments = route === '/api/v1/environments';
+        const body =
+          method === 'GET'
+            ? undefined
+            : route.includes('/stores/')
+              ? { type: 'key_value', query: { all: {} } }
+              : route === '/api/v1/streams'
+                ? { type: 'no-such-topology' }
+                : environments
+                  ? { name: 'no-such-environment' }
+                  : {};
         for (const [who, headers, role] of identities) {
           const answer = await call(node, method, pathname, headers, body);
           seen.push(answer.text);
@@ -193,8 +203,8 @@ describe('a node over HTTPS with users, API tokens and JWTs', () => {
           } else if (role === 'no-role' || (mutation && role === 'viewer')) {
             expect([at, answer.status, JSON.parse(answer.text).exception]).toEqual([at, 403, 'Forbidden']);
           } else if (mutation) {
-            // The operator reached the handler, which found no such instance or topology.
-            expect([at, answer.status]).toEqual([at, 404]);
+            // The operator reached the handler, which found no such instance or topology (or environment: 409).
+            expect([at, answer.status]).toEqual([at, environments ? 409 : 404]);
           } else {
             expect([at, answer.status >= 200 && answer.status < 300]).toEqual([at, true]);
           }

@@ -1,8 +1,13 @@
 /**
  * Starts one real Kafka broker for the whole integration run (see provideBroker for the choice) and hands its
- * address to the test workers through KAFKA_BOOTSTRAP_SERVERS.
+ * address to the test workers through KAFKA_BOOTSTRAP_SERVERS; meanwhile installs Chromium for the browser tests
+ * when it is missing (a failure is handed to those tests, which then fail with it, not to the others), and builds
+ * the web console that the nodes under test serve at /ui.
  */
 import { provideBroker, type ProvidedBroker } from '../../src/host/broker/provide-broker';
+import * as path from 'node:path';
+import { buildConsole } from '../../ui/build';
+import { CHROMIUM_ERROR_ENV, ensureChromium } from './chromium';
 
 /** Jest keeps globals of globalSetup for globalTeardown, and only for it. */
 export interface BrokerGlobal {
@@ -11,9 +16,17 @@ export interface BrokerGlobal {
 
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
-  const broker = await provideBroker({ log: (line) => process.stderr.write(`${line}\n`) });
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const chromium = ensureChromium(log);
+  await buildConsole(path.resolve(__dirname, '..', '..'));
+  const broker = await provideBroker({ log });
   (globalThis as BrokerGlobal).__sluiceTestBroker = broker;
   process.env.KAFKA_BOOTSTRAP_SERVERS = broker.bootstrapServers;
+  const chromiumError = await chromium;
+  if (chromiumError !== undefined) {
+    process.env[CHROMIUM_ERROR_ENV] = chromiumError;
+    log(`Browser tests will fail: ${chromiumError}`);
+  }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(
     `\nKafka for integration tests: ${broker.kind}, Apache Kafka ${broker.version}, at ${broker.bootstrapServers} (${seconds} s)\n`,

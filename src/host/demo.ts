@@ -60,6 +60,8 @@ function banner(url: string, broker: ProvidedBroker): string[] {
     '',
     `Sluice demo is running (Kafka: ${broker.kind}, ${broker.version}, at ${broker.bootstrapServers})`,
     '',
+    `  Console     ${url}/ui/`,
+    `  API docs    ${url}/docs`,
     `  Instances   ${url}/api/v1/streams`,
     `  Topologies  ${url}/api/v1/topologies`,
     `  Health      ${url}/health`,

@@ -92,6 +92,7 @@ export class SluiceHost {
       events: config.server.sse,
       timeouts: config.server.timeouts,
       version: SLUICE_VERSION,
+      node: { streamsConfig: () => streamsConfig },
     });
     await app.listen({ host: config.server.host, port: config.server.port });
     const port = (app.server.address() as AddressInfo).port;

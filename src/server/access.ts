@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { Forbidden, Unauthorized } from '../errors';
 import { Authenticator, type AuthenticationOptions } from './auth/authenticator';
 import { FailedLoginLog } from './auth/failed-logins';
-import { mayCall } from './auth/roles';
+import { mayCall, type Principal } from './auth/roles';
 // Types the routes' `config` (mutates, public).
 import './route-config';
 
@@ -17,12 +17,29 @@ export interface AccessOptions extends AuthenticationOptions {
   readonly headless?: boolean;
 }
 
-export function installAccessControl(app: FastifyInstance, options: AccessOptions): void {
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who sent the request; null when the API takes no credentials, or the principal has no role. */
+    principal: Principal | null;
+  }
+}
+
+/** What the access control checks, for the routes that tell a client what it may do. */
+export interface AccessPolicy {
+  /** Whether credentials are required (else anyone may call every route). */
+  readonly authenticated: boolean;
+  readonly headless: boolean;
+}
+
+export function installAccessControl(app: FastifyInstance, options: AccessOptions): AccessPolicy {
   const authenticator = new Authenticator(options);
+  // The web console asks who it serves (to show restart and stop to operators only).
+  app.decorateRequest('principal', null);
   if (authenticator.plaintextUsers.length > 0) {
     app.log.warn({ users: authenticator.plaintextUsers }, 'Users with plain-text passwords (server.allowPlaintextPasswords): for development only');
   }
-  if (!authenticator.enabled && !options.headless) return;
+  const policy: AccessPolicy = { authenticated: authenticator.enabled, headless: options.headless ?? false };
+  if (!authenticator.enabled && !options.headless) return policy;
   const failedLogins = new FailedLoginLog(app.log);
   const challenges = authenticator.challenges();
   const challenge = challenges.length === 1 ? challenges[0]! : challenges;
@@ -41,7 +58,9 @@ export function installAccessControl(app: FastifyInstance, options: AccessOption
       const { role, name } = outcome.principal;
       if (role === undefined) throw new Forbidden(`'${name}' is authenticated but its token grants no role (viewer or operator)`);
       if (!mayCall(role, config)) throw new Forbidden(`The ${role} role cannot change instances (restart, stop, delete, deploy): that takes the operator role`);
+      request.principal = { name, role, via: outcome.principal.via };
     }
     if (options.headless && config.mutates) throw new Forbidden('This node runs headless: instances cannot be changed through the API');
   });
+  return policy;
 }

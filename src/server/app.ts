@@ -11,16 +11,18 @@ import { installAccessControl, type AccessOptions } from './access';
 import { installApplicationIdCheck } from './application-id-param';
 import { parseEveryBodyAsJson } from './body-parser';
 import { answerClientError, answerConnect } from './client-errors';
-import type { InstanceRegistry, StoreQueries } from './context';
+import type { InstanceRegistry, NodeContext, StoreQueries } from './context';
 import { installCors, type CorsOptions } from './cors';
 import { answerFrameworkError, DEFAULT_BODY_LIMIT, installErrorHandling, MAX_PATH_SEGMENT_LENGTH } from './error-handling';
 import { applicationsPlugin } from './plugins/applications';
+import { azkarraPlugin } from './plugins/azkarra';
 import { eventsPlugin } from './plugins/events';
 import { healthPlugin } from './plugins/health';
 import { registerOpenApi } from './plugins/openapi';
 import { prometheusPlugin } from './plugins/prometheus';
 import { streamsPlugin } from './plugins/streams';
 import { topologiesPlugin } from './plugins/topologies';
+import { uiPlugin } from './plugins/ui';
 import { RouteTable } from './route-table';
 import { DEFAULT_EVENT_STREAM_OPTIONS, type EventStreamOptions } from './sse/event-stream';
 import { DEFAULT_METRICS_INTERVAL_MS } from './sse/instance-events';
@@ -32,6 +34,10 @@ export type HttpsOptions = Pick<NodeHttpsOptions, 'cert' | 'key' | 'passphrase' 
 export interface ServerOptions {
   readonly instances: InstanceRegistry;
   readonly queries: StoreQueries;
+  /** The node's own configuration (Azkarra's context and environment routes); none when omitted. */
+  readonly node?: NodeContext;
+  /** Folders to look in for the built web console; by default where `npm run build` writes it. */
+  readonly consoleDirs?: readonly string[];
   /** fastify's logger option: a pino logger, pino options, or false; default false. */
   readonly logger?: FastifyServerOptions['loggerInstance'] | Exclude<FastifyServerOptions['logger'], undefined>;
   readonly access?: AccessOptions;
@@ -78,9 +84,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   parseEveryBodyAsJson(app);
   // Before access control: preflights carry no credentials, and a 401 needs CORS headers for a browser to read it.
   await installCors(app, options.cors);
-  installAccessControl(app, options.access ?? {});
+  const access = installAccessControl(app, options.access ?? {});
   installApplicationIdCheck(app);
-  await registerOpenApi(app, options.version ?? '0.0.0');
+  const version = options.version ?? '0.0.0';
+  await registerOpenApi(app, version);
 
   const { instances, queries } = options;
   const events = { ...DEFAULT_EVENT_STREAM_OPTIONS, ...options.events };
@@ -94,5 +101,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(topologiesPlugin, { instances });
   await app.register(healthPlugin, { instances });
   await app.register(prometheusPlugin, { instances });
+  await app.register(azkarraPlugin, { instances, access, version, node: options.node ?? { streamsConfig: () => ({}) } });
+  await app.register(uiPlugin, { instances, access, version, consoleDirs: options.consoleDirs });
   return app;
 }

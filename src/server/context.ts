@@ -90,6 +90,12 @@ export interface InstanceRegistry {
   topologies(): TopologyInfo[];
 }
 
+/** What the node as a whole is configured with. */
+export interface NodeContext {
+  /** The node's streams configuration, which every instance starts from (secrets included: hide them to show it). */
+  streamsConfig(): Readonly<Record<string, ConfigValue>>;
+}
+
 /** The interactive-query engine behind `POST /api/v1/applications/{id}/stores/{name}`. */
 export interface StoreQueries {
   execute(applicationId: string, store: string, body: unknown): Promise<StoreQueryResult>;

@@ -33,11 +33,13 @@ export class TestNode {
     instances: InstanceSpec[];
     streams?: Record<string, ConfigValue>;
     sse?: Partial<HostConfig['server']['sse']>;
+    /** Overrides of the server section (users, headless, ...). */
+    server?: Partial<HostConfig['server']>;
   }): Promise<TestNode> {
     const stateDir = tempStateDir('sluice-api-');
     const host = await SluiceHost.start({
       config: {
-        server: testServerConfig({ sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 1000, ...options.sse } }),
+        server: testServerConfig({ sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 1000, ...options.sse }, ...options.server }),
         log: { level: 'warn' },
         streams: {
           'bootstrap.servers': bootstrapServers().join(','),

@@ -24,6 +24,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'health', description: 'Health report and probes' },
         { name: 'metrics', description: 'Process-wide metrics' },
         { name: 'api', description: 'This description of the API' },
+        { name: 'azkarra', description: "Azkarra's routes beside the contract, for tools written for Azkarra" },
+        { name: 'console', description: 'The web console (its page, and what it needs beside the resources)' },
       ],
     },
   });
