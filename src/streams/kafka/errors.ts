@@ -17,6 +17,22 @@ export function isGroupMembershipError(error: unknown): boolean {
 }
 
 /**
+ * Errors that end an exactly-once producer's transaction without ending the application: the coordinator aborted it
+ * (a broker outage longer than transaction.timeout.ms), or a newer producer of the same transactional id fenced it
+ * (the task moved). Kafka Streams closes such tasks dirty and re-joins (TaskMigratedException).
+ */
+const TRANSACTION_LOST_ERRORS = new Set(['INVALID_PRODUCER_EPOCH', 'PRODUCER_FENCED', 'INVALID_TXN_STATE', 'INVALID_PRODUCER_ID_MAPPING', 'TRANSACTIONAL_ID_NOT_FOUND']);
+
+export function isTransactionLostError(error: unknown): boolean {
+  for (let cause = error, depth = 0; typeof cause === 'object' && cause !== null && depth < 10; depth++) {
+    const type = (cause as { type?: unknown }).type;
+    if (typeof type === 'string' && TRANSACTION_LOST_ERRORS.has(type)) return true;
+    cause = (cause as { cause?: unknown }).cause ?? (cause as { originalError?: unknown }).originalError;
+  }
+  return false;
+}
+
+/**
  * Failures that go away when the broker is back: a refused or dropped connection, a request timeout, a leader
  * moving. kafkajs retries those for a while and then gives up with a wrapper (`KafkaJSNumberOfRetriesExceeded`,
  * or a non-retriable error whose root cause is retriable); the runtime keeps retrying them within

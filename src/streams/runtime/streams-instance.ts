@@ -35,6 +35,7 @@ import { StreamsStateMachine } from './streams-state';
 import type { StreamsState } from './streams-state';
 import { StreamThread } from './stream-thread';
 import { kafkaThreadClients } from './thread-clients';
+import { ThreadRecovery } from './thread-recovery';
 import { TopologyMetadata } from './topology-metadata';
 import type { StoreConfigSetter } from './store-statistics';
 import { loadStoreConfigSetter, StoreStatisticsDumper } from './store-statistics';
@@ -64,6 +65,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private readonly logger: Logger;
   private readonly stateDirectory: StateDirectory;
   private readonly metadataState: StreamsMetadataState;
+  private readonly recovery: ThreadRecovery;
   private readonly clientMetrics: ClientMetrics;
   private readonly defaultKeySerde: Serde<unknown>;
   private readonly defaultValueSerde: Serde<unknown>;
@@ -131,6 +133,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     );
     this.metadata = new TopologyMetadata(topology, this.applicationId);
     this.metadataState = new StreamsMetadataState(this.metadata, this.processId);
+    this.recovery = new ThreadRecovery({ exactlyOnce: this.config.processingGuarantee === 'exactly_once_v2', taskTimeoutMs: this.config.taskTimeoutMs });
     this.machine = new StreamsStateMachine((change) => {
       this.logger.info({ from: change.previous, to: change.state }, 'state transition');
       this.emit('state', change);
@@ -232,7 +235,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       this.refreshHostMap();
     });
     thread.on('restore', (store, progress) => this.emit('restore', { store, ...progress }));
-    thread.on('fatal', (error) => void this.failWith(error));
+    thread.on('fatal', (error) => void this.onThreadFailed(index, thread, error));
     thread.on('groupWait', (reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }));
     return thread;
   }
@@ -320,6 +323,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     const state = this.machine.state;
     if (state === 'PENDING_SHUTDOWN' || state === 'NOT_RUNNING' || state === 'PENDING_ERROR' || state === 'ERROR') return;
     const allRunning = this.streamThreads.length > 0 && this.streamThreads.every((t) => t.state === 'RUNNING');
+    if (allRunning) this.recovery.recovered();
     if (allRunning && state !== 'RUNNING') this.machine.transition('RUNNING');
     else if (!allRunning && state === 'RUNNING') this.machine.transition('REBALANCING');
   }
@@ -346,6 +350,19 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   /** Waits for the host map refresh under way (tests and the query layer use it after a rebalance). */
   async hostMapSettled(): Promise<void> {
     await this.hostMapRefresh;
+  }
+
+  /** A thread failed: replaced when ThreadRecovery says its failure is recoverable, else the instance fails. */
+  private async onThreadFailed(index: number, failed: StreamThread, error: Error): Promise<void> {
+    if (!this.recovery.recoverable(error)) return this.failWith(error);
+    this.logger.warn({ err: error, thread: failed.name }, "stream thread lost its transactions; replacing it (its tasks restore from their changelogs)");
+    await failed.close().catch((e: unknown) => this.logger.warn({ err: e, thread: failed.name }, 'closing the failed thread failed'));
+    if (this.closeBegun || this.error) return;
+    const replacement = this.createThread(index);
+    this.streamThreads[this.streamThreads.indexOf(failed)] = replacement;
+    this.onThreadStateChange();
+    // A start that fails (the broker still out of reach: kafkajs has retried its connection for seconds) comes back here.
+    await replacement.start().catch((e: unknown) => this.onThreadFailed(index, replacement, e instanceof Error ? e : new StreamsException(String(e))));
   }
 
   private async failWith(error: Error): Promise<void> {
