@@ -6,8 +6,10 @@
  * Azkarra Streams 0.8.0 node (azkarra-side.ts; --no-azkarra skips it), each holding every partition and measured
  * alone on the machine; prints `get` with 1 and with C in flight and `all`, side by side with the ratio.
  * Figures only; nothing is asserted but the answers themselves.
+ * Last, the node's RSS before and at its peak while it streams an `all` of 1 000 000 records (--rss-keys N;
+ * --no-rss skips it).
  * Usage (compiled): `npm run build && node dist/bench/queries/run.js [--keys N] [--queries Q] [--concurrency C]
- * [--all-runs R] [--no-azkarra]`.
+ * [--all-runs R] [--no-azkarra] [--rss-keys N] [--no-rss]`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -348,6 +350,85 @@ function comparison(bench: Bench, sluice: Figures, azkarra: Figures | string): s
   return lines.join('\n') + '\n';
 }
 
+/** Resident set size of a process, in MB, from /proc (Linux). */
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /^VmRSS:\s+(\d+) kB/m.exec(status);
+  if (!kb) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(kb[1]) / 1024;
+}
+
+/**
+ * The node's memory while it streams an `all` of `keys` records (issue 16: it must stay flat whatever the store's
+ * size): its RSS before, and the highest sampled every 10 ms while the answer is read (as fast as the client can,
+ * without keeping it).
+ */
+async function rssDuringAll(bench: Bench, keys: number, kafka: ReturnType<typeof createKafkaClient>): Promise<string> {
+  const input = `bench-queries-rss-${bench.suffix}`;
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+  await admin.disconnect();
+  await produceKeys(kafka, input, keys);
+  const applicationId = `bench-queries-rss-${bench.suffix}`;
+  const node = await startNode('node-rss', path.join(bench.workDir, 'rss'), bench.bootstrapServers, applicationId, input);
+  const storePath = storePathOf(applicationId);
+  try {
+    const loadStart = Date.now();
+    await until(
+      `the node to hold ${keys} keys`,
+      () => call(node, 'POST', storePath, { type: 'key_value', query: { count: {} } }),
+      (answer) => (answer.body as QueryResponse).result?.success?.[0]?.records[0]?.value === keys,
+      900_000,
+    );
+    log(`RSS node ready with ${keys} keys in ${((Date.now() - loadStart) / 1000).toFixed(1)} s`);
+    // Let the last commit and the restore's garbage settle.
+    await sleep(5000);
+    const pid = node.child.pid!;
+    const before = rssMb(pid);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 10);
+    const started = performance.now();
+    let bytes = 0;
+    let tail = '';
+    try {
+      const response = await node.pool.request({
+        method: 'POST',
+        path: storePath,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'key_value', query: { all: {} } }),
+        bodyTimeout: 600_000,
+      });
+      for await (const chunk of response.body) {
+        bytes += (chunk as Buffer).length;
+        tail = (tail + (chunk as Buffer).toString('utf8')).slice(-400);
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const outcome = /"total":(\d+)(?:,"error":"[^"]*")?\},"status":"(\w+)"/.exec(tail);
+    if (!outcome || outcome[2] !== 'SUCCESS' || Number(outcome[1]) !== keys) throw new Error(`all of ${keys}: answer ends with ${tail}`);
+    return [
+      `node memory while it answers an all of ${keys} records (one node, ${(bytes / 1e6).toFixed(0)} MB of JSON read by the client in ${seconds.toFixed(1)} s)`,
+      `  RSS before ${before.toFixed(0)} MB, peak during ${peak.toFixed(0)} MB (+${(peak - before).toFixed(0)} MB)`,
+    ].join('\n') + '\n';
+  } finally {
+    await stopNodes([node]);
+  }
+}
+
+async function produceKeys(kafka: ReturnType<typeof createKafkaClient>, topic: string, keys: number): Promise<void> {
+  const producer = createProducer(kafka);
+  await producer.connect();
+  for (let start = 0; start < keys; start += 10_000) {
+    const messages = [];
+    for (let i = start; i < Math.min(keys, start + 10_000); i++) messages.push({ key: keyOf(i), value: valueOf(i) });
+    await producer.send({ topic, messages });
+  }
+  await producer.disconnect();
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -356,6 +437,8 @@ async function main(): Promise<void> {
       concurrency: { type: 'string', default: '16' },
       'all-runs': { type: 'string', default: '10' },
       'no-azkarra': { type: 'boolean', default: false },
+      'rss-keys': { type: 'string', default: '1000000' },
+      'no-rss': { type: 'boolean', default: false },
     },
   });
   const keys = Number(values.keys);
@@ -367,14 +450,7 @@ async function main(): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
-  const producer = createProducer(kafka);
-  await producer.connect();
-  for (let start = 0; start < keys; start += 10_000) {
-    const messages = [];
-    for (let i = start; i < Math.min(keys, start + 10_000); i++) messages.push({ key: keyOf(i), value: valueOf(i) });
-    await producer.send({ topic: input, messages });
-  }
-  await producer.disconnect();
+  await produceKeys(kafka, input, keys);
 
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-queries-'));
   log(`node logs under ${workDir}`);
@@ -394,6 +470,7 @@ async function main(): Promise<void> {
     const sluice = await sluiceAlone(bench);
     const azkarra = values['no-azkarra'] ? 'skipped (--no-azkarra)' : await azkarraAlone(bench);
     process.stdout.write(comparison(bench, sluice, azkarra));
+    if (!values['no-rss']) process.stdout.write(await rssDuringAll(bench, Number(values['rss-keys']), kafka));
   } finally {
     await admin.disconnect();
     await broker.stop();

@@ -1,9 +1,20 @@
 import * as grpc from '@grpc/grpc-js';
 import NodeCache from 'node-cache';
-import { failedAnswer, type NodeInfo, type PeerAnswer, type PeerQueryRequest, type StoreDescription } from './peer-protocol';
+import {
+  failedAnswer,
+  type NodeInfo,
+  type PartEnd,
+  type PartStream,
+  type PeerAnswer,
+  type PeerQuery,
+  type PeerFailure,
+  type PeerQueryRequest,
+  type RecordChunk,
+  type StoreDescription,
+} from './peer-protocol';
 import { callMetadata, channelCredentials, type PeerSecurity } from './peer-security';
 import { UNLIMITED_MESSAGES } from './peer-server';
-import { peerService } from './peer-service';
+import { peerService, type QueryChunkMessage, type QueryReplyMessage } from './peer-service';
 
 export interface PeerClientOptions {
   /** How long a channel to a peer is kept after its last use, in seconds (default 300). */
@@ -35,6 +46,8 @@ export class PeerClient {
   private readonly ttlSeconds: number;
   private readonly credentials: grpc.ChannelCredentials;
   private readonly metadata: grpc.Metadata;
+  /** Peers of the previous version, which answer StreamQuery UNIMPLEMENTED: asked with Query until their channel goes. */
+  private readonly legacy = new Set<string>();
 
   constructor(options: PeerClientOptions = {}) {
     this.ttlSeconds = options.channelTtlSeconds ?? 300;
@@ -43,7 +56,10 @@ export class PeerClient {
     // useClones false: the cache holds live clients, which must not be deep-copied.
     this.channels = new NodeCache({ stdTTL: this.ttlSeconds, checkperiod: Math.max(1, Math.ceil(this.ttlSeconds / 5)), useClones: false });
     // Expiry deletes too, so this closes every channel that leaves the cache.
-    this.channels.on('del', (_endpoint: string, client: grpc.Client) => client.close());
+    this.channels.on('del', (endpoint: string, client: grpc.Client) => {
+      this.legacy.delete(endpoint);
+      client.close();
+    });
   }
 
   /**
@@ -57,11 +73,7 @@ export class PeerClient {
     } catch (error) {
       return this.failure(grpcEndpoint, error);
     }
-    if (reply.failure) {
-      const { messages, kind, notAvailable, timedOut } = reply.failure;
-      const legacy = notAvailable ? 'NOT_AVAILABLE' : timedOut ? 'TIMED_OUT' : 'INTERNAL';
-      return { ok: false, messages: messages.length > 0 ? messages : ['the peer failed without a message'], kind: kind === 'FAILURE_KIND_UNSPECIFIED' ? legacy : kind, timedOut };
-    }
+    if (reply.failure) return this.peerFailure(reply.failure);
     if (!reply.records) return failedAnswer('the peer answered neither records nor a failure');
     try {
       const records: unknown = JSON.parse(reply.records.recordsJson);
@@ -70,6 +82,62 @@ export class PeerClient {
     } catch (error) {
       return failedAnswer(`the peer answered records that are not JSON: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * The peer's part of a query as a stream of record chunks (StreamQuery). The call starts at once; its chunks are
+   * read as the stream is pulled, and gRPC's flow control holds the peer back meanwhile. A peer of the previous
+   * version is asked with Query and `legacyJson()` instead. The stream never throws: a peer that is down, too slow,
+   * or sends what is not records ends it with a failure; returning it early cancels the call.
+   */
+  streamQuery(grpcEndpoint: string, query: PeerQuery, deadline: number, legacyJson: () => string): PartStream {
+    if (this.legacy.has(grpcEndpoint)) return this.legacyPart(grpcEndpoint, query, deadline, legacyJson);
+    const method = peerService().StreamQuery;
+    const call = this.channel(grpcEndpoint).makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, query, this.metadata.clone(), {
+      deadline,
+    });
+    // Errors surface through the iteration below; this keeps an unread failed call from being an unhandled error.
+    call.on('error', () => undefined);
+    return this.readPart(grpcEndpoint, call, query, deadline, legacyJson);
+  }
+
+  private async *readPart(
+    grpcEndpoint: string,
+    call: grpc.ClientReadableStream<QueryChunkMessage>,
+    query: PeerQuery,
+    deadline: number,
+    legacyJson: () => string,
+  ): PartStream {
+    let chunks = 0;
+    try {
+      for await (const message of call as AsyncIterable<QueryChunkMessage>) {
+        if (message.records) {
+          const chunk = checkedChunk(message.records.recordsJson, message.records.count);
+          if (typeof chunk === 'string') return failedAnswer(chunk);
+          chunks++;
+          yield chunk;
+        } else if (message.end) {
+          const failure = message.end.failure;
+          return failure ? this.peerFailure(failure) : { ok: true };
+        }
+      }
+      return failedAnswer('the peer ended its part without saying whether it was complete');
+    } catch (error) {
+      if (chunks === 0 && isServiceError(error) && error.code === grpc.status.UNIMPLEMENTED) {
+        this.legacy.add(grpcEndpoint);
+        return yield* this.legacyPart(grpcEndpoint, query, deadline, legacyJson);
+      }
+      return this.failure(grpcEndpoint, error);
+    } finally {
+      call.cancel();
+    }
+  }
+
+  private async *legacyPart(grpcEndpoint: string, query: PeerQuery, deadline: number, legacyJson: () => string): PartStream {
+    const answer = await this.query(grpcEndpoint, { applicationId: query.applicationId, store: query.store, queryJson: legacyJson(), timeoutMs: query.timeoutMs }, deadline);
+    if (!answer.ok) return answer;
+    if (answer.records.length > 0) yield { json: JSON.stringify(answer.records).slice(1, -1), count: answer.records.length };
+    return { ok: true };
   }
 
   /** The store's type and key serde as the peer knows them; undefined when it has no queryable partition of it. */
@@ -122,7 +190,13 @@ export class PeerClient {
     }
   }
 
-  private failure(grpcEndpoint: string, error: unknown): PeerAnswer {
+  private peerFailure(failure: NonNullable<QueryReplyMessage['failure']>): PartEnd & { ok: false } {
+    const { messages, kind, notAvailable, timedOut } = failure;
+    const legacy = notAvailable ? 'NOT_AVAILABLE' : timedOut ? 'TIMED_OUT' : 'INTERNAL';
+    return { ok: false, messages: messages.length > 0 ? messages : ['the peer failed without a message'], kind: kind === 'FAILURE_KIND_UNSPECIFIED' ? legacy : kind, timedOut };
+  }
+
+  private failure(grpcEndpoint: string, error: unknown): PeerFailure {
     if (!isServiceError(error)) return failedAnswer(error instanceof Error ? error.message : String(error));
     switch (error.code) {
       case grpc.status.DEADLINE_EXCEEDED:
@@ -147,4 +221,19 @@ export class PeerClient {
  */
 function isPeerGone(code: grpc.status): boolean {
   return code === grpc.status.UNAVAILABLE || code === grpc.status.CANCELLED;
+}
+
+/**
+ * A peer's chunk, checked before it is spliced into an answer: it must be exactly `count` JSON values, so that a
+ * broken or hostile peer cannot break the answer's JSON or escape its part. A message when it is not.
+ */
+function checkedChunk(json: string, count: number): RecordChunk | string {
+  let values: unknown;
+  try {
+    values = JSON.parse(`[${json}]`);
+  } catch (error) {
+    return `the peer sent records that are not JSON: ${(error as Error).message}`;
+  }
+  if (!Array.isArray(values) || values.length !== count || count === 0) return `the peer sent a chunk of ${count} records that holds ${Array.isArray(values) ? values.length : 0}`;
+  return { json, count };
 }

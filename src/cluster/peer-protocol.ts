@@ -19,16 +19,55 @@ export interface PeerQueryRequest {
  */
 export type PeerFailureKind = 'NOT_AVAILABLE' | 'UNKNOWN_STORE' | 'INVALID_QUERY' | 'TIMED_OUT' | 'INTERNAL' | 'UNREACHABLE';
 
+/** Why a node has no part, or why its part ended before its last record. */
+export interface PeerFailure {
+  ok: false;
+  messages: string[];
+  kind: PeerFailureKind;
+  /** The query's time ran out (also for a store that was not available until then). */
+  timedOut: boolean;
+}
+
 /** One node's part of a query: its records, or why it has none. */
-export type PeerAnswer =
-  | { ok: true; records: unknown[] }
-  | {
-      ok: false;
-      messages: string[];
-      kind: PeerFailureKind;
-      /** The query's time ran out (also for a store that was not available until then). */
-      timedOut: boolean;
-    };
+export type PeerAnswer = { ok: true; records: unknown[] } | PeerFailure;
+
+/**
+ * A store query as the calling node parsed and validated it (proto/sluice.proto's PeerQuery); the called node
+ * checks its form again, cheaply, since it crosses the network.
+ */
+export interface PeerQuery {
+  applicationId: string;
+  store: string;
+  /** The store type the request names. */
+  type: string;
+  clause: string;
+  /** Key parameters as JSON text. */
+  keysJson: Record<string, string>;
+  /** Time parameters, epoch ms. */
+  times: Record<string, number>;
+  retries: number;
+  retryBackoffMs: number;
+  /** -1: no limit. */
+  limit: number;
+  /** What is left of the query's time, in ms. */
+  timeoutMs: number;
+}
+
+/** Records already serialized: `count` JSON values joined by commas, without the enclosing brackets. */
+export interface RecordChunk {
+  json: string;
+  count: number;
+}
+
+/** How a part ends: complete, or failed (possibly after some chunks). */
+export type PartEnd = { ok: true } | PeerFailure;
+
+/**
+ * A part as it is read: chunks of records, pulled one at a time (so the reader paces the store and the network),
+ * then how it ended. It never throws: what goes wrong ends it with a failure. Returning it early releases what it
+ * holds (store iterators, the peer call).
+ */
+export type PartStream = AsyncGenerator<RecordChunk, PartEnd, undefined>;
 
 /** What a node that has no queryable partition of a store needs to validate and route a query on it. */
 export interface StoreDescription {
@@ -51,12 +90,17 @@ export interface PeerQueryHandler {
    * catalogue's errors for an unknown application or store, or no running instance.
    */
   answerPeer(request: PeerQueryRequest, deadline: number): Promise<PeerAnswer>;
+  /**
+   * The same, streamed. Throws the catalogue's errors before the first chunk (unknown application or store, an
+   * invalid query, no running instance); after that, failures end the stream.
+   */
+  streamPeer(query: PeerQuery, deadline: number): PartStream | Promise<PartStream>;
   /** Undefined when the node has no queryable partition of the store right now. */
   describeStore(applicationId: string, store: string): StoreDescription | undefined;
 }
 
 /** A failure part's answer. */
-export function failedAnswer(message: string, kind: PeerFailureKind = 'INTERNAL', timedOut = kind === 'TIMED_OUT'): PeerAnswer {
+export function failedAnswer(message: string, kind: PeerFailureKind = 'INTERNAL', timedOut = kind === 'TIMED_OUT'): PeerFailure {
   return { ok: false, messages: [message], kind, timedOut };
 }
 

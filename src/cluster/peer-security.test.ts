@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { makeTestCertificates } from '../streams/kafka/testing/certificates';
 import { PeerClient } from './peer-client';
-import type { PeerAnswer, PeerQueryHandler, PeerQueryRequest } from './peer-protocol';
+import type { PartStream, PeerAnswer, PeerQueryHandler, PeerQueryRequest } from './peer-protocol';
 import { callMetadata, carriesSecret, isAuthenticated, PEER_SECRET_METADATA, type PeerSecurity, type PeerTls } from './peer-security';
 import { startPeerServer, type PeerServer } from './peer-server';
 import { peerService, type QueryReplyMessage } from './peer-service';
@@ -54,6 +54,12 @@ class CountingHandler implements PeerQueryHandler {
   answerPeer(_request: PeerQueryRequest): Promise<PeerAnswer> {
     this.calls++;
     return Promise.resolve({ ok: true, records: [{ key: 'k', value: 'v' }] });
+  }
+
+  async *streamPeer(): PartStream {
+    this.calls++;
+    yield { json: '{"key":"k","value":"v"}', count: 1 };
+    return { ok: true };
   }
 
   describeStore() {

@@ -1,13 +1,16 @@
+import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import { SluiceError } from '../errors';
-import { failedAnswer, failureKindOf, type NodeInfo, type PeerAnswer, type PeerQueryHandler } from './peer-protocol';
+import { failedAnswer, failureKindOf, type NodeInfo, type PeerAnswer, type PeerFailure, type PeerQueryHandler, type PartEnd, type PartStream } from './peer-protocol';
 import { secretInterceptor, serverCredentials, type PeerSecurity } from './peer-security';
 import {
   peerService,
   type DescribeStoreReplyMessage,
   type DescribeStoreRequestMessage,
   type PingReplyMessage,
+  type PeerQueryMessage,
   type PingRequestMessage,
+  type QueryChunkMessage,
   type QueryReplyMessage,
   type QueryRequestMessage,
 } from './peer-service';
@@ -57,7 +60,7 @@ function serviceError(error: unknown): grpc.ServerErrorResponse {
 }
 
 /** The earlier of the request's own timeout and the call's deadline. */
-function deadlineOf(call: grpc.ServerUnaryCall<QueryRequestMessage, QueryReplyMessage>): number {
+function deadlineOf(call: { getDeadline(): grpc.Deadline; request: { timeoutMs: number } }): number {
   const callDeadline = call.getDeadline();
   const fromCall = callDeadline instanceof Date ? callDeadline.getTime() : callDeadline;
   const fromRequest = call.request.timeoutMs > 0 ? Date.now() + call.request.timeoutMs : Infinity;
@@ -65,10 +68,60 @@ function deadlineOf(call: grpc.ServerUnaryCall<QueryRequestMessage, QueryReplyMe
   return Number.isFinite(deadline) ? deadline : Date.now() + DEFAULT_TIMEOUT_MS;
 }
 
+function failureMessage(failure: PeerFailure): NonNullable<QueryReplyMessage['failure']> {
+  const kind = failure.kind === 'UNREACHABLE' ? 'INTERNAL' : failure.kind;
+  return { messages: failure.messages, kind, notAvailable: kind === 'NOT_AVAILABLE', timedOut: failure.timedOut };
+}
+
 function toReply(answer: PeerAnswer): QueryReplyMessage {
   if (answer.ok) return { records: { recordsJson: JSON.stringify(answer.records) } };
-  const kind = answer.kind === 'UNREACHABLE' ? 'INTERNAL' : answer.kind;
-  return { failure: { messages: answer.messages, kind, notAvailable: kind === 'NOT_AVAILABLE', timedOut: answer.timedOut } };
+  return { failure: failureMessage(answer) };
+}
+
+function errorFailure(error: unknown): PeerFailure {
+  return failedAnswer(error instanceof Error ? error.message : String(error), failureKindOf(error));
+}
+
+/**
+ * Writes a part's chunks to the call, waiting for the call to drain whenever its buffer is full: the caller's flow
+ * control paces the store reads. A call cancelled by the caller (its client went away, or its deadline passed) ends
+ * the part, which releases its store iterators.
+ */
+async function writePart(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage>, open: () => PartStream | Promise<PartStream>): Promise<void> {
+  let cancelled = false;
+  call.on('cancelled', () => {
+    cancelled = true;
+    call.emit('drain');
+  });
+  let part: PartStream;
+  try {
+    part = await open();
+  } catch (error) {
+    // The node is up: what its query layer refuses is a typed failure, not a failed call.
+    call.write({ end: { failure: failureMessage(errorFailure(error)) } });
+    call.end();
+    return;
+  }
+  try {
+    for (;;) {
+      let next: IteratorResult<{ json: string; count: number }, PartEnd>;
+      try {
+        next = await part.next();
+      } catch (error) {
+        next = { done: true, value: errorFailure(error) };
+      }
+      if (cancelled) return;
+      if (next.done) {
+        call.write({ end: next.value.ok ? {} : { failure: failureMessage(next.value) } });
+        call.end();
+        return;
+      }
+      if (!call.write({ records: { recordsJson: next.value.json, count: next.value.count } })) await once(call, 'drain');
+      if (cancelled) return;
+    }
+  } finally {
+    await part.return({ ok: true });
+  }
 }
 
 function formatAddress(host: string, port: number): string {
@@ -90,8 +143,12 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
       handler.answerPeer({ applicationId, store, queryJson, timeoutMs }, deadlineOf(call)).then(
         (answer) => callback(null, toReply(answer)),
         // The node is up: what its query layer refuses is a typed failure, not a failed call.
-        (error: unknown) => callback(null, toReply(failedAnswer(error instanceof Error ? error.message : String(error), failureKindOf(error)))),
+        (error: unknown) => callback(null, toReply(errorFailure(error))),
       );
+    },
+    StreamQuery(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage>) {
+      const query = { ...call.request, keysJson: { ...call.request.keysJson }, times: { ...call.request.times } };
+      void writePart(call, () => handler.streamPeer(query, deadlineOf(call)));
     },
     DescribeStore(
       call: grpc.ServerUnaryCall<DescribeStoreRequestMessage, DescribeStoreReplyMessage>,

@@ -23,6 +23,27 @@ export interface QueryReplyMessage {
   failure?: { messages: string[]; notAvailable: boolean; timedOut: boolean; kind: WireFailureKind };
 }
 
+export interface PeerQueryMessage {
+  applicationId: string;
+  store: string;
+  type: string;
+  clause: string;
+  keysJson: Record<string, string>;
+  times: Record<string, number>;
+  retries: number;
+  retryBackoffMs: number;
+  limit: number;
+  timeoutMs: number;
+}
+
+export type FailureMessage = NonNullable<QueryReplyMessage['failure']>;
+
+export interface QueryChunkMessage {
+  content?: 'records' | 'end';
+  records?: { recordsJson: string; count: number };
+  end?: { failure?: FailureMessage | null };
+}
+
 export interface DescribeStoreRequestMessage {
   applicationId: string;
   store: string;
@@ -43,6 +64,7 @@ export interface PingReplyMessage {
 
 export interface PeerServiceDefinition {
   Query: MethodDefinition<QueryRequestMessage, QueryReplyMessage>;
+  StreamQuery: MethodDefinition<PeerQueryMessage, QueryChunkMessage>;
   DescribeStore: MethodDefinition<DescribeStoreRequestMessage, DescribeStoreReplyMessage>;
   Ping: MethodDefinition<PingRequestMessage, PingReplyMessage>;
 }
@@ -65,7 +87,7 @@ let loaded: PeerServiceDefinition | undefined;
 /** The service definition, loaded once per process. */
 export function peerService(): PeerServiceDefinition {
   if (loaded === undefined) {
-    const definition = protoLoader.loadSync(protoFile(), { keepCase: false, defaults: true, oneofs: true, enums: String });
+    const definition = protoLoader.loadSync(protoFile(), { keepCase: false, defaults: true, oneofs: true, enums: String, longs: Number });
     loaded = definition[SERVICE] as unknown as PeerServiceDefinition;
   }
   return loaded;

@@ -1,8 +1,10 @@
 import * as net from 'node:net';
+import * as grpc from '@grpc/grpc-js';
 import { InvalidQuery, NoLocalInstance, UnknownStore } from '../errors';
 import { PeerClient } from './peer-client';
-import type { PeerAnswer, PeerQueryHandler, PeerQueryRequest } from './peer-protocol';
+import type { PartEnd, PartStream, PeerAnswer, PeerQuery, PeerQueryHandler, PeerQueryRequest, RecordChunk } from './peer-protocol';
 import { startPeerServer, type PeerServer } from './peer-server';
+import { peerService, type QueryReplyMessage, type QueryRequestMessage } from './peer-service';
 
 /** A port nothing listens on: bound by the OS, then released. */
 async function closedPort(): Promise<number> {
@@ -57,9 +59,62 @@ class FakeHandler implements PeerQueryHandler {
     return { ok: true, records: [{ key: 'a', value: { nested: [1, 'x'] } }, { key: 'count', value: 3 }] };
   }
 
+  readonly streamed: PeerQuery[] = [];
+  /** Chunks the `many` store has written, and whether its stream was returned before its end. */
+  written = 0;
+  closedEarly = false;
+
+  streamPeer(query: PeerQuery): PartStream {
+    this.streamed.push(query);
+    if (query.store === 'missing') throw new UnknownStore(query.applicationId, query.store);
+    return this.part(query);
+  }
+
+  private async *part(query: PeerQuery): PartStream {
+    if (query.store === 'broken') {
+      yield { json: '{"key":"a","value":1}', count: 1 };
+      return { ok: false, messages: ['store closed under the read'], kind: 'NOT_AVAILABLE', timedOut: false };
+    }
+    const chunks = query.store === 'many' ? 50 : 2;
+    let ended = false;
+    try {
+      for (let c = 0; c < chunks; c++) {
+        this.written = c + 1;
+        yield { json: Array.from({ length: 100 }, (_, i) => JSON.stringify({ key: `${c}-${i}`, value: 'x'.repeat(1000) })).join(','), count: 100 };
+      }
+      ended = true;
+      return { ok: true };
+    } finally {
+      this.closedEarly = !ended;
+    }
+  }
+
   describeStore(applicationId: string, store: string) {
     if (store === 'missing') throw new UnknownStore(applicationId, store);
     return store === 'kv' ? { type: 'timestamped_key_value', keySerde: 'long' } : undefined;
+  }
+}
+
+const peerQuery = (store: string): PeerQuery => ({
+  applicationId: 'app',
+  store,
+  type: 'key_value',
+  clause: 'all',
+  keysJson: { key: '"k"' },
+  times: { time_from: 1_767_225_600_000 },
+  retries: 1,
+  retryBackoffMs: 10,
+  limit: -1,
+  timeoutMs: 2000,
+});
+
+/** Every chunk of a part, and how it ended. */
+async function drain(stream: PartStream): Promise<{ chunks: RecordChunk[]; end: PartEnd }> {
+  const chunks: RecordChunk[] = [];
+  for (;;) {
+    const next = await stream.next();
+    if (next.done) return { chunks, end: next.value };
+    chunks.push(next.value);
   }
 }
 
@@ -205,6 +260,57 @@ describe('peer service over gRPC on loopback', () => {
       }
     } finally {
       reconnecting.close();
+    }
+  });
+
+  it('streams a part in chunks, sending the request in fields (int64 times as numbers)', async () => {
+    const { chunks, end } = await drain(client.streamQuery(endpoint, peerQuery('kv'), Date.now() + 2000, () => 'unused'));
+    expect(end).toEqual({ ok: true });
+    expect(chunks.map((c) => c.count)).toEqual([100, 100]);
+    expect(JSON.parse(`[${chunks.map((c) => c.json).join(',')}]`)).toHaveLength(200);
+    expect(handler.streamed.at(-1)).toEqual(peerQuery('kv'));
+  });
+
+  it('passes on a failure after some chunks, and a refusal before any, as failures', async () => {
+    const broken = await drain(client.streamQuery(endpoint, peerQuery('broken'), Date.now() + 2000, () => 'unused'));
+    expect(broken.chunks).toEqual([{ json: '{"key":"a","value":1}', count: 1 }]);
+    expect(broken.end).toEqual({ ok: false, messages: ['store closed under the read'], kind: 'NOT_AVAILABLE', timedOut: false });
+    const missing = await drain(client.streamQuery(endpoint, peerQuery('missing'), Date.now() + 2000, () => 'unused'));
+    expect(missing).toEqual({ chunks: [], end: { ok: false, messages: ["Application 'app' has no state store 'missing'"], kind: 'UNKNOWN_STORE', timedOut: false } });
+  });
+
+  it('paces the peer: it reads ahead only what flow control lets through, and a returned stream ends its reads', async () => {
+    const stream = client.streamQuery(endpoint, peerQuery('many'), Date.now() + 5000, () => 'unused');
+    await stream.next();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // 50 chunks of 100 kB: the peer waits for the caller long before its last one.
+    expect(handler.written).toBeLessThan(50);
+    await stream.return({ ok: true });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(handler.closedEarly).toBe(true);
+  });
+
+  it('falls back to the unary Query for a peer of the previous version (no StreamQuery)', async () => {
+    const legacy = new grpc.Server();
+    const received: string[] = [];
+    legacy.addService(peerService() as unknown as grpc.ServiceDefinition, {
+      Query(call: grpc.ServerUnaryCall<QueryRequestMessage, QueryReplyMessage>, callback: grpc.sendUnaryData<QueryReplyMessage>) {
+        received.push(call.request.queryJson);
+        callback(null, { records: { recordsJson: '[{"key":"k","value":1},{"key":"l","value":2}]' } });
+      },
+    });
+    const port = await new Promise<number>((resolve, reject) =>
+      legacy.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    );
+    try {
+      for (let i = 0; i < 2; i++) {
+        const { chunks, end } = await drain(client.streamQuery(`127.0.0.1:${port}`, peerQuery('kv'), Date.now() + 2000, () => '{"legacy":true}'));
+        expect(end).toEqual({ ok: true });
+        expect(chunks).toEqual([{ json: '{"key":"k","value":1},{"key":"l","value":2}', count: 2 }]);
+      }
+      expect(received).toEqual(['{"legacy":true}', '{"legacy":true}']);
+    } finally {
+      legacy.forceShutdown();
     }
   });
 

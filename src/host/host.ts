@@ -71,9 +71,9 @@ export class SluiceHost {
     for (const spec of config.instances) instances.check(spec);
     let queryService: QueryService | undefined;
     const queries: StoreQueries = {
-      execute: (applicationId, store, body) => {
+      stream: (applicationId, store, body, options) => {
         if (queryService === undefined) throw new IllegalState('the node is still starting');
-        return queryService.execute(applicationId, store, body);
+        return queryService.stream(applicationId, store, body, options);
       },
     };
     const app = await buildServer({

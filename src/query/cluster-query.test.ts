@@ -3,7 +3,7 @@
  * loopback: queries sent to any node answer for the whole cluster.
  */
 import { PeerClient } from '../cluster/peer-client';
-import type { PeerAnswer, PeerQueryHandler, PeerQueryRequest } from '../cluster/peer-protocol';
+import type { PartStream, PeerAnswer, PeerQuery, PeerQueryHandler, PeerQueryRequest } from '../cluster/peer-protocol';
 import { startPeerServer, type PeerServer } from '../cluster/peer-server';
 import { longSerde } from '../streams/serdes/long';
 import type { Serde } from '../streams/serdes/serde';
@@ -27,6 +27,11 @@ interface Node {
   frozen: boolean;
 }
 
+/** A part that never answers. */
+async function* frozenPart(): PartStream {
+  return await new Promise<never>(() => undefined);
+}
+
 const placement = new FakeView('placement', new Map(), [], PARTITIONS, stringSerde as Serde<unknown>);
 
 describe('queries over a cluster of three nodes on loopback gRPC', () => {
@@ -42,6 +47,7 @@ describe('queries over a cluster of three nodes on loopback gRPC', () => {
       const handler: PeerQueryHandler = {
         answerPeer: (request: PeerQueryRequest, deadline: number) =>
           node.frozen ? new Promise<PeerAnswer>(() => undefined) : node.service!.answerPeer(request, deadline),
+        streamPeer: (query: PeerQuery, deadline: number) => (node.frozen ? frozenPart() : node.service!.streamPeer(query, deadline)),
         describeStore: (applicationId: string, store: string) => node.service!.describeStore(applicationId, store),
       };
       node.server = await startPeerServer({ host: '127.0.0.1', port: 0, handler });

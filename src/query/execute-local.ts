@@ -1,10 +1,10 @@
-import { failedAnswer, failureKindOf, type PeerAnswer } from '../cluster/peer-protocol';
+import { failedAnswer, failureKindOf, type PartStream, type PeerAnswer, type PeerFailure } from '../cluster/peer-protocol';
 import { InvalidStateStore, SluiceError } from '../errors';
 import type { InstanceView } from '../streams/runtime/instance-view';
 import { parseTaskId } from '../streams/runtime/task-id';
 import type { StateStore } from '../streams/state/store';
 import { bindQuery, type BoundQuery } from './bind';
-import { readStores } from './read-store';
+import { readRecords } from './read-store';
 import { retryUntilReady, type Attempt } from './retry';
 import { schemaOfStore } from './schema';
 import type { QueryRequest } from './types';
@@ -50,7 +50,31 @@ function partitionsToRead(view: InstanceView, store: string, bound: BoundQuery, 
   return { ready: true, value: active };
 }
 
-function attempt(view: InstanceView, store: string, request: QueryRequest): Attempt<unknown[]> {
+/** Records per chunk of a local part: enough that per-chunk costs vanish, few enough to keep memory flat. */
+export const CHUNK_RECORDS = 1000;
+
+/** A read under way: its first chunk, read while the partitions were checked, and the rest, not read yet. */
+interface Reading {
+  first: unknown[];
+  rest: Iterator<unknown, void, undefined>;
+}
+
+function take(records: Iterator<unknown, void, undefined>, count: number): unknown[] {
+  const chunk: unknown[] = [];
+  while (chunk.length < count) {
+    const next = records.next();
+    if (next.done) break;
+    chunk.push(next.value);
+  }
+  return chunk;
+}
+
+/** A store closed under the read: its task moved or is being closed by a rebalance. */
+function isClosedStore(error: unknown): error is Error {
+  return error instanceof SluiceError && error.exception === InvalidStateStore.exception;
+}
+
+function attempt(view: InstanceView, store: string, request: QueryRequest): Attempt<Reading> {
   const queryable = view.queryableStores(store);
   const first = queryable.values().next();
   if (first.done) return notReady(`no partition of store '${store}' is queryable on this server (rebalancing or restoring)`);
@@ -59,25 +83,73 @@ function attempt(view: InstanceView, store: string, request: QueryRequest): Atte
   const bound = bindQuery(request, schema, store);
   const partitions = partitionsToRead(view, store, bound, queryable);
   if (!partitions.ready) return partitions;
+  const records = readRecords(partitions.value.map((p) => queryable.get(p)!), bound);
   try {
-    return { ready: true, value: readStores(partitions.value.map((p) => queryable.get(p)!), bound) };
+    // The first chunk is read here, so that a store closed before anything was answered is retried.
+    return { ready: true, value: { first: take(records, CHUNK_RECORDS), rest: records } };
   } catch (error) {
-    // A store closed under the read: its task moved or is being closed by a rebalance.
-    if (error instanceof SluiceError && error.exception === InvalidStateStore.exception) return notReady(error.message);
+    records.return?.();
+    if (isClosedStore(error)) return notReady(error.message);
     throw error;
   }
 }
 
+function failureOf(error: unknown): PeerFailure {
+  return failedAnswer(error instanceof Error ? error.message : String(error), failureKindOf(error));
+}
+
+async function startReading(view: InstanceView, store: string, request: QueryRequest, deadline: number): Promise<Reading | PeerFailure> {
+  try {
+    const outcome = await retryUntilReady(() => attempt(view, store, request), request.options, deadline);
+    return outcome.ready ? outcome.value : failedAnswer(outcome.reason, 'NOT_AVAILABLE', outcome.timedOut);
+  } catch (error) {
+    return failureOf(error);
+  }
+}
+
+function chunkOf(records: unknown[]): { json: string; count: number } {
+  // One JSON.stringify per chunk, its brackets cut: the records are spliced into the answer.
+  return { json: JSON.stringify(records).slice(1, -1), count: records.length };
+}
+
 /**
- * This server's part of a query, read from its local store partitions, retried while they are not queryable yet.
+ * This server's part of a query, read from its local store partitions as the stream is pulled, CHUNK_RECORDS
+ * records at a time, and retried while they are not queryable yet. The query's deadline bounds the whole read.
+ * Never throws: what goes wrong ends the part with a failure that says why; returning early closes the store
+ * iterators.
+ */
+export async function* streamLocal(view: InstanceView, store: string, request: QueryRequest, deadline: number): PartStream {
+  const reading = await startReading(view, store, request, deadline);
+  if (!('rest' in reading)) return reading;
+  try {
+    let chunk = reading.first;
+    for (;;) {
+      if (chunk.length > 0) yield chunkOf(chunk);
+      if (chunk.length < CHUNK_RECORDS) return { ok: true };
+      if (Date.now() >= deadline) return failedAnswer('the query timeout (query_timeout_ms) ran out while the part was read', 'TIMED_OUT');
+      chunk = take(reading.rest, CHUNK_RECORDS);
+    }
+  } catch (error) {
+    return failureOf(error);
+  } finally {
+    reading.rest.return?.();
+  }
+}
+
+/**
+ * This server's part of a query in one piece, for callers of the unary peer call (nodes of the previous version).
  * Never rejects: what goes wrong is a failed answer that says why.
  */
 export async function executeLocal(view: InstanceView, store: string, request: QueryRequest, deadline: number): Promise<PeerAnswer> {
+  const reading = await startReading(view, store, request, deadline);
+  if (!('rest' in reading)) return reading;
   try {
-    const outcome = await retryUntilReady(() => attempt(view, store, request), request.options, deadline);
-    if (outcome.ready) return { ok: true, records: outcome.value };
-    return failedAnswer(outcome.reason, 'NOT_AVAILABLE', outcome.timedOut);
+    const records = reading.first;
+    for (let next = reading.rest.next(); !next.done; next = reading.rest.next()) records.push(next.value);
+    return { ok: true, records };
   } catch (error) {
-    return failedAnswer(error instanceof Error ? error.message : String(error), failureKindOf(error));
+    return failureOf(error);
+  } finally {
+    reading.rest.return?.();
   }
 }

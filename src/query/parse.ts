@@ -1,8 +1,9 @@
+import type { PeerQuery } from '../cluster/peer-protocol';
 import { InvalidQuery } from '../errors';
 import { describeJson } from '../streams/serdes/serde-errors';
 import { CLAUSE_NAMES, clauseSpec, clausesOf, STORE_TYPES } from './clauses';
 import { isJsonObject, matchName } from './names';
-import { optionsToJson, parseOptions } from './options';
+import { DEFAULT_OPTIONS, optionsToJson, parseOptions } from './options';
 import type { KeyParam, ParamName, QueryOptions, QueryRequest, TimeParam } from './types';
 
 const FIELDS = ['type', 'query', 'set_options'] as const;
@@ -98,4 +99,55 @@ export function requestToJson(request: QueryRequest, options: QueryOptions): str
     query: { [request.clause]: { ...request.keys, ...request.times } },
     set_options: optionsToJson(options),
   });
+}
+
+/** The request in the fields of a peer call (proto/sluice.proto's PeerQuery), keys as JSON text. */
+export function requestToPeer(request: QueryRequest, applicationId: string, store: string, timeoutMs: number): PeerQuery {
+  const keysJson: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.keys)) keysJson[name] = JSON.stringify(value);
+  const { retries, retryBackoffMs, limit } = request.options;
+  return { applicationId, store, type: request.type, clause: request.clause, keysJson, times: { ...request.times }, retries, retryBackoffMs, limit, timeoutMs };
+}
+
+/**
+ * A request from a peer's fields. The calling node validated it; this checks again, cheaply, what crosses the
+ * network: known type and clause that go together, exactly the clause's parameters, keys that are JSON, integer
+ * times and options in range. What is wrong is an InvalidQuery.
+ */
+export function requestFromPeer(query: PeerQuery): QueryRequest {
+  const type = STORE_TYPES.find((t) => t === query.type);
+  if (type === undefined) throw new InvalidQuery(`unknown store type '${query.type}'`);
+  const clause = CLAUSE_NAMES.find((c) => c === query.clause);
+  const spec = clause === undefined ? undefined : clauseSpec(type, clause);
+  if (clause === undefined || spec === undefined) throw new InvalidQuery(`clause '${query.clause}' does not apply to ${type} stores`);
+  const keys: QueryRequest['keys'] = {};
+  const times: QueryRequest['times'] = {};
+  for (const [name, json] of Object.entries(query.keysJson)) {
+    if (!spec.params.includes(name as ParamName) || isTimeParam(name as ParamName)) throw new InvalidQuery(`clause '${clause}' has no key parameter '${name}'`);
+    try {
+      keys[name as KeyParam] = JSON.parse(json);
+    } catch {
+      throw new InvalidQuery(`parameter '${name}' is not JSON`);
+    }
+  }
+  for (const [name, time] of Object.entries(query.times)) {
+    if (!spec.params.includes(name as ParamName) || !isTimeParam(name as ParamName)) throw new InvalidQuery(`clause '${clause}' has no time parameter '${name}'`);
+    times[name as TimeParam] = epochMs(name, time);
+  }
+  const missing = spec.params.filter((name) => !(name in keys) && !(name in times));
+  if (missing.length > 0) throw new InvalidQuery(`clause '${clause}' needs ${missing.join(', ')}`);
+  const integer = (name: string, n: number, min: number) => {
+    if (!Number.isSafeInteger(n) || n < min) throw new InvalidQuery(`${name} must be an integer >= ${min}, got ${n}`);
+    return n;
+  };
+  const options: QueryOptions = {
+    ...DEFAULT_OPTIONS,
+    retries: integer('retries', query.retries, 0),
+    retryBackoffMs: integer('retry_backoff_ms', query.retryBackoffMs, 0),
+    queryTimeoutMs: integer('timeout_ms', query.timeoutMs, 1),
+    limit: integer('limit', query.limit, -1),
+    // A peer reads its own partitions only: a query fans out once.
+    remoteAccessAllowed: false,
+  };
+  return { type, clause, keys, times, options };
 }

@@ -1,5 +1,5 @@
 import type { PeerClient } from '../cluster/peer-client';
-import type { PeerAnswer, PeerQueryRequest, StoreDescription } from '../cluster/peer-protocol';
+import type { PartStream, PeerAnswer, PeerQuery, StoreDescription } from '../cluster/peer-protocol';
 import { SluiceError } from '../errors';
 import { longSerde } from '../streams/serdes/long';
 import type { Serde } from '../streams/serdes/serde';
@@ -16,22 +16,30 @@ const HOSTS: FakeHost[] = [
 ];
 
 /** Peers answered by hand: one answer (or a promise) per gRPC endpoint; every call is kept. */
-class FakePeers implements Pick<PeerClient, 'query' | 'describeStore'> {
-  readonly calls: { endpoint: string; request: PeerQueryRequest; deadline: number }[] = [];
+class FakePeers implements Pick<PeerClient, 'streamQuery' | 'describeStore'> {
+  readonly calls: { endpoint: string; query: PeerQuery; deadline: number; legacyJson: string }[] = [];
   readonly answers = new Map<string, () => Promise<PeerAnswer>>();
   description: StoreDescription | undefined = undefined;
   describeCalls = 0;
 
-  query(endpoint: string, request: PeerQueryRequest, deadline: number): Promise<PeerAnswer> {
-    this.calls.push({ endpoint, request, deadline });
+  streamQuery(endpoint: string, query: PeerQuery, deadline: number, legacyJson: () => string): PartStream {
+    this.calls.push({ endpoint, query, deadline, legacyJson: legacyJson() });
     const answer = this.answers.get(endpoint);
-    return answer ? answer() : Promise.resolve({ ok: true, records: [] });
+    return partOf(answer ? answer() : Promise.resolve({ ok: true, records: [] }));
   }
 
   async describeStore(): Promise<StoreDescription | undefined> {
     this.describeCalls++;
     return this.description;
   }
+}
+
+/** A peer's answer as the stream of one chunk that the peer client makes of it. */
+async function* partOf(answer: Promise<PeerAnswer>): PartStream {
+  const settled = await answer;
+  if (!settled.ok) return settled;
+  if (settled.records.length > 0) yield { json: JSON.stringify(settled.records).slice(1, -1), count: settled.records.length };
+  return { ok: true };
 }
 
 function setup() {
@@ -106,16 +114,28 @@ describe('QueryService', () => {
     expect(peers.calls).toHaveLength(1);
     const call = peers.calls[0]!;
     expect(call.endpoint).toBe('node-b:9090');
-    expect(call.request).toMatchObject({ applicationId: 'app', store: 'kv' });
-    expect(JSON.parse(call.request.queryJson)).toEqual({
+    // The parsed request in fields, keys as JSON text; the JSON body only for peers of the previous version.
+    expect(call.query).toEqual({
+      applicationId: 'app',
+      store: 'kv',
+      type: 'key_value',
+      clause: 'get',
+      keysJson: { key: JSON.stringify(key) },
+      times: {},
+      retries: 0,
+      retryBackoffMs: 100,
+      limit: -1,
+      timeoutMs: expect.any(Number),
+    });
+    expect(JSON.parse(call.legacyJson)).toEqual({
       type: 'key_value',
       query: { get: { key } },
-      set_options: { retries: 0, retry_backoff_ms: 100, query_timeout_ms: call.request.timeoutMs, remote_access_allowed: false, limit: -1 },
+      set_options: { retries: 0, retry_backoff_ms: 100, query_timeout_ms: call.query.timeoutMs, remote_access_allowed: false, limit: -1 },
     });
     expect(call.deadline).toBeGreaterThanOrEqual(started + 5000);
     expect(call.deadline).toBeLessThanOrEqual(Date.now() + 5000);
-    expect(call.request.timeoutMs).toBeLessThan(5000);
-    expect(call.request.timeoutMs).toBeGreaterThan(4500);
+    expect(call.query.timeoutMs).toBeLessThan(5000);
+    expect(call.query.timeoutMs).toBeGreaterThan(4500);
   });
 
   it('answers NO_RESULT for a remote key when remote access is not allowed', async () => {

@@ -1,15 +1,24 @@
 import type { PeerClient } from '../cluster/peer-client';
-import { failedAnswer, type PeerAnswer, type PeerQueryHandler, type PeerQueryRequest, type StoreDescription } from '../cluster/peer-protocol';
+import {
+  failedAnswer,
+  type PartStream,
+  type PeerAnswer,
+  type PeerQuery,
+  type PeerQueryHandler,
+  type PeerQueryRequest,
+  type StoreDescription,
+} from '../cluster/peer-protocol';
 import { InvalidQuery, NoLocalInstance, UnknownApplication, UnknownStore } from '../errors';
 import type { InstanceView } from '../streams/runtime/instance-view';
 import { bindQuery } from './bind';
-import { executeLocal } from './execute-local';
-import { mergeParts } from './merge';
-import { parseQueryRequest, requestToJson } from './parse';
+import { clauseSpec } from './clauses';
+import { executeLocal, streamLocal } from './execute-local';
+import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
 import { planQuery, type RemoteTarget } from './plan';
+import { collectBody, recordsBody, responseBody, type StreamedPart, type Unanswered } from './response-body';
 import { beforeDeadline, retryUntilReady, type Attempt } from './retry';
 import { describeSchema, schemaOfDescription, schemaOfStore, type StoreSchema } from './schema';
-import type { Part, QueryRequest, StoreQueryResponse } from './types';
+import type { QueryRequest, StoreQueryResponse } from './types';
 
 export interface QueryServiceOptions {
   /** The local instance of an application, if this process runs one. */
@@ -17,12 +26,22 @@ export interface QueryServiceOptions {
   /** This node's application.server (`host:port`): the `server` of responses and of local parts. */
   localServer: string;
   /** How peers are called. */
-  peers: Pick<PeerClient, 'query' | 'describeStore'>;
+  peers: Pick<PeerClient, 'streamQuery' | 'describeStore'>;
 }
 
 export interface ExecuteOptions {
   /** Answer only the records of the success parts, as one list (`.../stores/{name}/records`). */
   recordsOnly?: boolean;
+}
+
+/** A store query's answer, as JSON text in chunks that together are the body. */
+export interface QueryAnswer {
+  /**
+   * Whether the answer may be large (a clause that lists records): it is then sent as it is read; a keyed clause
+   * or `count` answers a few records, sent in one piece.
+   */
+  streamed: boolean;
+  body: AsyncGenerator<string, void, undefined>;
 }
 
 /** A peer is asked to answer this much before the query's deadline, so that its answer arrives in time. */
@@ -68,10 +87,41 @@ export class QueryService implements PeerQueryHandler {
   execute(applicationId: string, store: string, body: unknown, options: { recordsOnly: true }): Promise<unknown[]>;
   execute(applicationId: string, store: string, body: unknown, options?: ExecuteOptions): Promise<StoreQueryResponse | unknown[]>;
   async execute(applicationId: string, store: string, body: unknown, options: ExecuteOptions = {}): Promise<StoreQueryResponse | unknown[]> {
-    const response = await this.run(applicationId, store, body);
-    return options.recordsOnly ? response.result.success.flatMap((part) => part.records) : response;
+    const answer = await this.stream(applicationId, store, body, options);
+    return JSON.parse(await collectBody(answer.body)) as StoreQueryResponse | unknown[];
   }
 
+  /**
+   * Runs a store query and answers its body as it is read. Throws UnknownApplication or UnknownStore (404),
+   * InvalidQuery (400), NoLocalInstance (503) before the first chunk; from then on, whatever happens is told in the
+   * body. A body that is not read to its end must be returned, which ends the reads and calls under way.
+   */
+  async stream(applicationId: string, store: string, body: unknown, options: ExecuteOptions = {}): Promise<QueryAnswer> {
+    const started = Date.now();
+    const view = this.viewOf(applicationId, store);
+    const request = parseQueryRequest(body);
+    this.requireRunning(view);
+    const deadline = started + request.options.queryTimeoutMs;
+    const spec = clauseSpec(request.type, request.clause);
+    const streamed = spec !== undefined && !spec.keyed && request.clause !== 'count';
+    const answer = (parts: StreamedPart[], unanswered?: Unanswered): QueryAnswer => ({
+      streamed,
+      body: options.recordsOnly ? recordsBody(parts) : responseBody({ server: this.options.localServer, store, type: request.type, started }, parts, unanswered),
+    });
+
+    const schema = await retryUntilReady(() => this.findSchema(view, applicationId, store, deadline), request.options, deadline);
+    if (!schema.ready) return answer([], { status: 'NOT_AVAILABLE', reason: schema.reason });
+    const bound = bindQuery(request, schema.value, store);
+
+    const plan = planQuery(view, store, bound);
+    if (plan.kind !== 'parts') return answer([], { status: plan.kind === 'not_available' ? 'NOT_AVAILABLE' : 'NO_RESULT', reason: plan.reason });
+    // Peers' calls start here and run while the local part is read; their chunks wait for their turn.
+    const remote = plan.remotes.map((target) => this.remotePart(applicationId, store, request, target, deadline));
+    const local: StreamedPart[] = plan.local ? [{ server: this.options.localServer, remote: false, stream: streamLocal(view, store, request, deadline) }] : [];
+    return answer([...local, ...remote]);
+  }
+
+  /** The unary peer call, for callers of the previous version. */
   async answerPeer(request: PeerQueryRequest, deadline: number): Promise<PeerAnswer> {
     const view = this.viewOf(request.applicationId, request.store);
     let body: unknown;
@@ -85,31 +135,16 @@ export class QueryService implements PeerQueryHandler {
     return executeLocal(view, request.store, query, deadline);
   }
 
+  streamPeer(query: PeerQuery, deadline: number): PartStream {
+    const view = this.viewOf(query.applicationId, query.store);
+    const request = requestFromPeer(query);
+    this.requireRunning(view);
+    return streamLocal(view, query.store, request, deadline);
+  }
+
   describeStore(applicationId: string, store: string): StoreDescription | undefined {
     const schema = this.localSchema(this.viewOf(applicationId, store), store);
     return schema === undefined ? undefined : describeSchema(schema);
-  }
-
-  private async run(applicationId: string, store: string, body: unknown): Promise<StoreQueryResponse> {
-    const started = Date.now();
-    const view = this.viewOf(applicationId, store);
-    const request = parseQueryRequest(body);
-    this.requireRunning(view);
-    const deadline = started + request.options.queryTimeoutMs;
-    const base = { server: this.options.localServer, store, type: request.type, started };
-
-    const schema = await retryUntilReady(() => this.findSchema(view, applicationId, store, deadline), request.options, deadline);
-    if (!schema.ready) return mergeParts({ ...base, parts: [], unanswered: { status: 'NOT_AVAILABLE', reason: schema.reason } });
-    const bound = bindQuery(request, schema.value, store);
-
-    const plan = planQuery(view, store, bound);
-    if (plan.kind !== 'parts') {
-      return mergeParts({ ...base, parts: [], unanswered: { status: plan.kind === 'not_available' ? 'NOT_AVAILABLE' : 'NO_RESULT', reason: plan.reason } });
-    }
-    // Peers first: their calls run while the local part is read.
-    const remote = plan.remotes.map((target) => this.remotePart(applicationId, store, request, target, deadline));
-    const local = plan.local ? [this.bounded({ server: this.options.localServer, remote: false }, executeLocal(view, store, request, deadline), deadline)] : [];
-    return mergeParts({ ...base, parts: await Promise.all([...local, ...remote]) });
   }
 
   private viewOf(applicationId: string, store: string): InstanceView {
@@ -148,23 +183,37 @@ export class QueryService implements PeerQueryHandler {
     return typeof schema === 'string' ? { ready: false, reason: schema } : { ready: true, value: schema };
   }
 
-  private remotePart(applicationId: string, store: string, request: QueryRequest, target: RemoteTarget, deadline: number): Promise<Part> {
+  private remotePart(applicationId: string, store: string, request: QueryRequest, target: RemoteTarget, deadline: number): StreamedPart {
     const part = { server: target.server, remote: true };
     if (target.grpcEndpoint === undefined) {
-      return Promise.resolve({ ...part, answer: failedAnswer(`${target.server} published no gRPC endpoint (grpc.endpoint) to be asked on`) });
+      return { ...part, stream: failed(`${target.server} published no gRPC endpoint (grpc.endpoint) to be asked on`) };
     }
     const remaining = Math.max(1, deadline - Date.now());
     const timeoutMs = Math.max(1, Math.floor(remaining - Math.min(PEER_MARGIN_MS, remaining / 10)));
     // Peers read their own partitions only: a query fans out once.
-    const queryJson = requestToJson(request, { ...request.options, remoteAccessAllowed: false, queryTimeoutMs: timeoutMs });
-    return this.bounded(part, this.options.peers.query(target.grpcEndpoint, { applicationId, store, queryJson, timeoutMs }, deadline), deadline);
+    const legacyJson = () => requestToJson(request, { ...request.options, remoteAccessAllowed: false, queryTimeoutMs: timeoutMs });
+    const stream = this.options.peers.streamQuery(target.grpcEndpoint, requestToPeer(request, applicationId, store, timeoutMs), deadline, legacyJson);
+    return { ...part, stream: bounded(stream, deadline) };
   }
+}
 
-  /** A part that has not answered by the deadline is a failure part: the response never waits past it. */
-  private async bounded(part: Omit<Part, 'answer'>, answer: Promise<PeerAnswer>, deadline: number): Promise<Part> {
-    const settled = await beforeDeadline(answer, deadline, () =>
-      failedAnswer('no answer within the query timeout (query_timeout_ms)', 'TIMED_OUT'),
-    );
-    return { ...part, answer: settled };
+const NO_ANSWER_IN_TIME = { done: true, value: failedAnswer('no answer within the query timeout (query_timeout_ms)', 'TIMED_OUT') } as const;
+
+/** A peer's part that has not ended by the deadline ends there as a failure: the answer never waits past it. */
+async function* bounded(stream: PartStream, deadline: number): PartStream {
+  try {
+    for (;;) {
+      const next = await beforeDeadline(stream.next(), deadline, () => NO_ANSWER_IN_TIME);
+      if (next.done) return next.value;
+      yield next.value;
+    }
+  } finally {
+    // Not awaited: a call that does not answer ends at its own deadline, which must not hold the answer back.
+    stream.return({ ok: true }).catch(() => undefined);
   }
+}
+
+/** A part that fails before any record. */
+async function* failed(message: string): PartStream {
+  return failedAnswer(message);
 }

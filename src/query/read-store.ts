@@ -1,4 +1,4 @@
-import { IllegalState } from '../errors';
+import { IllegalState, InvalidStateStore } from '../errors';
 import type { Serde } from '../streams/serdes/serde';
 import type {
   KeyValue,
@@ -11,6 +11,7 @@ import type {
 } from '../streams/state/store';
 import type { BoundQuery } from './bind';
 import { familyOf, isTimestamped } from './clauses';
+import { mapIterable } from '../streams/state/store-iterators';
 
 interface Serdes {
   keySerde: Serde<unknown>;
@@ -19,29 +20,6 @@ interface Serdes {
 type KeyValueView = StateStore & Serdes & ReadOnlyKeyValueStore<unknown, unknown>;
 type WindowView = StateStore & Serdes & ReadOnlyWindowStore<unknown, unknown> & { windowSize: number };
 type SessionView = StateStore & Serdes & ReadOnlySessionStore<unknown, unknown>;
-
-/** Collects records up to the query's limit; iterators are only opened while there is room, and closed when full. */
-class Records {
-  readonly list: unknown[] = [];
-
-  constructor(private readonly limit: number) {}
-
-  get full(): boolean {
-    return this.limit >= 0 && this.list.length >= this.limit;
-  }
-
-  add(record: unknown): void {
-    if (!this.full) this.list.push(record);
-  }
-
-  drain<T>(open: () => Iterable<T>, toRecord: (item: T) => unknown): void {
-    if (this.full) return;
-    for (const item of open()) {
-      this.list.push(toRecord(item));
-      if (this.full) break;
-    }
-  }
-}
 
 /**
  * A record of the answer from its key's JSON and its stored value: a timestamped store's value carries its
@@ -67,36 +45,46 @@ function need<T>(value: T | undefined, what: string): T {
   return value;
 }
 
-function readKeyValue(stores: readonly KeyValueView[], bound: BoundQuery, out: Records): void {
+/**
+ * Entries of one store partition, then a check that it is still open: a store closed under a read (its task moved
+ * or closed in a rebalance) ends its iterators early, which must not pass for the end of its records.
+ */
+function* entriesOf<T>(store: StateStore, open: () => Iterable<T>): Generator<T, void, undefined> {
+  yield* open();
+  if (!store.isOpen()) throw new InvalidStateStore(`store partition ${store.name} was closed while it was read (rebalance); records are missing`);
+}
+
+function* readKeyValue(stores: readonly KeyValueView[], bound: BoundQuery): Generator<unknown, void, undefined> {
   const { clause } = bound.request;
   if (clause === 'count') {
-    out.add({ key: 'count', value: stores.reduce((sum, store) => sum + store.approximateNumEntries(), 0) });
+    yield { key: 'count', value: stores.reduce((sum, store) => sum + store.approximateNumEntries(), 0) };
     return;
   }
   for (const store of stores) {
     const record = recordJson(store, bound);
-    const toRecord = (kv: KeyValue<unknown, unknown>) => record(store.keySerde.toJson(kv.key), kv.value);
+    const keys = store.keySerde;
+    const entries = (open: () => Iterable<KeyValue<unknown, unknown>>) => mapIterable(entriesOf(store, open), (kv) => record(keys.toJson(kv.key), kv.value));
     switch (clause) {
       case 'get': {
         const stored = store.get(bound.keys.key);
-        if (stored !== undefined) out.add(record(store.keySerde.toJson(bound.keys.key), stored));
+        if (stored !== undefined) yield record(keys.toJson(bound.keys.key), stored);
         break;
       }
       case 'range':
-        out.drain(() => store.range(bound.keys.key_from, bound.keys.key_to), toRecord);
+        yield* entries(() => store.range(bound.keys.key_from, bound.keys.key_to));
         break;
       case 'reverse_range':
-        out.drain(() => store.reverseRange(bound.keys.key_from, bound.keys.key_to), toRecord);
+        yield* entries(() => store.reverseRange(bound.keys.key_from, bound.keys.key_to));
         break;
       case 'all':
-        out.drain(() => store.all(), toRecord);
+        yield* entries(() => store.all());
         break;
       case 'reverse_all':
-        out.drain(() => store.reverseAll(), toRecord);
+        yield* entries(() => store.reverseAll());
         break;
       case 'prefix_scan': {
         const prefix = need(bound.prefixBytes, 'prefix');
-        out.drain(() => store.prefixScan(prefix, { serialize: (bytes: Buffer) => bytes }), toRecord);
+        yield* entries(() => store.prefixScan(prefix, { serialize: (bytes: Buffer) => bytes }));
         break;
       }
       default:
@@ -105,34 +93,35 @@ function readKeyValue(stores: readonly KeyValueView[], bound: BoundQuery, out: R
   }
 }
 
-function readWindow(stores: readonly WindowView[], bound: BoundQuery, out: Records): void {
+function* readWindow(stores: readonly WindowView[], bound: BoundQuery): Generator<unknown, void, undefined> {
   const { clause } = bound.request;
   const { time, time_from: from, time_to: to } = bound.request.times;
   for (const store of stores) {
     const record = recordJson(store, bound);
     const keys = store.keySerde;
-    const toRecord = (kv: KeyValue<Windowed<unknown>, unknown>) => record(windowedJson(keys, kv.key.key, kv.key.window.start, kv.key.window.end), kv.value);
+    const entries = (open: () => Iterable<KeyValue<Windowed<unknown>, unknown>>) =>
+      mapIterable(entriesOf(store, open), (kv) => record(windowedJson(keys, kv.key.key, kv.key.window.start, kv.key.window.end), kv.value));
     switch (clause) {
       case 'fetch': {
         const start = need(time, 'time');
         const stored = store.fetch(bound.keys.key, start);
-        if (stored !== undefined) out.add(record(windowedJson(keys, bound.keys.key, start, start + store.windowSize), stored));
+        if (stored !== undefined) yield record(windowedJson(keys, bound.keys.key, start, start + store.windowSize), stored);
         break;
       }
       case 'fetch_time_range':
-        out.drain(
-          () => store.fetchRange(bound.keys.key, need(from, 'time_from'), need(to, 'time_to')),
+        yield* mapIterable(
+          entriesOf(store, () => store.fetchRange(bound.keys.key, need(from, 'time_from'), need(to, 'time_to'))),
           (kv: KeyValue<number, unknown>) => record(windowedJson(keys, bound.keys.key, kv.key, kv.key + store.windowSize), kv.value),
         );
         break;
       case 'fetch_key_range':
-        out.drain(() => store.fetchKeyRange(bound.keys.key_from, bound.keys.key_to, need(from, 'time_from'), need(to, 'time_to')), toRecord);
+        yield* entries(() => store.fetchKeyRange(bound.keys.key_from, bound.keys.key_to, need(from, 'time_from'), need(to, 'time_to')));
         break;
       case 'fetch_all':
-        out.drain(() => store.fetchAll(need(from, 'time_from'), need(to, 'time_to')), toRecord);
+        yield* entries(() => store.fetchAll(need(from, 'time_from'), need(to, 'time_to')));
         break;
       case 'all':
-        out.drain(() => store.all(), toRecord);
+        yield* entries(() => store.all());
         break;
       default:
         throw new IllegalState(`clause ${clause} reached a window store`);
@@ -140,19 +129,20 @@ function readWindow(stores: readonly WindowView[], bound: BoundQuery, out: Recor
   }
 }
 
-function readSession(stores: readonly SessionView[], bound: BoundQuery, out: Records): void {
+function* readSession(stores: readonly SessionView[], bound: BoundQuery): Generator<unknown, void, undefined> {
   const { clause } = bound.request;
   for (const store of stores) {
-    const toRecord = (kv: KeyValue<Windowed<unknown>, unknown>) => ({
-      key: windowedJson(store.keySerde, kv.key.key, kv.key.window.start, kv.key.window.end),
-      value: store.valueSerde.toJson(kv.value),
-    });
+    const entries = (open: () => Iterable<KeyValue<Windowed<unknown>, unknown>>) =>
+      mapIterable(entriesOf(store, open), (kv) => ({
+        key: windowedJson(store.keySerde, kv.key.key, kv.key.window.start, kv.key.window.end),
+        value: store.valueSerde.toJson(kv.value),
+      }));
     switch (clause) {
       case 'fetch':
-        out.drain(() => store.fetch(bound.keys.key), toRecord);
+        yield* entries(() => store.fetch(bound.keys.key));
         break;
       case 'fetch_key_range':
-        out.drain(() => store.fetchKeyRange(bound.keys.key_from, bound.keys.key_to), toRecord);
+        yield* entries(() => store.fetchKeyRange(bound.keys.key_from, bound.keys.key_to));
         break;
       default:
         throw new IllegalState(`clause ${clause} reached a session store`);
@@ -160,23 +150,35 @@ function readSession(stores: readonly SessionView[], bound: BoundQuery, out: Rec
   }
 }
 
+function* upTo<T>(limit: number, source: Iterable<T>): Generator<T, void, undefined> {
+  if (limit === 0) return;
+  let count = 0;
+  for (const item of source) {
+    yield item;
+    // Returning here closes the store iterator at once, not when the next record would be read.
+    if (++count === limit) return;
+  }
+}
+
 /**
- * Runs a bound query on store partitions of one server, in the order given, and answers the records in the shapes
+ * Reads a bound query on store partitions of one server, in the order given, lazily: store iterators are opened
+ * one after the other as the records are pulled, and closed when the reader stops. The records are in the shapes
  * of the API: `{key, value}`, `timestamp` added for timestamped queries, windowed keys as
  * `{key, window_start, window_end}`; `count` is one record for all the partitions. At most `limit` records.
  */
-export function readStores(stores: readonly StateStore[], bound: BoundQuery): unknown[] {
-  const out = new Records(bound.request.options.limit);
+export function readRecords(stores: readonly StateStore[], bound: BoundQuery): Iterator<unknown, void, undefined> & Iterable<unknown> {
+  let records: Iterable<unknown>;
   switch (familyOf(bound.storeType)) {
     case 'key_value':
-      readKeyValue(stores as KeyValueView[], bound, out);
+      records = readKeyValue(stores as KeyValueView[], bound);
       break;
     case 'window':
-      readWindow(stores as WindowView[], bound, out);
+      records = readWindow(stores as WindowView[], bound);
       break;
     case 'session':
-      readSession(stores as SessionView[], bound, out);
+      records = readSession(stores as SessionView[], bound);
       break;
   }
-  return out.list;
+  const { limit } = bound.request.options;
+  return limit < 0 ? (records as Generator<unknown, void, undefined>) : upTo(limit, records);
 }

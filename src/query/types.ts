@@ -1,5 +1,4 @@
 /** The store query of the API (compatibility file, section 5): the request once checked, and the response. */
-import type { PeerAnswer } from '../cluster/peer-protocol';
 import type { StoreType } from '../streams/state/store';
 
 export type ClauseName =
@@ -70,11 +69,4 @@ export interface StoreQueryResponse {
     failure: FailurePart[];
     error?: string;
   };
-}
-
-/** One server's part of a query before it is merged. */
-export interface Part {
-  server: string;
-  remote: boolean;
-  answer: PeerAnswer;
 }

@@ -96,11 +96,23 @@ export interface NodeContext {
   streamsConfig(): Readonly<Record<string, ConfigValue>>;
 }
 
-/** The interactive-query engine behind `POST /api/v1/applications/{id}/stores/{name}`. */
+/** The interactive-query engine behind `POST /api/v1/applications/{id}/stores/{name}` and `.../records`. */
 export interface StoreQueries {
-  execute(applicationId: string, store: string, body: unknown): Promise<StoreQueryResult>;
+  /**
+   * Runs a query. Rejects with the catalogue's errors (unknown application or store, invalid query, no running
+   * instance) before any of the answer exists; resolves with its body (the full result, or with `recordsOnly` the
+   * records only) as JSON text in chunks, read as they are pulled. A body not read to its end must be returned.
+   */
+  stream(applicationId: string, store: string, body: unknown, options: { recordsOnly: boolean }): Promise<StoreQueryAnswer>;
 }
 
+export interface StoreQueryAnswer {
+  /** Whether the body may be large and is to be sent as it is read; else it is sent in one piece. */
+  streamed: boolean;
+  body: AsyncGenerator<string, void, undefined>;
+}
+
+/** The body of a store query (compatibility file, section 5), as the answers of the query engine are shaped. */
 export interface StoreQueryResult {
   took: number;
   timeout: boolean;

@@ -16,6 +16,7 @@ import type {
   LocalInstanceEvents,
   StopOptions,
   StoreQueries,
+  StoreQueryAnswer,
   StoreQueryResult,
   TopologyInfo,
 } from '../context';
@@ -269,9 +270,9 @@ export class FakeRegistry implements InstanceRegistry {
 export class FakeQueries implements StoreQueries {
   readonly calls: { applicationId: string; store: string; body: unknown }[] = [];
 
-  async execute(applicationId: string, store: string, body: unknown): Promise<StoreQueryResult> {
+  async stream(applicationId: string, store: string, body: unknown, options: { recordsOnly: boolean }): Promise<StoreQueryAnswer> {
     this.calls.push({ applicationId, store, body });
-    return {
+    const result: StoreQueryResult = {
       took: 3,
       timeout: false,
       server: 'localhost:8080',
@@ -284,5 +285,12 @@ export class FakeQueries implements StoreQueries {
         failure: [],
       },
     };
+    async function* chunks() {
+      // In two chunks, as a streamed answer comes.
+      const text = JSON.stringify(options.recordsOnly ? result.result.success.flatMap((part) => part.records) : result);
+      yield text.slice(0, 10);
+      yield text.slice(10);
+    }
+    return { streamed: true, body: chunks() };
   }
 }
