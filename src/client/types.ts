@@ -46,6 +46,8 @@ export interface TopicPartition {
 export interface TaskStatus {
   task_id: string;
   topic_partitions: TopicPartition[];
+  /** Standby tasks only: records their stores are behind their changelogs (-1 until first read). */
+  lag?: number;
 }
 
 export interface InstanceStatus {

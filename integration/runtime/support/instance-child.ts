@@ -14,9 +14,10 @@ function send(message: ChildEvent | ChildReply, then?: () => void): void {
   process.send?.(message, undefined, {}, () => then?.());
 }
 
-function storeCounts(instance: StreamsInstance): Record<string, number> {
+function storeCounts(instance: StreamsInstance, standby = false): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const store of instance.queryableStores(WORD_COUNT_STORE).values()) {
+  const stores = standby ? instance.standbyStores(WORD_COUNT_STORE) : instance.queryableStores(WORD_COUNT_STORE);
+  for (const store of stores.values()) {
     for (const kv of (store as unknown as KeyValueStore<string, ValueAndTimestamp<number>>).all()) counts[kv.key] = kv.value.value;
   }
   return counts;
@@ -33,6 +34,10 @@ async function answer(instance: StreamsInstance, request: ChildRequest): Promise
       });
     case 'storeCounts':
       return storeCounts(instance);
+    case 'standbyCounts':
+      return storeCounts(instance, true);
+    case 'threads':
+      return instance.threads();
     case 'state':
       return { state: instance.state, lastError: instance.lastError?.message ?? null };
     case 'close':

@@ -6,7 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { RebalanceEvent, RestoreEvent } from '../../../src/streams/runtime/instance-view';
+import type { RebalanceEvent, RestoreEvent, ThreadMetadata } from '../../../src/streams/runtime/instance-view';
 import type { StreamsMetadata } from '../../../src/streams/runtime/streams-metadata';
 import type { StateChange, StreamsState } from '../../../src/streams/runtime/streams-state';
 import type { ChildEvent, ChildReply, ChildRequest, ChildSpec, KeyOwner } from './instance-protocol';
@@ -83,6 +83,16 @@ export class InstanceProcess {
   /** word → count over the `count` store partitions this instance can query now. */
   async storeCounts(): Promise<Map<string, number>> {
     return new Map(Object.entries((await this.request({ op: 'storeCounts' })) as Record<string, number>));
+  }
+
+  /** word → count over this instance's standby partitions of the `count` store. */
+  async standbyCounts(): Promise<Map<string, number>> {
+    return new Map(Object.entries((await this.request({ op: 'standbyCounts' })) as Record<string, number>));
+  }
+
+  /** The instance's threads as `/status` shows them (standby tasks under the first). */
+  threads(): Promise<ThreadMetadata[]> {
+    return this.request({ op: 'threads' }) as Promise<ThreadMetadata[]>;
   }
 
   /** SIGKILL: no commit, no checkpoint, no leave-group. */

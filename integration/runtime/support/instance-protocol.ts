@@ -16,6 +16,8 @@ export type ChildRequest =
   | { id: number; op: 'metadata' }
   | { id: number; op: 'keyOwners'; store: string; keys: string[] }
   | { id: number; op: 'storeCounts' }
+  | { id: number; op: 'standbyCounts' }
+  | { id: number; op: 'threads' }
   | { id: number; op: 'state' }
   | { id: number; op: 'close'; timeoutMs: number };
 

@@ -51,7 +51,11 @@ export function instanceResource(instance: LocalInstance): InstanceResource {
 }
 
 function taskResource(task: TaskMetadata) {
-  return { task_id: task.taskId, topic_partitions: task.topicPartitions.map(({ topic, partition }) => ({ topic, partition })) };
+  return {
+    task_id: task.taskId,
+    topic_partitions: task.topicPartitions.map(({ topic, partition }) => ({ topic, partition })),
+    ...(task.lag !== undefined ? { lag: task.lag } : {}),
+  };
 }
 
 function threadResource(thread: ThreadMetadata) {

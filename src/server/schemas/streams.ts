@@ -53,7 +53,11 @@ const topicPartition = {
 const task = {
   type: 'object',
   required: ['task_id', 'topic_partitions'],
-  properties: { task_id: { type: 'string' }, topic_partitions: { type: 'array', items: topicPartition } },
+  properties: {
+    task_id: { type: 'string' },
+    topic_partitions: { type: 'array', items: topicPartition },
+    lag: { type: 'integer', description: 'Standby tasks only: records their stores are behind their changelogs (-1 until first read)' },
+  },
 } as const;
 
 export const status = {

@@ -82,11 +82,6 @@ const CLIENT_PREFIXES: readonly string[] = ['', 'consumer.', 'main.consumer.', '
 /** A security key, applied to every client it reaches: each client's effective settings decide how it connects. */
 const clientSecurity: Applied = (prefix) => CLIENT_PREFIXES.includes(prefix);
 
-/** A key whose given values Sluice applies only when they are the behaviour it has; other values are named as not applied. */
-function onlyWhen(...values: string[]): Applied {
-  return (_prefix, value) => values.includes(value);
-}
-
 const STREAMS: readonly Scope[] = ['streams'];
 const CONSUMER: readonly Scope[] = ['consumer'];
 const PRODUCER: readonly Scope[] = ['producer'];
@@ -174,7 +169,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'metrics.num.samples', type: 'int', default: 2, validator: atLeast(1), scopes: STREAMS_AND_CLIENTS },
   { name: 'metrics.recording.level', type: 'string', default: 'INFO', validator: oneOf('INFO', 'DEBUG', 'TRACE'), scopes: STREAMS_AND_CLIENTS },
   { name: 'metrics.sample.window.ms', type: 'long', default: 30000, validator: atLeast(0), scopes: STREAMS_AND_CLIENTS },
-  { name: 'num.standby.replicas', type: 'int', default: 0, validator: atLeast(0), scopes: STREAMS, applied: onlyWhen('0'), doc: 'Standby replicas per task; only 0 is applied.' },
+  { name: 'num.standby.replicas', type: 'int', default: 0, validator: atLeast(0), scopes: STREAMS, applied: always, doc: 'Standby replicas of each stateful task, each on another node than the active: kept up to date from the changelogs, they make a failover restore only the tail.' },
   { name: 'num.stream.threads', type: 'int', default: 1, validator: atLeast(1), scopes: STREAMS, applied: always, doc: 'Stream threads (consumers) of the instance.' },
   { name: 'partition.assignment.strategy', type: 'list', default: 'org.apache.kafka.clients.consumer.RangeAssignor,org.apache.kafka.clients.consumer.CooperativeStickyAssignor', scopes: CONSUMER },
   { name: 'partitioner.adaptive.partitioning.enable', type: 'boolean', default: true, scopes: PRODUCER },

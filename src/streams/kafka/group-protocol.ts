@@ -21,8 +21,14 @@ export interface GroupProtocolOptions {
   version: number;
   /** Subscription userData of this member; called (synchronously) on every join. */
   userData: () => Buffer;
-  /** The leader's decision: partitions per member id, from the topics the members subscribed to. */
-  assign: (members: JoiningMember[], partitionCount: (topic: string) => number, topics: readonly string[]) => Map<string, TopicPartition[]>;
+  /** The leader's decision per member id, from the topics the members subscribed to. */
+  assign: (members: JoiningMember[], partitionCount: (topic: string) => number, topics: readonly string[]) => Map<string, MemberAssignment>;
+}
+
+/** What the leader gives one member: its partitions, and userData the others read with describeGroup. */
+export interface MemberAssignment {
+  partitions: TopicPartition[];
+  userData?: Buffer;
 }
 
 export function groupProtocolAssigner(options: GroupProtocolOptions): PartitionAssigner {
@@ -50,10 +56,11 @@ export function groupProtocolAssigner(options: GroupProtocolOptions): PartitionA
       const decision = options.assign(joining, partitionCount, topics);
       return members.map((m) => {
         const assignment: Record<string, number[]> = {};
-        for (const { topic, partition } of decision.get(m.memberId) ?? []) (assignment[topic] ??= []).push(partition);
+        const decided = decision.get(m.memberId);
+        for (const { topic, partition } of decided?.partitions ?? []) (assignment[topic] ??= []).push(partition);
         return {
           memberId: m.memberId,
-          memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: options.version, assignment, userData: Buffer.alloc(0) }),
+          memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: options.version, assignment, userData: decided?.userData ?? Buffer.alloc(0) }),
         };
       });
     },
@@ -66,6 +73,8 @@ export interface GroupMemberState {
   clientHost: string;
   userData: Buffer;
   partitions: TopicPartition[];
+  /** The userData of the member's assignment (empty when none). */
+  assignmentUserData: Buffer;
 }
 
 export interface GroupState {
@@ -97,6 +106,7 @@ export async function describeGroup(admin: KafkaAdmin, groupId: string): Promise
         clientHost: m.clientHost,
         userData: metadata?.userData ?? Buffer.alloc(0),
         partitions,
+        assignmentUserData: assignment?.userData ?? Buffer.alloc(0),
       };
     }),
   };

@@ -195,4 +195,22 @@ describe('ChangelogRestorer', () => {
     expect(errors).toEqual([new Error('Topic authorization failed')]);
     expect(restoredTasks).toEqual(['1_0']);
   });
+
+  it('follows a standby\'s changelog as it grows, never done, its progress the lag, until unregistered', async () => {
+    source.log('app-counts-changelog', 0, 0, 25);
+    restorer.register('1_0', [changelog('1_0', 0, 5)], { follow: true });
+    await settled();
+    expect(applied.get('1_0')).toEqual(Array.from({ length: 20 }, (_, i) => i + 5));
+    expect(progress[progress.length - 1]).toMatchObject({ remaining: 0, done: false });
+    source.logs.get('app-counts-changelog-0')!.end = 40;
+    await settled();
+    expect(applied.get('1_0')).toEqual(Array.from({ length: 35 }, (_, i) => i + 5));
+    expect(restoredTasks).toEqual([]);
+    expect(restorer.takeCheckpoint('1_0', 0)).toEqual([{ topic: 'app-counts-changelog', partition: 0, offset: 40 }]);
+    restorer.unregister('1_0');
+    const fetchCount = source.fetches.length;
+    await settled();
+    expect(source.fetches.length).toBeLessThanOrEqual(fetchCount + 1);
+    expect(applied.get('1_0')).toHaveLength(35);
+  });
 });

@@ -65,6 +65,8 @@ interface RestoringChangelog {
   /** The position last handed out for a checkpoint. */
   checkpointed: number;
   registeredAt: number;
+  /** A standby's changelog: read on as it grows, never done. */
+  follow: boolean;
 }
 
 const RETRY_BACKOFF_MS = 1000;
@@ -88,16 +90,18 @@ export class ChangelogRestorer {
     private readonly options: { retryForMs: number; logger: Logger },
   ) {}
 
-  /** Starts restoring a task's changelogs; a task with none is restored at once. */
-  register(taskId: string, changelogs: readonly ChangelogToRestore[]): void {
+  /** Starts restoring a task's changelogs; a task with none is restored at once (unless followed). */
+  register(taskId: string, changelogs: readonly ChangelogToRestore[], options: { follow?: boolean } = {}): void {
+    const follow = options.follow ?? false;
     if (changelogs.length === 0) {
+      if (follow) return;
       queueMicrotask(() => this.listener.onTaskRestored(taskId));
       return;
     }
     const registeredAt = Date.now();
     for (const changelog of changelogs) {
       const start = changelog.startOffset;
-      this.restoring.set(changelog.topic, changelog.partition, { changelog, startOffset: start, position: start, endOffset: undefined, restored: 0, checkpointed: start, registeredAt });
+      this.restoring.set(changelog.topic, changelog.partition, { changelog, startOffset: start, position: start, endOffset: undefined, restored: 0, checkpointed: start, registeredAt, follow });
     }
     this.ensureRunning();
   }
@@ -173,6 +177,8 @@ export class ChangelogRestorer {
         if (r.endOffset === undefined) {
           r.startOffset = partition.fetchOffset;
           r.endOffset = Math.max(partition.endOffset, partition.fetchOffset);
+        } else if (r.follow) {
+          r.endOffset = Math.max(partition.endOffset, r.position);
         }
         const end = r.endOffset;
         const records = partition.records;
@@ -181,7 +187,7 @@ export class ChangelogRestorer {
         records.truncate(count);
         applied.push({ r, records });
         r.position = Math.min(Math.max(partition.fetchOffset, partition.nextOffset), end);
-        if (r.position >= end) this.restoring.delete(partition.topic, partition.partition);
+        if (r.position >= end && !r.follow) this.restoring.delete(partition.topic, partition.partition);
       }
       if (this.restoring.size > 0) next = this.fetchRound();
       const finishedTasks = new Set<string>();
@@ -195,7 +201,7 @@ export class ChangelogRestorer {
         }
         r.restored += records.length;
         const end = r.endOffset!;
-        const done = r.position >= end;
+        const done = r.position >= end && !r.follow;
         const { topic, partition } = r.changelog;
         const progress = { topic, partition, restored: r.restored, total: end - r.startOffset, remaining: end - r.position, done };
         this.listener.onProgress(r.changelog, progress, { startingOffset: r.startOffset, endingOffset: end, durationMs: Date.now() - r.registeredAt });

@@ -1,19 +1,23 @@
 import type { ConsumerOffsets, StorePartitionStatus, ThreadMetadata } from './instance-view';
 import { CorruptedTaskState } from '../../errors';
 import type { Checkpoint, StateDirectory } from './state-directory';
+import type { StandbyTaskStatus } from './standby-task';
 import type { StreamThread } from './stream-thread';
 
 /** Low and high watermark per partition of a topic. */
 export type EndOffsets = (topic: string) => Promise<Map<number, { low: number; high: number }>>;
 
-/** A thread as Kafka Streams' ThreadMetadata shows it: its state, tasks and clients. */
-export function threadMetadata(thread: StreamThread, clientId: string, exactlyOnce: boolean): ThreadMetadata {
+/**
+ * A thread as Kafka Streams' ThreadMetadata shows it: its state, tasks and clients. Standbys belong to the node,
+ * not to a thread: the caller passes them with its first thread.
+ */
+export function threadMetadata(thread: StreamThread, clientId: string, exactlyOnce: boolean, standbys: readonly StandbyTaskStatus[] = []): ThreadMetadata {
   const tasks = [...thread.tasks.all()];
   return {
     name: thread.name,
     state: thread.state,
     activeTasks: tasks.map((t) => ({ taskId: t.name, topicPartitions: t.partitions.map((tp) => ({ topic: tp.topic, partition: tp.partition })) })),
-    standbyTasks: [],
+    standbyTasks: standbys.map((s) => ({ taskId: s.taskId, topicPartitions: s.topicPartitions.map((tp) => ({ topic: tp.topic, partition: tp.partition })), lag: s.lag })),
     clients: {
       consumerClientId: `${thread.name}-consumer`,
       producerClientIds: exactlyOnce ? tasks.map((t) => `${thread.name}-${t.name}-producer`) : [`${thread.name}-producer`],
@@ -55,7 +59,7 @@ export async function storeStatus(threads: readonly StreamThread[], stateDirecto
       const partition = task.partition;
       for (const { name: store, changelog } of task.stores) {
         const end = changelog ? ((await endOffsets(changelog)).get(partition)?.high ?? -1) : -1;
-        const current = changelog ? (thread.restoringOffset(changelog, partition) ?? checkpoint?.get(changelog, partition) ?? -1) : -1;
+        const current = changelog ? (thread.restorer.position(changelog, partition) ?? checkpoint?.get(changelog, partition) ?? -1) : -1;
         const restoration = changelog ? thread.tasks.restorations.get(changelog, partition) : undefined;
         result.push({
           store,

@@ -19,6 +19,8 @@ export type ThreadState =
 export interface TaskMetadata {
   taskId: string;
   topicPartitions: { topic: string; partition: number }[];
+  /** Standby tasks: records its stores are behind their changelogs (-1 until first fetched). */
+  lag?: number;
 }
 
 export interface ThreadMetadata {

@@ -1,5 +1,5 @@
 import type { MemberSubscription } from './partition-assignor';
-import { assignTasks, tasksFor } from './partition-assignor';
+import { assignStandbyTasks, assignTasks, tasksFor } from './partition-assignor';
 
 const subtopologies = [
   { id: 0, sourceTopics: ['in'], stateful: false },
@@ -54,5 +54,92 @@ describe('the Sluice assignor', () => {
     expect(result.get('a')!.filter(stateful)).toEqual(['1_0', '1_1']);
     expect(result.get('b')!.filter(stateful)).toEqual(['1_2', '1_3']);
     expect(result.get('b')!.length).toBe(4);
+  });
+});
+
+describe('standby placement', () => {
+  const stateful = tasks.filter((t) => t.stateful).map((t) => t.taskId);
+  const processOf = (members: MemberSubscription[], memberId: string): string => members.find((m) => m.memberId === memberId)!.info.processId;
+  /** Each stateful task's copies: the client of its active, then those of its standbys. */
+  function copies(members: MemberSubscription[], replicas: number) {
+    const active = assignTasks(members, tasks);
+    const standby = assignStandbyTasks(members, tasks, active, replicas);
+    const activeClient = new Map<string, string>();
+    for (const [memberId, list] of active) for (const t of list) activeClient.set(t, processOf(members, memberId));
+    const standbyClients = new Map<string, string[]>();
+    for (const [client, list] of standby) for (const t of list) standbyClients.set(t, [...(standbyClients.get(t) ?? []), client]);
+    return { active, standby, activeClient, standbyClients };
+  }
+
+  it('places N standbys of every stateful task, never with its active nor twice on one process, and none of stateless tasks', () => {
+    const members = [member('a', 'A'), member('b', 'B'), member('c', 'C'), member('d', 'D')];
+    for (const replicas of [1, 2, 3]) {
+      const { standby, activeClient, standbyClients } = copies(members, replicas);
+      for (const t of stateful) {
+        const holders = standbyClients.get(t) ?? [];
+        expect(holders).toHaveLength(replicas);
+        expect(new Set(holders).size).toBe(replicas);
+        expect(holders).not.toContain(activeClient.get(t));
+      }
+      expect([...standby.values()].flat().every((t) => stateful.includes(t))).toBe(true);
+      // 4 stateful tasks × N replicas over 4 processes of one thread each: N each.
+      expect([...standby.values()].map((l) => l.length)).toEqual([replicas, replicas, replicas, replicas]);
+    }
+  });
+
+  it('balances standbys in proportion to threads', () => {
+    const members = [member('a-1', 'A'), member('a-2', 'A'), member('b', 'B'), member('c', 'C')];
+    const many = tasksFor([{ id: 0, sourceTopics: ['t'], stateful: true }], () => 12);
+    const active = assignTasks(members, many);
+    const standby = assignStandbyTasks(members, many, active, 1);
+    expect(standby.get('A')).toHaveLength(6);
+    expect(standby.get('B')).toHaveLength(3);
+    expect(standby.get('C')).toHaveLength(3);
+  });
+
+  it('places as many copies as there are other processes', () => {
+    const { standbyClients, activeClient } = copies([member('a', 'A'), member('b', 'B')], 2);
+    for (const t of stateful) expect(standbyClients.get(t)).toEqual([activeClient.get(t) === 'A' ? 'B' : 'A']);
+    const alone = copies([member('a', 'A')], 1);
+    expect([...alone.standby.values()].flat()).toEqual([]);
+  });
+
+  it('keeps standbys where they were across a rebalance', () => {
+    const members = [member('a', 'A'), member('b', 'B'), member('c', 'C')];
+    const first = copies(members, 1);
+    const again = members.map((m) => {
+      const memberTasks = first.active.get(m.memberId)!;
+      const standbyTasks = first.standby.get(m.info.processId)!;
+      return { memberId: `${m.memberId}-2`, info: { ...m.info, previousTasks: memberTasks, stateTasks: [...memberTasks, ...standbyTasks], standbyTasks } };
+    });
+    const second = copies(again, 1);
+    expect(second.standby).toEqual(first.standby);
+    expect(second.activeClient).toEqual(first.activeClient);
+  });
+
+  it('prefers the process whose state is furthest along, and never holds two copies when an active moves to its standby', () => {
+    const members: MemberSubscription[] = [
+      member('a', 'A', ['1_0', '1_1', '1_2', '1_3']),
+      { memberId: 'b', info: { version: 1, processId: 'B', previousTasks: [], stateTasks: ['1_0'], taskOffsetSums: { '1_0': 10 } } },
+      { memberId: 'c', info: { version: 1, processId: 'C', previousTasks: [], stateTasks: ['1_0'], taskOffsetSums: { '1_0': 500 } } },
+    ];
+    const { standbyClients, activeClient } = copies(members, 1);
+    expect(activeClient.get('1_0')).toBe('A');
+    expect(standbyClients.get('1_0')).toEqual(['C']);
+
+    // A dies: its tasks go to the processes with their state, and standbys go elsewhere.
+    const survivors: MemberSubscription[] = [
+      { memberId: 'b', info: { version: 1, processId: 'B', previousTasks: [], stateTasks: ['1_1', '1_3'], standbyTasks: ['1_1', '1_3'], taskOffsetSums: { '1_1': 90, '1_3': 90 } } },
+      { memberId: 'c', info: { version: 1, processId: 'C', previousTasks: [], stateTasks: ['1_0', '1_2'], standbyTasks: ['1_0', '1_2'], taskOffsetSums: { '1_0': 90, '1_2': 90 } } },
+    ];
+    const after = copies(survivors, 1);
+    expect(['1_1', '1_3'].map((t) => after.activeClient.get(t))).toEqual(['B', 'B']);
+    expect(['1_0', '1_2'].map((t) => after.activeClient.get(t))).toEqual(['C', 'C']);
+    for (const t of stateful) expect(after.standbyClients.get(t)).toEqual([after.activeClient.get(t) === 'B' ? 'C' : 'B']);
+  });
+
+  it('is deterministic', () => {
+    const members = [member('a', 'A'), member('b', 'B'), member('c', 'C')];
+    expect(copies(members, 2).standby).toEqual(copies(members, 2).standby);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The Sluice assignor's decision, free of Kafka: tasks (sub-topology × partition) are spread over the group's
- * clients (one per process) in proportion to their threads, sticky to the previous owner and then to a
- * client that has the task's state on disk, then over each client's consumers.
+ * clients (one per process) in proportion to their threads, sticky to the previous owner and then to the
+ * client whose state on disk is furthest along, then over each client's consumers. Standby replicas of the
+ * stateful tasks go to clients (processes), never to the one running the task, nor twice to one client.
  */
 
 import type { TopicPartition } from '../kafka';
@@ -20,6 +21,13 @@ export interface SubscriptionInfo {
   previousTasks: string[];
   /** Tasks with local state in the process' state directory. */
   stateTasks: string[];
+  /** Standby tasks the process held before the rebalance. */
+  standbyTasks?: string[];
+  /**
+   * Per task with a checkpoint here, the sum of its changelog offsets (Kafka Streams' task offset sums): the
+   * larger, the less a task placed here has to restore.
+   */
+  taskOffsetSums?: Record<string, number>;
 }
 
 export interface TaskDefinition {
@@ -65,18 +73,13 @@ export function assignTasks(members: readonly MemberSubscription[], tasks: reado
   const capacityOf = (client: string): number => clients.get(client)!.length;
   const previousClient = new Map<string, string>();
   const previousMember = new Map<string, string>();
-  const stateClients = new Map<string, Set<string>>();
   for (const m of members) {
     for (const t of m.info.previousTasks) {
       previousClient.set(t, m.info.processId);
       previousMember.set(t, m.memberId);
     }
-    for (const t of m.info.stateTasks) {
-      const set = stateClients.get(t) ?? new Set<string>();
-      set.add(m.info.processId);
-      stateClients.set(t, set);
-    }
   }
+  const state = stateOfClients(members);
 
   // Stateful and stateless tasks are balanced each on their own, so a process that joins gets its share of
   // the state (and of the keys it answers queries for), not only stateless work.
@@ -100,7 +103,7 @@ export function assignTasks(members: readonly MemberSubscription[], tasks: reado
     };
     for (const task of group) {
       let client = previousClient.get(task.taskId);
-      if (!underLimit(client)) client = leastLoaded([...(stateClients.get(task.taskId) ?? [])].filter(underLimit));
+      if (!underLimit(client)) client = state.furthest(task.taskId, [...clients.keys()].filter(underLimit), (c) => load.get(c)! / capacityOf(c));
       if (!underLimit(client)) client = leastLoaded(clients.keys());
       load.set(client!, load.get(client!)! + 1);
       clientTasks.get(client!)!.push(task.taskId);
@@ -119,6 +122,91 @@ export function assignTasks(members: readonly MemberSubscription[], tasks: reado
       }
       load.set(member, load.get(member)! + 1);
       result.get(member)!.push(taskId);
+    }
+  }
+  for (const list of result.values()) list.sort(compareTaskIds);
+  return result;
+}
+
+/** Which client has local state of which task, and how far along (its offset sum; -1 when unknown). */
+function stateOfClients(members: readonly MemberSubscription[]) {
+  const sums = new Map<string, Map<string, number>>();
+  for (const { info } of members) {
+    const put = (taskId: string, sum: number): void => {
+      const byClient = sums.get(taskId) ?? sums.set(taskId, new Map()).get(taskId)!;
+      byClient.set(info.processId, Math.max(byClient.get(info.processId) ?? -1, sum));
+    };
+    for (const t of info.stateTasks) put(t, -1);
+    for (const [t, sum] of Object.entries(info.taskOffsetSums ?? {})) put(t, sum);
+  }
+  return {
+    /** Among `candidates` with state of the task, the one furthest along; ties go to the least loaded. */
+    furthest(taskId: string, candidates: readonly string[], loadOf: (client: string) => number): string | undefined {
+      const byClient = sums.get(taskId);
+      let best: string | undefined;
+      for (const c of candidates) {
+        const sum = byClient?.get(c);
+        if (sum === undefined) continue;
+        const bestSum = best === undefined ? undefined : byClient!.get(best)!;
+        if (bestSum === undefined || sum > bestSum || (sum === bestSum && loadOf(c) < loadOf(best!))) best = c;
+      }
+      return best;
+    },
+  };
+}
+
+/**
+ * Places `replicas` standbys of every stateful task on clients (processes) other than the one that runs it, one
+ * copy per client at most; answers each client's standby task ids. Standby counts are balanced in proportion to
+ * the clients' threads; a task's standby stays where it was, else goes where its state is furthest along, else to
+ * the least loaded client. With fewer other clients than `replicas`, a task gets as many as there are.
+ */
+export function assignStandbyTasks(
+  members: readonly MemberSubscription[],
+  tasks: readonly TaskDefinition[],
+  active: ReadonlyMap<string, readonly string[]>,
+  replicas: number,
+): Map<string, string[]> {
+  const capacity = new Map<string, number>();
+  const clientOfMember = new Map<string, string>();
+  for (const m of members) {
+    capacity.set(m.info.processId, (capacity.get(m.info.processId) ?? 0) + 1);
+    clientOfMember.set(m.memberId, m.info.processId);
+  }
+  const clients = [...capacity.keys()].sort();
+  const result = new Map<string, string[]>(clients.map((c) => [c, []]));
+  const stateful = tasks.filter((t) => t.stateful).sort((a, b) => compareTaskIds(a.taskId, b.taskId));
+  if (replicas <= 0 || clients.length < 2 || stateful.length === 0) return result;
+
+  const activeClient = new Map<string, string>();
+  for (const [memberId, taskIds] of active) for (const t of taskIds) activeClient.set(t, clientOfMember.get(memberId)!);
+  const previousStandby = new Map<string, Set<string>>();
+  for (const { info } of members) {
+    for (const t of info.standbyTasks ?? []) (previousStandby.get(t) ?? previousStandby.set(t, new Set()).get(t)!).add(info.processId);
+  }
+  const state = stateOfClients(members);
+  const totalCapacity = members.length;
+  const copies = stateful.length * Math.min(replicas, clients.length - 1);
+  const limitOf = (c: string): number => Math.ceil((copies * capacity.get(c)!) / totalCapacity);
+  const load = new Map<string, number>(clients.map((c) => [c, 0]));
+  const ratio = (c: string): number => load.get(c)! / capacity.get(c)!;
+
+  // Replica by replica over all tasks, so that the first standby of every task is placed before any second one.
+  const holders = new Map<string, Set<string>>(stateful.map((t) => [t.taskId, new Set([activeClient.get(t.taskId)].filter((c) => c !== undefined))]));
+  for (let replica = 0; replica < replicas; replica++) {
+    for (const { taskId } of stateful) {
+      const held = holders.get(taskId)!;
+      const eligible = clients.filter((c) => !held.has(c));
+      if (eligible.length === 0) continue;
+      const underLimit = eligible.filter((c) => load.get(c)! < limitOf(c));
+      const pool = underLimit.length > 0 ? underLimit : eligible;
+      const client =
+        pool.find((c) => previousStandby.get(taskId)?.has(c)) ??
+        state.furthest(taskId, pool, ratio) ??
+        pool.reduce((a, b) => (ratio(b) < ratio(a) ? b : a));
+      held.add(client);
+      load.set(client, load.get(client)! + 1);
+      result.get(client)!.push(taskId);
     }
   }
   for (const list of result.values()) list.sort(compareTaskIds);

@@ -41,6 +41,8 @@ export interface StreamThreadContext {
   /** The group's committed offset (the next record to read; -1: none) of each of these partitions. */
   readonly committedOffsets: (partitions: readonly TopicPartition[]) => Promise<{ tp: TopicPartition; offset: number }[]>;
   readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+  /** The node's standby tasks, which give a task up before this thread makes it active. */
+  readonly standbys?: { release(taskId: string): Promise<void> };
 }
 
 /** What a thread tells its instance. */
@@ -68,7 +70,8 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
   private threadState: ThreadState = 'CREATED';
   private readonly clients: ThreadClients;
   private readonly metrics: ThreadMetrics;
-  private readonly restorer: ChangelogRestorer;
+  /** Restores the tasks' changelogs; `position` tells how far a changelog partition being restored has been read. */
+  readonly restorer: ChangelogRestorer;
   /** Consumed and committed offsets per input partition (the offsets resource adds the log's). */
   readonly positions = new PartitionPositions();
   private readonly executor: TaskExecutor;
@@ -119,6 +122,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
       committer: this.committer,
       restorer: this.restorer,
       logger,
+      ...(ctx.standbys ? { standbys: ctx.standbys } : {}),
       createTask: streamTaskFactory({ ...ctx, threadName: this.name, producerClient: ctx.kafka.producer, producer: this.clients.producer, threadMetrics: this.metrics }),
     });
   }
@@ -134,9 +138,9 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
     await this.clients.consumer.start([...topics, ...patterns], {
       onBatch: (payload) => this.runExclusive(() => this.onBatch(payload)),
       onRebalancing: () => this.setState('PARTITIONS_REVOKED'),
-      onAssignment: (assigned) => {
+      onAssignment: (assigned, lost) => {
         // A join that completes while the thread closes brings no tasks: they would outlive the thread.
-        if (!this.stopping) void this.runExclusive(() => this.onAssignment(assigned)).catch((error) => this.fail(error));
+        if (!this.stopping) void this.runExclusive(() => this.onAssignment(assigned, lost)).catch((error) => this.fail(error));
       },
       onFatal: (error) => this.fail(error),
       onRestart: (error) => this.ctx.logger.warn({ err: error, thread: this.name }, 'consumer crashed; kafkajs restarts it'),
@@ -229,10 +233,11 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
     this.metrics.commit.record(performance.now() - start);
   }
 
-  /** Applies a new assignment: commit and close lost tasks, create and restore new ones. */
-  private async onAssignment(assigned: TopicPartition[]): Promise<void> {
+  /** Applies a new assignment; after the group dropped this member every task is closed dirty first (handleLostAll). */
+  private async onAssignment(assigned: TopicPartition[], lost: boolean): Promise<void> {
     const version = ++this.assignmentVersion;
     this.setState('PARTITIONS_ASSIGNED');
+    if (lost) this.executor.forget(await this.tasks.closeAll(false));
     await this.positions.seed(assigned, this.ctx.committedOffsets).catch((error: unknown) => this.ctx.logger.warn({ err: error, thread: this.name }, 'reading committed offsets failed'));
     const { closedPartitions } = await this.tasks.handleAssignment(assigned);
     this.executor.forget(closedPartitions);
@@ -246,11 +251,6 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
     if (!partitions) return;
     this.clients.consumer.resume(partitions);
     if (!this.tasks.restoring && this.threadState === 'PARTITIONS_ASSIGNED') this.setState('RUNNING');
-  }
-
-  /** How far a changelog partition being restored has been read; undefined when it is not restoring. */
-  restoringOffset(changelog: string, partition: number): number | undefined {
-    return this.restorer.position(changelog, partition);
   }
 
   private fail(error: unknown): void {

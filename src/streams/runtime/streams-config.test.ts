@@ -221,8 +221,8 @@ describe('parseStreamsConfig', () => {
     expect(parseStreamsConfig({ ...base, 'auto.offset.reset': 'none' })).toMatchObject({ autoOffsetReset: 'none', notApplied: ['auto.offset.reset'] });
   });
 
-  it('accepts standby replicas, naming them as not applied unless 0', () => {
-    expect(parseStreamsConfig({ ...base, 'num.standby.replicas': 1 })).toMatchObject({ numStandbyReplicas: 1, notApplied: ['num.standby.replicas'] });
+  it('applies standby replicas', () => {
+    expect(parseStreamsConfig({ ...base, 'num.standby.replicas': 1 })).toMatchObject({ numStandbyReplicas: 1, notApplied: [] });
     expect(parseStreamsConfig({ ...base, 'num.standby.replicas': '0' }).notApplied).toEqual([]);
   });
 

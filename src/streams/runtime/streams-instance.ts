@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
-import { IllegalState, StreamsException } from '../../errors';
-import { checkKafkajs, createKafkaClients, describeGroup, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
+import { CorruptedTaskState, IllegalState, StreamsException } from '../../errors';
+import { ChangelogReader, checkKafkajs, createKafkaClients, describeGroup, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type MemberAssignment, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
@@ -23,7 +23,10 @@ import type {
   ThreadMetadata,
 } from './instance-view';
 import type { MemberSubscription, SubscriptionInfo } from './partition-assignor';
-import { assignTasks, tasksFor } from './partition-assignor';
+import { assignStandbyTasks, assignTasks, tasksFor } from './partition-assignor';
+import { StandbyTasks, standbyTaskFactory } from './standby-task';
+import { TaskCheckpoints } from './task-checkpoints';
+import { parseTaskId } from './task-id';
 import { consumerOffsets, storeStatus, threadMetadata } from './instance-reports';
 import { prepareInternalTopics } from './internal-topic-manager';
 import { StateDirectory } from './state-directory';
@@ -89,6 +92,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private hostMapTimer: NodeJS.Timeout | undefined;
   private readonly configureStore: StoreConfigSetter | undefined;
   private readonly statistics: StoreStatisticsDumper | undefined;
+  /** Standby tasks of this node; undefined with num.standby.replicas 0. */
+  private standbys: StandbyTasks | undefined;
 
   constructor(
     readonly topology: Topology,
@@ -184,6 +189,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         await admin.connect();
         await this.prepareTopics();
       });
+      if (this.config.numStandbyReplicas > 0) this.standbys = this.createStandbys();
       for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i));
       await Promise.all(this.streamThreads.map((t) => t.start()));
       this.statistics?.start();
@@ -228,11 +234,14 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       subscription: (previousTasks) => this.subscription(previousTasks),
       committedOffsets: (partitions) => this.committedOffsets(partitions),
       ...(this.configureStore ? { configureStore: this.configureStore } : {}),
+      ...(this.standbys ? { standbys: this.standbys } : {}),
     });
     thread.on('state', () => this.onThreadStateChange());
     thread.on('assignment', () => {
-      this.emit('rebalance', { generation: ++this.generation, activeTasks: [...thread.tasks.all()].map((t) => t.name), standbyTasks: [] });
-      this.refreshHostMap();
+      // After the host map: it brings this node's standbys of the new assignment.
+      void this.refreshHostMap().then(() =>
+        this.emit('rebalance', { generation: ++this.generation, activeTasks: [...thread.tasks.all()].map((t) => t.name), standbyTasks: [...(this.standbys?.assigned ?? [])] }),
+      );
     });
     thread.on('restore', (store, progress) => this.emit('restore', { store, ...progress }));
     thread.on('fatal', (error) => void this.onThreadFailed(index, thread, error));
@@ -240,15 +249,72 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     return thread;
   }
 
+  /** The node's standby tasks: one changelog reader for all of them, their stores opened as the stream threads' are. */
+  private createStandbys(): StandbyTasks {
+    const logger = this.logger.child({ thread: `${this.clientId}-StandbyUpdater` });
+    const exactlyOnce = this.config.processingGuarantee === 'exactly_once_v2';
+    return new StandbyTasks({
+      metadata: this.metadata,
+      stateDirectory: this.stateDirectory,
+      checkpoints: new TaskCheckpoints(this.stateDirectory, exactlyOnce, logger),
+      source: new ChangelogReader(this.kafka.restoreConsumer, { readCommitted: exactlyOnce, ...this.config.restoreConsumer }),
+      createTask: standbyTaskFactory({
+        config: this.config,
+        metadata: this.metadata,
+        stateDirectory: this.stateDirectory,
+        defaultKeySerde: this.defaultKeySerde,
+        defaultValueSerde: this.defaultValueSerde,
+        ...(this.configureStore ? { configureStore: this.configureStore } : {}),
+      }),
+      heldByActive: (taskId) => this.streamThreads.some((t) => t.tasks.holds(taskId)),
+      partitionsOf: (taskId) => this.partitionsOfTask(taskId),
+      checkpointIntervalMs: Math.max(100, this.config.commitIntervalMs),
+      retryForMs: this.config.taskTimeoutMs,
+      metrics: this.metrics,
+      clientId: this.clientId,
+      logger,
+    });
+  }
+
+  /** A task's input partitions: partition p of each source topic of its sub-topology that has one. */
+  private partitionsOfTask(taskId: string): TopicPartition[] {
+    const id = parseTaskId(taskId);
+    const sub = id && this.metadata.subtopologies[id.subtopology];
+    if (!id || !sub) return [];
+    return this.metadata
+      .sourceTopicsAmong(sub, this.partitionCounts.keys())
+      .filter((topic) => id.partition < (this.partitionCounts.get(topic) ?? 0))
+      .map((topic) => ({ topic, partition: id.partition }));
+  }
+
   private subscription(previousTasks: string[]): SubscriptionInfo {
+    const stateTasks = this.stateDirectory.taskIdsWithState();
     return {
       version: 1,
       processId: this.processId,
       ...(this.config.applicationServer ? { endpoint: this.config.applicationServer } : {}),
       ...(this.config.grpcEndpoint ? { grpcEndpoint: this.config.grpcEndpoint } : {}),
       previousTasks,
-      stateTasks: this.stateDirectory.taskIdsWithState(),
+      stateTasks,
+      standbyTasks: [...(this.standbys?.assigned ?? [])],
+      taskOffsetSums: this.taskOffsetSums(stateTasks),
     };
+  }
+
+  /** Per task with a readable checkpoint here, the sum of its changelog offsets: how far its local state got. */
+  private taskOffsetSums(taskIds: readonly string[]): Record<string, number> {
+    const sums: Record<string, number> = {};
+    for (const taskId of taskIds) {
+      let checkpoint;
+      try {
+        checkpoint = this.stateDirectory.readCheckpoint(taskId);
+      } catch (error) {
+        if (error instanceof CorruptedTaskState) continue;
+        throw error;
+      }
+      if (checkpoint) sums[taskId] = [...checkpoint.values()].reduce((a, b) => a + b, 0);
+    }
+    return sums;
   }
 
   /** The leader's decision: tasks from the partition counts, spread by the Sluice assignor. */
@@ -256,7 +322,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     members: { memberId: string; userData: Buffer }[],
     partitionCount: (topic: string) => number,
     topics: readonly string[],
-  ): Map<string, TopicPartition[]> {
+  ): Map<string, MemberAssignment> {
     const subscriptions: MemberSubscription[] = members.map((m) => ({ memberId: m.memberId, info: decodeSubscription(m.userData, m.memberId) }));
     const subtopologies = this.metadata.subtopologies.map((sub) => ({
       id: sub.id,
@@ -265,8 +331,16 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     }));
     const tasks = tasksFor(subtopologies, partitionCount);
     const decision = assignTasks(subscriptions, tasks);
+    const standbys = assignStandbyTasks(subscriptions, tasks, decision, this.config.numStandbyReplicas);
+    const processOf = new Map(subscriptions.map((m) => [m.memberId, m.info.processId]));
     const partitionsOf = new Map(tasks.map((t) => [t.taskId, t.partitions]));
-    return new Map([...decision.entries()].map(([member, taskIds]) => [member, taskIds.flatMap((id) => partitionsOf.get(id) ?? [])]));
+    return new Map(
+      [...decision.entries()].map(([member, taskIds]) => {
+        // Every member of a process carries the process's standbys: whoever reads the group finds them on any.
+        const assignment: AssignmentInfo = { version: 1, standbyTasks: standbys.get(processOf.get(member)!) ?? [] };
+        return [member, { partitions: taskIds.flatMap((id) => partitionsOf.get(id) ?? []), userData: Buffer.from(JSON.stringify(assignment)) }];
+      }),
+    );
   }
 
   /**
@@ -328,23 +402,32 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     else if (!allRunning && state === 'RUNNING') this.machine.transition('REBALANCING');
   }
 
-  private refreshHostMap(): void {
+  /** Reads the group: the host map, and this node's standbys, which reach it only this way (kafkajs drops assignment userData). */
+  private refreshHostMap(): Promise<void> {
     const admin = this.admin;
-    if (!admin) return;
+    if (!admin) return this.hostMapRefresh;
     this.hostMapRefresh = this.hostMapRefresh.then(async () => {
       try {
         const group = await describeGroup(admin, this.applicationId);
         if (group.state !== 'Stable') return;
-        const members = group.members.map((m) => ({
-          memberId: m.memberId,
-          info: decodeSubscription(m.userData, m.memberId),
-          partitions: m.partitions,
-        }));
+        const members = group.members.map((m) => {
+          const standbyTasks = decodeAssignment(m.assignmentUserData).standbyTasks;
+          return {
+            memberId: m.memberId,
+            info: decodeSubscription(m.userData, m.memberId),
+            partitions: m.partitions,
+            standbyPartitions: standbyTasks.flatMap((t) => this.partitionsOfTask(t)),
+            standbyTasks,
+          };
+        });
         this.metadataState.update(members, this.partitionCounts);
+        const local = members.find((m) => m.info.processId === this.processId);
+        if (local && this.standbys && !this.closeBegun) void this.standbys.apply(local.standbyTasks);
       } catch (error) {
         this.logger.warn({ err: error }, 'reading the consumer group for the host map failed');
       }
     });
+    return this.hostMapRefresh;
   }
 
   /** Waits for the host map refresh under way (tests and the query layer use it after a rebalance). */
@@ -392,6 +475,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.patternTimer) clearInterval(this.patternTimer);
     this.statistics?.stop();
     await Promise.all(this.streamThreads.map((t) => t.close().catch((e) => this.logger.warn({ err: e }, 'closing a thread failed'))));
+    await this.standbys?.close().catch((e: unknown) => this.logger.warn({ err: e }, 'closing the standby tasks failed'));
     await this.admin?.disconnect().catch(() => undefined);
     this.metadataState.reset();
   }
@@ -423,7 +507,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   }
 
   threads(): ThreadMetadata[] {
-    return this.streamThreads.map((t) => threadMetadata(t, this.clientId, this.config.processingGuarantee === 'exactly_once_v2'));
+    const standbys = this.standbys?.status() ?? [];
+    return this.streamThreads.map((t, i) => threadMetadata(t, this.clientId, this.config.processingGuarantee === 'exactly_once_v2', i === 0 ? standbys : []));
   }
 
   allMetadata(): StreamsMetadata[] {
@@ -452,6 +537,12 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       }
     }
     return result;
+  }
+
+  /** This node's standby partitions of a store, each behind its active by its standby's lag. */
+  standbyStores(store: string): Map<number, StateStore> {
+    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return new Map();
+    return this.standbys?.stores(store) ?? new Map();
   }
 
   /** Low and high watermark per partition of a topic, cached briefly. */
@@ -511,6 +602,23 @@ function decodeSubscription(userData: Buffer, memberId: string): SubscriptionInf
     // A member that is not a Sluice instance: treated as its own process with no state.
   }
   return { version: 0, processId: memberId, previousTasks: [], stateTasks: [] };
+}
+
+/** What the leader tells each member beside its partitions. */
+interface AssignmentInfo {
+  version: number;
+  /** The standby tasks of the member's process. */
+  standbyTasks: string[];
+}
+
+function decodeAssignment(userData: Buffer): AssignmentInfo {
+  try {
+    const info = JSON.parse(userData.toString('utf8')) as Partial<AssignmentInfo>;
+    if (Array.isArray(info.standbyTasks)) return { version: Number(info.version), standbyTasks: info.standbyTasks.filter((t) => typeof t === 'string') };
+  } catch {
+    // Empty (an assignment before standbys existed) or not Sluice's: no standbys.
+  }
+  return { version: 0, standbyTasks: [] };
 }
 
 /** Waits for `work`, or `timeoutMs` if given, whichever comes first (the work goes on in the background). */

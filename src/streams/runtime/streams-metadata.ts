@@ -31,6 +31,8 @@ export interface GroupMemberView {
   memberId: string;
   info: SubscriptionInfo;
   partitions: TopicPartition[];
+  /** The input partitions of the standby tasks of the member's process (each member of a process carries them all). */
+  standbyPartitions?: TopicPartition[];
 }
 
 /**
@@ -53,16 +55,17 @@ export class StreamsMetadataState {
 
   update(members: readonly GroupMemberView[], partitionCounts: ReadonlyMap<string, number>): void {
     this.partitionCounts = new Map(partitionCounts);
-    const byProcess = new Map<string, { info: SubscriptionInfo; partitions: TopicPartition[] }>();
+    const byProcess = new Map<string, { info: SubscriptionInfo; partitions: TopicPartition[]; standbyPartitions: TopicPartition[] }>();
     for (const member of members) {
-      const entry = byProcess.get(member.info.processId) ?? { info: member.info, partitions: [] };
+      const entry = byProcess.get(member.info.processId) ?? { info: member.info, partitions: [], standbyPartitions: [...(member.standbyPartitions ?? [])] };
       entry.partitions.push(...member.partitions);
       byProcess.set(member.info.processId, entry);
     }
-    this.hosts = [...byProcess.entries()].map(([processId, { info, partitions }]) => {
+    this.hosts = [...byProcess.entries()].map(([processId, { info, partitions, standbyPartitions }]) => {
       const endpoint = info.endpoint || undefined;
       const parsed = endpoint ? parseEndpoint('application.server', endpoint) : undefined;
-      partitions.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+      partitions.sort(comparePartitions);
+      standbyPartitions.sort(comparePartitions);
       return {
         processId,
         endpoint,
@@ -71,8 +74,8 @@ export class StreamsMetadataState {
         grpcEndpoint: info.grpcEndpoint || undefined,
         stateStoreNames: this.storesOf(partitions),
         topicPartitions: partitions,
-        standbyStateStoreNames: [],
-        standbyTopicPartitions: [],
+        standbyStateStoreNames: this.storesOf(standbyPartitions),
+        standbyTopicPartitions: standbyPartitions,
         isLocal: processId === this.localProcessId,
       };
     });
@@ -94,7 +97,7 @@ export class StreamsMetadataState {
     return this.hosts.find((h) => h.isLocal);
   }
 
-  /** Processes that host at least one partition of the store. */
+  /** Processes that host at least one active partition of the store (the query planner's fan-out; standbys answer no queries yet). */
   metadataForStore(store: string): StreamsMetadata[] {
     return this.hosts.filter((h) => h.stateStoreNames.includes(store));
   }
@@ -115,10 +118,10 @@ export class StreamsMetadataState {
     const maxPartitions = Math.max(0, ...topics.map((t) => this.partitionCounts.get(t) ?? 0));
     if (maxPartitions === 0) return undefined;
     const partition = partitionForKey(keyBytes, maxPartitions);
-    const activeHost = this.hosts.find(
-      (h) => h.stateStoreNames.includes(store) && h.topicPartitions.some((tp) => tp.partition === partition && topics.includes(tp.topic)),
-    );
-    return { activeHost, standbyHosts: [], partition };
+    const holds = (list: readonly TopicPartition[]): boolean => list.some((tp) => tp.partition === partition && topics.includes(tp.topic));
+    const activeHost = this.hosts.find((h) => h.stateStoreNames.includes(store) && holds(h.topicPartitions));
+    const standbyHosts = this.hosts.filter((h) => h.standbyStateStoreNames.includes(store) && holds(h.standbyTopicPartitions));
+    return { activeHost, standbyHosts, partition };
   }
 
   private storesOf(partitions: readonly TopicPartition[]): string[] {
@@ -126,4 +129,8 @@ export class StreamsMetadataState {
     for (const tp of partitions) for (const store of this.metadata.readerOf(tp.topic)?.stores ?? []) stores.add(store.name);
     return [...stores].sort();
   }
+}
+
+function comparePartitions(a: TopicPartition, b: TopicPartition): number {
+  return a.topic.localeCompare(b.topic) || a.partition - b.partition;
 }

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { CorruptedTaskState } from '../../errors';
-import { EARLIEST, type TopicPartition, TopicPartitionMap } from '../kafka';
+import { type TopicPartition, TopicPartitionMap } from '../kafka';
 import type { ChangelogToRestore, RestoredPosition, RestoreProgress, RestoreSpan } from './changelog-restorer';
 import type { CommittableTask, Committer } from './committer';
 import type { ConsumedRecord } from './consumed-record';
@@ -10,6 +9,7 @@ import type { StateDirectory } from './state-directory';
 import type { StreamTask } from './task';
 import type { ChangelogOffset, TaskCheckpoints } from './task-checkpoints';
 import { taskIdToString, type TaskId } from './task-id';
+import { changelogsOf, openTaskStores } from './task-stores';
 import type { OffsetToCommit, TaskTransaction } from './task-transaction';
 import type { StoreMetadata, TopologyMetadata } from './topology-metadata';
 
@@ -53,6 +53,8 @@ export interface TaskManagerOptions {
   readonly restorer: TaskRestorer;
   readonly createTask: TaskFactory;
   readonly logger: Logger;
+  /** The node's standby tasks, which give a task up before it becomes active here. */
+  readonly standbys?: { release(taskId: string): Promise<void> };
 }
 
 /** An active task owned by this thread: restoring its stores, then running. */
@@ -113,6 +115,8 @@ export class TaskManager {
   private readonly tasks = new Map<string, ActiveTask>();
   /** The last completed restore of each changelog partition, as the store status shows it. */
   readonly restorations = new TopicPartitionMap<LastRestoration>();
+  /** Tasks whose stores are still closing. */
+  private readonly closing = new Set<string>();
 
   constructor(private readonly options: TaskManagerOptions) {}
 
@@ -124,6 +128,11 @@ export class TaskManager {
   running(taskId: string): ActiveTask | undefined {
     const task = this.tasks.get(taskId);
     return task?.state === 'running' ? task : undefined;
+  }
+
+  /** Whether the task is this thread's, its stores open or still closing (no standby may open them meanwhile). */
+  holds(taskId: string): boolean {
+    return this.tasks.has(taskId) || this.closing.has(taskId);
   }
 
   all(): IterableIterator<ActiveTask> {
@@ -162,7 +171,7 @@ export class TaskManager {
       if (kept) kept.partitions = partitions;
       else created.push(await this.create(id, name, partitions));
     }
-    for (const task of created) this.options.restorer.register(task.name, this.changelogsOf(task));
+    for (const task of created) this.options.restorer.register(task.name, changelogsOf(task.task, task.stores, this.options.checkpoints));
     return { created, closedPartitions };
   }
 
@@ -180,7 +189,9 @@ export class TaskManager {
   }
 
   private async create(id: TaskId, name: string, partitions: TopicPartition[]): Promise<ActiveTask> {
-    const { stateDirectory, checkpoints, metadata } = this.options;
+    const { stateDirectory, checkpoints, metadata, logger } = this.options;
+    // A standby of the task on this node hands its stores over: the active restores only what it had not read.
+    await this.options.standbys?.release(name);
     const created = await this.options.createTask(id);
     try {
       stateDirectory.lock(name);
@@ -191,47 +202,8 @@ export class TaskManager {
     }
     const task = new ActiveTask(id, name, created, metadata.subtopologies[id.subtopology]!.stores, partitions);
     this.tasks.set(name, task);
-    if (stateDirectory.openingInterrupted(name)) {
-      this.options.logger.warn({ taskId: name }, `the process died while task ${name}'s stores were opening; its state will be restored from its changelogs`);
-      stateDirectory.wipeTaskState(name);
-    } else if (checkpoints.read(name) === undefined) {
-      // Without a checkpoint nothing says how far local state got: start empty and restore the whole changelog.
-      stateDirectory.wipeTaskState(name);
-    }
-    stateDirectory.openingStores(name);
-    await this.openStores(task);
-    // Restored writes commit synchronously: whatever opening the stores wrote must commit before them.
-    await created.task.flushStores();
-    stateDirectory.storesOpened(name);
+    await openTaskStores(created.task, stateDirectory, checkpoints, logger);
     return task;
-  }
-
-  /** Opens a task's stores; a store found corrupted wipes the task's state, which its changelogs then restore. */
-  private async openStores(task: ActiveTask): Promise<void> {
-    try {
-      task.task.initializeStores();
-    } catch (error) {
-      if (!(error instanceof CorruptedTaskState)) throw error;
-      this.options.logger.warn({ taskId: task.name, err: error }, `${error.message}; task ${task.name}'s state will be restored from its changelogs`);
-      await task.task.closeStores();
-      this.options.stateDirectory.wipeTaskState(task.name);
-      this.options.stateDirectory.openingStores(task.name);
-      task.task.initializeStores();
-    }
-  }
-
-  /** A new task's changelog partitions, each from its checkpoint or, without one, from the log start. */
-  private changelogsOf(task: ActiveTask): ChangelogToRestore[] {
-    const checkpoint = this.options.checkpoints.read(task.name);
-    const changelogs: ChangelogToRestore[] = [];
-    for (const store of task.stores) {
-      const instance = task.task.stores.get(store.name);
-      if (store.changelog === undefined || !instance) continue;
-      const partition = task.partition;
-      const startOffset = checkpoint?.get(store.changelog, partition) ?? EARLIEST;
-      changelogs.push({ taskId: task.name, store: store.name, topic: store.changelog, partition, startOffset, apply: (records) => instance.restore(records) });
-    }
-    return changelogs;
   }
 
   /** A restore's progress: the store's metric, and once a changelog is done, where it ended. */
@@ -288,11 +260,13 @@ export class TaskManager {
     await this.discardOutput(taskId, task.created);
     restorer.unregister(taskId);
     this.tasks.delete(taskId);
+    this.closing.add(taskId);
     try {
       await task.task.close();
     } finally {
       stateDirectory.unlock(taskId);
       task.created.release();
+      this.closing.delete(taskId);
     }
   }
 

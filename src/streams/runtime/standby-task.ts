@@ -1,0 +1,288 @@
+import type { Logger } from 'pino';
+import { IllegalState, StreamsException } from '../../errors';
+import { OffsetOutOfRange, type TopicPartition } from '../kafka';
+import type { MetricsRegistry } from '../metrics/metrics-registry';
+import { createPartitionLagMetrics, type PartitionLagMetrics } from '../metrics/streams-metrics';
+import type { Serde } from '../serdes/serde';
+import type { StateStore } from '../state/store';
+import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type RestoreProgress } from './changelog-restorer';
+import type { RecordCollector } from './record-collector';
+import type { StateDirectory } from './state-directory';
+import type { StreamsConfig } from './streams-config';
+import { StreamTask } from './task';
+import type { TaskCheckpoints } from './task-checkpoints';
+import { parseTaskId, taskIdToString, type TaskId } from './task-id';
+import { changelogsOf, openTaskStores } from './task-stores';
+import type { StoreMetadata, TopologyMetadata } from './topology-metadata';
+
+/** A standby's progress on one changelog partition. */
+export interface StandbyChangelog {
+  store: string;
+  topic: string;
+  partition: number;
+  /** The next offset to apply; -1 until the first fetch. */
+  position: number;
+  /** The changelog's end as last fetched (under exactly-once its last stable offset); -1 until the first fetch. */
+  endOffset: number;
+}
+
+/** A standby task of this node, as reports show it. */
+export interface StandbyTaskStatus {
+  taskId: string;
+  /** The task's input partitions (as the active's), for the host map and `/status`. */
+  topicPartitions: TopicPartition[];
+  changelogs: StandbyChangelog[];
+  /** Records the standby's stores are behind their changelogs, summed; -1 until every changelog was fetched once. */
+  lag: number;
+}
+
+/** Kafka Streams' StandbyTask: a task's stores, kept up to date from their changelogs, that never processes input. */
+class StandbyTask {
+  readonly changelogs = new Map<string, StandbyChangelog>();
+  readonly lagMetrics = new Map<string, PartitionLagMetrics>();
+
+  constructor(
+    readonly task: StreamTask,
+    readonly stores: readonly StoreMetadata[],
+  ) {}
+
+  get name(): string {
+    return this.task.name;
+  }
+
+  get lag(): number {
+    let lag = 0;
+    for (const c of this.changelogs.values()) {
+      if (c.endOffset < 0) return -1;
+      lag += Math.max(c.endOffset - c.position, 0);
+    }
+    return lag;
+  }
+}
+
+export interface StandbyTasksOptions {
+  readonly metadata: TopologyMetadata;
+  readonly stateDirectory: StateDirectory;
+  readonly checkpoints: TaskCheckpoints;
+  /** The node's changelog reader for standbys (one per node, beside each thread's restore reader). */
+  readonly source: ChangelogSource;
+  /** A task with its stores only. */
+  readonly createTask: (id: TaskId) => StreamTask;
+  /** Whether a stream thread of this node holds the task as active (its stores open or still closing). */
+  readonly heldByActive: (taskId: string) => boolean;
+  /** The task's input partitions. */
+  readonly partitionsOf: (taskId: string) => TopicPartition[];
+  readonly checkpointIntervalMs: number;
+  readonly retryForMs: number;
+  readonly metrics: MetricsRegistry;
+  readonly clientId: string;
+  readonly logger: Logger;
+}
+
+/**
+ * The standby tasks of a node. Standbys are placed per node (process), not per thread, so that one changelog
+ * reader serves them all and a thread that takes a task over as active finds it on the same state directory:
+ * `release` hands a standby's stores over (checkpointed where it stopped), and the active restores only the tail.
+ * Every change to the set runs one at a time; a standby of a task a thread still holds is opened at the next
+ * `apply` (after each rebalance and every host map refresh).
+ */
+export class StandbyTasks {
+  private readonly tasks = new Map<string, StandbyTask>();
+  private readonly restorer: ChangelogRestorer;
+  private exclusive: Promise<void> = Promise.resolve();
+  private assignedTasks: string[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly options: StandbyTasksOptions) {
+    this.restorer = new ChangelogRestorer(
+      options.source,
+      {
+        onProgress: (changelog, progress) => this.progress(changelog, progress),
+        onTaskRestored: () => undefined,
+        onError: (error) => void this.runExclusive(() => this.recover(error)),
+      },
+      { retryForMs: options.retryForMs, logger: options.logger },
+    );
+    options.metrics.gauge('stream-state-updater-metrics', this.updaterTags, { name: 'standby-updating-tasks', description: 'The number of standby tasks this node updates' }, () => this.tasks.size);
+  }
+
+  /** The standby tasks the last assignment gave this node. */
+  get assigned(): readonly string[] {
+    return this.assignedTasks;
+  }
+
+  /** Opens the standbys of `taskIds` not yet open, and closes those no longer assigned. */
+  apply(taskIds: readonly string[]): Promise<void> {
+    this.assignedTasks = [...taskIds].sort();
+    return this.runExclusive(async () => {
+      const wanted = new Set(taskIds);
+      for (const name of [...this.tasks.keys()]) if (!wanted.has(name)) await this.closeTask(name);
+      for (const name of wanted) {
+        if (this.tasks.has(name) || this.options.heldByActive(name)) continue;
+        await this.open(name).catch((error: unknown) => this.options.logger.warn({ err: error, taskId: name }, `opening standby task ${name} failed; trying again at the next assignment`));
+      }
+      this.timer ??= setInterval(() => void this.checkpoint(), this.options.checkpointIntervalMs).unref();
+    });
+  }
+
+  /** Gives a standby's stores up to an active task of this node: checkpointed where the standby stopped, closed. */
+  release(taskId: string): Promise<void> {
+    return this.runExclusive(() => this.closeTask(taskId));
+  }
+
+  /** Checkpoints every standby where it is: a restart, or a promotion, reads its changelogs only from there. */
+  checkpoint(): Promise<void> {
+    return this.runExclusive(async () => {
+      for (const task of this.tasks.values()) await this.checkpointTask(task);
+    });
+  }
+
+  /** The open standby partitions of a store (their contents lag the active's by up to their lag). */
+  stores(storeName: string): Map<number, StateStore> {
+    const result = new Map<number, StateStore>();
+    for (const t of this.tasks.values()) {
+      const store = t.task.stores.get(storeName);
+      if (store?.isOpen()) result.set(t.task.id.partition, store);
+    }
+    return result;
+  }
+
+  status(): StandbyTaskStatus[] {
+    return [...this.tasks.values()].map((t) => ({
+      taskId: t.name,
+      topicPartitions: this.options.partitionsOf(t.name),
+      changelogs: [...t.changelogs.values()].map((c) => ({ ...c })),
+      lag: t.lag,
+    }));
+  }
+
+  /** Checkpoints and closes every standby, and the changelog reader. */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.runExclusive(async () => {
+      this.closed = true;
+      for (const name of [...this.tasks.keys()]) await this.closeTask(name);
+    });
+    await this.restorer.close();
+    this.options.metrics.removeMetrics(this.updaterTags);
+  }
+
+  /** Kafka Streams' state updater thread, whose metrics group this follows: here one per node. */
+  private get updaterTags(): { 'thread-id': string } {
+    return { 'thread-id': `${this.options.clientId}-StandbyUpdater` };
+  }
+
+  private runExclusive(fn: () => Promise<void>): Promise<void> {
+    const next = this.exclusive.then(() => (this.closed ? undefined : fn()));
+    this.exclusive = next.catch((error: unknown) => this.options.logger.warn({ err: error }, 'a standby task operation failed'));
+    return this.exclusive;
+  }
+
+  private async open(name: string): Promise<void> {
+    const id = parseTaskId(name);
+    const sub = id && this.options.metadata.subtopologies[id.subtopology];
+    if (!id || !sub) throw new StreamsException(`standby task ${name} is not a task of this topology`);
+    const { stateDirectory, checkpoints, logger } = this.options;
+    stateDirectory.lock(name);
+    const task = new StandbyTask(this.options.createTask(id), sub.stores);
+    try {
+      await openTaskStores(task.task, stateDirectory, checkpoints, logger);
+    } catch (error) {
+      await task.task.close().catch(() => undefined);
+      stateDirectory.unlock(name);
+      throw error;
+    }
+    const changelogs = changelogsOf(task.task, task.stores, checkpoints);
+    for (const c of changelogs) {
+      task.changelogs.set(c.topic, { store: c.store, topic: c.topic, partition: c.partition, position: -1, endOffset: -1 });
+      task.lagMetrics.set(c.topic, createPartitionLagMetrics(this.options.metrics, `${this.options.clientId}-standby-restore-consumer`, c.topic, c.partition));
+    }
+    this.tasks.set(name, task);
+    this.restorer.register(name, changelogs, { follow: true });
+    logger.info({ taskId: name, changelogs: changelogs.map((c) => ({ topic: c.topic, from: c.startOffset })) }, `standby task ${name} opened`);
+  }
+
+  private progress(changelog: ChangelogToRestore, progress: RestoreProgress): void {
+    const task = this.tasks.get(changelog.taskId);
+    const entry = task?.changelogs.get(changelog.topic);
+    if (!task || !entry) return;
+    entry.position = this.restorer.position(changelog.topic, changelog.partition) ?? entry.position;
+    entry.endOffset = entry.position + progress.remaining;
+    task.lagMetrics.get(changelog.topic)?.lag.record(progress.remaining);
+  }
+
+  private async checkpointTask(task: StandbyTask): Promise<void> {
+    const positions = this.restorer.takeCheckpoint(task.name, 0);
+    if (positions.length === 0) return;
+    await task.task.flushStores();
+    this.options.checkpoints.restoring(task.name, positions);
+  }
+
+  private async closeTask(name: string): Promise<void> {
+    const task = this.tasks.get(name);
+    if (!task) return;
+    try {
+      await this.checkpointTask(task);
+    } finally {
+      this.restorer.unregister(name);
+      this.tasks.delete(name);
+      for (const m of task.lagMetrics.values()) m.unregister();
+      try {
+        await task.task.close();
+      } finally {
+        this.options.stateDirectory.unlock(name);
+      }
+    }
+  }
+
+  /**
+   * Reading the changelogs failed for good: every standby closes (checkpointed, unless its changelog no longer
+   * holds its checkpoint: that one is read from the log start) and opens again at the next apply.
+   */
+  private async recover(error: unknown): Promise<void> {
+    this.options.logger.warn({ err: error }, 'reading changelogs into standby tasks failed; they open again at the next assignment');
+    const truncated = error instanceof OffsetOutOfRange ? [...this.tasks.values()].find((t) => t.changelogs.has(error.topic)) : undefined;
+    for (const name of [...this.tasks.keys()]) {
+      if (name === truncated?.name) this.restorer.unregister(name);
+      await this.closeTask(name).catch((closeError: unknown) => this.options.logger.warn({ err: closeError, taskId: name }, 'closing a standby task failed'));
+    }
+    if (truncated) this.options.stateDirectory.deleteCheckpoint(truncated.name);
+  }
+}
+
+/** What a standby's StreamTask needs: the stores' configuration, never an output. */
+export interface StandbyTaskFactoryOptions {
+  readonly config: StreamsConfig;
+  readonly metadata: TopologyMetadata;
+  readonly stateDirectory: StateDirectory;
+  readonly defaultKeySerde: Serde<unknown>;
+  readonly defaultValueSerde: Serde<unknown>;
+  readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+}
+
+/** A standby never processes, so nothing may reach a collector. */
+const NO_OUTPUT: RecordCollector = {
+  send: () => {
+    throw new IllegalState('a standby task does not process records and writes nothing');
+  },
+  partitionCount: () => undefined,
+};
+
+export function standbyTaskFactory(options: StandbyTaskFactoryOptions): (id: TaskId) => StreamTask {
+  const { config, metadata } = options;
+  return (id) =>
+    new StreamTask(id, metadata.subtopologies[id.subtopology]!.definition, metadata.topology, {
+      applicationId: config.applicationId,
+      config: config.values,
+      defaultKeySerde: options.defaultKeySerde,
+      defaultValueSerde: options.defaultValueSerde,
+      collector: NO_OUTPUT,
+      taskDir: options.stateDirectory.taskDir(taskIdToString(id)),
+      resolveTopic: (t) => metadata.topicName(t),
+      changelogTopic: (s) => metadata.changelogTopic(s),
+      deserializationHandling: config.deserializationHandling,
+      ...(options.configureStore ? { configureStore: options.configureStore } : {}),
+      wallClock: Date.now,
+    });
+}
