@@ -48,7 +48,7 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
       maxBytesPerPartition: config.maxPartitionFetchBytes,
       maxBytes: config.fetchMaxBytes,
       isolationLevel: exactlyOnce ? 'read_committed' : 'read_uncommitted',
-    }), config.autoOffsetReset !== 'latest', config.applicationId, hooks);
+    }), config.autoOffsetReset !== 'latest', config.applicationId, hooks, config.sessionTimeoutMs);
     return { consumer, producer: exactlyOnce ? undefined : createProducer(kafka.producer, { idempotent: false }) };
   };
 }
@@ -56,8 +56,11 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
 /** What a thread does with what its consumer reports. */
 export interface ConsumerHandlers {
   onBatch(payload: EachBatchPayload): Promise<void>;
-  /** The group gave this member these partitions (every join, the first included). */
-  onAssignment(assigned: TopicPartition[]): void;
+  /**
+   * The group gave this member these partitions (every join, the first included). `lost`: the group had dropped
+   * this member (it joined again under a new member id), so the tasks it held may have moved and come back.
+   */
+  onAssignment(assigned: TopicPartition[], lost: boolean): void;
   /** The group is rebalancing: this member is about to join again. */
   onRebalancing(): void;
   /** The consumer failed for good (kafkajs does not restart it). */
@@ -73,12 +76,16 @@ export interface ConsumerHandlers {
 export class GroupConsumer {
   private handlers: ConsumerHandlers | undefined;
   private waitingForForeignMembers = false;
+  private memberId: string | undefined;
+  /** When this member last heard from the group: a join, a batch handed out, a heartbeat. */
+  private lastContact = Date.now();
 
   constructor(
     readonly consumer: KafkaConsumer,
     private readonly fromBeginning: boolean,
     private readonly groupId: string,
     private readonly hooks: Pick<GroupHooks, 'active' | 'onGroupWait' | 'logger'>,
+    private readonly sessionTimeoutMs: number,
   ) {}
 
   async start(topics: (string | RegExp)[], handlers: ConsumerHandlers): Promise<void> {
@@ -89,7 +96,11 @@ export class GroupConsumer {
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
       if (this.waitingForForeignMembers) this.hooks.logger.info('joined the group: the members of the other protocol are gone');
       this.waitingForForeignMembers = false;
-      handlers.onAssignment(Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => ({ topic, partition }))));
+      const lost = this.memberId !== undefined && this.memberId !== event.payload.memberId;
+      this.memberId = event.payload.memberId;
+      this.lastContact = Date.now();
+      const assigned = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => ({ topic, partition })));
+      handlers.onAssignment(assigned, lost);
     });
     consumer.on(consumer.events.CRASH, (event) => (event.payload.restart ? handlers.onRestart(event.payload.error) : handlers.onFatal(event.payload.error)));
     this.handlers = handlers;
@@ -109,7 +120,20 @@ export class GroupConsumer {
 
   private run(): Promise<void> {
     const handlers = this.handlers!;
-    return this.consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 1, eachBatch: (payload) => handlers.onBatch(payload) });
+    return this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: async (payload) => {
+        // A member silent for longer than its session (a frozen process, a long pause) may have been dropped and
+        // its partitions given to another: it asks the group before it processes, not after, so as not to write
+        // as a zombie. A dropped member's heartbeat throws, and kafkajs joins again.
+        if (Date.now() - this.lastContact > this.sessionTimeoutMs) await payload.heartbeat();
+        this.lastContact = Date.now();
+        await handlers.onBatch(payload);
+        this.lastContact = Date.now();
+      },
+    });
   }
 
   /**
