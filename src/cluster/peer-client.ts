@@ -109,27 +109,43 @@ export class PeerClient {
     legacyJson: () => string,
   ): PartStream {
     let chunks = 0;
+    let end: PartEnd | undefined;
     try {
-      for await (const message of call as AsyncIterable<QueryChunkMessage>) {
+      // Read to the call's own end (the status after the last message), never cancelling a call that ends by
+      // itself: a call cancelled before its status is a RST_STREAM, and Node's HTTP/2 server closes a session whose
+      // client resets streams at a high rate (its rapid-reset guard), which fails every call on the channel.
+      const messages = (call as AsyncIterable<QueryChunkMessage>)[Symbol.asyncIterator]();
+      for (let next = await messages.next(); !next.done; next = await messages.next()) {
+        const message = next.value;
+        if (end !== undefined) continue;
         if (message.records) {
           const chunk = checkedChunk(message.records.recordsJson, message.records.count);
-          if (typeof chunk === 'string') return failedAnswer(chunk);
+          if (typeof chunk === 'string') {
+            end = failedAnswer(chunk);
+            call.cancel();
+            continue;
+          }
           chunks++;
-          yield chunk;
+          let resumed = false;
+          try {
+            yield chunk;
+            resumed = true;
+          } finally {
+            // The reader stopped early: the call is cancelled first, so the loop's exit finds it ended.
+            if (!resumed) call.cancel();
+          }
         } else if (message.end) {
-          const failure = message.end.failure;
-          return failure ? this.peerFailure(failure) : { ok: true };
+          end = message.end.failure ? this.peerFailure(message.end.failure) : { ok: true };
         }
       }
-      return failedAnswer('the peer ended its part without saying whether it was complete');
+      return end ?? failedAnswer('the peer ended its part without saying whether it was complete');
     } catch (error) {
+      if (end !== undefined) return end;
       if (chunks === 0 && isServiceError(error) && error.code === grpc.status.UNIMPLEMENTED) {
         this.legacy.add(grpcEndpoint);
         return yield* this.legacyPart(grpcEndpoint, query, deadline, legacyJson);
       }
       return this.failure(grpcEndpoint, error);
-    } finally {
-      call.cancel();
     }
   }
 

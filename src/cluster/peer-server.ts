@@ -89,10 +89,12 @@ function errorFailure(error: unknown): PeerFailure {
  */
 async function writePart(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage>, open: () => PartStream | Promise<PartStream>): Promise<void> {
   let cancelled = false;
-  call.on('cancelled', () => {
-    cancelled = true;
-    call.emit('drain');
-  });
+  const cancellation = new Promise<void>((resolve) =>
+    call.on('cancelled', () => {
+      cancelled = true;
+      resolve();
+    }),
+  );
   let part: PartStream;
   try {
     part = await open();
@@ -116,7 +118,7 @@ async function writePart(call: grpc.ServerWritableStream<PeerQueryMessage, Query
         call.end();
         return;
       }
-      if (!call.write({ records: { recordsJson: next.value.json, count: next.value.count } })) await once(call, 'drain');
+      if (!call.write({ records: { recordsJson: next.value.json, count: next.value.count } })) await Promise.race([once(call, 'drain'), cancellation]);
       if (cancelled) return;
     }
   } finally {

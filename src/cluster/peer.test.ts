@@ -271,6 +271,19 @@ describe('peer service over gRPC on loopback', () => {
     expect(handler.streamed.at(-1)).toEqual(peerQuery('kv'));
   });
 
+  it('many short streams at once on one channel all answer (none is cancelled, which the server would take for a flood)', async () => {
+    const failures: PartEnd[] = [];
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        for (let i = 0; i < 100; i++) {
+          const { end } = await drain(client.streamQuery(endpoint, peerQuery('kv'), Date.now() + 5000, () => 'unused'));
+          if (!end.ok) failures.push(end);
+        }
+      }),
+    );
+    expect(failures).toEqual([]);
+  });
+
   it('passes on a failure after some chunks, and a refusal before any, as failures', async () => {
     const broken = await drain(client.streamQuery(endpoint, peerQuery('broken'), Date.now() + 2000, () => 'unused'));
     expect(broken.chunks).toEqual([{ json: '{"key":"a","value":1}', count: 1 }]);
