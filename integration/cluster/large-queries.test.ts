@@ -126,6 +126,44 @@ it(
 );
 
 it(
+  'paging with limit=1000 through the 200 000 records visits every key exactly once, asked of any node; a bad token is a 400',
+  async () => {
+    const seen = new Set<string>();
+    let next: string | undefined;
+    let pages = 0;
+    do {
+      const node = nodes[pages % nodes.length]!;
+      const result = (await query(node, { type: 'key_value', query: { all: {} }, set_options: { limit: 1000, ...(next ? { next } : {}) } })) as QueryResult & { next?: string };
+      expectMatchesSchema(applicationSchemas.storeQueryResult, result);
+      expect(result.status).toBe('SUCCESS');
+      for (const part of result.result.success) {
+        expect(part.total).toBeLessThanOrEqual(1000);
+        for (const record of part.records) {
+          expect(seen.has(record.key)).toBe(false);
+          seen.add(record.key);
+        }
+      }
+      next = result.next;
+      pages++;
+    } while (next !== undefined && pages < 1000);
+    expect(next).toBeUndefined();
+    expect(seen.size).toBe(KEYS);
+    // 6 partitions over 3 nodes, 1000 records per part: about 67 pages.
+    expect(pages).toBeGreaterThanOrEqual(KEYS / 3000);
+
+    const first = (await query(nodes[0]!, { type: 'key_value', query: { all: {} }, set_options: { limit: 10 } })) as QueryResult & { next?: string };
+    const tampered = `${first.next!.slice(0, 8)}${first.next![8] === 'A' ? 'B' : 'A'}${first.next!.slice(9)}`;
+    for (const bad of [tampered, 'x'.repeat(40_000), 'not a token']) {
+      const answer = await post(nodes[1]!, { type: 'key_value', query: { all: {} }, set_options: { limit: 10, next: bad } });
+      expect(answer.status).toBe(400);
+      const body = JSON.parse(answer.text) as Record<string, unknown>;
+      expect(body).toEqual({ error_code: 400, exception: 'InvalidQuery', message: expect.stringContaining('set_options.next is not a continuation token'), path: storePath });
+    }
+  },
+  BROKER_TEST_TIMEOUT_MS,
+);
+
+it(
   'a get forwarded to the owner of its key answers through the streamed peer call, in one piece',
   async () => {
     const servers = nodes.map((node) => node.server);

@@ -18,6 +18,8 @@ export interface QueryOptions {
   remoteAccessAllowed?: boolean;
   /** The most records of each part; -1 for no limit. */
   limit?: number;
+  /** The `next` of the previous page's raw result, for the page after it. */
+  next?: string;
 }
 
 export interface KeyValueRecord<K, V> {
@@ -57,19 +59,21 @@ function integerOption(name: string, value: number | undefined, min: number, max
 
 /** The options as the contract's `set_options`, checked. */
 export function setOptions(options: QueryOptions): SetOptions {
-  const known = new Set(['retries', 'retryBackoffMs', 'queryTimeoutMs', 'remoteAccessAllowed', 'limit']);
+  const known = new Set(['retries', 'retryBackoffMs', 'queryTimeoutMs', 'remoteAccessAllowed', 'limit', 'next']);
   for (const name of Object.keys(options)) {
     if (!known.has(name)) throw new InvalidClientRequest(`unknown query option ${name}; options are ${[...known].join(', ')}`);
   }
   if (options.remoteAccessAllowed !== undefined && typeof options.remoteAccessAllowed !== 'boolean') {
     throw new InvalidClientRequest(`option remoteAccessAllowed must be true or false, got ${String(options.remoteAccessAllowed)}`);
   }
-  const entries: [keyof SetOptions, number | boolean | undefined][] = [
+  if (options.next !== undefined && typeof options.next !== 'string') throw new InvalidClientRequest(`option next must be the string a result gave as next`);
+  const entries: [keyof SetOptions, number | boolean | string | undefined][] = [
     ['retries', integerOption('retries', options.retries, 0)],
     ['retry_backoff_ms', integerOption('retryBackoffMs', options.retryBackoffMs, 0, MAX_TIMER_MS)],
     ['query_timeout_ms', integerOption('queryTimeoutMs', options.queryTimeoutMs, 1, MAX_TIMER_MS)],
     ['remote_access_allowed', options.remoteAccessAllowed],
     ['limit', integerOption('limit', options.limit, -1)],
+    ['next', options.next],
   ];
   return Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as SetOptions;
 }

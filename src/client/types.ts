@@ -226,6 +226,8 @@ export type SetOptions = {
   remote_access_allowed?: boolean;
   /** -1: no limit; else the most records of each part. */
   limit?: number;
+  /** The `next` of the previous page's result. */
+  next?: string;
 };
 
 /** The store query body. Keys are JSON values, decoded by the store's key serde; times are epoch ms. */
@@ -265,6 +267,8 @@ export interface StoreQueryResult<R = StoreRecord> {
   /** host:port of the answering server. */
   server: string;
   status: QueryStatus;
+  /** A paged query (`limit` on all, reverse_all, range, reverse_range) that has more: send it back as set_options.next. */
+  next?: string;
   result: {
     store?: string;
     type?: string;

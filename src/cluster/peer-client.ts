@@ -135,7 +135,7 @@ export class PeerClient {
             if (!resumed) call.cancel();
           }
         } else if (message.end) {
-          end = message.end.failure ? this.peerFailure(message.end.failure) : { ok: true };
+          end = this.endOf(message.end);
         }
       }
       return end ?? failedAnswer('the peer ended its part without saying whether it was complete');
@@ -147,6 +147,13 @@ export class PeerClient {
       }
       return this.failure(grpcEndpoint, error);
     }
+  }
+
+  private endOf({ failure, paged, positions, complete }: NonNullable<QueryChunkMessage['end']>): PartEnd {
+    if (failure) return this.peerFailure(failure);
+    if (!paged) return { ok: true };
+    const read = (positions ?? []).map(({ partition, done, afterKey }) => (done ? { partition, done } : { partition, done, afterKey }));
+    return { ok: true, paging: { positions: read, complete: complete === true } };
   }
 
   private async *legacyPart(grpcEndpoint: string, query: PeerQuery, deadline: number, legacyJson: () => string): PartStream {

@@ -51,6 +51,15 @@ export interface PeerQuery {
   limit: number;
   /** What is left of the query's time, in ms. */
   timeoutMs: number;
+  /** Where a paged query resumes, per store partition; partitions not listed are read from their start. */
+  positions: PartitionPosition[];
+}
+
+/** Where reading one store partition stopped: done, or after the record whose serialized key is `afterKey`. */
+export interface PartitionPosition {
+  partition: number;
+  done: boolean;
+  afterKey?: Buffer;
 }
 
 /** Records already serialized: `count` JSON values joined by commas, without the enclosing brackets. */
@@ -59,8 +68,11 @@ export interface RecordChunk {
   count: number;
 }
 
-/** How a part ends: complete, or failed (possibly after some chunks). */
-export type PartEnd = { ok: true } | PeerFailure;
+/**
+ * How a part ends: read to its end or to its limit, or failed (possibly after some chunks). A paged read also says
+ * where each partition it read stopped, and whether all of its partitions are done.
+ */
+export type PartEnd = { ok: true; paging?: { positions: PartitionPosition[]; complete: boolean } } | PeerFailure;
 
 /**
  * A part as it is read: chunks of records, pulled one at a time (so the reader paces the store and the network),

@@ -78,6 +78,13 @@ function toReply(answer: PeerAnswer): QueryReplyMessage {
   return { failure: failureMessage(answer) };
 }
 
+function endMessage(end: PartEnd): NonNullable<QueryChunkMessage['end']> {
+  if (!end.ok) return { failure: failureMessage(end) };
+  if (end.paging === undefined) return {};
+  const positions = end.paging.positions.map(({ partition, done, afterKey }) => ({ partition, done, afterKey: afterKey ?? Buffer.alloc(0) }));
+  return { paged: true, positions, complete: end.paging.complete };
+}
+
 function errorFailure(error: unknown): PeerFailure {
   return failedAnswer(error instanceof Error ? error.message : String(error), failureKindOf(error));
 }
@@ -114,7 +121,7 @@ async function writePart(call: grpc.ServerWritableStream<PeerQueryMessage, Query
       }
       if (cancelled) return;
       if (next.done) {
-        call.write({ end: next.value.ok ? {} : { failure: failureMessage(next.value) } });
+        call.write({ end: endMessage(next.value) });
         call.end();
         return;
       }
@@ -149,7 +156,9 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
       );
     },
     StreamQuery(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage>) {
-      const query = { ...call.request, keysJson: { ...call.request.keysJson }, times: { ...call.request.times } };
+      const { request } = call;
+      const positions = request.positions.map(({ partition, done, afterKey }) => (done ? { partition, done } : { partition, done, afterKey }));
+      const query = { ...request, keysJson: { ...request.keysJson }, times: { ...request.times }, positions };
       void writePart(call, () => handler.streamPeer(query, deadlineOf(call)));
     },
     DescribeStore(

@@ -34,6 +34,14 @@ export interface PeerQueryMessage {
   retryBackoffMs: number;
   limit: number;
   timeoutMs: number;
+  positions: PartitionPositionMessage[];
+}
+
+export interface PartitionPositionMessage {
+  partition: number;
+  done: boolean;
+  /** Absent when sent for a done partition; received as an empty buffer then. */
+  afterKey?: Buffer;
 }
 
 export type FailureMessage = NonNullable<QueryReplyMessage['failure']>;
@@ -41,7 +49,7 @@ export type FailureMessage = NonNullable<QueryReplyMessage['failure']>;
 export interface QueryChunkMessage {
   content?: 'records' | 'end';
   records?: { recordsJson: string; count: number };
-  end?: { failure?: FailureMessage | null };
+  end?: { failure?: FailureMessage | null; paged?: boolean; positions?: PartitionPositionMessage[]; complete?: boolean };
 }
 
 export interface DescribeStoreRequestMessage {

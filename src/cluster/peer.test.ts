@@ -106,6 +106,10 @@ const peerQuery = (store: string): PeerQuery => ({
   retryBackoffMs: 10,
   limit: -1,
   timeoutMs: 2000,
+  positions: [
+    { partition: 1, done: true },
+    { partition: 4, done: false, afterKey: Buffer.from('k-7') },
+  ],
 });
 
 /** Every chunk of a part, and how it ended. */

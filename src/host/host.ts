@@ -106,6 +106,7 @@ export class SluiceHost {
         applications: (applicationId) => instances.get(applicationId)?.view,
         localServer: applicationServer,
         peers: new PeerClient({ security: peerSecurity }),
+        clusterSecret: peerSecurity?.secret,
       });
       peerServer = await startPeerServer({
         host: config.server.host,

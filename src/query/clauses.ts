@@ -76,3 +76,13 @@ export function typeMatches(requested: StoreType, actual: StoreType): boolean {
   if (requested === actual) return true;
   return (requested === 'key_value' && actual === 'timestamped_key_value') || (requested === 'window' && actual === 'timestamped_window');
 }
+
+/**
+ * Clauses whose answers page with a continuation token: the key-value scans, which read each partition in key
+ * order and so resume after a key. Window and session scans and prefix_scan take `limit` without a token.
+ */
+const PAGED: readonly ClauseName[] = ['all', 'reverse_all', 'range', 'reverse_range'];
+
+export function pages(type: StoreType, clause: ClauseName): boolean {
+  return familyOf(type) === 'key_value' && PAGED.includes(clause);
+}

@@ -120,6 +120,52 @@ describe('queries over a cluster of three nodes on loopback gRPC', () => {
     }
   });
 
+  it.each([
+    ['all', {}, [...KEYS].sort()],
+    ['reverse_all', {}, [...KEYS].sort().reverse()],
+    ['range', { key_from: 'user-1', key_to: 'user-3' }, KEYS.filter((key) => key >= 'user-1' && key <= 'user-3').sort()],
+    ['reverse_range', { key_from: 'user-1', key_to: 'user-3' }, KEYS.filter((key) => key >= 'user-1' && key <= 'user-3').sort().reverse()],
+  ])('%s pages with limit and next: every key once over the pages, each partition in order, asked of any node', async (clause, params, expected) => {
+    const seen: string[] = [];
+    let next: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const node = nodes[page % nodes.length]!;
+      const response = await node.service!.execute('app', 'kv', { type: 'key_value', query: { [clause]: params }, set_options: { limit: 4, ...(next ? { next } : {}) } });
+      expect(response.status).toBe('SUCCESS');
+      expect(response.result.success.every((part) => part.total <= 4)).toBe(true);
+      seen.push(...response.result.success.flatMap((part) => (part.records as { key: string }[]).map((record) => record.key)));
+      next = response.next;
+      if (next === undefined) break;
+      expect(next).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    }
+    expect(next).toBeUndefined();
+    expect([...seen].sort()).toEqual([...expected].sort());
+    expect(seen).toHaveLength(expected.length);
+    // Within each partition, keys come in the clause's order.
+    for (const partition of [0, 1, 2, 3, 4, 5]) {
+      const inPartition = seen.filter((key) => placement.partitionOf(key) === partition);
+      expect(inPartition).toEqual(expected.filter((key) => placement.partitionOf(key) === partition));
+    }
+  });
+
+  it('a continuation token is refused by another query, and for a clause that does not page', async () => {
+    const node = nodes[0]!;
+    const first = await node.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { limit: 2 } });
+    const next = first.next!;
+    await expect(node.service!.execute('app', 'kv', { type: 'key_value', query: { range: { key_from: 'a', key_to: 'z' } }, set_options: { next } })).rejects.toMatchObject({
+      exception: 'InvalidQuery',
+      message: expect.stringContaining('issued for another query'),
+    });
+    await expect(node.service!.execute('app', 'win', { type: 'window', query: { all: {} }, set_options: { next } })).rejects.toMatchObject({
+      exception: 'InvalidQuery',
+      message: expect.stringContaining('does not page'),
+    });
+    // Without a limit the rest comes at once, and there is no next page.
+    const rest = await node.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { next } });
+    expect(rest.next).toBeUndefined();
+    expect(rest.result.total + first.result.total).toBe(KEYS.length);
+  });
+
   it('window fetch, fetch_key_range and session fetch answer over the cluster', async () => {
     const node = nodes[0]!;
     for (const key of KEYS.slice(0, 12)) {

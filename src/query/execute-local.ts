@@ -4,7 +4,7 @@ import type { InstanceView } from '../streams/runtime/instance-view';
 import { parseTaskId } from '../streams/runtime/task-id';
 import type { StateStore } from '../streams/state/store';
 import { bindQuery, type BoundQuery } from './bind';
-import { readRecords } from './read-store';
+import { readRecords, type StoreRead } from './read-store';
 import { retryUntilReady, type Attempt } from './retry';
 import { schemaOfStore } from './schema';
 import type { QueryRequest } from './types';
@@ -57,6 +57,7 @@ export const CHUNK_RECORDS = 1000;
 interface Reading {
   first: unknown[];
   rest: Iterator<unknown, void, undefined>;
+  paging: StoreRead['paging'];
 }
 
 function take(records: Iterator<unknown, void, undefined>, count: number): unknown[] {
@@ -83,10 +84,13 @@ function attempt(view: InstanceView, store: string, request: QueryRequest): Atte
   const bound = bindQuery(request, schema, store);
   const partitions = partitionsToRead(view, store, bound, queryable);
   if (!partitions.ready) return partitions;
-  const records = readRecords(partitions.value.map((p) => queryable.get(p)!), bound);
+  const { records, paging } = readRecords(
+    partitions.value.map((p) => [p, queryable.get(p)!] as const),
+    bound,
+  );
   try {
     // The first chunk is read here, so that a store closed before anything was answered is retried.
-    return { ready: true, value: { first: take(records, CHUNK_RECORDS), rest: records } };
+    return { ready: true, value: { first: take(records, CHUNK_RECORDS), rest: records, paging } };
   } catch (error) {
     records.return?.();
     if (isClosedStore(error)) return notReady(error.message);
@@ -125,7 +129,7 @@ export async function* streamLocal(view: InstanceView, store: string, request: Q
     let chunk = reading.first;
     for (;;) {
       if (chunk.length > 0) yield chunkOf(chunk);
-      if (chunk.length < CHUNK_RECORDS) return { ok: true };
+      if (chunk.length < CHUNK_RECORDS) return reading.paging === undefined ? { ok: true } : { ok: true, paging: reading.paging() };
       if (Date.now() >= deadline) return failedAnswer('the query timeout (query_timeout_ms) ran out while the part was read', 'TIMED_OUT');
       chunk = take(reading.rest, CHUNK_RECORDS);
     }

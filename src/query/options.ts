@@ -9,9 +9,10 @@ export const DEFAULT_OPTIONS: Readonly<QueryOptions> = {
   queryTimeoutMs: 30_000,
   remoteAccessAllowed: true,
   limit: -1,
+  next: undefined,
 };
 
-const OPTION_NAMES = ['retries', 'retry_backoff_ms', 'query_timeout_ms', 'remote_access_allowed', 'limit'] as const;
+const OPTION_NAMES = ['retries', 'retry_backoff_ms', 'query_timeout_ms', 'remote_access_allowed', 'limit', 'next'] as const;
 type OptionName = (typeof OPTION_NAMES)[number];
 
 /** Node's timers take at most 2^31 - 1 ms; a longer timeout would fire at once. */
@@ -60,12 +61,17 @@ export function parseOptions(raw: unknown): QueryOptions {
       case 'limit':
         options.limit = integer(name, value, -1);
         break;
+      case 'next':
+        // Checked against the store and the query once they are known (page-token.ts).
+        if (typeof value !== 'string') throw new InvalidQuery(`set_options.next must be the string a previous answer gave as next, got ${describeJson(value)}`);
+        options.next = value;
+        break;
     }
   }
   return options;
 }
 
-/** `set_options` as JSON, for forwarding a query to a peer. */
+/** `set_options` as JSON, for forwarding a query to a peer of the previous version (which knows no `next`). */
 export function optionsToJson(options: QueryOptions): Record<string, unknown> {
   return {
     retries: options.retries,

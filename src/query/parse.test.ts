@@ -44,7 +44,7 @@ describe('parseQueryRequest: every clause of every store type', () => {
 
   it.each(cases)('%s %s', (type, clause, params, keys, times) => {
     const request = parseQueryRequest({ type, query: { [clause]: params } });
-    expect(request).toEqual({ type, clause, keys, times, options: DEFAULT_OPTIONS });
+    expect(request).toEqual({ type, clause, keys, times, options: DEFAULT_OPTIONS, positions: [] });
   });
 
   it('takes type and clause case-insensitively, camelCase parameters, and times as numeric strings', () => {
@@ -94,7 +94,12 @@ describe('parseQueryRequest: set_options', () => {
     expect(fromScalars.options).toEqual(expected);
   });
 
+  it('takes next, the continuation token, as a string (checked once the store is known)', () => {
+    expect(parseQueryRequest({ type: 'key_value', query: { all: {} }, set_options: { next: 'abc.def' } }).options.next).toBe('abc.def');
+  });
+
   it.each([
+    [{ next: 5 }, 'set_options.next must be the string a previous answer gave as next, got number 5'],
     [{ retries: -1 }, 'set_options.retries must be an integer >= 0'],
     [{ retries: 'many' }, 'set_options.retries must be an integer >= 0, got the string "many"'],
     [{ retry_backoff_ms: 1.5 }, 'set_options.retry_backoff_ms must be an integer in [0, 2147483647]'],

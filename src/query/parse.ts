@@ -89,7 +89,7 @@ export function parseQueryRequest(body: unknown): QueryRequest {
     throw new InvalidQuery(`time_to (${times.time_to}) is before time_from (${times.time_from})`);
   }
 
-  return { type, clause, keys, times, options: parseOptions(fields.set_options) };
+  return { type, clause, keys, times, options: parseOptions(fields.set_options), positions: [] };
 }
 
 /** The request as a JSON body again, with other options: what a peer is sent. */
@@ -106,7 +106,19 @@ export function requestToPeer(request: QueryRequest, applicationId: string, stor
   const keysJson: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.keys)) keysJson[name] = JSON.stringify(value);
   const { retries, retryBackoffMs, limit } = request.options;
-  return { applicationId, store, type: request.type, clause: request.clause, keysJson, times: { ...request.times }, retries, retryBackoffMs, limit, timeoutMs };
+  return {
+    applicationId,
+    store,
+    type: request.type,
+    clause: request.clause,
+    keysJson,
+    times: { ...request.times },
+    retries,
+    retryBackoffMs,
+    limit,
+    timeoutMs,
+    positions: request.positions,
+  };
 }
 
 /**
@@ -149,5 +161,5 @@ export function requestFromPeer(query: PeerQuery): QueryRequest {
     // A peer reads its own partitions only: a query fans out once.
     remoteAccessAllowed: false,
   };
-  return { type, clause, keys, times, options };
+  return { type, clause, keys, times, options, positions: query.positions };
 }

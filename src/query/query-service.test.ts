@@ -126,6 +126,7 @@ describe('QueryService', () => {
       retryBackoffMs: 100,
       limit: -1,
       timeoutMs: expect.any(Number),
+      positions: [],
     });
     expect(JSON.parse(call.legacyJson)).toEqual({
       type: 'key_value',

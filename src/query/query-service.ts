@@ -11,11 +11,12 @@ import {
 import { InvalidQuery, NoLocalInstance, UnknownApplication, UnknownStore } from '../errors';
 import type { InstanceView } from '../streams/runtime/instance-view';
 import { bindQuery } from './bind';
-import { clauseSpec } from './clauses';
+import { clauseSpec, pages } from './clauses';
+import { PageTokens, queryFingerprint } from './page-token';
 import { executeLocal, streamLocal } from './execute-local';
 import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
 import { planQuery, type RemoteTarget } from './plan';
-import { collectBody, recordsBody, responseBody, type StreamedPart, type Unanswered } from './response-body';
+import { collectBody, recordsBody, responseBody, type Paging, type StreamedPart, type Unanswered } from './response-body';
 import { beforeDeadline, retryUntilReady, type Attempt } from './retry';
 import { describeSchema, schemaOfDescription, schemaOfStore, type StoreSchema } from './schema';
 import type { QueryRequest, StoreQueryResponse } from './types';
@@ -27,6 +28,8 @@ export interface QueryServiceOptions {
   localServer: string;
   /** How peers are called. */
   peers: Pick<PeerClient, 'streamQuery' | 'describeStore'>;
+  /** The cluster secret, which signs continuation tokens so that any node checks any node's; none: see page-token.ts. */
+  clusterSecret?: string;
 }
 
 export interface ExecuteOptions {
@@ -77,7 +80,11 @@ function firstAccepted<T>(promises: readonly Promise<T>[], pick: (value: T) => b
  * also what answers peers (PeerQueryHandler): their queries are read here only, never forwarded.
  */
 export class QueryService implements PeerQueryHandler {
-  constructor(private readonly options: QueryServiceOptions) {}
+  private readonly tokens: PageTokens;
+
+  constructor(private readonly options: QueryServiceOptions) {
+    this.tokens = new PageTokens(options.clusterSecret);
+  }
 
   /**
    * Runs a store query. Throws UnknownApplication or UnknownStore (404), InvalidQuery (400), NoLocalInstance (503);
@@ -104,9 +111,19 @@ export class QueryService implements PeerQueryHandler {
     const deadline = started + request.options.queryTimeoutMs;
     const spec = clauseSpec(request.type, request.clause);
     const streamed = spec !== undefined && !spec.keyed && request.clause !== 'count';
+    const paged = pages(request.type, request.clause);
+    const fingerprint = queryFingerprint(applicationId, store, request);
+    if (request.options.next !== undefined) {
+      if (!paged) throw new InvalidQuery(`clause '${request.clause}' of ${request.type} stores does not page: it takes no set_options.next`);
+      request.positions = this.tokens.decode(request.options.next, fingerprint).positions;
+    }
+    const paging: Paging | undefined =
+      paged && request.options.limit >= 0 ? { requested: request.positions, encode: (positions) => this.tokens.encode(fingerprint, positions) } : undefined;
     const answer = (parts: StreamedPart[], unanswered?: Unanswered): QueryAnswer => ({
       streamed,
-      body: options.recordsOnly ? recordsBody(parts) : responseBody({ server: this.options.localServer, store, type: request.type, started }, parts, unanswered),
+      body: options.recordsOnly
+        ? recordsBody(parts)
+        : responseBody({ server: this.options.localServer, store, type: request.type, started }, parts, unanswered, paging),
     });
 
     const schema = await retryUntilReady(() => this.findSchema(view, applicationId, store, deadline), request.options, deadline);

@@ -10,8 +10,9 @@ import type {
   Windowed,
 } from '../streams/state/store';
 import type { BoundQuery } from './bind';
-import { familyOf, isTimestamped } from './clauses';
+import type { PartitionPosition } from '../cluster/peer-protocol';
 import { mapIterable } from '../streams/state/store-iterators';
+import { familyOf, isTimestamped, pages } from './clauses';
 
 interface Serdes {
   keySerde: Serde<unknown>;
@@ -54,16 +55,78 @@ function* entriesOf<T>(store: StateStore, open: () => Iterable<T>): Generator<T,
   if (!store.isOpen()) throw new InvalidStateStore(`store partition ${store.name} was closed while it was read (rebalance); records are missing`);
 }
 
-function* readKeyValue(stores: readonly KeyValueView[], bound: BoundQuery): Generator<unknown, void, undefined> {
+/**
+ * Where a paged read stands in each partition: those it finished, and the last key it answered in the one it is
+ * reading. Records are handed out one at a time, so the last key mapped is the last key answered.
+ */
+class Paging {
+  private readonly positions: Map<number, PartitionPosition>;
+  private current: { partition: number; serde: Serde<unknown>; key: unknown; answered: boolean } | undefined;
+
+  constructor(
+    given: readonly PartitionPosition[],
+    private readonly partitions: readonly number[],
+  ) {
+    this.positions = new Map(given.map((position) => [position.partition, position]));
+  }
+
+  startOf(partition: number): PartitionPosition | undefined {
+    return this.positions.get(partition);
+  }
+
+  enter(partition: number, serde: Serde<unknown>): void {
+    this.current = { partition, serde, key: undefined, answered: false };
+  }
+
+  answered(key: unknown): void {
+    this.current!.key = key;
+    this.current!.answered = true;
+  }
+
+  finish(partition: number): void {
+    this.positions.set(partition, { partition, done: true });
+    this.current = undefined;
+  }
+
+  /** The positions of this server's partitions once the read stopped, and whether all of them are done. */
+  result(): { positions: PartitionPosition[]; complete: boolean } {
+    const current = this.current;
+    if (current?.answered) this.positions.set(current.partition, { partition: current.partition, done: false, afterKey: current.serde.serialize(current.key) });
+    const positions = this.partitions.map((p) => this.positions.get(p)).filter((p): p is PartitionPosition => p !== undefined);
+    return { positions, complete: this.partitions.every((p) => this.positions.get(p)?.done === true) };
+  }
+}
+
+/** Skips the first entry when it is the key a paged read resumes after (ranges include their bounds). */
+function* after<V>(serde: Serde<unknown>, key: Buffer | undefined, source: Iterable<KeyValue<unknown, V>>): Generator<KeyValue<unknown, V>, void, undefined> {
+  let first = key !== undefined;
+  for (const entry of source) {
+    if (first) {
+      first = false;
+      if (serde.serialize(entry.key).equals(key!)) continue;
+    }
+    yield entry;
+  }
+}
+
+function* readKeyValue(stores: readonly (readonly [number, KeyValueView])[], bound: BoundQuery, paging: Paging | undefined): Generator<unknown, void, undefined> {
   const { clause } = bound.request;
   if (clause === 'count') {
-    yield { key: 'count', value: stores.reduce((sum, store) => sum + store.approximateNumEntries(), 0) };
+    yield { key: 'count', value: stores.reduce((sum, [, store]) => sum + store.approximateNumEntries(), 0) };
     return;
   }
-  for (const store of stores) {
+  for (const [partition, store] of stores) {
     const record = recordJson(store, bound);
     const keys = store.keySerde;
-    const entries = (open: () => Iterable<KeyValue<unknown, unknown>>) => mapIterable(entriesOf(store, open), (kv) => record(keys.toJson(kv.key), kv.value));
+    const start = paging?.startOf(partition);
+    if (start?.done) continue;
+    const resume = start?.afterKey === undefined ? undefined : keys.deserialize(start.afterKey);
+    paging?.enter(partition, keys);
+    const entries = (open: () => Iterable<KeyValue<unknown, unknown>>) =>
+      mapIterable(after(keys, start?.afterKey, entriesOf(store, open)), (kv) => {
+        paging?.answered(kv.key);
+        return record(keys.toJson(kv.key), kv.value);
+      });
     switch (clause) {
       case 'get': {
         const stored = store.get(bound.keys.key);
@@ -71,16 +134,16 @@ function* readKeyValue(stores: readonly KeyValueView[], bound: BoundQuery): Gene
         break;
       }
       case 'range':
-        yield* entries(() => store.range(bound.keys.key_from, bound.keys.key_to));
+        yield* entries(() => store.range(resume ?? bound.keys.key_from, bound.keys.key_to));
         break;
       case 'reverse_range':
-        yield* entries(() => store.reverseRange(bound.keys.key_from, bound.keys.key_to));
+        yield* entries(() => store.reverseRange(bound.keys.key_from, resume ?? bound.keys.key_to));
         break;
       case 'all':
-        yield* entries(() => store.all());
+        yield* entries(() => (start === undefined ? store.all() : store.range(resume, undefined)));
         break;
       case 'reverse_all':
-        yield* entries(() => store.reverseAll());
+        yield* entries(() => (start === undefined ? store.reverseAll() : store.reverseRange(undefined, resume)));
         break;
       case 'prefix_scan': {
         const prefix = need(bound.prefixBytes, 'prefix');
@@ -90,13 +153,14 @@ function* readKeyValue(stores: readonly KeyValueView[], bound: BoundQuery): Gene
       default:
         throw new IllegalState(`clause ${clause} reached a key-value store`);
     }
+    paging?.finish(partition);
   }
 }
 
-function* readWindow(stores: readonly WindowView[], bound: BoundQuery): Generator<unknown, void, undefined> {
+function* readWindow(stores: readonly (readonly [number, WindowView])[], bound: BoundQuery): Generator<unknown, void, undefined> {
   const { clause } = bound.request;
   const { time, time_from: from, time_to: to } = bound.request.times;
-  for (const store of stores) {
+  for (const [, store] of stores) {
     const record = recordJson(store, bound);
     const keys = store.keySerde;
     const entries = (open: () => Iterable<KeyValue<Windowed<unknown>, unknown>>) =>
@@ -129,9 +193,9 @@ function* readWindow(stores: readonly WindowView[], bound: BoundQuery): Generato
   }
 }
 
-function* readSession(stores: readonly SessionView[], bound: BoundQuery): Generator<unknown, void, undefined> {
+function* readSession(stores: readonly (readonly [number, SessionView])[], bound: BoundQuery): Generator<unknown, void, undefined> {
   const { clause } = bound.request;
-  for (const store of stores) {
+  for (const [, store] of stores) {
     const entries = (open: () => Iterable<KeyValue<Windowed<unknown>, unknown>>) =>
       mapIterable(entriesOf(store, open), (kv) => ({
         key: windowedJson(store.keySerde, kv.key.key, kv.key.window.start, kv.key.window.end),
@@ -160,25 +224,34 @@ function* upTo<T>(limit: number, source: Iterable<T>): Generator<T, void, undefi
   }
 }
 
+/** A read under way: its records, pulled lazily, and for a paged query where it stands once stopped. */
+export interface StoreRead {
+  records: Iterator<unknown, void, undefined>;
+  paging: (() => { positions: PartitionPosition[]; complete: boolean }) | undefined;
+}
+
 /**
  * Reads a bound query on store partitions of one server, in the order given, lazily: store iterators are opened
  * one after the other as the records are pulled, and closed when the reader stops. The records are in the shapes
  * of the API: `{key, value}`, `timestamp` added for timestamped queries, windowed keys as
- * `{key, window_start, window_end}`; `count` is one record for all the partitions. At most `limit` records.
+ * `{key, window_start, window_end}`; `count` is one record for all the partitions. At most `limit` records. A
+ * paged clause resumes each partition where the request's positions say and, with a limit, tells where it stopped.
  */
-export function readRecords(stores: readonly StateStore[], bound: BoundQuery): Iterator<unknown, void, undefined> & Iterable<unknown> {
-  let records: Iterable<unknown>;
+export function readRecords(partitions: readonly (readonly [number, StateStore])[], bound: BoundQuery): StoreRead {
+  const { limit } = bound.request.options;
+  const resumes = limit >= 0 || bound.request.positions.length > 0;
+  const paging = resumes && pages(bound.storeType, bound.request.clause) ? new Paging(bound.request.positions, partitions.map(([p]) => p)) : undefined;
+  let records: Generator<unknown, void, undefined>;
   switch (familyOf(bound.storeType)) {
     case 'key_value':
-      records = readKeyValue(stores as KeyValueView[], bound);
+      records = readKeyValue(partitions as (readonly [number, KeyValueView])[], bound, paging);
       break;
     case 'window':
-      records = readWindow(stores as WindowView[], bound);
+      records = readWindow(partitions as (readonly [number, WindowView])[], bound);
       break;
     case 'session':
-      records = readSession(stores as SessionView[], bound);
+      records = readSession(partitions as (readonly [number, SessionView])[], bound);
       break;
   }
-  const { limit } = bound.request.options;
-  return limit < 0 ? (records as Generator<unknown, void, undefined>) : upTo(limit, records);
+  return { records: limit < 0 ? records : upTo(limit, records), paging: paging && (() => paging.result()) };
 }

@@ -4,7 +4,7 @@
  * is only known at the end (`total`, `status`, `timeout`, `took`) comes after the records:
  *
  *   {"server", "result": {"store", "type", "success": [{"server", "remote", "records": [...], "total"}, ...],
- *    "failure": [...], "total", "error"?}, "status", "timeout", "took"}
+ *    "failure": [...], "total", "error"?}, "status", "timeout", "took", "next"?}
  *
  * Parts are written one after the other, each as it is pulled (the local part first): a part's records arrive in
  * chunks of serialized records that are spliced in, never parsed or copied into one string. A part that fails
@@ -14,7 +14,7 @@
  * answer with both records and failures. A client learns that records are missing from the status and the failure parts, as for
  * a part that failed outright; the body always stays valid JSON.
  */
-import type { PartEnd, PartStream, PeerFailure } from '../cluster/peer-protocol';
+import type { PartEnd, PartitionPosition, PartStream, PeerFailure } from '../cluster/peer-protocol';
 import type { QueryStatus } from './types';
 
 /** A server's part, as it is read. */
@@ -38,6 +38,32 @@ export interface ResponseHead {
 export interface Unanswered {
   status: 'NOT_AVAILABLE' | 'NO_RESULT';
   reason: string;
+}
+
+/** A paged query: the positions it resumed from, and how to make the token of where it stopped. */
+export interface Paging {
+  requested: readonly PartitionPosition[];
+  encode(positions: PartitionPosition[]): string;
+}
+
+/**
+ * The token of the next page, or undefined when every part read all its partitions. A partition keeps the
+ * position it was asked from unless its part tells a newer one, so a part that failed is read again from there
+ * (its records written before the failure, if any, come again). A part that tells nothing of its partitions (a
+ * peer of the previous version) counts as complete: it cannot resume, and must not make the client loop. A query
+ * nobody answered (NOT_AVAILABLE, NO_RESULT) gives back the positions it was asked from, to be tried again.
+ */
+function nextToken(paging: Paging, ends: readonly PartEnd[], answered: boolean): string | undefined {
+  const positions = new Map(paging.requested.map((position) => [position.partition, position]));
+  let complete = answered;
+  for (const end of ends) {
+    if (!end.ok) complete = false;
+    else if (end.paging) {
+      for (const position of end.paging.positions) positions.set(position.partition, position);
+      complete &&= end.paging.complete;
+    }
+  }
+  return complete ? undefined : paging.encode([...positions.values()]);
 }
 
 interface Failed {
@@ -88,12 +114,18 @@ function closeAll(parts: readonly StreamedPart[]): void {
 }
 
 /** The full answer, as chunks of JSON text. */
-export async function* responseBody(head: ResponseHead, parts: readonly StreamedPart[], unanswered?: Unanswered): AsyncGenerator<string, void, undefined> {
+export async function* responseBody(
+  head: ResponseHead,
+  parts: readonly StreamedPart[],
+  unanswered?: Unanswered,
+  paging?: Paging,
+): AsyncGenerator<string, void, undefined> {
   try {
     let text = `{"server":${JSON.stringify(head.server)},"result":{"store":${JSON.stringify(head.store)},"type":${JSON.stringify(head.type)},"success":[`;
     let successes = 0;
     let total = 0;
     const failed: Failed[] = [];
+    const ends: PartEnd[] = [];
     const firsts = prefetch(parts);
     for (const [index, part] of parts.entries()) {
       let written = 0;
@@ -111,6 +143,7 @@ export async function* responseBody(head: ResponseHead, parts: readonly Streamed
         yield text + next.value.json;
         text = '';
       }
+      ends.push(end);
       if (!end.ok) failed.push({ server: part.server, remote: part.remote, failure: end, after: written });
       if (written > 0) text += `],"total":${written}}`;
       else if (end.ok) {
@@ -125,7 +158,8 @@ export async function* responseBody(head: ResponseHead, parts: readonly Streamed
     else if (status === 'NOT_AVAILABLE') error = failed.flatMap((part) => part.failure.messages.map((message) => `${part.server}: ${message}`)).join('; ');
     const timeout = failed.some((part) => part.failure.timedOut);
     text += `],"failure":[${failed.map(failurePartJson).join(',')}],"total":${total}${error === undefined ? '' : `,"error":${JSON.stringify(error)}`}}`;
-    yield `${text},"status":"${status}","timeout":${timeout},"took":${Date.now() - head.started}}`;
+    const next = paging === undefined ? undefined : nextToken(paging, ends, unanswered === undefined);
+    yield `${text},"status":"${status}","timeout":${timeout},"took":${Date.now() - head.started}${next === undefined ? '' : `,"next":"${next}"`}}`;
   } finally {
     closeAll(parts);
   }

@@ -1,4 +1,5 @@
 /** The store query of the API (compatibility file, section 5): the request once checked, and the response. */
+import type { PartitionPosition } from '../cluster/peer-protocol';
 import type { StoreType } from '../streams/state/store';
 
 export type ClauseName =
@@ -26,6 +27,8 @@ export interface QueryOptions {
   remoteAccessAllowed: boolean;
   /** -1: no limit. */
   limit: number;
+  /** The continuation token of the page before, as the client handed it back. */
+  next: string | undefined;
 }
 
 /**
@@ -39,6 +42,8 @@ export interface QueryRequest {
   keys: Partial<Record<KeyParam, unknown>>;
   times: Partial<Record<TimeParam, number>>;
   options: QueryOptions;
+  /** Where a paged query resumes, per store partition: from `options.next`, or from the peer that forwarded it. */
+  positions: PartitionPosition[];
 }
 
 export type QueryStatus = 'SUCCESS' | 'PARTIAL' | 'ERROR' | 'NO_RESULT' | 'NOT_AVAILABLE';
@@ -61,6 +66,8 @@ export interface StoreQueryResponse {
   timeout: boolean;
   server: string;
   status: QueryStatus;
+  /** Present when a paged query has more: hand it back as set_options.next for the next page. */
+  next?: string;
   result: {
     store: string;
     type: string;

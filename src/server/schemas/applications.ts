@@ -49,7 +49,9 @@ export const storeQueryBody = {
     },
     set_options: {
       type: 'object',
-      description: 'retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit',
+      description:
+        'retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit, next (the continuation token a paged answer gave: ' +
+        'opaque, URL-safe, valid for an hour and for the same application, store, clause and parameters; anything else is a 400 InvalidQuery)',
       additionalProperties: { type: ['string', 'number', 'boolean'] },
     },
     query: {
@@ -74,6 +76,13 @@ export const storeQueryResult = {
     timeout: { type: 'boolean' },
     server: { type: 'string', description: 'host:port of the answering server' },
     status: { type: 'string', enum: ['SUCCESS', 'PARTIAL', 'ERROR', 'NO_RESULT', 'NOT_AVAILABLE'] },
+    next: {
+      type: 'string',
+      description:
+        'Paging (limit set on all, reverse_all, range, reverse_range): present while records remain; send the same query with ' +
+        'set_options.next set to it for the next page. It holds a position per store partition, so pages stay right whichever ' +
+        'servers hold the partitions; each part still answers at most limit records, and a failed part is read again from where it was.',
+    },
     result: {
       type: 'object',
       required: ['total', 'success', 'failure'],
