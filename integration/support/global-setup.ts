@@ -1,12 +1,14 @@
 /**
  * Starts one real Kafka broker for the whole integration run (see provideBroker for the choice) and hands its
  * address to the test workers through KAFKA_BOOTSTRAP_SERVERS; meanwhile installs Chromium for the browser tests
- * when it is missing (a failure is handed to those tests, which then fail with it, not to the others), and builds
- * the web console that the nodes under test serve at /ui.
+ * when it is missing (a failure is handed to those tests, which then fail with it, not to the others), fetches
+ * Azkarra's web UI once (when it cannot be had, its test is skipped with the reason), and builds the web console that
+ * the nodes under test serve at /ui.
  */
 import { provideBroker, type ProvidedBroker } from '../../src/host/broker/provide-broker';
 import * as path from 'node:path';
 import { buildConsole } from '../../ui/build';
+import { AZKARRA_UI_ERROR_ENV, ensureAzkarraUi } from './azkarra-ui';
 import { CHROMIUM_ERROR_ENV, ensureChromium } from './chromium';
 
 /** Jest keeps globals of globalSetup for globalTeardown, and only for it. */
@@ -18,6 +20,7 @@ export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const chromium = ensureChromium(log);
+  const azkarraUi = ensureAzkarraUi(log);
   await buildConsole(path.resolve(__dirname, '..', '..'));
   const broker = await provideBroker({ log });
   (globalThis as BrokerGlobal).__sluiceTestBroker = broker;
@@ -26,6 +29,11 @@ export default async function globalSetup(): Promise<void> {
   if (chromiumError !== undefined) {
     process.env[CHROMIUM_ERROR_ENV] = chromiumError;
     log(`Browser tests will fail: ${chromiumError}`);
+  }
+  const azkarraUiError = await azkarraUi;
+  if (azkarraUiError !== undefined) {
+    process.env[AZKARRA_UI_ERROR_ENV] = azkarraUiError;
+    log(`The Azkarra web UI test will be skipped: ${azkarraUiError}`);
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(
