@@ -17,7 +17,7 @@ import { executeLocal, streamLocal } from './execute-local';
 import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
 import { planQuery, type RemoteTarget } from './plan';
 import { collectBody, recordsBody, responseBody, type Paging, type StreamedPart, type Unanswered } from './response-body';
-import { beforeDeadline, retryUntilReady, type Attempt } from './retry';
+import { retryUntilReady, type Attempt } from './retry';
 import { describeSchema, schemaOfDescription, schemaOfStore, type StoreSchema } from './schema';
 import type { QueryRequest, StoreQueryResponse } from './types';
 
@@ -112,7 +112,8 @@ export class QueryService implements PeerQueryHandler {
     const spec = clauseSpec(request.type, request.clause);
     const streamed = spec !== undefined && !spec.keyed && request.clause !== 'count';
     const paged = pages(request.type, request.clause);
-    const fingerprint = queryFingerprint(applicationId, store, request);
+    // Hashed only for a query that pages: a get does not pay for it.
+    const fingerprint = paged ? queryFingerprint(applicationId, store, request) : '';
     if (request.options.next !== undefined) {
       if (!paged) throw new InvalidQuery(`clause '${request.clause}' of ${request.type} stores does not page: it takes no set_options.next`);
       request.positions = this.tokens.decode(request.options.next, fingerprint).positions;
@@ -216,15 +217,23 @@ export class QueryService implements PeerQueryHandler {
 
 const NO_ANSWER_IN_TIME = { done: true, value: failedAnswer('no answer within the query timeout (query_timeout_ms)', 'TIMED_OUT') } as const;
 
-/** A peer's part that has not ended by the deadline ends there as a failure: the answer never waits past it. */
+/**
+ * A peer's part that has not ended by the deadline ends there as a failure: the answer never waits past it. One
+ * timer for the whole part, not one per chunk.
+ */
 async function* bounded(stream: PartStream, deadline: number): PartStream {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<typeof NO_ANSWER_IN_TIME>((resolve) => {
+    timer = setTimeout(() => resolve(NO_ANSWER_IN_TIME), Math.max(0, deadline - Date.now()));
+  });
   try {
     for (;;) {
-      const next = await beforeDeadline(stream.next(), deadline, () => NO_ANSWER_IN_TIME);
+      const next = await Promise.race([stream.next(), expired]);
       if (next.done) return next.value;
       yield next.value;
     }
   } finally {
+    clearTimeout(timer);
     // Not awaited: a call that does not answer ends at its own deadline, which must not hold the answer back.
     stream.return({ ok: true }).catch(() => undefined);
   }

@@ -34,12 +34,3 @@ export async function retryUntilReady<T>(
     await sleep(policy.retryBackoffMs);
   }
 }
-
-/** Settles with `promise`, or with `onTimeout()` at `deadline` if it has not settled by then. */
-export function beforeDeadline<T>(promise: Promise<T>, deadline: number, onTimeout: () => T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(onTimeout()), Math.max(0, deadline - Date.now()));
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
