@@ -8,22 +8,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { UnexpectedResponse } from '../errors';
 import type { Transport } from './transport';
-import type { InstanceState, MetricGroup } from './types';
-
-/** The data of the built-in event types (compatibility file, section 6). */
-export interface EventData {
-  state: { state: InstanceState; previous: InstanceState; since: string; reason?: string };
-  rebalance: { generation: number; active_tasks: string[]; standby_tasks: string[] };
-  restore: { store: string; topic: string; partition: number; restored: number; total: number; remaining?: number; done: boolean };
-  metrics: MetricGroup[];
-  /** Sent in place of events a slow subscriber lost: how many. */
-  dropped: { dropped: number };
-}
-
-/** A topology's own event type publishes records. */
-export interface RecordEventData {
-  record: { key: unknown; value: unknown; timestamp: number };
-}
+import type { EventData, RecordEventData } from './types';
 
 export type DataOf<T extends string> = T extends keyof EventData ? EventData[T] : RecordEventData;
 

@@ -19,5 +19,5 @@ export type {
   WindowRecord,
 } from './store';
 export { EventSubscription } from './events';
-export type { DataOf, EventData, RecordEventData, SluiceEvent, SubscriptionEvent } from './events';
+export type { DataOf, SluiceEvent, SubscriptionEvent } from './events';
 export type * from './types';

@@ -98,6 +98,21 @@ export interface MetricGroup {
   metrics: Metric[];
 }
 
+/** The data of the built-in event types (compatibility file, section 6). */
+export interface EventData {
+  state: { state: InstanceState; previous: InstanceState; since: string; reason?: string };
+  rebalance: { generation: number; active_tasks: string[]; standby_tasks: string[] };
+  restore: { store: string; topic: string; partition: number; restored: number; total: number; remaining?: number; done: boolean };
+  metrics: MetricGroup[];
+  /** Sent in place of events a slow subscriber lost: how many. */
+  dropped: { dropped: number };
+}
+
+/** A topology's own event type publishes records. */
+export interface RecordEventData {
+  record: { key: unknown; value: unknown; timestamp: number };
+}
+
 export interface InstanceAction {
   id: string;
   /** The state at the moment of the answer: restart and stop go on after it. */

@@ -1,106 +1,20 @@
 /** The management API as the console uses it: JSON over fetch (the browser sends the node's credentials), SSE. */
 
-export interface Model {
-  version: string;
-  user: string | null;
-  role: 'viewer' | 'operator' | null;
-  headless: boolean;
-  canChange: boolean;
-  applications: { id: string; stores: { name: string; type: string | null }[] }[];
-  storeTypes: { type: string; clauses: { name: string; params: string[] }[] }[];
-  options: string[];
-}
+// Type-only: esbuild erases these imports, so the bundle takes nothing of the server or of the client (which is on undici).
+import type { EventData } from '../../src/client/types';
 
-export interface Instance {
-  id: string;
-  name: string;
-  version: string;
-  description: string | null;
-  since: string;
-  state: { state: string; since: string };
-  config: Record<string, string | number | boolean>;
-  endpoint?: { address: string; port: number };
-  exception?: string;
-}
+export type StateEvent = EventData['state'];
 
-export interface Position {
-  topic: string;
-  partition: number;
-  consumed_offset: number;
-  committed_offset: number;
-  log_end_offset: number;
-  lag: number;
-}
-
-export interface Offsets {
-  group: string;
-  consumers: { client_id: string; stream_thread: string; positions: Position[] }[];
-}
-
-export interface Metric {
-  name: string;
-  description: string;
-  tags: Record<string, string>;
-  value: number;
-}
-
-export interface MetricGroup {
-  name: string;
-  metrics: Metric[];
-}
-
-export interface DagNode {
-  type: 'SOURCE' | 'PROCESSOR' | 'SINK';
-  name: string;
-  predecessors: string[];
-  successors: string[];
-  topics?: string[];
-  topic?: string;
-  stores?: string[];
-}
-
-export interface Topology {
-  subTopologies: { id: number; nodes: DagNode[] }[];
-  globalStores: { id: number; source: DagNode; processor: DagNode }[];
-}
-
-export interface ApplicationHost {
-  id: string | null;
-  endpoint?: { address: string; port: number };
-  isLocal: boolean;
-  metadata: {
-    stores: string[];
-    assignments: { name: string; partitions: number[] }[];
-    standbyStateStores: string[];
-    standbyAssignments: { name: string; partitions: number[] }[];
-  };
-}
-
-export interface Application {
-  id: string;
-  instances: ApplicationHost[];
-}
-
-export interface QueryResult {
-  took: number;
-  timeout: boolean;
-  server: string;
-  status: string;
-  result: {
-    store?: string;
-    type?: string;
-    total: number;
-    success: { server: string; remote: boolean; total: number; records: { key: unknown; value: unknown; timestamp?: number }[] }[];
-    failure: { server: string; remote: boolean; errors: { message: string }[] }[];
-    error?: string;
-  };
-}
-
-export interface StateEvent {
-  state: string;
-  previous: string;
-  since: string;
-}
+export type { ConsoleModel } from '../../src/server/console/model';
+export type {
+  Application,
+  ConsumerOffsets,
+  Instance,
+  MetricGroup,
+  StoreQueryResult,
+  TopologyDag,
+  TopologyNode,
+} from '../../src/client/types';
 
 /** An answer with the API's error body: its message is what the console shows. */
 export class ApiError extends Error {
@@ -135,10 +49,10 @@ export const api = {
 
 export const streamPath = (id: string) => `/api/v1/streams/${encodeURIComponent(id)}`;
 
-/** Listens to one event type of an instance; the returned function closes the stream. */
-export function subscribe<T>(id: string, type: string, onEvent: (data: T) => void): () => void {
+/** Listens to one built-in event type of an instance; the returned function closes the stream. */
+export function subscribe<T extends keyof EventData>(id: string, type: T, onEvent: (data: EventData[T]) => void): () => void {
   const source = new EventSource(`${streamPath(id)}/subscribe/${type}`);
-  source.addEventListener(type, (event) => onEvent(JSON.parse((event as MessageEvent<string>).data) as T));
+  source.addEventListener(type, (event) => onEvent(JSON.parse((event as MessageEvent<string>).data) as EventData[T]));
   return () => source.close();
 }
 

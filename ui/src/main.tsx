@@ -2,7 +2,7 @@
 
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Model } from './api';
+import { api, type ConsoleModel } from './api';
 import { ErrorNote } from './components/common';
 import { ClusterView } from './views/cluster';
 import { InstanceView } from './views/instance';
@@ -23,11 +23,11 @@ function useRoute(): string[] {
 }
 
 function App() {
-  const [model, setModel] = useState<Model | undefined>();
+  const [model, setModel] = useState<ConsoleModel | undefined>();
   const [error, setError] = useState<unknown>();
   const route = useRoute();
   useEffect(() => {
-    api.get<Model>('/ui/model').then(setModel, setError);
+    api.get<ConsoleModel>('/ui/model').then(setModel, setError);
   }, [route[0]]);
   const [view = '', id = ''] = route;
   const tab = (href: string, label: string, active: boolean) => (

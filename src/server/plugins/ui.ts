@@ -11,6 +11,7 @@ import { clausesOf, clauseSpec, STORE_TYPES } from '../../query/clauses';
 import type { StoreType } from '../../streams/state/store';
 import type { AccessPolicy } from '../access';
 import { CONSOLE_DIRS, findConsole, readConsole, type ConsoleFile } from '../console/assets';
+import type { ConsoleModel } from '../console/model';
 import type { InstanceRegistry, LocalInstance } from '../context';
 import { requestPath } from '../error-handling';
 import { withErrors } from '../schemas/common';
@@ -93,7 +94,7 @@ export const uiPlugin: FastifyPluginAsync<UiPluginOptions> = async (app, options
       summary: "What the console shows and offers: who is looking, whether they may change instances, and each application's stores with the clauses of their types",
       response: withErrors({ 200: schemas.consoleModel }),
     },
-    handler: async (request) => {
+    handler: async (request): Promise<ConsoleModel> => {
       const principal = request.principal;
       return {
         version: options.version,

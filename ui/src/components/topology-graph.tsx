@@ -5,7 +5,7 @@
 
 import * as dagre from '@dagrejs/dagre';
 import { useMemo } from 'preact/hooks';
-import type { DagNode, Topology } from '../api';
+import type { TopologyDag, TopologyNode } from '../api';
 
 type Kind = 'SOURCE' | 'PROCESSOR' | 'SINK' | 'topic' | 'internal-topic' | 'store' | 'cluster';
 
@@ -29,7 +29,7 @@ interface Layout {
 
 const CHAR_WIDTH = 6.6;
 
-function layout(topology: Topology): Layout {
+function layout(topology: TopologyDag): Layout {
   const g = new dagre.graphlib.Graph({ compound: true, multigraph: false });
   g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 44, marginx: 12, marginy: 24 });
   g.setDefaultEdgeLabel(() => ({}));
@@ -44,7 +44,7 @@ function layout(topology: Topology): Layout {
   const edges: { from: string; to: string; store: boolean }[] = [];
   // The description names internal topics without the application id prefix that their real names carry.
   const internal = (topic: string) => /-(repartition|changelog)$/.test(topic);
-  const addNodes = (nodes: DagNode[], cluster: string) => {
+  const addNodes = (nodes: TopologyNode[], cluster: string) => {
     for (const node of nodes) {
       add(`n:${node.name}`, node.type, node.name, cluster);
       for (const next of node.successors) edges.push({ from: `n:${node.name}`, to: `n:${next}`, store: false });
@@ -101,7 +101,7 @@ const SHORT: Record<Exclude<Kind, 'cluster'>, string> = {
   store: 'store',
 };
 
-export function TopologyGraph({ topology }: { topology: Topology }) {
+export function TopologyGraph({ topology }: { topology: TopologyDag }) {
   const drawn = useMemo(() => layout(topology), [topology]);
   return (
     <div class="graph" data-testid="topology-graph">

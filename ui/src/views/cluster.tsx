@@ -3,7 +3,7 @@
  * sub-topology, so a node hosts partition p of the store when it is assigned partition p of one of those topics.
  */
 
-import { api, type Application, type Topology } from '../api';
+import { api, type Application, type TopologyDag } from '../api';
 import { ErrorNote, Section, usePoll } from '../components/common';
 
 interface StoreRow {
@@ -14,7 +14,7 @@ interface StoreRow {
   standby: string[];
 }
 
-function sourceTopicsByStore(topology: Topology): Map<string, Set<string>> {
+function sourceTopicsByStore(topology: TopologyDag): Map<string, Set<string>> {
   const byStore = new Map<string, Set<string>>();
   const nodes = [...topology.subTopologies.map((s) => s.nodes), ...topology.globalStores.map((g) => [g.source, g.processor])];
   for (const sub of nodes) {
@@ -24,7 +24,7 @@ function sourceTopicsByStore(topology: Topology): Map<string, Set<string>> {
   return byStore;
 }
 
-function storeRows(application: Application, topology: Topology): StoreRow[] {
+function storeRows(application: Application, topology: TopologyDag): StoreRow[] {
   const rows = new Map<string, StoreRow>();
   const row = (store: string, partition: number) => {
     const key = `${store}#${partition}`;
@@ -49,7 +49,7 @@ async function loadCluster(): Promise<StoreRow[]> {
   const perApplication = await Promise.all(
     ids.map(async (id) => {
       const path = `/api/v1/applications/${encodeURIComponent(id)}`;
-      const [application, topology] = await Promise.all([api.get<Application>(path), api.get<Topology>(`${path}/topology`)]);
+      const [application, topology] = await Promise.all([api.get<Application>(path), api.get<TopologyDag>(`${path}/topology`)]);
       return storeRows(application, topology);
     }),
   );

@@ -4,7 +4,7 @@
  */
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, streamPath, subscribe, type Instance, type MetricGroup, type Model, type Offsets, type StateEvent, type Topology } from '../api';
+import { api, streamPath, subscribe, type ConsoleModel, type ConsumerOffsets, type Instance, type MetricGroup, type StateEvent, type TopologyDag } from '../api';
 import { LineChart, Sparkline } from '../components/charts';
 import { ErrorNote, Section, Since, StateBadge, usePoll } from '../components/common';
 import { TopologyGraph } from '../components/topology-graph';
@@ -59,7 +59,7 @@ function Actions({ id, onError }: { id: string; onError: (error: unknown) => voi
 function OffsetsSection({ id }: { id: string }) {
   const [history, setHistory] = useState<Record<string, number[]>>({});
   const [samples, setSamples] = useState(0);
-  const polled = usePoll(() => api.get<Offsets>(`${streamPath(id)}/offsets`), OFFSETS_INTERVAL_MS, [id]);
+  const polled = usePoll(() => api.get<ConsumerOffsets>(`${streamPath(id)}/offsets`), OFFSETS_INTERVAL_MS, [id]);
   const positions = (polled.data?.consumers ?? []).flatMap((c) => c.positions.map((p) => ({ ...p, thread: c.stream_thread })));
   positions.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
   useEffect(() => {
@@ -126,7 +126,7 @@ function MetricsSection({ id }: { id: string }) {
       });
     };
     api.get<MetricGroup[]>(`${streamPath(id)}/metrics`).then(take, () => undefined);
-    return subscribe<MetricGroup[]>(id, 'metrics', take);
+    return subscribe(id, 'metrics', take);
   }, [id]);
   const words = search.toLowerCase().split(/\s+/).filter(Boolean);
   const rows = groups.flatMap((group) =>
@@ -208,15 +208,15 @@ function ConfigSection({ config }: { config: Instance['config'] }) {
   );
 }
 
-export function InstanceView({ id, model }: { id: string; model: Model }) {
+export function InstanceView({ id, model }: { id: string; model: ConsoleModel }) {
   const instance = usePoll(() => api.get<Instance>(streamPath(id)), 10_000, [id]);
-  const topology = usePoll(() => api.get<Topology>(`/api/v1/applications/${encodeURIComponent(id)}/topology`), 0, [id]);
+  const topology = usePoll(() => api.get<TopologyDag>(`/api/v1/applications/${encodeURIComponent(id)}/topology`), 0, [id]);
   const [state, setState] = useState<StateEvent | undefined>();
   const [transitions, setTransitions] = useState<StateEvent[]>([]);
   const [actionError, setActionError] = useState<unknown>();
   useEffect(() => {
     setTransitions([]);
-    return subscribe<StateEvent>(id, 'state', (event) => {
+    return subscribe(id, 'state', (event) => {
       setState(event);
       setTransitions((list) => [event, ...list].slice(0, 12));
     });

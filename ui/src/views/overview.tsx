@@ -47,7 +47,7 @@ export function OverviewView() {
   const ids = (polled.data?.instances ?? []).map((i) => i.id);
   const key = ids.join(',');
   useEffect(() => {
-    const closes = ids.slice(0, MAX_LIVE_STREAMS).map((id) => subscribe<StateEvent>(id, 'state', (event) => setLive((states) => ({ ...states, [id]: event }))));
+    const closes = ids.slice(0, MAX_LIVE_STREAMS).map((id) => subscribe(id, 'state', (event) => setLive((states) => ({ ...states, [id]: event }))));
     return () => closes.forEach((close) => close());
   }, [key]);
 

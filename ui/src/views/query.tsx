@@ -5,7 +5,7 @@
  */
 
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Model, type QueryResult } from '../api';
+import { api, type ConsoleModel, type StoreQueryResult } from '../api';
 import { ErrorNote, Section } from '../components/common';
 
 /** What a parameter input holds: times are numbers; keys are strings unless "keys as JSON" is ticked. */
@@ -25,7 +25,7 @@ export function curlCommand(path: string, body: unknown, user: string | null): s
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
-export function QueryView({ model }: { model: Model }) {
+export function QueryView({ model }: { model: ConsoleModel }) {
   const [app, setApp] = useState(model.applications[0]?.id ?? '');
   const stores = model.applications.find((a) => a.id === app)?.stores ?? [];
   const [store, setStore] = useState(stores[0]?.name ?? '');
@@ -37,7 +37,7 @@ export function QueryView({ model }: { model: Model }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [keysAsJson, setKeysAsJson] = useState(false);
   const [options, setOptions] = useState<Record<string, string>>({});
-  const [result, setResult] = useState<QueryResult | undefined>();
+  const [result, setResult] = useState<StoreQueryResult | undefined>();
   const [error, setError] = useState<unknown>();
   const [copied, setCopied] = useState(false);
 
@@ -62,7 +62,7 @@ export function QueryView({ model }: { model: Model }) {
     setError(undefined);
     setResult(undefined);
     try {
-      setResult(await api.post<QueryResult>(path, body));
+      setResult(await api.post<StoreQueryResult>(path, body));
     } catch (failure) {
       setError(failure);
     }
@@ -143,7 +143,7 @@ export function QueryView({ model }: { model: Model }) {
   );
 }
 
-function ResultSection({ result }: { result: QueryResult }) {
+function ResultSection({ result }: { result: StoreQueryResult }) {
   const rows = [
     ...result.result.success.flatMap((part) =>
       part.records.map((record) => ({ key: show(record.key), value: show(record.value), server: part.server, remote: part.remote, status: 'SUCCESS' })),

@@ -1,0 +1,14 @@
+/**
+ * `GET /ui/model` (schema in ../schemas/console.ts) as TypeScript, with no imports: the console's bundle imports
+ * this type, so its typecheck reads nothing of the server beyond it.
+ */
+export interface ConsoleModel {
+  version: string;
+  user: string | null;
+  role: 'viewer' | 'operator' | null;
+  headless: boolean;
+  canChange: boolean;
+  applications: { id: string; stores: { name: string; type: string | null }[] }[];
+  storeTypes: { type: string; clauses: { name: string; params: string[] }[] }[];
+  options: string[];
+}
