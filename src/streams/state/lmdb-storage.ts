@@ -27,10 +27,12 @@ export class LmdbStorage implements StoreStorage {
   private readonly tables = new Map<string, LmdbTable>();
   private storeName = '';
   private failure: unknown;
+  private failureSignal: Promise<void> = Promise.resolve();
+  private signalFailure: () => void = () => undefined;
 
   open(context: StoreContext, storeName: string): void {
     this.storeName = storeName;
-    this.failure = undefined;
+    this.resetFailure();
     const path = join(context.taskDir, 'lmdb', storeName);
     mkdirSync(path, { recursive: true });
     const layout = { path, keyEncoding: 'binary', encoding: 'binary' } as const;
@@ -99,12 +101,10 @@ export class LmdbStorage implements StoreStorage {
 
   async flush(): Promise<void> {
     const env = this.environment();
-    await env.committed;
-    await env.flushed;
+    // After a failed commit lmdb-js settles neither `committed` nor `flushed`: the failure ends the wait.
+    await Promise.race([env.committed.then(() => env.flushed), this.failureSignal]);
     if (this.failure !== undefined) {
-      const cause = this.failure;
-      this.failure = undefined;
-      throw new StreamsException(`Writing to the LMDB store ${this.storeName} failed: ${String(cause)}`, { cause });
+      throw new StreamsException(`Writing to the LMDB store ${this.storeName} failed: ${String(this.failure)}`, { cause: this.failure });
     }
   }
 
@@ -116,7 +116,9 @@ export class LmdbStorage implements StoreStorage {
       this.tables.clear();
       this.meta = undefined;
       this.env = undefined;
-      await env.close();
+      // lmdb-js's close waits for a failed transaction forever: an environment whose writes failed is let go.
+      if (this.failure === undefined) await env.close();
+      else void env.close().catch(() => undefined);
     }
   }
 
@@ -134,8 +136,28 @@ export class LmdbStorage implements StoreStorage {
     return this.env;
   }
 
-  /** Failed commits surface at the next flush(), which the runtime calls before committing offsets. */
+  private resetFailure(): void {
+    this.failure = undefined;
+    this.failureSignal = new Promise((resolve) => (this.signalFailure = resolve));
+  }
+
+  /**
+   * A failed commit surfaces at every flush() from then on (the runtime flushes before it commits offsets): the
+   * store no longer holds what was written, so its task must be restored. lmdb-js rejects the writes of a failed
+   * transaction with "Commit failed (see commitError for details)" and gives the cause (such as ENOSPC) in a
+   * `commitError` promise, which must be handled: unhandled, its rejection would end the process.
+   */
   private readonly recordFailure = (error: unknown): void => {
-    this.failure ??= error;
+    if (this.failure !== undefined) return;
+    this.failure = error;
+    const commitError = (error as { commitError?: unknown } | undefined)?.commitError;
+    if (!(commitError instanceof Promise)) return this.signalFailure();
+    commitError.then(
+      () => this.signalFailure(),
+      (cause: unknown) => {
+        this.failure = cause;
+        this.signalFailure();
+      },
+    );
   };
 }
