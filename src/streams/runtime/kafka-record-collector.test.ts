@@ -27,6 +27,25 @@ const unreachable = () =>
   });
 
 describe('KafkaRecordCollector', () => {
+  it("keeps each produce request under the broker's size limit, in order, whatever the record count allows", async () => {
+    const { producer, accepted, attempts } = fakeProducer(() => undefined);
+    const collector = new KafkaRecordCollector(producer, new Map([['out', 1]]), { maxBatch: 5_000, maxBatchBytes: 10_000, retryForMs: 0 });
+    const value = 'v'.repeat(1_000);
+    for (let i = 0; i < 25; i++) collector.send({ topic: 'out', partition: 0, key: Buffer.from(`k${i}`), value: Buffer.from(`${i}:${value}`), timestamp: 0, headers: { h: 'x' } });
+    await collector.flush();
+    expect(accepted.map((v) => v.split(':')[0])).toEqual(Array.from({ length: 25 }, (_, i) => String(i)));
+    // About 1 030 bytes a record: nine fit in 10 000 bytes.
+    expect(attempts).toEqual([9, 9, 7]);
+  });
+
+  it('sends a record larger than the limit on its own rather than never', async () => {
+    const { producer, attempts } = fakeProducer(() => undefined);
+    const collector = new KafkaRecordCollector(producer, new Map([['out', 1]]), { maxBatchBytes: 100, retryForMs: 0 });
+    for (let i = 0; i < 2; i++) collector.send({ topic: 'out', partition: 0, key: null, value: Buffer.alloc(500), timestamp: 0, headers: {} });
+    await collector.flush();
+    expect(attempts).toEqual([1, 1]);
+  });
+
   it('sends a batch again after a transient failure, before anything produced later, and loses nothing', async () => {
     let failures = 2;
     const { producer, accepted } = fakeProducer(() => (failures-- > 0 ? unreachable() : undefined));

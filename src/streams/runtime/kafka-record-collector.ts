@@ -9,6 +9,11 @@ export interface CollectorOptions {
   /** Records per produce request (they follow each other with no gap); default 5 000. */
   maxBatch?: number;
   /**
+   * Bytes per produce request, roughly (keys, values, headers and per-record overhead); default 1 000 000, under the
+   * broker's `message.max.bytes` (1 MiB by default), which refuses a partition's batch above it.
+   */
+  maxBatchBytes?: number;
+  /**
    * How long a batch is sent again after a transient failure (Kafka Streams' `task.timeout.ms`); default 5
    * minutes. 0 under exactly-once: a batch sent again inside a transaction could be written twice.
    */
@@ -30,7 +35,7 @@ export interface CollectorOptions {
  */
 export class KafkaRecordCollector implements RecordCollector {
   /** Records in the order they were produced, with their topic. */
-  private buffer: { topic: string; message: OutgoingRecord }[] = [];
+  private buffer: { topic: string; message: OutgoingRecord; bytes: number }[] = [];
   private head = 0;
   private inFlight: Promise<void> | undefined;
   private failure: Error | undefined;
@@ -41,6 +46,7 @@ export class KafkaRecordCollector implements RecordCollector {
   sentRecords = 0;
 
   private readonly maxBatch: number;
+  private readonly maxBatchBytes: number;
   private readonly retryForMs: number;
   private readonly onRetry: (error: unknown, attempt: number) => void;
 
@@ -50,6 +56,7 @@ export class KafkaRecordCollector implements RecordCollector {
     options: CollectorOptions = {},
   ) {
     this.maxBatch = options.maxBatch ?? 5_000;
+    this.maxBatchBytes = options.maxBatchBytes ?? 1_000_000;
     this.retryForMs = options.retryForMs ?? 300_000;
     this.onRetry = options.onRetry ?? (() => undefined);
   }
@@ -75,6 +82,7 @@ export class KafkaRecordCollector implements RecordCollector {
     if (this.failure) throw this.failure;
     this.buffer.push({
       topic: record.topic,
+      bytes: recordBytes(record),
       message: {
         key: record.key,
         value: record.value,
@@ -93,7 +101,11 @@ export class KafkaRecordCollector implements RecordCollector {
   /** Starts sending what is buffered, unless a batch is in flight (then it follows that one). */
   sendBuffered(): void {
     if (this.buffered === 0 || this.inFlight) return;
-    const end = Math.min(this.buffer.length, this.head + this.maxBatch);
+    let end = this.head;
+    for (let bytes = 0; end < this.buffer.length && end - this.head < this.maxBatch; end++) {
+      bytes += this.buffer[end]!.bytes;
+      if (bytes > this.maxBatchBytes && end > this.head) break;
+    }
     const byTopic = new Map<string, OutgoingRecord[]>();
     for (let i = this.head; i < end; i++) {
       const { topic, message } = this.buffer[i]!;
@@ -167,4 +179,14 @@ export class KafkaRecordCollector implements RecordCollector {
     this.buffer = [];
     this.head = 0;
   }
+}
+
+/** Kafka's per-record overhead in a record batch (attributes, deltas, lengths as varints), at most. */
+const RECORD_OVERHEAD_BYTES = 24;
+
+/** A record's size in a produce request, near enough to keep a batch under the broker's limit. */
+function recordBytes(record: ProducedRecord): number {
+  let bytes = RECORD_OVERHEAD_BYTES + (record.key?.length ?? 0) + (record.value?.length ?? 0);
+  for (const [name, value] of Object.entries(record.headers)) bytes += 2 + Buffer.byteLength(name) + (value === undefined ? 0 : Buffer.byteLength(value));
+  return bytes;
 }
