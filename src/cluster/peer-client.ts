@@ -115,21 +115,19 @@ export class PeerClient {
     legacyJson: () => string,
   ): PartStream {
     let chunks = 0;
-    let end: PartEnd | undefined;
     try {
-      // Read to the call's own end (the status after the last message), never cancelling a call that ends by
-      // itself: a call cancelled before its status is a RST_STREAM, and Node's HTTP/2 server closes a session whose
-      // client resets streams at a high rate (its rapid-reset guard), which fails every call on the channel.
+      // A call that ends by itself is never cancelled: a call cancelled before its status is a RST_STREAM, and Node's
+      // HTTP/2 server closes a session whose client resets streams at a high rate (its rapid-reset guard), which
+      // fails every call on the channel. So the part ends at the peer's end message, and the call's status, which
+      // follows it, is read in the background.
       const messages = (call as AsyncIterable<QueryChunkMessage>)[Symbol.asyncIterator]();
       for (let next = await messages.next(); !next.done; next = await messages.next()) {
         const message = next.value;
-        if (end !== undefined) continue;
         if (message.records) {
           const chunk = checkedChunk(message.records.recordsJson, message.records.count);
           if (typeof chunk === 'string') {
-            end = failedAnswer(chunk);
             call.cancel();
-            continue;
+            return failedAnswer(chunk);
           }
           chunks++;
           let resumed = false;
@@ -141,12 +139,12 @@ export class PeerClient {
             if (!resumed) call.cancel();
           }
         } else if (message.end) {
-          end = this.endOf(message.end);
+          void drainRest(messages);
+          return this.endOf(message.end);
         }
       }
-      return end ?? failedAnswer('the peer ended its part without saying whether it was complete');
+      return failedAnswer('the peer ended its part without saying whether it was complete');
     } catch (error) {
-      if (end !== undefined) return end;
       if (chunks === 0 && isServiceError(error) && error.code === grpc.status.UNIMPLEMENTED) {
         this.legacy.add(grpcEndpoint);
         return yield* this.legacyPart(grpcEndpoint, query, deadline, legacyJson);
@@ -252,6 +250,15 @@ export class PeerClient {
  */
 function isPeerGone(code: grpc.status): boolean {
   return code === grpc.status.UNAVAILABLE || code === grpc.status.CANCELLED;
+}
+
+/** Reads what is left of a call (its status) without holding up its part. */
+async function drainRest(messages: AsyncIterator<QueryChunkMessage>): Promise<void> {
+  try {
+    while (!(await messages.next()).done);
+  } catch {
+    // The part already ended with the peer's own end message: a failing status after it changes nothing.
+  }
 }
 
 /**
