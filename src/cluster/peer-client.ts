@@ -135,10 +135,12 @@ export class PeerClient {
             yield chunk;
             resumed = true;
           } finally {
-            // The reader stopped early: the call is cancelled first, so the loop's exit finds it ended.
-            if (!resumed) call.cancel();
+            // The reader stopped early: a call still running is cancelled; one that has ended is read to its status.
+            if (!resumed && message.end) void drainRest(messages);
+            else if (!resumed) call.cancel();
           }
-        } else if (message.end) {
+        }
+        if (message.end) {
           void drainRest(messages);
           return this.endOf(message.end);
         }

@@ -112,6 +112,8 @@ async function writePart(call: grpc.ServerWritableStream<PeerQueryMessage, Query
     return;
   }
   try {
+    // Each chunk waits for the next one to be read, so that the last travels with the end in one message.
+    let held: QueryChunkMessage['records'];
     for (;;) {
       let next: IteratorResult<{ json: string; count: number }, PartEnd>;
       try {
@@ -121,12 +123,13 @@ async function writePart(call: grpc.ServerWritableStream<PeerQueryMessage, Query
       }
       if (cancelled) return;
       if (next.done) {
-        call.write({ end: endMessage(next.value) });
+        call.write({ ...(held ? { records: held } : {}), end: endMessage(next.value) });
         call.end();
         return;
       }
-      if (!call.write({ records: { recordsJson: next.value.json, count: next.value.count } })) await Promise.race([once(call, 'drain'), cancellation]);
+      if (held && !call.write({ records: held })) await Promise.race([once(call, 'drain'), cancellation]);
       if (cancelled) return;
+      held = { recordsJson: next.value.json, count: next.value.count };
     }
   } finally {
     await part.return({ ok: true });

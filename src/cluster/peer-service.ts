@@ -47,8 +47,7 @@ export interface PartitionPositionMessage {
 export type FailureMessage = NonNullable<QueryReplyMessage['failure']>;
 
 export interface QueryChunkMessage {
-  content?: 'records' | 'end';
-  records?: { recordsJson: string; count: number };
+  records?: { recordsJson: string; count: number } | null;
   end?: { failure?: FailureMessage | null; paged?: boolean; positions?: PartitionPositionMessage[]; complete?: boolean };
 }
 
