@@ -11,6 +11,7 @@ import { wordCountTopology, WORD_COUNT_STORE } from '../../examples/word-count';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 import { expectedCounts, latestCounts, produceLines, tempStateDir, testLogger, waitFor } from '../support/streams';
 import { stopAnyway } from '../runtime/support/stop-anyway';
+import { FAULT_GUARANTEES } from './support/guarantees';
 
 const LINES = 20_000;
 /** Longer than kafkajs' own retries (about 10 s): Sluice's retrying and transaction recovery must carry it. */
@@ -26,7 +27,7 @@ function storeCounts(instance: StreamsInstance): Map<string, number> {
 
 const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
 
-describe.each(['exactly_once_v2', 'at_least_once'] as const)('the broker bounced under %s', (guarantee) => {
+describe.each(FAULT_GUARANTEES)('the broker bounced under %s', (guarantee) => {
   let broker: LocalKafka;
   let clients: KafkaTestClients;
   let instance: StreamsInstance | undefined;

@@ -10,13 +10,14 @@ import { BROKER_TEST_TIMEOUT_MS, uniqueName } from '../support/kafka';
 import { expectedCounts, latestCounts, produceLines, waitFor } from '../support/streams';
 import type { InstanceProcess } from '../runtime/support/instance-process';
 import { WordCountProcesses } from '../runtime/support/word-count-processes';
+import { FAULT_GUARANTEES } from './support/guarantees';
 
 const PARTITIONS = 4;
 const FIRST = 2_000;
 const TOTAL = 5_000;
 const SESSION_TIMEOUT_MS = 6_000;
 
-describe.each(['exactly_once_v2', 'at_least_once'] as const)('a node frozen past its session timeout under %s', (guarantee) => {
+describe.each(FAULT_GUARANTEES)('a node frozen past its session timeout under %s', (guarantee) => {
   const app = new WordCountProcesses(`frozen-${guarantee === 'exactly_once_v2' ? 'eos' : 'alos'}`);
   afterAll(() => app.cleanUp(), 30_000);
 
@@ -37,59 +38,66 @@ describe.each(['exactly_once_v2', 'at_least_once'] as const)('a node frozen past
         });
       const a = start('node-a');
       const b = start('node-b');
-      /** The host map as `node` sees it: the number of input and repartition partitions each node holds. */
-      const shares = async (node: InstanceProcess) => (await node.metadata()).map((host) => host.topicPartitions.length).sort();
-      const bothHoldTasks = async () => {
-        for (const node of [a, b]) {
-          if (node.state !== 'RUNNING') return false;
-          const held = await shares(node);
-          if (held.length !== 2 || held.some((n) => n === 0)) return false;
-        }
-        return true;
-      };
-      await waitFor(bothHoldTasks, 'both nodes running with tasks of their own', 60_000);
-
-      let sent = FIRST;
-      const produceRest = (async () => {
-        for (; sent < TOTAL; sent += 100) {
-          await produceLines(producer, input, sent, sent + 100);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      })();
-      await waitFor(() => sent >= FIRST + 500, 'input to be arriving', 30_000);
-      const frozen: InstanceProcess = b;
-      process.kill(frozen.pid!, 'SIGSTOP');
+      // What each node went through, printed when the test fails.
+      const logs = () => [a, b].map((node) => `--- ${node.name}: ${node.states.map((c) => c.state).join(' -> ')}\n${node.tail(60)}`).join('\n');
       try {
-        // The group notices the silent member and hands its tasks to the other node.
-        await waitFor(async () => a.state === 'RUNNING' && (await shares(a)).join() === String(2 * PARTITIONS), 'node-a to hold every partition', 60_000);
-      } finally {
-        process.kill(frozen.pid!, 'SIGCONT');
-      }
-      await produceRest;
-      await waitFor(bothHoldTasks, 'the resumed node to re-join and hold tasks again', 90_000);
+        /** The host map as `node` sees it: the number of input and repartition partitions each node holds. */
+        const shares = async (node: InstanceProcess) => (await node.metadata()).map((host) => host.topicPartitions.length).sort();
+        const bothHoldTasks = async () => {
+          for (const node of [a, b]) {
+            if (node.state !== 'RUNNING') return false;
+            const held = await shares(node);
+            if (held.length !== 2 || held.some((n) => n === 0)) return false;
+          }
+          return true;
+        };
+        await waitFor(bothHoldTasks, 'both nodes running with tasks of their own', 60_000);
 
-      const expected = expectedCounts(TOTAL);
-      const consumer = await clients.consumer({ groupId: uniqueName('frozen-check'), isolationLevel: 'read_committed' });
-      const published = await latestCounts(consumer, output, (counts) => [...expected].every(([word, n]) => (counts.get(word) ?? 0) >= n), 90_000);
-      // Each word lives in the store of the one node that owns its partition now.
-      let stores = new Map<string, number>();
-      await waitFor(
-        async () => {
-          stores = new Map([...(await a.storeCounts()), ...(await b.storeCounts())]);
-          return [...expected].every(([word, n]) => (stores.get(word) ?? 0) >= n);
-        },
-        'every word counted in the stores',
-        60_000,
-      );
-      if (guarantee === 'exactly_once_v2') {
-        expect(Object.fromEntries(published)).toEqual(Object.fromEntries(expected));
-        expect(Object.fromEntries(stores)).toEqual(Object.fromEntries(expected));
-      } else {
-        const under = (counts: Map<string, number>) => [...expected].filter(([word, n]) => (counts.get(word) ?? 0) < n);
-        expect(under(published)).toEqual([]);
-        expect(under(stores)).toEqual([]);
+        let sent = FIRST;
+        const produceRest = (async () => {
+          for (; sent < TOTAL; sent += 100) {
+            await produceLines(producer, input, sent, sent + 100);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        })();
+        await waitFor(() => sent >= FIRST + 500, 'input to be arriving', 30_000);
+        const frozen: InstanceProcess = b;
+        process.kill(frozen.pid!, 'SIGSTOP');
+        try {
+          // The group notices the silent member and hands its tasks to the other node.
+          await waitFor(async () => a.state === 'RUNNING' && (await shares(a)).join() === String(2 * PARTITIONS), 'node-a to hold every partition', 60_000);
+        } finally {
+          process.kill(frozen.pid!, 'SIGCONT');
+        }
+        await produceRest;
+        await waitFor(bothHoldTasks, 'the resumed node to re-join and hold tasks again', 90_000);
+
+        const expected = expectedCounts(TOTAL);
+        const consumer = await clients.consumer({ groupId: uniqueName('frozen-check'), isolationLevel: 'read_committed' });
+        const published = await latestCounts(consumer, output, (counts) => [...expected].every(([word, n]) => (counts.get(word) ?? 0) >= n), 90_000);
+        // Each word lives in the store of the one node that owns its partition now.
+        let stores = new Map<string, number>();
+        await waitFor(
+          async () => {
+            stores = new Map([...(await a.storeCounts()), ...(await b.storeCounts())]);
+            return [...expected].every(([word, n]) => (stores.get(word) ?? 0) >= n);
+          },
+          'every word counted in the stores',
+          60_000,
+        );
+        if (guarantee === 'exactly_once_v2') {
+          expect(Object.fromEntries(published)).toEqual(Object.fromEntries(expected));
+          expect(Object.fromEntries(stores)).toEqual(Object.fromEntries(expected));
+        } else {
+          const under = (counts: Map<string, number>) => [...expected].filter(([word, n]) => (counts.get(word) ?? 0) < n);
+          expect(under(published)).toEqual([]);
+          expect(under(stores)).toEqual([]);
+        }
+        expect([a.errors, b.errors]).toEqual([[], []]);
+      } catch (error) {
+        process.stderr.write(`${logs()}\n`);
+        throw error;
       }
-      expect([a.errors, b.errors]).toEqual([[], []]);
     },
     BROKER_TEST_TIMEOUT_MS + 120_000,
   );

@@ -268,6 +268,8 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
     this.setState('PENDING_SHUTDOWN');
     if (this.timer) clearInterval(this.timer);
     let clean = !this.failed;
+    // A failed thread leaves the group first: kafkajs would restart its crashed consumer, a member holding partitions nobody processes.
+    if (!clean) await this.clients.consumer.disconnect().catch(() => undefined);
     await this.runExclusive(async () => {
       if (!clean) return;
       try {

@@ -439,7 +439,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private async onThreadFailed(index: number, failed: StreamThread, error: Error): Promise<void> {
     if (!this.recovery.recoverable(error)) return this.failWith(error);
     this.logger.warn({ err: error, thread: failed.name }, "stream thread lost its transactions; replacing it (its tasks restore from their changelogs)");
-    await failed.close().catch((e: unknown) => this.logger.warn({ err: e, thread: failed.name }, 'closing the failed thread failed'));
+    // Closing aborts each task's transaction, which waits out kafkajs' retries while the broker is away; the
+    // replacement need not wait for it (its producers fence the old ones, and it takes over the task locks).
+    const closed = failed.close().catch((e: unknown) => this.logger.warn({ err: e, thread: failed.name }, 'closing the failed thread failed'));
+    await withTimeout(closed, FAILED_THREAD_CLOSE_MS);
     if (this.closeBegun || this.error) return;
     const replacement = this.createThread(index);
     this.streamThreads[this.streamThreads.indexOf(failed)] = replacement;
@@ -622,6 +625,9 @@ function decodeAssignment(userData: Buffer): AssignmentInfo {
 }
 
 /** Waits for `work`, or `timeoutMs` if given, whichever comes first (the work goes on in the background). */
+/** How long a failed thread's close may delay its replacement. */
+const FAILED_THREAD_CLOSE_MS = 10_000;
+
 async function withTimeout(work: Promise<void>, timeoutMs: number | undefined): Promise<void> {
   if (timeoutMs === undefined) return work;
   let timer: NodeJS.Timeout | undefined;
