@@ -62,9 +62,19 @@ export class CachingKeyValueStore<K, V, VS = V> extends CachingStoreBase<KeyValu
     return this.merged(this.inner.prefixScan(prefix, prefixSerializer), { prefix: prefixSerializer.serialize(prefix) }, false);
   }
 
-  /** Entries in the store only: the cache's unwritten keys are not counted, as in Kafka Streams. */
+  /**
+   * The store's entries with the cache's writes applied: a cached key the store lacks counts, a cached deletion of
+   * a stored key does not. Kafka Streams counts the store alone, so its count of a cached table lags by up to a
+   * commit interval; the query API's `count` must agree with its `get` and `all`, which read through the cache.
+   */
   approximateNumEntries(): number {
-    return this.inner.approximateNumEntries();
+    let entries = this.inner.approximateNumEntries();
+    for (const entry of this.cache.values()) {
+      const stored = this.inner.get(entry.key) !== undefined;
+      if (entry.value !== null && !stored) entries++;
+      else if (entry.value === null && stored) entries--;
+    }
+    return entries;
   }
 
   protected storedValue(entry: CacheEntry<K, V>): V | null {

@@ -97,6 +97,8 @@ describe('caching key-value store', () => {
     expect(entries(store.reverseAll(), describe)).toEqual(['f=cached', 'e=cached', 'b=cached', 'a=stored']);
     expect(entries(store.range('b', 'e'), describe)).toEqual(['b=cached', 'e=cached']);
     expect(entries(store.prefixScan('f', Serdes.String()), describe)).toEqual(['f=cached']);
+    // a, e and the stored c, less c's cached deletion, plus the cached b and f.
+    expect(store.approximateNumEntries()).toBe(4);
     await store.close();
   });
 

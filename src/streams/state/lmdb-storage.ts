@@ -26,6 +26,8 @@ export class LmdbStorage implements StoreStorage {
   private meta: LmdbTable | undefined;
   private readonly tables = new Map<string, LmdbTable>();
   private storeName = '';
+  /** A write failed; `failure` is its cause once lmdb-js has given it. */
+  private failing = false;
   private failure: unknown;
   private failureSignal: Promise<void> = Promise.resolve();
   private signalFailure: () => void = () => undefined;
@@ -103,6 +105,7 @@ export class LmdbStorage implements StoreStorage {
     const env = this.environment();
     // After a failed commit lmdb-js settles neither `committed` nor `flushed`: the failure ends the wait.
     await Promise.race([env.committed.then(() => env.flushed), this.failureSignal]);
+    if (this.failing) await this.failureSignal;
     if (this.failure !== undefined) {
       throw new StreamsException(`Writing to the LMDB store ${this.storeName} failed: ${String(this.failure)}`, { cause: this.failure });
     }
@@ -117,7 +120,7 @@ export class LmdbStorage implements StoreStorage {
       this.meta = undefined;
       this.env = undefined;
       // lmdb-js's close waits for a failed transaction forever: an environment whose writes failed is let go.
-      if (this.failure === undefined) await env.close();
+      if (!this.failing) await env.close();
       else void env.close().catch(() => undefined);
     }
   }
@@ -137,6 +140,7 @@ export class LmdbStorage implements StoreStorage {
   }
 
   private resetFailure(): void {
+    this.failing = false;
     this.failure = undefined;
     this.failureSignal = new Promise((resolve) => (this.signalFailure = resolve));
   }
@@ -145,19 +149,16 @@ export class LmdbStorage implements StoreStorage {
    * A failed commit surfaces at every flush() from then on (the runtime flushes before it commits offsets): the
    * store no longer holds what was written, so its task must be restored. lmdb-js rejects the writes of a failed
    * transaction with "Commit failed (see commitError for details)" and gives the cause (such as ENOSPC) in a
-   * `commitError` promise, which must be handled: unhandled, its rejection would end the process.
+   * `commitError` promise, which must be handled, every one: unhandled, its rejection would end the process.
    */
   private readonly recordFailure = (error: unknown): void => {
-    if (this.failure !== undefined) return;
-    this.failure = error;
     const commitError = (error as { commitError?: unknown } | undefined)?.commitError;
-    if (!(commitError instanceof Promise)) return this.signalFailure();
-    commitError.then(
-      () => this.signalFailure(),
-      (cause: unknown) => {
-        this.failure = cause;
-        this.signalFailure();
-      },
-    );
+    const cause = commitError instanceof Promise ? commitError.then(() => error, (reason: unknown) => reason) : Promise.resolve(error);
+    if (this.failing) return;
+    this.failing = true;
+    void cause.then((reason) => {
+      this.failure = reason;
+      this.signalFailure();
+    });
   };
 }
