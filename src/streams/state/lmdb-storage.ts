@@ -152,8 +152,9 @@ export class LmdbStorage implements StoreStorage {
    * `commitError` promise, which must be handled, every one: unhandled, its rejection would end the process.
    */
   private readonly recordFailure = (error: unknown): void => {
-    const commitError = (error as { commitError?: unknown } | undefined)?.commitError;
-    const cause = commitError instanceof Promise ? commitError.then(() => error, (reason: unknown) => reason) : Promise.resolve(error);
+    // A thenable, not `instanceof Promise`: under jest the promise comes from another realm.
+    const commitError = (error as { commitError?: PromiseLike<unknown> } | undefined)?.commitError;
+    const cause = typeof commitError?.then === 'function' ? Promise.resolve(commitError).then(() => error, (reason: unknown) => reason) : Promise.resolve(error);
     if (this.failing) return;
     this.failing = true;
     void cause.then((reason) => {
