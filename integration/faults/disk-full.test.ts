@@ -11,6 +11,7 @@ import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
 import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, testLogger, waitFor, waitForState } from '../support/streams';
+import { itWhenAllFaults } from './support/guarantees';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS * 2);
 
@@ -71,7 +72,7 @@ afterAll(async () => {
   fs.rmSync(mountPoint, { recursive: true, force: true });
 });
 
-it('fails with a clear error when the disk is full, and after space returns a new start has every record', async () => {
+itWhenAllFaults('fails with a clear error when the disk is full, and after space returns a new start has every record', async () => {
   await produce(0, BATCH);
   const first = new StreamsInstance(topology(), config, { logger: testLogger });
   await first.start();
