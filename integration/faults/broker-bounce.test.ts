@@ -5,11 +5,10 @@
  * records processed since the last commit are processed again).
  */
 import { StreamsInstance } from '../../src';
-import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { LocalKafka } from '../../src/host/broker/local-kafka';
 import { wordCountTopology, WORD_COUNT_STORE } from '../../examples/word-count';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
-import { expectedCounts, latestCounts, produceLines, tempStateDir, testLogger, waitFor } from '../support/streams';
+import { expectedCounts, latestCounts, produceLines, tempStateDir, testLogger, waitFor, storeValues } from '../support/streams';
 import { stopAnyway } from '../runtime/support/stop-anyway';
 import { FAULT_GUARANTEES } from './support/guarantees';
 
@@ -17,13 +16,7 @@ const LINES = 20_000;
 /** Longer than kafkajs' own retries (about 10 s): Sluice's retrying and transaction recovery must carry it. */
 const OUTAGE_MS = 15_000;
 
-function storeCounts(instance: StreamsInstance): Map<string, number> {
-  const result = new Map<string, number>();
-  for (const store of instance.queryableStores(WORD_COUNT_STORE).values()) {
-    for (const kv of (store as unknown as KeyValueStore<string, ValueAndTimestamp<number>>).all()) result.set(kv.key, kv.value.value);
-  }
-  return result;
-}
+const storeCounts = (instance: StreamsInstance): Map<string, number> => storeValues<number>(instance, WORD_COUNT_STORE);
 
 const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
 

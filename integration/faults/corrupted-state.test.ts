@@ -6,11 +6,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { StreamsInstance } from '../../src';
-import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { wordCountTopology } from '../../examples/word-count';
 import type { RestoreEvent } from '../../src/streams/runtime/instance-view';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
-import { expectedCounts, produceLines, tempStateDir, testLogger, waitFor, waitForState } from '../support/streams';
+import { expectedCounts, produceLines, tempStateDir, testLogger, waitFor, waitForState, storeValues } from '../support/streams';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS);
 
@@ -28,13 +27,7 @@ const config = {
 };
 const taskDirs = () => Array.from({ length: PARTITIONS }, (_, p) => path.join(config['state.dir'], config['application.id'], `1_${p}`));
 
-function storeCounts(instance: StreamsInstance): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const store of instance.queryableStores('count').values()) {
-    for (const kv of (store as unknown as KeyValueStore<string, ValueAndTimestamp<number>>).all()) counts.set(kv.key, kv.value.value);
-  }
-  return counts;
-}
+const storeCounts = (instance: StreamsInstance): Map<string, number> => storeValues<number>(instance, 'count');
 
 /** Runs the word count until its store holds every count; answers how many changelog records it restored. */
 async function run(): Promise<{ restored: number; changelogRecords: number; counts: Map<string, number> }> {

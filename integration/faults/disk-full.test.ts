@@ -8,9 +8,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
-import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
-import { tempStateDir, testLogger, waitFor, waitForState } from '../support/streams';
+import { tempStateDir, testLogger, waitFor, waitForState, storeValues } from '../support/streams';
 import { itWhenAllFaults } from './support/guarantees';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS * 2);
@@ -35,13 +34,7 @@ function topology() {
   return builder.build();
 }
 
-function stored(instance: StreamsInstance): Map<string, string> {
-  const values = new Map<string, string>();
-  for (const store of instance.queryableStores(STORE).values()) {
-    for (const kv of (store as unknown as KeyValueStore<string, ValueAndTimestamp<string>>).all()) values.set(kv.key, kv.value.value);
-  }
-  return values;
-}
+const stored = (instance: StreamsInstance): Map<string, string> => storeValues<string>(instance, STORE);
 
 async function produce(from: number, to: number): Promise<void> {
   const producer = await clients.producer();

@@ -6,11 +6,10 @@
  * holds for an instance started while the broker is down.
  */
 import { StreamsInstance } from '../../src';
-import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { LocalKafka } from '../../src/host/broker/local-kafka';
 import { wordCountTopology, WORD_COUNT_STORE } from '../../examples/word-count';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
-import { expectedCounts, produceLines, tempStateDir, testLogger, waitFor } from '../support/streams';
+import { expectedCounts, produceLines, tempStateDir, testLogger, waitFor, storeValues } from '../support/streams';
 import { stopAnyway } from './support/stop-anyway';
 
 /** Enough that the broker dies in the middle of the backlog, with sends and commits under way. */
@@ -19,13 +18,7 @@ const LINES = 30_000;
 const OUTAGE_MS = 20_000;
 const START_OUTAGE_MS = 15_000;
 
-function counts(instance: StreamsInstance): Map<string, number> {
-  const result = new Map<string, number>();
-  for (const store of instance.queryableStores(WORD_COUNT_STORE).values()) {
-    for (const kv of (store as unknown as KeyValueStore<string, ValueAndTimestamp<number>>).all()) result.set(kv.key, kv.value.value);
-  }
-  return result;
-}
+const counts = (instance: StreamsInstance): Map<string, number> => storeValues<number>(instance, WORD_COUNT_STORE);
 
 describe('a broker outage', () => {
   let broker: LocalKafka;

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
-import type { StreamsInstance } from '../../src';
+import type { KeyValueStore, StreamsInstance, ValueAndTimestamp } from '../../src';
 import type { KafkaConsumer, KafkaProducer } from '../../src/streams/kafka';
 import { corpusLine } from '../../bench/wordcount/corpus';
 
@@ -22,6 +22,15 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, what:
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Key → value over the partitions of a timestamped key-value store that `instance` can query now. */
+export function storeValues<V>(instance: StreamsInstance, store: string): Map<string, V> {
+  const values = new Map<string, V>();
+  for (const partition of instance.queryableStores(store).values()) {
+    for (const kv of (partition as unknown as KeyValueStore<string, ValueAndTimestamp<V>>).all()) values.set(kv.key, kv.value.value);
+  }
+  return values;
 }
 
 export async function waitForState(instance: StreamsInstance, state: string, timeoutMs = 60_000): Promise<void> {
