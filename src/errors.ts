@@ -87,6 +87,9 @@ export const TaskDirectoryLocked = define(
 );
 // A task's local state that cannot be trusted: it is wiped and restored from the changelog, never used.
 export const CorruptedTaskState = define('CorruptedTaskState', 500, (path: string, detail: string) => `Corrupted task state ${path}: ${detail}`);
+// A task's transaction ended in an unknown state (its commit failed midway): the task is closed dirty and taken up
+// again from its changelogs and committed offsets, as Kafka Streams does on TaskMigratedException.
+export const TaskMigrated = define('TaskMigrated', 500, (taskId: string, detail: string) => `Task ${taskId} lost its transaction: ${detail}`);
 export const BrokerUnavailable = define('BrokerUnavailable', 503, (detail: string) => detail);
 // Kafka refused who Sluice is (SASL) or the TLS connection failed: a configuration to fix, not a fault to ride out.
 export const KafkaAuthenticationFailed = define('KafkaAuthenticationFailed', 503, (detail: string) => `Kafka authentication failed: ${detail}`);

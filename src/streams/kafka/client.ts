@@ -301,7 +301,16 @@ export interface ConsumerOptions {
   /** Most bytes a fetch returns (Kafka's `fetch.max.bytes`). */
   maxBytes?: number;
   metadataMaxAgeMs?: number;
+  /**
+   * Asked when the consumer crashed on a retriable error: whether kafkajs is to start it again. A consumer whose
+   * owner has closed or failed must say no, or kafkajs restarts it behind the owner's back: a zombie member that
+   * joins the group and takes partitions that nobody processes.
+   */
+  restartOnFailure?: (error: Error) => Promise<boolean>;
 }
+
+/** kafkajs' own retry count for consumers, kept when a restart policy is given. */
+const CONSUMER_RETRIES = 5;
 
 export function createConsumer(kafka: KafkaClient, options: ConsumerOptions): KafkaConsumer {
   return kafka.consumer({
@@ -316,5 +325,6 @@ export function createConsumer(kafka: KafkaClient, options: ConsumerOptions): Ka
     maxBytesPerPartition: options.maxBytesPerPartition,
     maxBytes: options.maxBytes,
     metadataMaxAge: options.metadataMaxAgeMs,
+    retry: options.restartOnFailure ? { retries: CONSUMER_RETRIES, restartOnFailure: options.restartOnFailure } : undefined,
   });
 }

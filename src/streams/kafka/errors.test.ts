@@ -1,5 +1,6 @@
 import { KafkaJSConnectionError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, KafkaJSSASLAuthenticationError } from 'kafkajs';
-import { isGroupMembershipError, isTransientKafkaError, kafkaSecurityFailure } from './errors';
+import { ProcessorException, TaskMigrated } from '../../errors';
+import { isGroupMembershipError, isTransactionLostError, isTransientKafkaError, kafkaSecurityFailure } from './errors';
 
 describe('isGroupMembershipError', () => {
   it('recognises a refused commit, bare or wrapped by kafkajs', () => {
@@ -75,5 +76,24 @@ describe('kafkaSecurityFailure', () => {
       expect(kafkaSecurityFailure(lost)).toBeUndefined();
       expect(isTransientKafkaError(lost)).toBe(true);
     }
+  });
+});
+
+describe('isTransactionLostError', () => {
+  const NonRetriable = KafkaJSNonRetriableError as unknown as new (message: string) => Error;
+
+  it('sees a fenced producer, a failed commit and the producer refusing the next transaction, wrapped or not', () => {
+    const fenced = Object.assign(new Error('fenced'), { type: 'PRODUCER_FENCED' });
+    const stuck = new NonRetriable('Transaction state exception: Cannot call "beginTransaction" in state "COMMITTING"');
+    const migrated = new TaskMigrated('0_1', 'its commit failed (Connection error)');
+    for (const error of [fenced, stuck, migrated]) {
+      expect(isTransactionLostError(error)).toBe(true);
+      expect(isTransactionLostError(new ProcessorException('sink', '0_1', 'failed', { cause: error }))).toBe(true);
+    }
+  });
+
+  it('leaves other failures of kafkajs alone', () => {
+    expect(isTransactionLostError(new NonRetriable('Cannot continue to use transaction once ended'))).toBe(false);
+    expect(isTransactionLostError(Object.assign(new Error('too large'), { type: 'MESSAGE_TOO_LARGE' }))).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { KafkaAuthenticationFailed, KafkaTlsFailed, SluiceError } from '../../errors';
+import { KafkaAuthenticationFailed, KafkaTlsFailed, SluiceError, TaskMigrated } from '../../errors';
 
 /**
  * Kafka errors that the runtime treats as a lost group membership rather than a fault: a commit refused
@@ -19,12 +19,15 @@ export function isGroupMembershipError(error: unknown): boolean {
 /**
  * Errors that end an exactly-once producer's transaction without ending the application: the coordinator aborted it
  * (a broker outage longer than transaction.timeout.ms), or a newer producer of the same transactional id fenced it
- * (the task moved). Kafka Streams closes such tasks dirty and re-joins (TaskMigratedException).
+ * (the task moved), or a commit that failed midway left it in an unknown state (TaskMigrated, or kafkajs refusing
+ * the next transaction in the state the failed one left). Kafka Streams closes such tasks dirty and re-joins
+ * (TaskMigratedException).
  */
 const TRANSACTION_LOST_ERRORS = new Set(['INVALID_PRODUCER_EPOCH', 'PRODUCER_FENCED', 'INVALID_TXN_STATE', 'INVALID_PRODUCER_ID_MAPPING', 'TRANSACTIONAL_ID_NOT_FOUND']);
 
 export function isTransactionLostError(error: unknown): boolean {
   for (let cause = error, depth = 0; typeof cause === 'object' && cause !== null && depth < 10; depth++) {
+    if (cause instanceof TaskMigrated || isTransactionStateError(cause)) return true;
     const type = (cause as { type?: unknown }).type;
     if (typeof type === 'string' && TRANSACTION_LOST_ERRORS.has(type)) return true;
     cause = (cause as { cause?: unknown }).cause ?? (cause as { originalError?: unknown }).originalError;
@@ -117,4 +120,10 @@ export function kafkaSecurityFailure(error: unknown): SluiceError | undefined {
     current = (current as { cause?: unknown }).cause ?? (current as { originalError?: unknown }).originalError;
   }
   return undefined;
+}
+
+/** kafkajs' transactional producer refusing a call in its current state (a commit or abort that failed midway). */
+function isTransactionStateError(error: object): boolean {
+  const message = (error as { message?: unknown }).message;
+  return (error as { name?: unknown }).name === 'KafkaJSNonRetriableError' && typeof message === 'string' && message.startsWith('Transaction state exception');
 }

@@ -624,10 +624,10 @@ function decodeAssignment(userData: Buffer): AssignmentInfo {
   return { version: 0, standbyTasks: [] };
 }
 
-/** Waits for `work`, or `timeoutMs` if given, whichever comes first (the work goes on in the background). */
 /** How long a failed thread's close may delay its replacement. */
 const FAILED_THREAD_CLOSE_MS = 10_000;
 
+/** Waits for `work`, or `timeoutMs` if given, whichever comes first (the work goes on in the background). */
 async function withTimeout(work: Promise<void>, timeoutMs: number | undefined): Promise<void> {
   if (timeoutMs === undefined) return work;
   let timer: NodeJS.Timeout | undefined;

@@ -1,3 +1,4 @@
+import { TaskMigrated } from '../../errors';
 import { createTransactionalProducer, type KafkaClient, type KafkaProducer, type KafkaTransaction } from '../kafka';
 import type { RecordSender } from './kafka-record-collector';
 
@@ -19,9 +20,17 @@ export interface OffsetToCommit {
  * aborts whatever the previous owner left open and makes the broker refuse it from then on.
  */
 export class TaskTransaction implements RecordSender {
+  /**
+   * Why the transaction's outcome is unknown: a commit that failed midway leaves kafkajs' producer in COMMITTING
+   * (whether the broker ended the transaction is not known), and it refuses every later transaction. Only a new
+   * producer of the id (which aborts or finds committed what was left) can go on.
+   */
+  private lost: Error | undefined;
+
   private constructor(
     private readonly producer: KafkaProducer,
     private readonly groupId: string,
+    private readonly taskId: string,
     private transaction: KafkaTransaction | undefined,
   ) {}
 
@@ -34,7 +43,7 @@ export class TaskTransaction implements RecordSender {
     const producer = createTransactionalProducer(kafka, { transactionalId: `${applicationId}-${taskId}` });
     await producer.connect();
     try {
-      return new TaskTransaction(producer, applicationId, await producer.transaction());
+      return new TaskTransaction(producer, applicationId, taskId, await producer.transaction());
     } catch (error) {
       await producer.disconnect().catch(() => undefined);
       throw error;
@@ -42,12 +51,14 @@ export class TaskTransaction implements RecordSender {
   }
 
   async sendBatch(batch: Parameters<KafkaProducer['sendBatch']>[0]): ReturnType<KafkaProducer['sendBatch']> {
+    if (this.lost) throw this.lost;
     this.transaction ??= await this.producer.transaction();
     return this.transaction.sendBatch(batch);
   }
 
   /** Commits what was sent together with these consumed offsets; nothing to commit is a no-op. */
   async commit(offsets: readonly OffsetToCommit[]): Promise<void> {
+    if (this.lost) throw this.lost;
     if (!this.transaction && offsets.length === 0) return;
     this.transaction ??= await this.producer.transaction();
     if (offsets.length > 0) {
@@ -64,7 +75,13 @@ export class TaskTransaction implements RecordSender {
     }
     const transaction = this.transaction;
     this.transaction = undefined;
-    await transaction.commit();
+    try {
+      await transaction.commit();
+    } catch (error) {
+      const detail = `its commit failed (${error instanceof Error ? error.message : String(error)})`;
+      this.lost = new TaskMigrated(this.taskId, detail, { cause: error });
+      throw this.lost;
+    }
   }
 
   /** Aborts the open transaction, if any: its records are never read by read_committed consumers. */

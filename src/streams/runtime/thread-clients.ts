@@ -48,6 +48,7 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
       maxBytesPerPartition: config.maxPartitionFetchBytes,
       maxBytes: config.fetchMaxBytes,
       isolationLevel: exactlyOnce ? 'read_committed' : 'read_uncommitted',
+      restartOnFailure: () => Promise.resolve(hooks.active()),
     }), config.autoOffsetReset !== 'latest', config.applicationId, hooks, config.sessionTimeoutMs);
     return { consumer, producer: exactlyOnce ? undefined : createProducer(kafka.producer, { idempotent: false }) };
   };
@@ -79,6 +80,7 @@ export class GroupConsumer {
   private memberId: string | undefined;
   /** When this member last heard from the group: a join, a batch handed out, a heartbeat. */
   private lastContact = Date.now();
+  private disconnected = false;
 
   constructor(
     readonly consumer: KafkaConsumer,
@@ -94,6 +96,12 @@ export class GroupConsumer {
     await this.subscribe(topics);
     consumer.on(consumer.events.REBALANCING, () => handlers.onRebalancing());
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      if (this.disconnected) {
+        // A restart of kafkajs' that was joining while the consumer was stopped goes on to join: end that member.
+        this.hooks.logger.info('a consumer restart joined the group after the consumer was disconnected; leaving');
+        void this.consumer.disconnect().catch((error: unknown) => this.hooks.logger.warn({ err: error }, 'disconnecting the restarted consumer failed'));
+        return;
+      }
       if (this.waitingForForeignMembers) this.hooks.logger.info('joined the group: the members of the other protocol are gone');
       this.waitingForForeignMembers = false;
       const lost = this.memberId !== undefined && this.memberId !== event.payload.memberId;
@@ -164,6 +172,7 @@ export class GroupConsumer {
   }
 
   disconnect(): Promise<void> {
+    this.disconnected = true;
     return this.consumer.disconnect();
   }
 }
