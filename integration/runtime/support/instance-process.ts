@@ -3,7 +3,7 @@
  * ts-register.js), for tests that need instances which can be SIGKILLed. The test sees the instance's events as they
  * happen and asks it for its host map, key owners and store contents over IPC.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RebalanceEvent, RestoreEvent, ThreadMetadata } from '../../../src/streams/runtime/instance-view';
@@ -13,6 +13,9 @@ import type { ChildEvent, ChildReply, ChildRequest, ChildSpec, KeyOwner } from '
 
 const CHILD_SCRIPT = path.join(__dirname, 'instance-child.ts');
 const REGISTER = path.join(__dirname, 'ts-register.js');
+
+/** Starts `command args` as spawn would, somewhere of the caller's choosing. */
+export type ChildSpawner = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 type RequestBody = WithoutId<ChildRequest>;
@@ -46,15 +49,19 @@ export class InstanceProcess {
     child.on('message', (message: ChildEvent | ChildReply) => this.onMessage(message));
   }
 
-  /** Forks the child; the instance starts at once. */
-  static start(spec: ChildSpec, workDir: string): InstanceProcess {
+  /**
+   * Starts the child; the instance starts at once. `spawn`, when given, runs the child's node command line (a
+   * network host's namespace, say) instead of a fork here; the IPC channel goes with it.
+   */
+  static start(spec: ChildSpec, workDir: string, spawner?: ChildSpawner): InstanceProcess {
     const logFile = path.join(workDir, `${spec.name}.log`);
     const log = fs.openSync(logFile, 'a');
-    const child = fork(CHILD_SCRIPT, [], {
-      execArgv: ['--enable-source-maps', '-r', REGISTER],
+    const options: SpawnOptions = {
       stdio: ['ignore', log, log, 'ipc'],
       env: { ...process.env, SLUICE_IT_CHILD_SPEC: JSON.stringify(spec), KAFKAJS_NO_PARTITIONER_WARNING: '1' },
-    });
+    };
+    const execArgv = ['--enable-source-maps', '-r', REGISTER];
+    const child = spawner ? spawner(process.execPath, [...execArgv, CHILD_SCRIPT], options) : fork(CHILD_SCRIPT, [], { ...options, execArgv });
     fs.closeSync(log);
     return new InstanceProcess(spec.name, logFile, child);
   }

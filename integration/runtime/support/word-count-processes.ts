@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { KafkaTestClients, bootstrapServers, uniqueName } from '../../support/kafka';
-import { InstanceProcess } from './instance-process';
+import { InstanceProcess, type ChildSpawner } from './instance-process';
 
 export class WordCountProcesses {
   readonly clients = new KafkaTestClients();
@@ -35,8 +35,8 @@ export class WordCountProcesses {
     });
   }
 
-  /** Starts a process with this application's id and the broker under test, plus `config`. */
-  start(name: string, config: Record<string, string | number | boolean>): InstanceProcess {
+  /** Starts a process with this application's id and the broker under test, plus `config` (where `spawner` says). */
+  start(name: string, config: Record<string, string | number | boolean>, spawner?: ChildSpawner): InstanceProcess {
     const child = InstanceProcess.start(
       {
         name,
@@ -46,6 +46,7 @@ export class WordCountProcesses {
         config: { 'application.id': this.applicationId, 'bootstrap.servers': bootstrapServers().join(','), ...config },
       },
       this.workDir,
+      spawner,
     );
     this.children.push(child);
     return child;

@@ -122,6 +122,15 @@ export function kafkaSecurityFailure(error: unknown): SluiceError | undefined {
   return undefined;
 }
 
+/** The broker knows no such topic or partition (kafkajs' error, bare or inside the wrapper it gives up with). */
+export function isUnknownTopicError(error: unknown): boolean {
+  for (let cause = error, depth = 0; typeof cause === 'object' && cause !== null && depth < 10; depth++) {
+    if ((cause as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION') return true;
+    cause = (cause as { cause?: unknown }).cause ?? (cause as { originalError?: unknown }).originalError;
+  }
+  return false;
+}
+
 /** kafkajs' transactional producer refusing a call in its current state (a commit or abort that failed midway). */
 function isTransactionStateError(error: object): boolean {
   const message = (error as { message?: unknown }).message;

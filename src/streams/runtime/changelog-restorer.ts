@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { EARLIEST, type FetchedPartition, type FetchedRecordList, isTransientKafkaError, type ReadPosition, TopicPartitionMap } from '../kafka';
+import { EARLIEST, type FetchedPartition, type FetchedRecordList, isTransientKafkaError, OffsetOutOfRange, type ReadPosition, TopicPartitionMap } from '../kafka';
 import type { ChangelogRecords } from '../state/store';
 
 /** The part of the Kafka adapter's ChangelogReader that restoration uses. */
@@ -52,6 +52,12 @@ export interface RestoreListener {
   onTaskRestored(taskId: string): void;
   /** Restoration cannot go on: a non-transient failure, or transient ones for longer than `retryForMs`. */
   onError(error: unknown): void;
+  /**
+   * A changelog of the task no longer holds the offset to read from (truncated or deleted and created again since
+   * the checkpoint): the task's restore is dropped, the others go on. Kafka Streams' TaskCorruptedException: the
+   * task's stores are to be wiped and restored from the log start. Without this handler, onError.
+   */
+  onTaskCorrupted?(taskId: string, error: OffsetOutOfRange): void;
 }
 
 interface RestoringChangelog {
@@ -159,6 +165,14 @@ export class ChangelogRestorer {
       next = undefined;
       if (this.closed) return;
       if (error !== undefined) {
+        if (error instanceof OffsetOutOfRange && this.listener.onTaskCorrupted) {
+          const taskId = this.restoring.get(error.topic, error.partition)?.changelog.taskId;
+          if (taskId !== undefined) {
+            this.unregister(taskId);
+            this.listener.onTaskCorrupted(taskId, error);
+            continue;
+          }
+        }
         if (isTransientKafkaError(error) && Date.now() - (this.failingSince ??= Date.now()) < this.options.retryForMs) {
           this.options.logger.warn({ err: error }, 'reading changelogs failed; retrying until task.timeout.ms');
           await new Promise((resolve) => setTimeout(resolve, RETRY_BACKOFF_MS));

@@ -1,5 +1,5 @@
 import { StreamsException } from '../../errors';
-import { isTransientKafkaError, type KafkaProducer, type OutgoingRecord, TopicPartitionMap } from '../kafka';
+import { isTransientKafkaError, isUnknownTopicError, type KafkaProducer, type OutgoingRecord, TopicPartitionMap } from '../kafka';
 import type { ProducedRecord, RecordCollector } from './record-collector';
 
 /** Where a collector's batches go: a producer, or a task's transaction under exactly-once. */
@@ -149,8 +149,12 @@ export class KafkaRecordCollector implements RecordCollector {
         if (this.discarded || !isTransientKafkaError(error) || Date.now() >= deadline) {
           const retried = isTransientKafkaError(error) && !this.discarded && this.retryForMs > 0;
           const reason = retried ? ` (retried for task.timeout.ms = ${this.retryForMs})` : '';
+          // Sluice creates the topics it writes to and never lets a send create one: a topic gone is one deleted.
+          const missing = isUnknownTopicError(error)
+            ? `: topic ${topicMessages.map((t) => t.topic).join(' or ')} does not exist (deleted while the application runs?) or lacks the partition`
+            : '';
           this.failure ??= new StreamsException(
-            `sending records to Kafka failed${reason}: ${error instanceof Error ? error.message : String(error)}`,
+            `sending records to Kafka failed${reason}${missing}: ${error instanceof Error ? error.message : String(error)}`,
             { cause: error },
           );
           return;

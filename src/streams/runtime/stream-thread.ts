@@ -108,6 +108,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
           this.emit('restore', changelog.store, progress);
         },
         onTaskRestored: (taskId) => void this.runExclusive(() => this.finishRestoring(taskId)).catch((error) => this.fail(error)),
+        onTaskCorrupted: (taskId, error) => void this.runExclusive(() => this.tasks.reviveCorrupted(taskId, error)).catch((e) => this.fail(e)),
         onError: (error) => this.fail(new StreamsException(`restoring changelogs failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
       },
       { retryForMs: ctx.config.taskTimeoutMs, logger },

@@ -206,6 +206,23 @@ export class TaskManager {
     return task;
   }
 
+  /**
+   * Kafka Streams' handling of a TaskCorruptedException: a restoring task whose changelog no longer holds its
+   * checkpointed offset is closed dirty, its stores wiped, and created again to restore from the log start. Its
+   * input partitions stay paused until that restore is done.
+   */
+  async reviveCorrupted(taskId: string, cause: Error): Promise<void> {
+    const task = this.tasks.get(taskId);
+    if (!task || task.state !== 'restoring') return;
+    const { logger, stateDirectory, checkpoints, restorer } = this.options;
+    logger.warn({ taskId, err: cause }, `${cause.message}; task ${taskId}'s stores are wiped and restored from the changelogs' log start`);
+    const { id, partitions } = task;
+    await this.close(taskId, false);
+    stateDirectory.wipeTaskState(taskId);
+    const revived = await this.create(id, taskId, [...partitions]);
+    restorer.register(taskId, changelogsOf(revived.task, revived.stores, checkpoints));
+  }
+
   /** A restore's progress: the store's metric, and once a changelog is done, where it ended. */
   restoreProgress(changelog: ChangelogToRestore, progress: RestoreProgress, span: RestoreSpan): void {
     const task = this.tasks.get(changelog.taskId);

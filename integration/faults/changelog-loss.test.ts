@@ -1,0 +1,156 @@
+/**
+ * A changelog that loses records under the application, as Kafka Streams' TaskCorruptedException path handles it.
+ *
+ * Truncated: while a node is down, another processes on and the changelog is then truncated (delete-records) past
+ * the down node's checkpoint. On restart that node's restore finds its checkpointed offset gone: it wipes the
+ * task's stores and restores from the log start, with a warning, instead of failing. Its store then holds exactly
+ * what the changelog holds.
+ *
+ * Deleted: the changelog topic deleted under a running instance. Its writes cannot land: the instance fails with an
+ * error that names the topic (Kafka Streams fails the thread the same way), and writes nothing elsewhere meanwhile.
+ */
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { StreamsInstance } from '../../src';
+import { wordCountTopology, WORD_COUNT_STORE } from '../../examples/word-count';
+import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
+import { expectedCounts, produceLines, storeValues, tempStateDir, waitFor } from '../support/streams';
+import { stopAnyway } from '../runtime/support/stop-anyway';
+
+const PARTITIONS = 2;
+/** Kafka's config resource type of a topic. */
+const TOPIC_RESOURCE = 2;
+const LINES = 3_000;
+
+/** A logger whose warnings and errors the test reads. */
+function capturingLogger(): { logger: pino.Logger; lines: string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'warn' }, sink), lines };
+}
+
+describe('a changelog that loses records under the application', () => {
+  const clients = new KafkaTestClients();
+  const instances: StreamsInstance[] = [];
+  afterAll(async () => {
+    await Promise.allSettled(instances.map((instance) => stopAnyway(instance)));
+    await clients.close();
+  }, 60_000);
+
+  const counted = (instance: StreamsInstance, lines: number) => () => {
+    const counts = storeValues<number>(instance, WORD_COUNT_STORE);
+    return [...expectedCounts(lines)].every(([word, n]) => (counts.get(word) ?? 0) >= n);
+  };
+
+  async function topics(prefix: string): Promise<{ applicationId: string; input: string; output: string; changelog: string }> {
+    const applicationId = uniqueName(prefix);
+    const input = uniqueName(`${prefix}-in`);
+    const output = uniqueName(`${prefix}-out`);
+    const admin = await clients.admin();
+    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }, { topic: output, numPartitions: PARTITIONS }] });
+    return { applicationId, input, output, changelog: `${applicationId}-${WORD_COUNT_STORE}-changelog` };
+  }
+
+  function start(applicationId: string, input: string, output: string, stateDir: string, logger: pino.Logger, extra: Record<string, number> = {}): StreamsInstance {
+    const instance = new StreamsInstance(
+      wordCountTopology(input, output),
+      { 'application.id': applicationId, 'bootstrap.servers': bootstrapServers().join(','), 'state.dir': stateDir, 'commit.interval.ms': 200, ...extra },
+      { logger },
+    );
+    instances.push(instance);
+    return instance;
+  }
+
+  const ends = async (topic: string) => new Map((await (await clients.admin()).fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
+
+  /** The latest count per word the changelog holds now, from its log start. */
+  async function changelogCounts(changelog: string): Promise<Map<string, number>> {
+    const end = [...(await ends(changelog)).values()].reduce((a, b) => a + b, 0);
+    const start = [...(await (await clients.admin()).fetchTopicOffsets(changelog)).values()].reduce((a, p) => a + Number(p.low), 0);
+    const counts = new Map<string, number>();
+    let read = 0;
+    const consumer = await clients.consumer({ groupId: uniqueName('changelog-read') });
+    await consumer.subscribe({ topics: [changelog], fromBeginning: true });
+    await consumer.run({
+      eachBatch: async ({ batch }) => {
+        for (const m of batch.messages) {
+          read++;
+          // The value ends with the count (after the timestamp a timestamped store writes first); null deletes.
+          if (m.key && m.value) counts.set(m.key.toString('utf8'), Number(m.value.readBigInt64BE(m.value.length - 8)));
+          else if (m.key) counts.delete(m.key.toString('utf8'));
+        }
+      },
+    });
+    await waitFor(() => read >= end - start, `the changelog to be read (${end - start} records)`, 60_000);
+    await consumer.stop();
+    return counts;
+  }
+
+  it(
+    'truncated past a checkpoint: the restore wipes the task and restores from the log start, with a warning',
+    async () => {
+      const { applicationId, input, output, changelog } = await topics('truncated');
+      const producer = await clients.producer();
+      const stateA = tempStateDir();
+      await produceLines(producer, input, 0, LINES);
+      const first = start(applicationId, input, output, stateA, capturingLogger().logger);
+      await first.start();
+      await waitFor(counted(first, LINES), 'node A to count the first lines');
+      await first.close();
+      const checkpointed = await ends(changelog);
+
+      // Another node goes on while A is down; then the changelog loses everything A's checkpoint vouched for, and more.
+      await produceLines(producer, input, LINES, 2 * LINES);
+      const other = start(applicationId, input, output, tempStateDir(), capturingLogger().logger);
+      await other.start();
+      await waitFor(counted(other, 2 * LINES), 'node B to count every line');
+      await other.close();
+      const grown = await ends(changelog);
+      const cutAt = [...grown].map(([partition, end]) => ({ partition, offset: String(checkpointed.get(partition)! + Math.ceil((end - checkpointed.get(partition)!) / 2)) }));
+      expect(cutAt.every(({ partition, offset }) => Number(offset) > checkpointed.get(partition)!)).toBe(true);
+      const admin = await clients.admin();
+      await admin.fetchTopicMetadata({ topics: [changelog] });
+      // Kafka deletes records only from topics whose cleanup policy includes delete, as an operator sets it first.
+      await admin.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC_RESOURCE, name: changelog, configEntries: [{ name: 'cleanup.policy', value: 'compact,delete' }] }] });
+      await admin.deleteTopicRecords({ topic: changelog, partitions: cutAt });
+
+      const captured = capturingLogger();
+      const again = start(applicationId, input, output, stateA, captured.logger);
+      const states: string[] = [];
+      again.on('state', (change) => states.push(change.state));
+      await again.start();
+      await waitFor(() => again.state === 'RUNNING' && again.queryableStores(WORD_COUNT_STORE).size === PARTITIONS, 'node A to restore and run', 60_000);
+      expect(states).not.toContain('ERROR');
+      const warnings = captured.lines.filter((line) => line.includes('is no longer in the log') && line.includes('restored from the changelogs'));
+      expect(warnings.length).toBeGreaterThanOrEqual(1);
+      expect(Object.fromEntries(storeValues<number>(again, WORD_COUNT_STORE))).toEqual(Object.fromEntries(await changelogCounts(changelog)));
+    },
+    BROKER_TEST_TIMEOUT_MS + 60_000,
+  );
+
+  it(
+    'deleted under a running instance: the instance fails with an error that names the changelog',
+    async () => {
+      const { applicationId, input, output, changelog } = await topics('deleted');
+      const producer = await clients.producer();
+      await produceLines(producer, input, 0, LINES);
+      const instance = start(applicationId, input, output, tempStateDir(), capturingLogger().logger, { 'task.timeout.ms': 5_000 });
+      await instance.start();
+      await waitFor(counted(instance, LINES), 'the first lines to be counted');
+
+      await (await clients.admin()).deleteTopics({ topics: [changelog] });
+      await produceLines(producer, input, LINES, 2 * LINES);
+      await waitFor(() => instance.state === 'ERROR', 'the instance to fail', 90_000);
+      expect(instance.lastError?.message).toContain(changelog);
+      expect(instance.lastError?.message).toMatch(/does not exist/);
+      // Sluice creates its internal topics itself: nothing re-created the changelog behind its back.
+      expect((await (await clients.admin()).listTopics()).includes(changelog)).toBe(false);
+    },
+    BROKER_TEST_TIMEOUT_MS + 60_000,
+  );
+});
