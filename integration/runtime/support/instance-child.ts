@@ -1,29 +1,38 @@
 /**
- * A child process that runs one word-count StreamsInstance (examples/word-count.ts) for the multi-process tests.
+ * A child process that runs one StreamsInstance (the word count of examples/word-count.ts, or a table) for the
+ * multi-process tests.
  * Started by InstanceProcess (instance-process.ts) with `fork`: the spec comes in SLUICE_IT_CHILD_SPEC (JSON), the
  * instance's events go to the parent over IPC, and the parent's requests (host map, key owners, store contents,
  * close) are answered over IPC. Logs go to stderr, which the parent writes to a file.
  */
 import pino from 'pino';
-import { StreamsInstance } from '../../../src';
-import type { KeyValueStore, ValueAndTimestamp } from '../../../src';
+import { Serdes, StreamsBuilder, StreamsInstance } from '../../../src';
+import type { KeyValueStore, Topology, ValueAndTimestamp } from '../../../src';
 import { WORD_COUNT_STORE, wordCountTopology } from '../../../examples/word-count';
-import type { ChildEvent, ChildReply, ChildRequest, ChildSpec, KeyOwner } from './instance-protocol';
+import { TABLE_STORE, type ChildEvent, type ChildReply, type ChildRequest, type ChildSpec, type KeyOwner } from './instance-protocol';
 
 function send(message: ChildEvent | ChildReply, then?: () => void): void {
   process.send?.(message, undefined, {}, () => then?.());
 }
 
-function storeCounts(instance: StreamsInstance, standby = false): Record<string, number> {
-  const counts: Record<string, number> = {};
-  const stores = standby ? instance.standbyStores(WORD_COUNT_STORE) : instance.queryableStores(WORD_COUNT_STORE);
-  for (const store of stores.values()) {
-    for (const kv of (store as unknown as KeyValueStore<string, ValueAndTimestamp<number>>).all()) counts[kv.key] = kv.value.value;
+/** Key → value over the store partitions the instance can query now (or its standby partitions). */
+function storeValues(instance: StreamsInstance, store: string, standby = false): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  const stores = standby ? instance.standbyStores(store) : instance.queryableStores(store);
+  for (const partition of stores.values()) {
+    for (const kv of (partition as unknown as KeyValueStore<string, ValueAndTimestamp<unknown>>).all()) values[kv.key] = kv.value.value;
   }
-  return counts;
+  return values;
 }
 
-async function answer(instance: StreamsInstance, request: ChildRequest): Promise<unknown> {
+function topology(spec: ChildSpec): { topology: Topology; store: string } {
+  if (spec.topology !== 'table') return { topology: wordCountTopology(spec.input, spec.output), store: WORD_COUNT_STORE };
+  const builder = new StreamsBuilder();
+  builder.table<string, string>(spec.input, { keySerde: Serdes.String(), valueSerde: Serdes.String() }, { storeName: TABLE_STORE });
+  return { topology: builder.build(), store: TABLE_STORE };
+}
+
+async function answer(instance: StreamsInstance, store: string, request: ChildRequest): Promise<unknown> {
   switch (request.op) {
     case 'metadata':
       return instance.allMetadata();
@@ -32,10 +41,10 @@ async function answer(instance: StreamsInstance, request: ChildRequest): Promise
         const found = instance.keyQueryMetadata(request.store, Buffer.from(key, 'utf8'));
         return { key, partition: found?.partition ?? -1, owner: found?.activeHost?.endpoint ?? null };
       });
-    case 'storeCounts':
-      return storeCounts(instance);
-    case 'standbyCounts':
-      return storeCounts(instance, true);
+    case 'storeValues':
+      return storeValues(instance, store);
+    case 'standbyValues':
+      return storeValues(instance, store, true);
     case 'threads':
       return instance.threads();
     case 'state':
@@ -50,13 +59,14 @@ async function main(): Promise<void> {
   const spec = JSON.parse(process.env.SLUICE_IT_CHILD_SPEC ?? 'null') as ChildSpec | null;
   if (!spec) throw new Error('SLUICE_IT_CHILD_SPEC is not set');
   const logger = pino({ level: spec.logLevel, base: { child: spec.name } }, pino.destination(2));
-  const instance = new StreamsInstance(wordCountTopology(spec.input, spec.output), spec.config, { logger });
+  const { topology: built, store } = topology(spec);
+  const instance = new StreamsInstance(built, spec.config, { logger });
   instance.on('state', (change) => send({ kind: 'event', event: 'state', payload: change }));
   instance.on('rebalance', (event) => send({ kind: 'event', event: 'rebalance', payload: event }));
   instance.on('restore', (event) => send({ kind: 'event', event: 'restore', payload: event }));
   instance.on('error', (error) => send({ kind: 'event', event: 'error', payload: { message: error.message } }));
   process.on('message', (message: ChildRequest) => {
-    answer(instance, message).then(
+    answer(instance, store, message).then(
       // After a close the process has nothing left to do: it ends once the answer is out.
       (result) => send({ kind: 'reply', id: message.id, result }, message.op === 'close' ? () => process.exit(0) : undefined),
       (error: unknown) => send({ kind: 'reply', id: message.id, error: String(error instanceof Error ? error.stack : error) }),

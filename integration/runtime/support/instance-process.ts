@@ -87,14 +87,23 @@ export class InstanceProcess {
     return this.request({ op: 'keyOwners', store, keys }) as Promise<KeyOwner[]>;
   }
 
-  /** word → count over the `count` store partitions this instance can query now. */
-  async storeCounts(): Promise<Map<string, number>> {
-    return new Map(Object.entries((await this.request({ op: 'storeCounts' })) as Record<string, number>));
+  /** Key → value over the store partitions this instance can query now (word → count for the word count). */
+  async storeValues<V>(): Promise<Map<string, V>> {
+    return new Map(Object.entries((await this.request({ op: 'storeValues' })) as Record<string, V>));
+  }
+
+  storeCounts(): Promise<Map<string, number>> {
+    return this.storeValues<number>();
   }
 
   /** word → count over this instance's standby partitions of the `count` store. */
   async standbyCounts(): Promise<Map<string, number>> {
-    return new Map(Object.entries((await this.request({ op: 'standbyCounts' })) as Record<string, number>));
+    return new Map(Object.entries((await this.request({ op: 'standbyValues' })) as Record<string, number>));
+  }
+
+  /** The instance's state and last error, asked now. */
+  status(): Promise<{ state: StreamsState; lastError: string | null }> {
+    return this.request({ op: 'state' }) as Promise<{ state: StreamsState; lastError: string | null }>;
   }
 
   /** The instance's threads as `/status` shows them (standby tasks under the first). */

@@ -10,13 +10,18 @@ export interface ChildSpec {
   /** The instance's Kafka Streams configuration. */
   config: Record<string, string | number | boolean>;
   logLevel: string;
+  /** `table`: the input read into the table store `values` (string to string), output unused; default: the word count. */
+  topology?: 'table';
 }
+
+/** The store of the `table` topology. */
+export const TABLE_STORE = 'values';
 
 export type ChildRequest =
   | { id: number; op: 'metadata' }
   | { id: number; op: 'keyOwners'; store: string; keys: string[] }
-  | { id: number; op: 'storeCounts' }
-  | { id: number; op: 'standbyCounts' }
+  | { id: number; op: 'storeValues' }
+  | { id: number; op: 'standbyValues' }
   | { id: number; op: 'threads' }
   | { id: number; op: 'state' }
   | { id: number; op: 'close'; timeoutMs: number };
