@@ -96,7 +96,8 @@ export class StreamTask {
     for (const storeName of this.subtopology.stores) {
       const builder = this.topology.store(storeName);
       if (!builder) throw new TopologyException(`store '${storeName}' is not in the topology`);
-      const store = builder.build({ keySerde: this.env.defaultKeySerde, valueSerde: this.env.defaultValueSerde });
+      const cacheBytes = cacheMaxBytes(this.env.config);
+      const store = builder.build({ keySerde: this.env.defaultKeySerde, valueSerde: this.env.defaultValueSerde }, { cachingAllowed: cacheBytes > 0 });
       const changelog = this.env.changelogTopic(storeName);
       const storeContext: StoreContext = {
         applicationId: this.env.applicationId,
@@ -107,7 +108,7 @@ export class StreamTask {
         streamTime: () => this.streamTimeMs,
         recordTimestamp: () => this.context.currentTimestamp,
         recordHeaders: () => this.context.currentHeaders,
-        cacheMaxBytes: cacheMaxBytes(this.env.config),
+        cacheMaxBytes: cacheBytes,
         ...(this.env.configureStore ? { configureStore: this.env.configureStore } : {}),
       };
       store.init(storeContext);
