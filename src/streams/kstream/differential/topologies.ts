@@ -1,0 +1,87 @@
+import { Serdes } from '../../serdes/serdes';
+import type { Windowed } from '../../state/store';
+import type { KStream } from '../kstream';
+import type { KTable } from '../ktable';
+import type { StreamsBuilder } from '../streams-builder';
+import { BufferConfig, Suppressed } from '../suppressed';
+import { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from '../windows';
+
+/**
+ * The differential suite's topologies, by name, built in Sluice exactly as KafkaStreamsDriver.java builds them in
+ * Kafka Streams. Keys and values are strings unless a sink says Long; windowed keys are written as
+ * `<key>@<start>/<end>` so that both sides print them alike.
+ */
+export type TopologyName = keyof typeof TOPOLOGIES;
+
+const windowed = (key: Windowed<string>): string => `${key.key}@${key.window.start}/${key.window.end}`;
+const joined = (left: string | null, right: string | null): string => `${left}+${right}`;
+const long = { valueSerde: Serdes.Long() };
+const strings = { keySerde: Serdes.String(), valueSerde: Serdes.String() };
+
+function windowedOut<V>(table: KTable<Windowed<string>, V>): KStream<string, V> {
+  return table.toStream().selectKey((key) => windowed(key));
+}
+
+export const TOPOLOGIES = {
+  tumbling: (b: StreamsBuilder): void => {
+    windowedOut(b.stream<string, string>('in').groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(10_000, 5_000)).count()).to('out', long);
+  },
+  hopping: (b: StreamsBuilder): void => {
+    const table = b
+      .stream<string, string>('in')
+      .groupByKey()
+      .windowedBy(TimeWindows.ofSizeAndGrace(10_000, 2_000).advanceBy(5_000))
+      .aggregate(() => '', (_k, v, a) => a + v, strings);
+    windowedOut(table).to('out');
+  },
+  sliding: (b: StreamsBuilder): void => {
+    const windows = b.stream<string, string>('in').groupByKey().windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(5_000, 2_000));
+    windowedOut(windows.reduce((a, v) => a + v)).to('out');
+    windowedOut(windows.count()).to('count', long);
+  },
+  session: (b: StreamsBuilder): void => {
+    const sessions = b.stream<string, string>('in').groupByKey().windowedBy(SessionWindows.ofInactivityGapAndGrace(5_000, 2_000));
+    windowedOut(sessions.aggregate(() => '', (_k, v, a) => a + v, (_k, a, c) => a + c, strings)).to('out');
+    windowedOut(sessions.count()).to('count', long);
+  },
+  'suppress-window-close': (b: StreamsBuilder): void => {
+    const counts = b.stream<string, string>('in').groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(10_000, 2_000)).count({ keySerde: Serdes.String(), valueSerde: Serdes.Long() });
+    windowedOut(counts.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))).to('out', long);
+  },
+  'suppress-time-limit': (b: StreamsBuilder): void => {
+    b.table<string, string>('t').suppress(Suppressed.untilTimeLimit(3_000, BufferConfig.maxRecords(100))).toStream().to('out');
+    b.stream<string, string>('in').groupByKey().count().suppress(Suppressed.untilTimeLimit(3_000, BufferConfig.unbounded())).toStream().to('count', long);
+  },
+  'stream-stream-join': (b: StreamsBuilder): void => {
+    const left = b.stream<string, string>('left');
+    const right = b.stream<string, string>('right');
+    const window = JoinWindows.ofTimeDifferenceAndGrace(5_000, 2_000);
+    left.join(right, joined, window).to('inner');
+    left.leftJoin(right, joined, window).to('left-out');
+    left.outerJoin(right, joined, window).to('outer');
+  },
+  'stream-table-join': (b: StreamsBuilder): void => {
+    const table = b.table<string, string>('t');
+    const stream = b.stream<string, string>('s');
+    stream.join(table, joined).to('inner');
+    stream.leftJoin(table, joined).to('left-out');
+  },
+  'table-table-join': (b: StreamsBuilder): void => {
+    const a = b.table<string, string>('a');
+    const c = b.table<string, string>('b');
+    a.join(c, joined).toStream().to('inner');
+    a.leftJoin(c, joined).toStream().to('left-out');
+    a.outerJoin(c, joined).toStream().to('outer');
+  },
+  'table-aggregations': (b: StreamsBuilder): void => {
+    const regrouped = b.table<string, string>('t').groupBy((key, value) => ({ key: value, value: key }));
+    regrouped.count().toStream().to('count', long);
+    regrouped.reduce((a, v) => a + v, (a, v) => `${a}-${v}`).toStream().to('reduce');
+    regrouped.aggregate(() => '', (_k, v, a) => `${a}+${v}`, (_k, v, a) => `${a}-${v}`, strings).toStream().to('aggregate');
+  },
+  'table-filter-map': (b: StreamsBuilder): void => {
+    const table = b.table<string, string>('t');
+    table.filter((_k, v) => !v.startsWith('x')).mapValues((v) => v.toUpperCase()).toStream().to('out');
+    table.filterNot((_k, v) => v.startsWith('x'), undefined, { storeName: 'kept' }).toStream().to('materialized');
+  },
+} satisfies Record<string, (builder: StreamsBuilder) => void>;
