@@ -4,6 +4,7 @@
  */
 export { StreamsBuilder } from './streams/kstream/streams-builder';
 export { KStream, BranchedKStream } from './streams/kstream/kstream';
+export type { ProcessOptions } from './streams/kstream/kstream';
 export { KTable } from './streams/kstream/ktable';
 export { KGroupedStream } from './streams/kstream/kgrouped-stream';
 export { KGroupedTable } from './streams/kstream/kgrouped-table';
@@ -26,6 +27,10 @@ export { Topology } from './streams/topology/topology';
 export type { TopologyDescription } from './streams/topology/description';
 export type {
   Cancellable,
+  FixedKeyProcessor,
+  FixedKeyProcessorContext,
+  FixedKeyProcessorSupplier,
+  ProcessingContext,
   Processor,
   ProcessorContext,
   ProcessorSupplier,
@@ -36,6 +41,7 @@ export type {
   TopicNameExtractor,
 } from './streams/processor/processor';
 export type { Headers, RecordMetadata, StreamRecord } from './streams/processor/record';
+export { FixedKeyRecord } from './streams/processor/record';
 export type { Serde } from './streams/serdes/serde';
 export { Serdes } from './streams/serdes/serdes';
 export { sessionWindowedSerde, timeWindowedSerde } from './streams/serdes/windowed';

@@ -1,4 +1,4 @@
-import type { ProcessorSupplier } from '../processor/processor';
+import type { FixedKeyProcessorSupplier, ProcessorSupplier } from '../processor/processor';
 import { Serdes } from '../serdes/serdes';
 import type { StateStore } from '../state/store';
 import { Stores, type StoreBuilder } from '../state/stores';
@@ -7,6 +7,7 @@ import { BufferConfig, Suppressed } from './suppressed';
 import { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from './windows';
 
 const forward: ProcessorSupplier<string, string, string, string> = () => ({ process: () => undefined });
+const forwardValues: FixedKeyProcessorSupplier<string, string, string> = () => ({ process: () => undefined });
 
 /**
  * Topologies as Kafka Streams 3.9.1 describes them (`Topology.describe().toString()`), recorded from its own code:
@@ -976,6 +977,58 @@ const CASES: { name: string; build: (b: StreamsBuilder) => void; kafkaStreams: s
       <-- KSTREAM-PROCESSOR-0000000001
     Sink: KSTREAM-SINK-0000000003 (topic: o2)
       <-- p
+
+`,
+  },
+  {
+    name: 'process-values',
+    build: (b) => {
+      b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore('pv-store'), Serdes.String(), Serdes.String()) as unknown as StoreBuilder<StateStore>);
+      const raw = b.stream<string, string>('in');
+      raw.processValues(forwardValues, { stores: ['pv-store'] }).groupByKey().count().toStream().to('o1');
+      raw.processValues(forwardValues, { name: 'pv' }).to('o2');
+      raw.process(forward).groupByKey().count().toStream().to('o3');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [in])
+      --> KSTREAM-PROCESSVALUES-0000000001, pv, KSTREAM-PROCESSOR-0000000007
+    Processor: KSTREAM-PROCESSVALUES-0000000001 (stores: [pv-store])
+      --> KSTREAM-AGGREGATE-0000000003
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-AGGREGATE-0000000003 (stores: [KSTREAM-AGGREGATE-STATE-STORE-0000000002])
+      --> KTABLE-TOSTREAM-0000000004
+      <-- KSTREAM-PROCESSVALUES-0000000001
+    Processor: KSTREAM-PROCESSOR-0000000007 (stores: [])
+      --> KSTREAM-FILTER-0000000011
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-FILTER-0000000011 (stores: [])
+      --> KSTREAM-SINK-0000000010
+      <-- KSTREAM-PROCESSOR-0000000007
+    Processor: KTABLE-TOSTREAM-0000000004 (stores: [])
+      --> KSTREAM-SINK-0000000005
+      <-- KSTREAM-AGGREGATE-0000000003
+    Processor: pv (stores: [])
+      --> KSTREAM-SINK-0000000006
+      <-- KSTREAM-SOURCE-0000000000
+    Sink: KSTREAM-SINK-0000000005 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000004
+    Sink: KSTREAM-SINK-0000000006 (topic: o2)
+      <-- pv
+    Sink: KSTREAM-SINK-0000000010 (topic: KSTREAM-AGGREGATE-STATE-STORE-0000000008-repartition)
+      <-- KSTREAM-FILTER-0000000011
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000012 (topics: [KSTREAM-AGGREGATE-STATE-STORE-0000000008-repartition])
+      --> KSTREAM-AGGREGATE-0000000009
+    Processor: KSTREAM-AGGREGATE-0000000009 (stores: [KSTREAM-AGGREGATE-STATE-STORE-0000000008])
+      --> KTABLE-TOSTREAM-0000000013
+      <-- KSTREAM-SOURCE-0000000012
+    Processor: KTABLE-TOSTREAM-0000000013 (stores: [])
+      --> KSTREAM-SINK-0000000014
+      <-- KSTREAM-AGGREGATE-0000000009
+    Sink: KSTREAM-SINK-0000000014 (topic: o3)
+      <-- KTABLE-TOSTREAM-0000000013
 
 `,
   },

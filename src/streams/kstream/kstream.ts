@@ -1,5 +1,6 @@
 import { TopologyException } from '../../errors';
-import type { ProcessorSupplier, TopicNameExtractor } from '../processor/processor';
+import { fixedKeyProcessorNode } from '../processor/fixed-key-processor';
+import type { FixedKeyProcessorSupplier, ProcessorSupplier, TopicNameExtractor } from '../processor/processor';
 import type { Serde } from '../serdes/serde';
 import type { KeyValue } from '../state/store';
 import { KGroupedStream } from './kgrouped-stream';
@@ -252,19 +253,39 @@ export class KStream<K, V> {
     return streamStreamJoin(this, other, joiner, options, joined ?? {}, leftOuter, rightOuter);
   }
 
-  /** Runs a Processor API processor on the stream, connected to the named stores. */
-  process<K2, V2>(
-    supplier: ProcessorSupplier<K, V, K2, V2>,
-    options: { name?: string; stores?: string[] } = {},
-  ): KStream<K2, V2> {
-    // A processor's own name takes no index (Kafka Streams' KStreamImpl.process).
-    const name = options.name ?? this.ctx.names.processor('KSTREAM-PROCESSOR-');
+  /**
+   * Runs a Processor API processor on the stream, connected to the named stores; what it forwards is the new
+   * stream. It may change keys, so a later grouping or join repartitions.
+   */
+  process<K2, V2>(supplier: ProcessorSupplier<K, V, K2, V2>, options: ProcessOptions = {}): KStream<K2, V2> {
+    const name = this.addProcessNode('KSTREAM-PROCESSOR-', supplier as ProcessorSupplier, options);
+    return new KStream<K2, V2>(this.ctx, name, undefined, undefined, true);
+  }
+
+  /**
+   * Runs a fixed-key processor on the stream (Kafka Streams' `processValues`, KIP-820), connected to the named
+   * stores: it may change values, timestamps and headers but not keys, so the stream needs no repartition after it.
+   */
+  processValues<V2>(supplier: FixedKeyProcessorSupplier<K, V, V2>, options: ProcessOptions = {}): KStream<K, V2> {
+    const name = this.addProcessNode('KSTREAM-PROCESSVALUES-', fixedKeyProcessorNode(supplier) as ProcessorSupplier, options);
+    return new KStream<K, V2>(this.ctx, name, this.keySerde, undefined, this.repartitionRequired);
+  }
+
+  private addProcessNode(prefix: string, supplier: ProcessorSupplier, options: ProcessOptions): string {
+    // A processor's own name takes no index (Kafka Streams' KStreamImpl.process and processValues).
+    const name = options.name ?? this.ctx.names.processor(prefix);
     this.ctx.topology.addProcessor(name, supplier, this.nodeName);
     if (options.stores && options.stores.length > 0) {
       this.ctx.topology.connectProcessorAndStateStores(name, ...options.stores);
     }
-    return new KStream<K2, V2>(this.ctx, name, undefined, undefined, true);
+    return name;
   }
+}
+
+/** The name of a `process`/`processValues` node, and the stores its processor uses. */
+export interface ProcessOptions {
+  name?: string;
+  stores?: string[];
 }
 
 /**

@@ -36,8 +36,9 @@ export class StreamsBuilder {
   }
 
   /** Adds a store for Processor API processors used with `KStream.process`. */
-  addStateStore(builder: StoreBuilder<StateStore>): this {
-    this.ctx.topology.addStateStore(builder);
+  addStateStore<S extends StateStore>(builder: StoreBuilder<S>): this {
+    // A builder of a store type is a builder of a store: the topology only names, builds and opens it.
+    this.ctx.topology.addStateStore(builder as unknown as StoreBuilder<StateStore>);
     return this;
   }
 

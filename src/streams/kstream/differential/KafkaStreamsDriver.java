@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -22,6 +23,15 @@ import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.*;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyRecord;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.test.TestRecord;
 
 /**
@@ -100,6 +110,38 @@ public class KafkaStreamsDriver {
 
   private static String joined(String left, String right) {
     return left + "+" + right;
+  }
+
+  /**
+   * The fixed-key processor of "processors": counts each key's records in the store "seen" and appends the count to
+   * the value; every 5 s of stream time it forwards the latest record again as a tick.
+   */
+  private static class RunningCount implements FixedKeyProcessor<String, String, String> {
+    private FixedKeyProcessorContext<String, String> context;
+    private KeyValueStore<String, Long> seen;
+    private FixedKeyRecord<String, String> latest;
+
+    @Override
+    public void init(FixedKeyProcessorContext<String, String> context) {
+      this.context = context;
+      this.seen = context.getStateStore("seen");
+      context.schedule(Duration.ofMillis(5_000), PunctuationType.STREAM_TIME, time -> {
+        if (latest != null) context.forward(latest.withValue("tick@" + time).withTimestamp(time));
+      });
+    }
+
+    @Override
+    public void process(FixedKeyRecord<String, String> record) {
+      if (record.key() == null) {
+        context.forward(record.withValue(record.value() + "#-"));
+        return;
+      }
+      Long before = seen.get(record.key());
+      long count = before == null ? 1 : before + 1;
+      seen.put(record.key(), count);
+      latest = record;
+      context.forward(record.withValue(record.value() + "#" + count));
+    }
   }
 
   /** The topologies by name; topologies.ts builds each the same way in Sluice. */
@@ -182,6 +224,35 @@ public class KafkaStreamsDriver {
         KTable<String, String> table = b.table("t");
         table.filter((k, v) -> !v.startsWith("x")).mapValues(v -> v.toUpperCase()).toStream().to("out");
         table.filterNot((k, v) -> v.startsWith("x"), Materialized.as("kept")).toStream().to("materialized");
+        break;
+      }
+      case "word-count": {
+        KStream<String, String> words = b.<String, String>stream("in").flatMapValues(v -> Arrays.asList(v.split(" ")));
+        words.groupBy((k, v) -> v).count().toStream().to("by-word", Produced.valueSerde(Serdes.Long()));
+        words.groupByKey().count().toStream().to("by-key", Produced.valueSerde(Serdes.Long()));
+        break;
+      }
+      case "processors": {
+        b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("seen"), Serdes.String(), Serdes.Long()));
+        KStream<String, String> in = b.stream("in");
+        KStream<String, String> values = in.processValues(RunningCount::new, "seen");
+        values.to("values");
+        values.groupByKey().count().toStream().to("values-count", Produced.valueSerde(Serdes.Long()));
+        KStream<String, String> rekeyed = in.process(() -> new Processor<String, String, String, String>() {
+          private ProcessorContext<String, String> context;
+
+          @Override
+          public void init(ProcessorContext<String, String> context) {
+            this.context = context;
+          }
+
+          @Override
+          public void process(Record<String, String> record) {
+            if (record.value() != null) context.forward(new Record<>(record.value(), record.key(), record.timestamp() + 1));
+          }
+        });
+        rekeyed.to("rekeyed");
+        rekeyed.groupByKey().count().toStream().to("rekeyed-count", Produced.valueSerde(Serdes.Long()));
         break;
       }
       default:

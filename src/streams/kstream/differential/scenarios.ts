@@ -270,4 +270,31 @@ export const SCENARIOS: Scenario[] = [
       r('t', 'd', 'new', 2_000),
     ],
   },
+  {
+    name: 'word count: one record updates a key several times, merged by the cache, through a repartition and not',
+    topology: 'word-count',
+    outputs: [{ topic: 'by-word', value: 'long' }, { topic: 'by-key', value: 'long' }],
+    inputs: [
+      r('in', 'l1', 'a b a', 1_000),
+      r('in', 'l2', 'b b c', 2_000),
+      r('in', 'l1', 'a', 500),
+      r('in', null, 'c a', 3_000),
+      r('in', 'l2', 'c c c c', 4_000),
+    ],
+  },
+  {
+    name: 'processValues and process: a fixed-key processor with a store and stream-time punctuations, a re-keying processor',
+    topology: 'processors',
+    outputs: [...strings('values'), { topic: 'values-count', value: 'long' }, ...strings('rekeyed'), { topic: 'rekeyed-count', value: 'long' }],
+    inputs: [
+      r('in', 'a', 'x', 1_000),
+      r('in', 'b', 'y', 2_000),
+      r('in', 'a', 'y', 4_000),
+      r('in', null, 'z', 6_000),
+      r('in', 'a', null, 7_000),
+      r('in', 'b', 'x', 3_000),
+      r('in', 'c', 'x', 16_000),
+      r('in', 'a', 'x', 16_500),
+    ],
+  },
 ];

@@ -1,5 +1,8 @@
+import type { FixedKeyProcessorContext, FixedKeyProcessorSupplier, ProcessorContext } from '../../processor/processor';
+import type { FixedKeyRecord } from '../../processor/record';
 import { Serdes } from '../../serdes/serdes';
-import type { Windowed } from '../../state/store';
+import type { KeyValueStore, Windowed } from '../../state/store';
+import { Stores } from '../../state/stores';
 import type { KStream } from '../kstream';
 import type { KTable } from '../ktable';
 import type { StreamsBuilder } from '../streams-builder';
@@ -84,4 +87,58 @@ export const TOPOLOGIES = {
     table.filter((_k, v) => !v.startsWith('x')).mapValues((v) => v.toUpperCase()).toStream().to('out');
     table.filterNot((_k, v) => v.startsWith('x'), undefined, { storeName: 'kept' }).toStream().to('materialized');
   },
+  'word-count': (b: StreamsBuilder): void => {
+    const words = b.stream<string, string>('in').flatMapValues((v) => v.split(' '));
+    words.groupBy((_k, v) => v).count().toStream().to('by-word', long);
+    words.groupByKey().count().toStream().to('by-key', long);
+  },
+  processors: (b: StreamsBuilder): void => {
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('seen'), Serdes.String(), Serdes.Long()));
+    const input = b.stream<string, string>('in');
+    const values = input.processValues(runningCount, { stores: ['seen'] });
+    values.to('values');
+    values.groupByKey().count().toStream().to('values-count', long);
+    const rekeyed = input.process<string, string>(() => {
+      let context: ProcessorContext<string, string>;
+      return {
+        init: (c) => {
+          context = c;
+        },
+        process: (record) => {
+          if (record.value !== null) context.forward({ key: record.value, value: record.key, timestamp: record.timestamp + 1, headers: record.headers });
+        },
+      };
+    });
+    rekeyed.to('rekeyed');
+    rekeyed.groupByKey().count().toStream().to('rekeyed-count', long);
+  },
 } satisfies Record<string, (builder: StreamsBuilder) => void>;
+
+/**
+ * The fixed-key processor of `processors`: counts each key's records in the store `seen` and appends the count to
+ * the value; every 5 s of stream time it forwards the latest record again as a tick.
+ */
+const runningCount: FixedKeyProcessorSupplier<string | null, string | null, string> = () => {
+  let context: FixedKeyProcessorContext<string | null, string>;
+  let seen: KeyValueStore<string, number>;
+  let latest: FixedKeyRecord<string | null, string | null> | undefined;
+  return {
+    init: (c) => {
+      context = c;
+      seen = c.getStateStore<KeyValueStore<string, number>>('seen');
+      c.schedule(5_000, 'STREAM_TIME', (time) => {
+        if (latest !== undefined) context.forward(latest.withValue(`tick@${time}`).withTimestamp(time));
+      });
+    },
+    process: (record) => {
+      if (record.key === null) {
+        context.forward(record.withValue(`${record.value}#-`));
+        return;
+      }
+      const count = (seen.get(record.key) ?? 0) + 1;
+      seen.put(record.key, count);
+      latest = record;
+      context.forward(record.withValue(`${record.value}#${count}`));
+    },
+  };
+};
