@@ -4,8 +4,7 @@ import { KStream } from '../kstream';
 import { KTable } from '../ktable';
 import type { Joined, Materialized, Named, StreamJoined } from '../options';
 import type { JoinWindows } from '../windows';
-import type { DslContext } from './dsl-context';
-import { addRepartitionNodes, keyValueStoreBuilder, processorName, repartitionNames, sourceTopicsOf, storeName, windowStoreBuilder, withLogging } from './dsl-context';
+import { addRepartitionNodes, copartition, keyValueStoreBuilder, processorName, repartitionNames, storeName, windowStoreBuilder, withLogging } from './dsl-context';
 import {
   type Joiner,
   reverseJoiner,
@@ -24,12 +23,6 @@ import type { ValueGetterSupplier } from './value-getters';
  * be co-partitioned: their source topics are declared so, and the runtime refuses to start when their partition
  * counts differ. A stream whose key was changed is repartitioned first.
  */
-
-/** Declares the topics that feed two joined nodes co-partitioned. */
-function copartition(ctx: DslContext, ...nodes: string[]): void {
-  const topics = [...new Set(nodes.flatMap((node) => sourceTopicsOf(ctx, node)))];
-  if (topics.length > 1) ctx.topology.copartition(topics);
-}
 
 function getterOf<K, V>(table: KTable<K, V>, role: string): ValueGetterSupplier<K, V> {
   const getter = table.valueGetterSupplier();
