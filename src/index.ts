@@ -10,6 +10,7 @@ export { KGroupedStream } from './streams/kstream/kgrouped-stream';
 export { KGroupedTable } from './streams/kstream/kgrouped-table';
 export { TimeWindowedKStream } from './streams/kstream/time-windowed-kstream';
 export { SessionWindowedKStream } from './streams/kstream/session-windowed-kstream';
+export { CogroupedKStream, SessionWindowedCogroupedKStream, TimeWindowedCogroupedKStream } from './streams/kstream/cogrouped-kstream';
 export { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from './streams/kstream/windows';
 export { BufferConfig, Suppressed } from './streams/kstream/suppressed';
 export type {

@@ -1032,6 +1032,140 @@ const CASES: { name: string; build: (b: StreamsBuilder) => void; kafkaStreams: s
 
 `,
   },
+  {
+    name: 'cogroup',
+    build: (b) => {
+      const g1 = b.stream<string, string>('a').groupByKey();
+      const g2 = b.stream<string, string>('b').groupBy((_k, v) => v);
+      const g3 = b.stream<string, string>('c').groupBy((_k, v) => v, { name: 'c-by-value' });
+      g1.cogroup((_k, v, a: string) => a + v).cogroup(g2, (_k, v, a) => a + v).aggregate(() => '').toStream().to('o1');
+      g1.cogroup((_k, v, a: string) => a + v).cogroup(g3, (_k, v, a) => a + v)
+        .aggregate(() => '', { storeName: 'cg-store' }, { name: 'named' }).toStream().to('o2');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [a])
+      --> named-cogroup-agg-0, COGROUPKSTREAM-AGGREGATE-0000000009
+    Source: COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-source (topics: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition])
+      --> COGROUPKSTREAM-AGGREGATE-0000000010
+    Source: c-by-value-repartition-source (topics: [c-by-value-repartition])
+      --> named-cogroup-agg-1
+    Processor: COGROUPKSTREAM-AGGREGATE-0000000009 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005])
+      --> COGROUPKSTREAM-MERGE-0000000011
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: COGROUPKSTREAM-AGGREGATE-0000000010 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005])
+      --> COGROUPKSTREAM-MERGE-0000000011
+      <-- COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-source
+    Processor: named-cogroup-agg-0 (stores: [cg-store])
+      --> named-cogroup-merge
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: named-cogroup-agg-1 (stores: [cg-store])
+      --> named-cogroup-merge
+      <-- c-by-value-repartition-source
+    Processor: COGROUPKSTREAM-MERGE-0000000011 (stores: [])
+      --> KTABLE-TOSTREAM-0000000012
+      <-- COGROUPKSTREAM-AGGREGATE-0000000009, COGROUPKSTREAM-AGGREGATE-0000000010
+    Processor: named-cogroup-merge (stores: [])
+      --> KTABLE-TOSTREAM-0000000020
+      <-- named-cogroup-agg-0, named-cogroup-agg-1
+    Processor: KTABLE-TOSTREAM-0000000012 (stores: [])
+      --> KSTREAM-SINK-0000000013
+      <-- COGROUPKSTREAM-MERGE-0000000011
+    Processor: KTABLE-TOSTREAM-0000000020 (stores: [])
+      --> KSTREAM-SINK-0000000021
+      <-- named-cogroup-merge
+    Sink: KSTREAM-SINK-0000000013 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000012
+    Sink: KSTREAM-SINK-0000000021 (topic: o2)
+      <-- KTABLE-TOSTREAM-0000000020
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000001 (topics: [b])
+      --> KSTREAM-KEY-SELECT-0000000002
+    Processor: KSTREAM-KEY-SELECT-0000000002 (stores: [])
+      --> COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-filter
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-filter (stores: [])
+      --> COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-sink
+      <-- KSTREAM-KEY-SELECT-0000000002
+    Sink: COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-sink (topic: COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition)
+      <-- COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-filter
+
+  Sub-topology: 2
+    Source: KSTREAM-SOURCE-0000000003 (topics: [c])
+      --> c-by-value
+    Processor: c-by-value (stores: [])
+      --> c-by-value-repartition-filter
+      <-- KSTREAM-SOURCE-0000000003
+    Processor: c-by-value-repartition-filter (stores: [])
+      --> c-by-value-repartition-sink
+      <-- c-by-value
+    Sink: c-by-value-repartition-sink (topic: c-by-value-repartition)
+      <-- c-by-value-repartition-filter
+
+`,
+  },
+  {
+    name: 'cogroup-windows',
+    build: (b) => {
+      const w1 = b.stream<string, string>('a').groupByKey();
+      const w2 = b.stream<string, string>('b').groupByKey();
+      const cg = w1.cogroup((_k, v, a: string) => a + v).cogroup(w2, (_k, v, a) => a + v);
+      cg.windowedBy(TimeWindows.ofSizeAndGrace(60_000, 10_000)).aggregate(() => '').toStream().to('o1');
+      cg.windowedBy(SlidingWindows.ofTimeDifferenceWithNoGrace(60_000)).aggregate(() => '').toStream().to('o2');
+      cg.windowedBy(SessionWindows.ofInactivityGapWithNoGrace(60_000)).aggregate(() => '', (_k, a, c) => a + c, {}, { name: 'sessions' }).toStream().to('o3');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [a])
+      --> COGROUPKSTREAM-AGGREGATE-0000000003, COGROUPKSTREAM-AGGREGATE-0000000009, sessions-cogroup-agg-0
+    Source: KSTREAM-SOURCE-0000000001 (topics: [b])
+      --> COGROUPKSTREAM-AGGREGATE-0000000004, COGROUPKSTREAM-AGGREGATE-0000000010, sessions-cogroup-agg-1
+    Processor: COGROUPKSTREAM-AGGREGATE-0000000003 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000002])
+      --> COGROUPKSTREAM-MERGE-0000000005
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: COGROUPKSTREAM-AGGREGATE-0000000004 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000002])
+      --> COGROUPKSTREAM-MERGE-0000000005
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: COGROUPKSTREAM-AGGREGATE-0000000009 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000008])
+      --> COGROUPKSTREAM-MERGE-0000000011
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: COGROUPKSTREAM-AGGREGATE-0000000010 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000008])
+      --> COGROUPKSTREAM-MERGE-0000000011
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: sessions-cogroup-agg-0 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000014])
+      --> sessions-cogroup-merge
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: sessions-cogroup-agg-1 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000014])
+      --> sessions-cogroup-merge
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: COGROUPKSTREAM-MERGE-0000000005 (stores: [])
+      --> KTABLE-TOSTREAM-0000000006
+      <-- COGROUPKSTREAM-AGGREGATE-0000000003, COGROUPKSTREAM-AGGREGATE-0000000004
+    Processor: COGROUPKSTREAM-MERGE-0000000011 (stores: [])
+      --> KTABLE-TOSTREAM-0000000012
+      <-- COGROUPKSTREAM-AGGREGATE-0000000009, COGROUPKSTREAM-AGGREGATE-0000000010
+    Processor: sessions-cogroup-merge (stores: [])
+      --> KTABLE-TOSTREAM-0000000018
+      <-- sessions-cogroup-agg-0, sessions-cogroup-agg-1
+    Processor: KTABLE-TOSTREAM-0000000006 (stores: [])
+      --> KSTREAM-SINK-0000000007
+      <-- COGROUPKSTREAM-MERGE-0000000005
+    Processor: KTABLE-TOSTREAM-0000000012 (stores: [])
+      --> KSTREAM-SINK-0000000013
+      <-- COGROUPKSTREAM-MERGE-0000000011
+    Processor: KTABLE-TOSTREAM-0000000018 (stores: [])
+      --> KSTREAM-SINK-0000000019
+      <-- sessions-cogroup-merge
+    Sink: KSTREAM-SINK-0000000007 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000006
+    Sink: KSTREAM-SINK-0000000013 (topic: o2)
+      <-- KTABLE-TOSTREAM-0000000012
+    Sink: KSTREAM-SINK-0000000019 (topic: o3)
+      <-- KTABLE-TOSTREAM-0000000018
+
+`,
+  },
 ];
 
 describe("names as Kafka Streams 3.9 generates them", () => {

@@ -14,6 +14,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
@@ -230,6 +231,23 @@ public class KafkaStreamsDriver {
         KStream<String, String> words = b.<String, String>stream("in").flatMapValues(v -> Arrays.asList(v.split(" ")));
         words.groupBy((k, v) -> v).count().toStream().to("by-word", Produced.valueSerde(Serdes.Long()));
         words.groupByKey().count().toStream().to("by-key", Produced.valueSerde(Serdes.Long()));
+        break;
+      }
+      case "cogroup": {
+        KGroupedStream<String, String> clicks = b.<String, String>stream("clicks").groupByKey();
+        KGroupedStream<String, String> views = b.<String, String>stream("views").groupBy((k, v) -> v);
+        CogroupedKStream<String, String> cogrouped = clicks.cogroup((String k, String v, String a) -> a + "c" + v).cogroup(views, (k, v, a) -> a + "v");
+        Materialized<String, String, KeyValueStore<Bytes, byte[]>> kv = Materialized.with(Serdes.String(), Serdes.String());
+        cogrouped.aggregate(() -> "", kv).toStream().to("out");
+        cogrouped.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10_000), Duration.ofMillis(2_000)))
+            .aggregate(() -> "", Materialized.with(Serdes.String(), Serdes.String()))
+            .toStream().selectKey((k, v) -> windowed(k)).to("windowed");
+        cogrouped.windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(5_000), Duration.ofMillis(2_000)))
+            .aggregate(() -> "", Materialized.with(Serdes.String(), Serdes.String()))
+            .toStream().selectKey((k, v) -> windowed(k)).to("sliding");
+        cogrouped.windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(5_000), Duration.ofMillis(10_000)))
+            .aggregate(() -> "", (k, a, c) -> a + "|" + c, Materialized.with(Serdes.String(), Serdes.String()))
+            .toStream().selectKey((k, v) -> windowed(k)).to("session");
         break;
       }
       case "processors": {

@@ -92,6 +92,17 @@ export const TOPOLOGIES = {
     words.groupBy((_k, v) => v).count().toStream().to('by-word', long);
     words.groupByKey().count().toStream().to('by-key', long);
   },
+  cogroup: (b: StreamsBuilder): void => {
+    const clicks = b.stream<string, string>('clicks').groupByKey();
+    const views = b.stream<string, string>('views').groupBy((_k, v) => v);
+    const cogrouped = clicks.cogroup((_k, v, a: string) => `${a}c${v}`).cogroup(views, (_k, _v, a) => `${a}v`);
+    cogrouped.aggregate(() => '', strings).toStream().to('out');
+    windowedOut(cogrouped.windowedBy(TimeWindows.ofSizeAndGrace(10_000, 2_000)).aggregate(() => '', strings)).to('windowed');
+    windowedOut(cogrouped.windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(5_000, 2_000)).aggregate(() => '', strings)).to('sliding');
+    // A grace long enough that sessions rarely outlive the store's retention while Kafka Streams' cache still holds
+    // them (EXPIRED_IN_CACHE in scenarios.ts): the session scenario shows that difference.
+    windowedOut(cogrouped.windowedBy(SessionWindows.ofInactivityGapAndGrace(5_000, 10_000)).aggregate(() => '', (_k, a, c) => `${a}|${c}`, strings)).to('session');
+  },
   processors: (b: StreamsBuilder): void => {
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('seen'), Serdes.String(), Serdes.Long()));
     const input = b.stream<string, string>('in');
