@@ -54,6 +54,8 @@ export interface TaskEnvironment {
   /** Wraps each initialized store as processors and queries see it (metrics). */
   readonly meterStore?: (store: StateStore) => StateStore;
   readonly wallClock: () => number;
+  /** The global stores, which every processor may read without being connected to them. */
+  readonly globalStores?: ReadonlyMap<string, StateStore>;
 }
 
 /**
@@ -510,6 +512,8 @@ class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
 
   getStateStore<S>(name: string): S {
     const node = this.currentNode;
+    const global = node?.stores.has(name) ? undefined : this.env.globalStores?.get(name);
+    if (global) return global as unknown as S;
     if (!node || !node.stores.has(name)) {
       throw new TopologyException(
         `processor '${node?.name ?? '?'}' has no access to store '${name}'; connect it with addStateStore or connectProcessorAndStateStores`,
