@@ -6,6 +6,7 @@ export { StreamsBuilder } from './streams/kstream/streams-builder';
 export { KStream, BranchedKStream } from './streams/kstream/kstream';
 export type { ProcessOptions } from './streams/kstream/kstream';
 export { KTable } from './streams/kstream/ktable';
+export { GlobalKTable } from './streams/kstream/global-ktable';
 export { KGroupedStream } from './streams/kstream/kgrouped-stream';
 export { KGroupedTable } from './streams/kstream/kgrouped-table';
 export { TimeWindowedKStream } from './streams/kstream/time-windowed-kstream';

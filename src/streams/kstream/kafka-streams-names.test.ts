@@ -1166,6 +1166,84 @@ const CASES: { name: string; build: (b: StreamsBuilder) => void; kafkaStreams: s
 
 `,
   },
+  {
+    name: 'global-table-joins',
+    build: (b) => {
+      const orders = b.stream<string, string>('orders');
+      const users = b.globalTable<string, string>('users');
+      orders.join(users, (_k, v) => v, (v, u) => v + u).to('o1');
+      orders.leftJoin(users, (k) => k, (v, u) => `${v}${u}`, { name: 'lj' }).to('o2');
+      b.globalTable('regions', { name: 'regions-src' }, { storeName: 'regions-store' });
+      orders.groupByKey().count().toStream().to('o3');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [orders])
+      --> KSTREAM-AGGREGATE-0000000011, KSTREAM-LEFTJOIN-0000000004, lj
+    Processor: KSTREAM-AGGREGATE-0000000011 (stores: [KSTREAM-AGGREGATE-STATE-STORE-0000000010])
+      --> KTABLE-TOSTREAM-0000000012
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-LEFTJOIN-0000000004 (stores: [])
+      --> KSTREAM-SINK-0000000005
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KTABLE-TOSTREAM-0000000012 (stores: [])
+      --> KSTREAM-SINK-0000000013
+      <-- KSTREAM-AGGREGATE-0000000011
+    Processor: lj (stores: [])
+      --> KSTREAM-SINK-0000000007
+      <-- KSTREAM-SOURCE-0000000000
+    Sink: KSTREAM-SINK-0000000005 (topic: o1)
+      <-- KSTREAM-LEFTJOIN-0000000004
+    Sink: KSTREAM-SINK-0000000007 (topic: o2)
+      <-- lj
+    Sink: KSTREAM-SINK-0000000013 (topic: o3)
+      <-- KTABLE-TOSTREAM-0000000012
+
+  Sub-topology: 1 for global store (will not generate tasks)
+    Source: KSTREAM-SOURCE-0000000002 (topics: [users])
+      --> KTABLE-SOURCE-0000000003
+    Processor: KTABLE-SOURCE-0000000003 (stores: [users-STATE-STORE-0000000001])
+      --> none
+      <-- KSTREAM-SOURCE-0000000002
+  Sub-topology: 2 for global store (will not generate tasks)
+    Source: regions-src-source (topics: [regions])
+      --> regions-src
+    Processor: regions-src (stores: [regions-store])
+      --> none
+      <-- regions-src-source
+`,
+  },
+  {
+    name: 'global-table-first',
+    build: (b) => {
+      const users = b.globalTable<string, string>('users');
+      b.stream<string, string>('orders').join(users, (_k, v) => v, (v, u) => v + u).to('o1');
+      b.stream('other').to('o4');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0 for global store (will not generate tasks)
+    Source: KSTREAM-SOURCE-0000000001 (topics: [users])
+      --> KTABLE-SOURCE-0000000002
+    Processor: KTABLE-SOURCE-0000000002 (stores: [users-STATE-STORE-0000000000])
+      --> none
+      <-- KSTREAM-SOURCE-0000000001
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000003 (topics: [orders])
+      --> KSTREAM-LEFTJOIN-0000000004
+    Processor: KSTREAM-LEFTJOIN-0000000004 (stores: [])
+      --> KSTREAM-SINK-0000000005
+      <-- KSTREAM-SOURCE-0000000003
+    Sink: KSTREAM-SINK-0000000005 (topic: o1)
+      <-- KSTREAM-LEFTJOIN-0000000004
+
+  Sub-topology: 2
+    Source: KSTREAM-SOURCE-0000000006 (topics: [other])
+      --> KSTREAM-SINK-0000000007
+    Sink: KSTREAM-SINK-0000000007 (topic: o4)
+      <-- KSTREAM-SOURCE-0000000006
+
+`,
+  },
 ];
 
 describe("names as Kafka Streams 3.9 generates them", () => {

@@ -250,6 +250,13 @@ public class KafkaStreamsDriver {
             .toStream().selectKey((k, v) -> windowed(k)).to("session");
         break;
       }
+      case "global-table": {
+        GlobalKTable<String, String> users = b.globalTable("users");
+        KStream<String, String> orders = b.stream("orders");
+        orders.join(users, (k, v) -> v, KafkaStreamsDriver::joined).to("inner");
+        orders.leftJoin(users, (k, v) -> v, KafkaStreamsDriver::joined).to("left-out");
+        break;
+      }
       case "processors": {
         b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("seen"), Serdes.String(), Serdes.Long()));
         KStream<String, String> in = b.stream("in");

@@ -103,6 +103,12 @@ export const TOPOLOGIES = {
     // them (EXPIRED_IN_CACHE in scenarios.ts): the session scenario shows that difference.
     windowedOut(cogrouped.windowedBy(SessionWindows.ofInactivityGapAndGrace(5_000, 10_000)).aggregate(() => '', (_k, a, c) => `${a}|${c}`, strings)).to('session');
   },
+  'global-table': (b: StreamsBuilder): void => {
+    const users = b.globalTable<string, string>('users');
+    const orders = b.stream<string, string>('orders');
+    orders.join(users, (_k, v) => v, joined).to('inner');
+    orders.leftJoin(users, (_k, v) => v, joined).to('left-out');
+  },
   processors: (b: StreamsBuilder): void => {
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('seen'), Serdes.String(), Serdes.Long()));
     const input = b.stream<string, string>('in');

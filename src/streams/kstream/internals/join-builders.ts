@@ -1,5 +1,6 @@
 import { TopologyException } from '../../../errors';
 import type { Serde } from '../../serdes/serde';
+import type { GlobalKTable } from '../global-ktable';
 import { KStream } from '../kstream';
 import { KTable } from '../ktable';
 import type { Joined, Materialized, Named, StreamJoined } from '../options';
@@ -76,6 +77,25 @@ export function streamTableJoin<K, V, VT, VR>(
   ctx.topology.connectProcessorAndStateStores(name, ...getter.storeNames);
   copartition(ctx, input.nodeName, table.nodeName);
   return new KStream<K, VR>(ctx, name, input.keySerde, undefined, false);
+}
+
+/**
+ * KStream-GlobalKTable join: each record joins the global table's value of the key `keySelector` computes. Named
+ * `KSTREAM-LEFTJOIN-` for inner joins too, as Kafka Streams names both; the global store is read without being
+ * connected, and the stream is neither repartitioned nor co-partitioned.
+ */
+export function streamGlobalTableJoin<K, V, GK, GV, VR>(
+  stream: KStream<K, V>,
+  table: GlobalKTable<GK, GV>,
+  keySelector: (key: K, value: V) => GK,
+  joiner: Joiner<K, V, GV, VR>,
+  named: Named | undefined,
+  leftJoin: boolean,
+): KStream<K, VR> {
+  const ctx = stream.ctx;
+  const name = processorName(ctx, named?.name, 'KSTREAM-LEFTJOIN-');
+  ctx.topology.addProcessor(name, streamTableJoinProcessor(table.valueGetterSupplier, joiner, leftJoin, keySelector), stream.nodeName);
+  return new KStream<K, VR>(ctx, name, stream.keySerde, undefined, stream.repartitionRequired);
 }
 
 /**
