@@ -4,11 +4,14 @@
  */
 export { StreamsBuilder } from './streams/kstream/streams-builder';
 export { KStream, BranchedKStream } from './streams/kstream/kstream';
+export type { ProcessOptions } from './streams/kstream/kstream';
 export { KTable } from './streams/kstream/ktable';
+export { GlobalKTable } from './streams/kstream/global-ktable';
 export { KGroupedStream } from './streams/kstream/kgrouped-stream';
 export { KGroupedTable } from './streams/kstream/kgrouped-table';
 export { TimeWindowedKStream } from './streams/kstream/time-windowed-kstream';
 export { SessionWindowedKStream } from './streams/kstream/session-windowed-kstream';
+export { CogroupedKStream, SessionWindowedCogroupedKStream, TimeWindowedCogroupedKStream } from './streams/kstream/cogrouped-kstream';
 export { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from './streams/kstream/windows';
 export { BufferConfig, Suppressed } from './streams/kstream/suppressed';
 export type {
@@ -26,6 +29,10 @@ export { Topology } from './streams/topology/topology';
 export type { TopologyDescription } from './streams/topology/description';
 export type {
   Cancellable,
+  FixedKeyProcessor,
+  FixedKeyProcessorContext,
+  FixedKeyProcessorSupplier,
+  ProcessingContext,
   Processor,
   ProcessorContext,
   ProcessorSupplier,
@@ -36,6 +43,7 @@ export type {
   TopicNameExtractor,
 } from './streams/processor/processor';
 export type { Headers, RecordMetadata, StreamRecord } from './streams/processor/record';
+export { FixedKeyRecord } from './streams/processor/record';
 export type { Serde } from './streams/serdes/serde';
 export { Serdes } from './streams/serdes/serdes';
 export { sessionWindowedSerde, timeWindowedSerde } from './streams/serdes/windowed';

@@ -1,4 +1,4 @@
-import type { ProcessorSupplier } from '../processor/processor';
+import type { FixedKeyProcessorSupplier, ProcessorSupplier } from '../processor/processor';
 import { Serdes } from '../serdes/serdes';
 import type { StateStore } from '../state/store';
 import { Stores, type StoreBuilder } from '../state/stores';
@@ -7,6 +7,7 @@ import { BufferConfig, Suppressed } from './suppressed';
 import { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from './windows';
 
 const forward: ProcessorSupplier<string, string, string, string> = () => ({ process: () => undefined });
+const forwardValues: FixedKeyProcessorSupplier<string, string, string> = () => ({ process: () => undefined });
 
 /**
  * Topologies as Kafka Streams 3.9.1 describes them (`Topology.describe().toString()`), recorded from its own code:
@@ -976,6 +977,270 @@ const CASES: { name: string; build: (b: StreamsBuilder) => void; kafkaStreams: s
       <-- KSTREAM-PROCESSOR-0000000001
     Sink: KSTREAM-SINK-0000000003 (topic: o2)
       <-- p
+
+`,
+  },
+  {
+    name: 'process-values',
+    build: (b) => {
+      b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore('pv-store'), Serdes.String(), Serdes.String()) as unknown as StoreBuilder<StateStore>);
+      const raw = b.stream<string, string>('in');
+      raw.processValues(forwardValues, { stores: ['pv-store'] }).groupByKey().count().toStream().to('o1');
+      raw.processValues(forwardValues, { name: 'pv' }).to('o2');
+      raw.process(forward).groupByKey().count().toStream().to('o3');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [in])
+      --> KSTREAM-PROCESSVALUES-0000000001, pv, KSTREAM-PROCESSOR-0000000007
+    Processor: KSTREAM-PROCESSVALUES-0000000001 (stores: [pv-store])
+      --> KSTREAM-AGGREGATE-0000000003
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-AGGREGATE-0000000003 (stores: [KSTREAM-AGGREGATE-STATE-STORE-0000000002])
+      --> KTABLE-TOSTREAM-0000000004
+      <-- KSTREAM-PROCESSVALUES-0000000001
+    Processor: KSTREAM-PROCESSOR-0000000007 (stores: [])
+      --> KSTREAM-FILTER-0000000011
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-FILTER-0000000011 (stores: [])
+      --> KSTREAM-SINK-0000000010
+      <-- KSTREAM-PROCESSOR-0000000007
+    Processor: KTABLE-TOSTREAM-0000000004 (stores: [])
+      --> KSTREAM-SINK-0000000005
+      <-- KSTREAM-AGGREGATE-0000000003
+    Processor: pv (stores: [])
+      --> KSTREAM-SINK-0000000006
+      <-- KSTREAM-SOURCE-0000000000
+    Sink: KSTREAM-SINK-0000000005 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000004
+    Sink: KSTREAM-SINK-0000000006 (topic: o2)
+      <-- pv
+    Sink: KSTREAM-SINK-0000000010 (topic: KSTREAM-AGGREGATE-STATE-STORE-0000000008-repartition)
+      <-- KSTREAM-FILTER-0000000011
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000012 (topics: [KSTREAM-AGGREGATE-STATE-STORE-0000000008-repartition])
+      --> KSTREAM-AGGREGATE-0000000009
+    Processor: KSTREAM-AGGREGATE-0000000009 (stores: [KSTREAM-AGGREGATE-STATE-STORE-0000000008])
+      --> KTABLE-TOSTREAM-0000000013
+      <-- KSTREAM-SOURCE-0000000012
+    Processor: KTABLE-TOSTREAM-0000000013 (stores: [])
+      --> KSTREAM-SINK-0000000014
+      <-- KSTREAM-AGGREGATE-0000000009
+    Sink: KSTREAM-SINK-0000000014 (topic: o3)
+      <-- KTABLE-TOSTREAM-0000000013
+
+`,
+  },
+  {
+    name: 'cogroup',
+    build: (b) => {
+      const g1 = b.stream<string, string>('a').groupByKey();
+      const g2 = b.stream<string, string>('b').groupBy((_k, v) => v);
+      const g3 = b.stream<string, string>('c').groupBy((_k, v) => v, { name: 'c-by-value' });
+      g1.cogroup((_k, v, a: string) => a + v).cogroup(g2, (_k, v, a) => a + v).aggregate(() => '').toStream().to('o1');
+      g1.cogroup((_k, v, a: string) => a + v).cogroup(g3, (_k, v, a) => a + v)
+        .aggregate(() => '', { storeName: 'cg-store' }, { name: 'named' }).toStream().to('o2');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [a])
+      --> named-cogroup-agg-0, COGROUPKSTREAM-AGGREGATE-0000000009
+    Source: COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-source (topics: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition])
+      --> COGROUPKSTREAM-AGGREGATE-0000000010
+    Source: c-by-value-repartition-source (topics: [c-by-value-repartition])
+      --> named-cogroup-agg-1
+    Processor: COGROUPKSTREAM-AGGREGATE-0000000009 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005])
+      --> COGROUPKSTREAM-MERGE-0000000011
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: COGROUPKSTREAM-AGGREGATE-0000000010 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005])
+      --> COGROUPKSTREAM-MERGE-0000000011
+      <-- COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-source
+    Processor: named-cogroup-agg-0 (stores: [cg-store])
+      --> named-cogroup-merge
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: named-cogroup-agg-1 (stores: [cg-store])
+      --> named-cogroup-merge
+      <-- c-by-value-repartition-source
+    Processor: COGROUPKSTREAM-MERGE-0000000011 (stores: [])
+      --> KTABLE-TOSTREAM-0000000012
+      <-- COGROUPKSTREAM-AGGREGATE-0000000009, COGROUPKSTREAM-AGGREGATE-0000000010
+    Processor: named-cogroup-merge (stores: [])
+      --> KTABLE-TOSTREAM-0000000020
+      <-- named-cogroup-agg-0, named-cogroup-agg-1
+    Processor: KTABLE-TOSTREAM-0000000012 (stores: [])
+      --> KSTREAM-SINK-0000000013
+      <-- COGROUPKSTREAM-MERGE-0000000011
+    Processor: KTABLE-TOSTREAM-0000000020 (stores: [])
+      --> KSTREAM-SINK-0000000021
+      <-- named-cogroup-merge
+    Sink: KSTREAM-SINK-0000000013 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000012
+    Sink: KSTREAM-SINK-0000000021 (topic: o2)
+      <-- KTABLE-TOSTREAM-0000000020
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000001 (topics: [b])
+      --> KSTREAM-KEY-SELECT-0000000002
+    Processor: KSTREAM-KEY-SELECT-0000000002 (stores: [])
+      --> COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-filter
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-filter (stores: [])
+      --> COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-sink
+      <-- KSTREAM-KEY-SELECT-0000000002
+    Sink: COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-sink (topic: COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition)
+      <-- COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000005-repartition-filter
+
+  Sub-topology: 2
+    Source: KSTREAM-SOURCE-0000000003 (topics: [c])
+      --> c-by-value
+    Processor: c-by-value (stores: [])
+      --> c-by-value-repartition-filter
+      <-- KSTREAM-SOURCE-0000000003
+    Processor: c-by-value-repartition-filter (stores: [])
+      --> c-by-value-repartition-sink
+      <-- c-by-value
+    Sink: c-by-value-repartition-sink (topic: c-by-value-repartition)
+      <-- c-by-value-repartition-filter
+
+`,
+  },
+  {
+    name: 'cogroup-windows',
+    build: (b) => {
+      const w1 = b.stream<string, string>('a').groupByKey();
+      const w2 = b.stream<string, string>('b').groupByKey();
+      const cg = w1.cogroup((_k, v, a: string) => a + v).cogroup(w2, (_k, v, a) => a + v);
+      cg.windowedBy(TimeWindows.ofSizeAndGrace(60_000, 10_000)).aggregate(() => '').toStream().to('o1');
+      cg.windowedBy(SlidingWindows.ofTimeDifferenceWithNoGrace(60_000)).aggregate(() => '').toStream().to('o2');
+      cg.windowedBy(SessionWindows.ofInactivityGapWithNoGrace(60_000)).aggregate(() => '', (_k, a, c) => a + c, {}, { name: 'sessions' }).toStream().to('o3');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [a])
+      --> COGROUPKSTREAM-AGGREGATE-0000000003, COGROUPKSTREAM-AGGREGATE-0000000009, sessions-cogroup-agg-0
+    Source: KSTREAM-SOURCE-0000000001 (topics: [b])
+      --> COGROUPKSTREAM-AGGREGATE-0000000004, COGROUPKSTREAM-AGGREGATE-0000000010, sessions-cogroup-agg-1
+    Processor: COGROUPKSTREAM-AGGREGATE-0000000003 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000002])
+      --> COGROUPKSTREAM-MERGE-0000000005
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: COGROUPKSTREAM-AGGREGATE-0000000004 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000002])
+      --> COGROUPKSTREAM-MERGE-0000000005
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: COGROUPKSTREAM-AGGREGATE-0000000009 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000008])
+      --> COGROUPKSTREAM-MERGE-0000000011
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: COGROUPKSTREAM-AGGREGATE-0000000010 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000008])
+      --> COGROUPKSTREAM-MERGE-0000000011
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: sessions-cogroup-agg-0 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000014])
+      --> sessions-cogroup-merge
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: sessions-cogroup-agg-1 (stores: [COGROUPKSTREAM-AGGREGATE-STATE-STORE-0000000014])
+      --> sessions-cogroup-merge
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: COGROUPKSTREAM-MERGE-0000000005 (stores: [])
+      --> KTABLE-TOSTREAM-0000000006
+      <-- COGROUPKSTREAM-AGGREGATE-0000000003, COGROUPKSTREAM-AGGREGATE-0000000004
+    Processor: COGROUPKSTREAM-MERGE-0000000011 (stores: [])
+      --> KTABLE-TOSTREAM-0000000012
+      <-- COGROUPKSTREAM-AGGREGATE-0000000009, COGROUPKSTREAM-AGGREGATE-0000000010
+    Processor: sessions-cogroup-merge (stores: [])
+      --> KTABLE-TOSTREAM-0000000018
+      <-- sessions-cogroup-agg-0, sessions-cogroup-agg-1
+    Processor: KTABLE-TOSTREAM-0000000006 (stores: [])
+      --> KSTREAM-SINK-0000000007
+      <-- COGROUPKSTREAM-MERGE-0000000005
+    Processor: KTABLE-TOSTREAM-0000000012 (stores: [])
+      --> KSTREAM-SINK-0000000013
+      <-- COGROUPKSTREAM-MERGE-0000000011
+    Processor: KTABLE-TOSTREAM-0000000018 (stores: [])
+      --> KSTREAM-SINK-0000000019
+      <-- sessions-cogroup-merge
+    Sink: KSTREAM-SINK-0000000007 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000006
+    Sink: KSTREAM-SINK-0000000013 (topic: o2)
+      <-- KTABLE-TOSTREAM-0000000012
+    Sink: KSTREAM-SINK-0000000019 (topic: o3)
+      <-- KTABLE-TOSTREAM-0000000018
+
+`,
+  },
+  {
+    name: 'global-table-joins',
+    build: (b) => {
+      const orders = b.stream<string, string>('orders');
+      const users = b.globalTable<string, string>('users');
+      orders.join(users, (_k, v) => v, (v, u) => v + u).to('o1');
+      orders.leftJoin(users, (k) => k, (v, u) => `${v}${u}`, { name: 'lj' }).to('o2');
+      b.globalTable('regions', { name: 'regions-src' }, { storeName: 'regions-store' });
+      orders.groupByKey().count().toStream().to('o3');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [orders])
+      --> KSTREAM-AGGREGATE-0000000011, KSTREAM-LEFTJOIN-0000000004, lj
+    Processor: KSTREAM-AGGREGATE-0000000011 (stores: [KSTREAM-AGGREGATE-STATE-STORE-0000000010])
+      --> KTABLE-TOSTREAM-0000000012
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-LEFTJOIN-0000000004 (stores: [])
+      --> KSTREAM-SINK-0000000005
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KTABLE-TOSTREAM-0000000012 (stores: [])
+      --> KSTREAM-SINK-0000000013
+      <-- KSTREAM-AGGREGATE-0000000011
+    Processor: lj (stores: [])
+      --> KSTREAM-SINK-0000000007
+      <-- KSTREAM-SOURCE-0000000000
+    Sink: KSTREAM-SINK-0000000005 (topic: o1)
+      <-- KSTREAM-LEFTJOIN-0000000004
+    Sink: KSTREAM-SINK-0000000007 (topic: o2)
+      <-- lj
+    Sink: KSTREAM-SINK-0000000013 (topic: o3)
+      <-- KTABLE-TOSTREAM-0000000012
+
+  Sub-topology: 1 for global store (will not generate tasks)
+    Source: KSTREAM-SOURCE-0000000002 (topics: [users])
+      --> KTABLE-SOURCE-0000000003
+    Processor: KTABLE-SOURCE-0000000003 (stores: [users-STATE-STORE-0000000001])
+      --> none
+      <-- KSTREAM-SOURCE-0000000002
+  Sub-topology: 2 for global store (will not generate tasks)
+    Source: regions-src-source (topics: [regions])
+      --> regions-src
+    Processor: regions-src (stores: [regions-store])
+      --> none
+      <-- regions-src-source
+`,
+  },
+  {
+    name: 'global-table-first',
+    build: (b) => {
+      const users = b.globalTable<string, string>('users');
+      b.stream<string, string>('orders').join(users, (_k, v) => v, (v, u) => v + u).to('o1');
+      b.stream('other').to('o4');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0 for global store (will not generate tasks)
+    Source: KSTREAM-SOURCE-0000000001 (topics: [users])
+      --> KTABLE-SOURCE-0000000002
+    Processor: KTABLE-SOURCE-0000000002 (stores: [users-STATE-STORE-0000000000])
+      --> none
+      <-- KSTREAM-SOURCE-0000000001
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000003 (topics: [orders])
+      --> KSTREAM-LEFTJOIN-0000000004
+    Processor: KSTREAM-LEFTJOIN-0000000004 (stores: [])
+      --> KSTREAM-SINK-0000000005
+      <-- KSTREAM-SOURCE-0000000003
+    Sink: KSTREAM-SINK-0000000005 (topic: o1)
+      <-- KSTREAM-LEFTJOIN-0000000004
+
+  Sub-topology: 2
+    Source: KSTREAM-SOURCE-0000000006 (topics: [other])
+      --> KSTREAM-SINK-0000000007
+    Sink: KSTREAM-SINK-0000000007 (topic: o4)
+      <-- KSTREAM-SOURCE-0000000006
 
 `,
   },

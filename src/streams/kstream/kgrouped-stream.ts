@@ -9,6 +9,7 @@ import { addRepartition } from './internals/dsl-context';
 import { streamAggregateProcessor, streamReduceProcessor } from './internals/aggregate-processors';
 import type { ProcessorSupplier } from '../processor/processor';
 import type { OldValues } from './internals/table-processors';
+import { CogroupedKStream } from './cogrouped-kstream';
 import { SessionWindowedKStream } from './session-windowed-kstream';
 import { TimeWindowedKStream } from './time-windowed-kstream';
 import { SessionWindows, type SlidingWindows, type TimeWindows } from './windows';
@@ -57,6 +58,14 @@ export class KGroupedStream<K, V> {
     return this.build<A>('KSTREAM-AGGREGATE-', materialized ?? {}, named, (store, oldValues) =>
       streamAggregateProcessor<K, V, A>(store, initializer, aggregator, oldValues),
     );
+  }
+
+  /**
+   * Starts a cogroup (Kafka Streams' `cogroup`, KIP-150): this stream's records fold into a shared aggregate with
+   * `aggregator`; add more grouped streams of the same key with `cogroup`, then `aggregate`.
+   */
+  cogroup<A>(aggregator: (key: K, value: V, aggregate: A) => A): CogroupedKStream<K, A> {
+    return new CogroupedKStream<K, A>(this.ctx).cogroup(this, aggregator);
   }
 
   /** Cuts the grouped stream into sessions. */

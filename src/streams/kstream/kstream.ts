@@ -1,5 +1,6 @@
 import { TopologyException } from '../../errors';
-import type { ProcessorSupplier, TopicNameExtractor } from '../processor/processor';
+import { fixedKeyProcessorNode } from '../processor/fixed-key-processor';
+import type { FixedKeyProcessorSupplier, ProcessorSupplier, TopicNameExtractor } from '../processor/processor';
 import type { Serde } from '../serdes/serde';
 import type { KeyValue } from '../state/store';
 import { KGroupedStream } from './kgrouped-stream';
@@ -21,7 +22,8 @@ import {
 } from './internals/stream-processors';
 import { addTableSource } from './internals/table-source';
 import type { Joiner } from './internals/join-processors';
-import { streamStreamJoin, streamTableJoin } from './internals/join-builders';
+import { streamGlobalTableJoin, streamStreamJoin, streamTableJoin } from './internals/join-builders';
+import { GlobalKTable } from './global-ktable';
 
 /**
  * A record stream (Kafka Streams' `KStream`). Every operation adds nodes to the topology and returns a new
@@ -199,13 +201,26 @@ export class KStream<K, V> {
     windows: JoinWindows,
     joined?: StreamJoined<K, V, VO>,
   ): KStream<K, VR>;
+  /**
+   * Inner join with a global table: each record is joined with the table's value of the key `keySelector` computes
+   * from it, and dropped when there is none.
+   */
+  join<GK, GV, VR>(
+    globalTable: GlobalKTable<GK, GV>,
+    keySelector: (key: K, value: V) => GK,
+    joiner: (value: V, globalValue: GV, key: K) => VR,
+    named?: Named,
+  ): KStream<K, VR>;
   join<VO, VR>(
-    other: KTable<K, VO> | KStream<K, VO>,
-    joiner: (value: V, otherValue: VO, key: K) => VR,
-    options?: Joined<K, V, VO> | JoinWindows,
-    joined?: StreamJoined<K, V, VO>,
+    other: KTable<K, VO> | KStream<K, VO> | GlobalKTable<unknown, VO>,
+    second: ((value: V, otherValue: VO, key: K) => VR) | ((key: K, value: V) => unknown),
+    third?: Joined<K, V, VO> | JoinWindows | ((value: V, otherValue: VO, key: K) => VR),
+    fourth?: StreamJoined<K, V, VO> | Named,
   ): KStream<K, VR> {
-    return this.doJoin(other, joiner as Joiner<K, V, VO, VR>, options, joined, false, false);
+    if (other instanceof GlobalKTable) {
+      return streamGlobalTableJoin(this, other, second as (key: K, value: V) => unknown, third as Joiner<K, V, VO, VR>, fourth as Named | undefined, false);
+    }
+    return this.doJoin(other, second as Joiner<K, V, VO, VR>, third as Joined<K, V, VO> | JoinWindows | undefined, fourth as StreamJoined<K, V, VO> | undefined, false, false);
   }
 
   /** Left join with a table: records without a table value are joined with null. */
@@ -217,13 +232,23 @@ export class KStream<K, V> {
     windows: JoinWindows,
     joined?: StreamJoined<K, V, VO>,
   ): KStream<K, VR>;
+  /** Left join with a global table: records whose computed key has no value in it are joined with null. */
+  leftJoin<GK, GV, VR>(
+    globalTable: GlobalKTable<GK, GV>,
+    keySelector: (key: K, value: V) => GK,
+    joiner: (value: V, globalValue: GV | null, key: K) => VR,
+    named?: Named,
+  ): KStream<K, VR>;
   leftJoin<VO, VR>(
-    other: KTable<K, VO> | KStream<K, VO>,
-    joiner: (value: V, otherValue: VO | null, key: K) => VR,
-    options?: Joined<K, V, VO> | JoinWindows,
-    joined?: StreamJoined<K, V, VO>,
+    other: KTable<K, VO> | KStream<K, VO> | GlobalKTable<unknown, VO>,
+    second: ((value: V, otherValue: VO | null, key: K) => VR) | ((key: K, value: V) => unknown),
+    third?: Joined<K, V, VO> | JoinWindows | ((value: V, otherValue: VO | null, key: K) => VR),
+    fourth?: StreamJoined<K, V, VO> | Named,
   ): KStream<K, VR> {
-    return this.doJoin(other, joiner as Joiner<K, V, VO, VR>, options, joined, true, false);
+    if (other instanceof GlobalKTable) {
+      return streamGlobalTableJoin(this, other, second as (key: K, value: V) => unknown, third as Joiner<K, V, VO, VR>, fourth as Named | undefined, true);
+    }
+    return this.doJoin(other, second as Joiner<K, V, VO, VR>, third as Joined<K, V, VO> | JoinWindows | undefined, fourth as StreamJoined<K, V, VO> | undefined, true, false);
   }
 
   /** Outer join with another stream: records of either side without a match are joined with null once the window closes. */
@@ -252,19 +277,39 @@ export class KStream<K, V> {
     return streamStreamJoin(this, other, joiner, options, joined ?? {}, leftOuter, rightOuter);
   }
 
-  /** Runs a Processor API processor on the stream, connected to the named stores. */
-  process<K2, V2>(
-    supplier: ProcessorSupplier<K, V, K2, V2>,
-    options: { name?: string; stores?: string[] } = {},
-  ): KStream<K2, V2> {
-    // A processor's own name takes no index (Kafka Streams' KStreamImpl.process).
-    const name = options.name ?? this.ctx.names.processor('KSTREAM-PROCESSOR-');
+  /**
+   * Runs a Processor API processor on the stream, connected to the named stores; what it forwards is the new
+   * stream. It may change keys, so a later grouping or join repartitions.
+   */
+  process<K2, V2>(supplier: ProcessorSupplier<K, V, K2, V2>, options: ProcessOptions = {}): KStream<K2, V2> {
+    const name = this.addProcessNode('KSTREAM-PROCESSOR-', supplier as ProcessorSupplier, options);
+    return new KStream<K2, V2>(this.ctx, name, undefined, undefined, true);
+  }
+
+  /**
+   * Runs a fixed-key processor on the stream (Kafka Streams' `processValues`, KIP-820), connected to the named
+   * stores: it may change values, timestamps and headers but not keys, so the stream needs no repartition after it.
+   */
+  processValues<V2>(supplier: FixedKeyProcessorSupplier<K, V, V2>, options: ProcessOptions = {}): KStream<K, V2> {
+    const name = this.addProcessNode('KSTREAM-PROCESSVALUES-', fixedKeyProcessorNode(supplier) as ProcessorSupplier, options);
+    return new KStream<K, V2>(this.ctx, name, this.keySerde, undefined, this.repartitionRequired);
+  }
+
+  private addProcessNode(prefix: string, supplier: ProcessorSupplier, options: ProcessOptions): string {
+    // A processor's own name takes no index (Kafka Streams' KStreamImpl.process and processValues).
+    const name = options.name ?? this.ctx.names.processor(prefix);
     this.ctx.topology.addProcessor(name, supplier, this.nodeName);
     if (options.stores && options.stores.length > 0) {
       this.ctx.topology.connectProcessorAndStateStores(name, ...options.stores);
     }
-    return new KStream<K2, V2>(this.ctx, name, undefined, undefined, true);
+    return name;
   }
+}
+
+/** The name of a `process`/`processValues` node, and the stores its processor uses. */
+export interface ProcessOptions {
+  name?: string;
+  stores?: string[];
 }
 
 /**

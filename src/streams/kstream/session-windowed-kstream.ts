@@ -9,7 +9,7 @@ import type { SessionWindows } from './windows';
 import { sessionStoreBuilder } from './internals/dsl-context';
 import { type SessionMerger, sessionWindowAggregateProcessor } from './internals/session-processor';
 import { sessionStoreGetter } from './internals/value-getters';
-import { buildWindowedAggregation } from './internals/windowed-aggregation';
+import { buildWindowedAggregation, type WindowedAggregationSpec } from './internals/windowed-aggregation';
 import { countAggregator, initializedAggregator, reduceAggregator, type WindowedAggregator } from './internals/window-processors';
 
 /**
@@ -55,17 +55,22 @@ export class SessionWindowedKStream<K, V> {
     aggregator: WindowedAggregator<K, V, A>,
     merger: SessionMerger<K, A>,
   ): KTable<Windowed<K>, A> {
-    const windows = this.windows;
-    return buildWindowedAggregation(this.grouped, prefix, materialized, named, {
-      minRetentionMs: windows.inactivityGapMs + windows.graceMs,
-      minRetentionDescription: 'the inactivity gap plus the grace period',
-      // A session [start, end] can still grow until stream time passes end + gap + grace.
-      closesAfterMs: windows.inactivityGapMs + windows.graceMs,
-      storeBuilder: (store, keySerde, retentionMs) =>
-        sessionStoreBuilder(store, materialized as Materialized<unknown, unknown>, keySerde, materialized.valueSerde as Serde<unknown> | undefined, retentionMs),
-      processor: (store, oldValues) => sessionWindowAggregateProcessor(windows, store, aggregator, merger, oldValues),
-      windowedKeySerde: (inner) => sessionWindowedSerde(inner),
-      getter: (store) => sessionStoreGetter(store),
-    });
+    return buildWindowedAggregation(this.grouped, prefix, materialized, named, sessionWindowedSpec(this.windows, materialized, merger), aggregator);
   }
+}
+
+/** How session aggregations store and merge their sessions (also cogrouped ones). */
+export function sessionWindowedSpec<K, A>(windows: SessionWindows, materialized: Materialized<K, A>, merger: SessionMerger<K, A>): WindowedAggregationSpec {
+  return {
+    minRetentionMs: windows.inactivityGapMs + windows.graceMs,
+    minRetentionDescription: 'the inactivity gap plus the grace period',
+    // A session [start, end] can still grow until stream time passes end + gap + grace.
+    closesAfterMs: windows.inactivityGapMs + windows.graceMs,
+    storeBuilder: (store, keySerde, retentionMs) =>
+      sessionStoreBuilder(store, materialized as Materialized<unknown, unknown>, keySerde, materialized.valueSerde as Serde<unknown> | undefined, retentionMs),
+    processor: (store, oldValues, aggregator) =>
+      sessionWindowAggregateProcessor(windows, store, aggregator, merger as SessionMerger<unknown, unknown>, oldValues),
+    windowedKeySerde: (inner) => sessionWindowedSerde(inner),
+    getter: (store) => sessionStoreGetter(store),
+  };
 }

@@ -5,7 +5,10 @@ import { KStream } from './kstream';
 import type { KTable } from './ktable';
 import type { Consumed, Materialized } from './options';
 import type { DslContext } from './internals/dsl-context';
-import { processorName, storeName } from './internals/dsl-context';
+import { keyValueStoreBuilder, processorName, storeName } from './internals/dsl-context';
+import { tableSourceProcessor } from './internals/table-processors';
+import { keyValueStoreGetter } from './internals/value-getters';
+import { GlobalKTable } from './global-ktable';
 import { NameGenerator } from './internals/names';
 import { addTableSource } from './internals/table-source';
 
@@ -35,9 +38,26 @@ export class StreamsBuilder {
     return addTableSource(this.ctx, name, source, store.name, materialized, keySerde, valueSerde);
   }
 
+  /**
+   * A global table of a topic (Kafka Streams' `globalTable`): every instance holds all of it, kept up to date from
+   * every partition of the topic, in a store named `<topic>-STATE-STORE-…` unless `materialized` names it. The
+   * store has no changelog: it is restored from the topic itself.
+   */
+  globalTable<K = unknown, V = unknown>(topic: string, consumed: Consumed<K, V> = {}, materialized?: Materialized<K, V>): GlobalKTable<K, V> {
+    const store = storeName(this.ctx, materialized as Materialized<unknown, unknown>, `${topic}-`);
+    const source = processorName(this.ctx, consumed.name === undefined ? undefined : `${consumed.name}-source`, 'KSTREAM-SOURCE-');
+    const name = processorName(this.ctx, consumed.name, 'KTABLE-SOURCE-');
+    const keySerde = materialized?.keySerde ?? consumed.keySerde;
+    const valueSerde = materialized?.valueSerde ?? consumed.valueSerde;
+    const builder = keyValueStoreBuilder(store.name, { ...materialized, loggingEnabled: false } as Materialized<unknown, unknown>, keySerde, valueSerde);
+    this.ctx.topology.addGlobalStore(builder, source, consumed, topic, name, tableSourceProcessor({ name: store.name, materialized: true }, { send: false }));
+    return new GlobalKTable<K, V>(store.name, keyValueStoreGetter(store.name));
+  }
+
   /** Adds a store for Processor API processors used with `KStream.process`. */
-  addStateStore(builder: StoreBuilder<StateStore>): this {
-    this.ctx.topology.addStateStore(builder);
+  addStateStore<S extends StateStore>(builder: StoreBuilder<S>): this {
+    // A builder of a store type is a builder of a store: the topology only names, builds and opens it.
+    this.ctx.topology.addStateStore(builder as unknown as StoreBuilder<StateStore>);
     return this;
   }
 

@@ -32,16 +32,17 @@ describe('KTable.suppress', () => {
     };
   }
 
-  it('untilTimeLimit: a key goes out with its latest value once stream time is the limit past its update', () => {
+  it('untilTimeLimit: a key goes out with its latest value once stream time is the limit past its first buffering', () => {
     const { pipe, read } = start((counts) => counts.suppress(Suppressed.untilTimeLimit(10)));
     pipe('a', 0);
     pipe('a', 3);
     pipe('a', 5);
-    pipe('b', 11);
     expect(read()).toEqual([]);
-    pipe('b', 15); // 15 - 10 >= 5: a is due; b was updated at 15
+    pipe('b', 11); // 11 - 10 >= 0: a, buffered at 0, is due; its updates at 3 and 5 did not push it back
     expect(read()).toEqual(['a=3 (5)']);
-    pipe('c', 25);
+    pipe('b', 15);
+    expect(read()).toEqual([]);
+    pipe('c', 25); // 25 - 10 >= 11
     expect(read()).toEqual(['b=2 (15)']);
   });
 

@@ -23,7 +23,7 @@ export const BufferConfig = {
 export interface Suppressed {
   /** `window-close`: each windowed key's final result only, once stream time passes its window end + grace. */
   readonly until: 'window-close' | 'time-limit';
-  /** `time-limit`: how long after a key's latest update its value is held back. */
+  /** `time-limit`: how long after a key was first buffered its latest value is held back. */
   readonly timeLimitMs: number;
   readonly buffer: BufferConfig;
   /** Names the processor (and the buffer store, `<name>-store`). */
@@ -38,7 +38,10 @@ export const Suppressed = {
     }
     return { until: 'window-close', timeLimitMs: 0, buffer, ...(name === undefined ? {} : { name }) };
   },
-  /** Rate limiting: a key's latest value once `timeLimitMs` of stream time has passed since it was updated. */
+  /**
+   * Rate limiting: a key's latest value once `timeLimitMs` of stream time has passed since the key was first
+   * buffered (later updates replace the value but do not push the emit back, as in Kafka Streams).
+   */
   untilTimeLimit(timeLimitMs: number, buffer: BufferConfig = BufferConfig.unbounded(), name?: string): Suppressed {
     if (!Number.isSafeInteger(timeLimitMs) || timeLimitMs < 0) {
       throw new TopologyException(`the suppression time limit must be a non-negative integer of ms, got ${timeLimitMs}`);

@@ -8,7 +8,7 @@ import type { Materialized, Named } from './options';
 import { SlidingWindows, type TimeWindows } from './windows';
 import { windowStoreBuilder } from './internals/dsl-context';
 import { windowStoreGetter } from './internals/value-getters';
-import { buildWindowedAggregation } from './internals/windowed-aggregation';
+import { buildWindowedAggregation, type WindowedAggregationSpec } from './internals/windowed-aggregation';
 import {
   countAggregator,
   initializedAggregator,
@@ -50,26 +50,30 @@ export class TimeWindowedKStream<K, V> {
   }
 
   private build<A>(prefix: string, materialized: Materialized<K, A>, named: Named | undefined, aggregator: WindowedAggregator<K, V, A>): KTable<Windowed<K>, A> {
-    const windows = this.windows;
-    const sliding = windows instanceof SlidingWindows;
-    const sizeMs = sliding ? windows.timeDifferenceMs : windows.sizeMs;
-    return buildWindowedAggregation(this.grouped, prefix, materialized, named, {
-      // Sliding windows look back up to twice the difference to build the right window of an earlier record.
-      minRetentionMs: (sliding ? 2 * sizeMs : sizeMs) + windows.graceMs,
-      minRetentionDescription: sliding ? 'twice the time difference plus the grace period' : 'the window size plus the grace period',
-      closesAfterMs: windows.graceMs,
-      storeBuilder: (store, keySerde, retentionMs) =>
-        windowStoreBuilder(store, materialized as Materialized<unknown, unknown>, keySerde, materialized.valueSerde as Serde<unknown> | undefined, {
-          retentionMs,
-          sizeMs,
-          retainDuplicates: false,
-        }),
-      processor: (store, oldValues) =>
-        windows instanceof SlidingWindows
-          ? slidingWindowAggregateProcessor(windows, store, aggregator, oldValues)
-          : timeWindowAggregateProcessor(windows, store, aggregator, oldValues),
-      windowedKeySerde: (inner) => timeWindowedSerde(inner, sizeMs),
-      getter: (store) => windowStoreGetter(store),
-    });
+    return buildWindowedAggregation(this.grouped, prefix, materialized, named, timeWindowedSpec(this.windows, materialized), aggregator);
   }
+}
+
+/** How tumbling, hopping and sliding windowed aggregations store and compute their windows (also cogrouped ones). */
+export function timeWindowedSpec<K, A>(windows: TimeWindows | SlidingWindows, materialized: Materialized<K, A>): WindowedAggregationSpec {
+  const sliding = windows instanceof SlidingWindows;
+  const sizeMs = sliding ? windows.timeDifferenceMs : windows.sizeMs;
+  return {
+    // Sliding windows look back up to twice the difference to build the right window of an earlier record.
+    minRetentionMs: (sliding ? 2 * sizeMs : sizeMs) + windows.graceMs,
+    minRetentionDescription: sliding ? 'twice the time difference plus the grace period' : 'the window size plus the grace period',
+    closesAfterMs: windows.graceMs,
+    storeBuilder: (store, keySerde, retentionMs) =>
+      windowStoreBuilder(store, materialized as Materialized<unknown, unknown>, keySerde, materialized.valueSerde as Serde<unknown> | undefined, {
+        retentionMs,
+        sizeMs,
+        retainDuplicates: false,
+      }),
+    processor: (store, oldValues, aggregator) =>
+      windows instanceof SlidingWindows
+        ? slidingWindowAggregateProcessor(windows, store, aggregator, oldValues)
+        : timeWindowAggregateProcessor(windows, store, aggregator, oldValues),
+    windowedKeySerde: (inner) => timeWindowedSerde(inner, sizeMs),
+    getter: (store) => windowStoreGetter(store),
+  };
 }

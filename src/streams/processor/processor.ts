@@ -1,4 +1,4 @@
-import type { RecordMetadata, StreamRecord } from './record';
+import type { FixedKeyRecord, RecordMetadata, StreamRecord } from './record';
 
 /** When a punctuation fires: as stream time advances, or as the wall clock does. */
 export type PunctuationType = 'STREAM_TIME' | 'WALL_CLOCK_TIME';
@@ -9,13 +9,11 @@ export interface Cancellable {
   cancel(): void;
 }
 
-/** What a processor can do while processing: Kafka Streams' `api.ProcessorContext`. */
-export interface ProcessorContext<KOut = unknown, VOut = unknown> {
+/** What every processor can do while processing, beside forwarding: Kafka Streams' `api.ProcessingContext`. */
+export interface ProcessingContext {
   readonly applicationId: string;
   /** `<subtopology>_<partition>`. */
   readonly taskId: string;
-  /** Sends a record to every child node, or to the named child only. */
-  forward<K extends KOut, V extends VOut>(record: StreamRecord<K, V>, childName?: string): void;
   /** A store connected to this processor. Throws a clear error for a store it is not connected to. */
   getStateStore<S>(name: string): S;
   schedule(intervalMs: number, type: PunctuationType, punctuator: Punctuator): Cancellable;
@@ -28,6 +26,21 @@ export interface ProcessorContext<KOut = unknown, VOut = unknown> {
   commit(): void;
   /** Configuration of the running application (Kafka Streams names). */
   readonly appConfig: Readonly<Record<string, unknown>>;
+}
+
+/** What a processor can do while processing: Kafka Streams' `api.ProcessorContext`. */
+export interface ProcessorContext<KOut = unknown, VOut = unknown> extends ProcessingContext {
+  /** Sends a record to every child node, or to the named child only. */
+  forward<K extends KOut, V extends VOut>(record: StreamRecord<K, V>, childName?: string): void;
+}
+
+/**
+ * What a fixed-key processor can do (Kafka Streams' `api.FixedKeyProcessorContext`): it forwards only records made
+ * from the records it was given (`record.withValue(...)`), so their keys are the keys it received.
+ */
+export interface FixedKeyProcessorContext<K = unknown, VOut = unknown> extends ProcessingContext {
+  /** Sends a record to every child node, or to the named child only. */
+  forward<V extends VOut>(record: FixedKeyRecord<K, V>, childName?: string): void;
 }
 
 /** A node of the processor graph (Kafka Streams' `api.Processor`). */
@@ -44,6 +57,19 @@ export type ProcessorSupplier<KIn = unknown, VIn = unknown, KOut = unknown, VOut
   KOut,
   VOut
 >;
+
+/**
+ * A processor that may change values, timestamps and headers but never keys (Kafka Streams' `api.FixedKeyProcessor`,
+ * KIP-820), for `KStream.processValues`: since keys stay, the stream needs no repartition after it.
+ */
+export interface FixedKeyProcessor<KIn = unknown, VIn = unknown, VOut = unknown> {
+  init?(context: FixedKeyProcessorContext<KIn, VOut>): void;
+  process(record: FixedKeyRecord<KIn, VIn>): void;
+  close?(): void;
+}
+
+/** Builds one fixed-key processor instance per task. */
+export type FixedKeyProcessorSupplier<KIn = unknown, VIn = unknown, VOut = unknown> = () => FixedKeyProcessor<KIn, VIn, VOut>;
 
 /** Picks a sink's topic per record. */
 export type TopicNameExtractor<K, V> = (key: K, value: V, recordMetadata: RecordMetadata | undefined) => string;

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
-import { CorruptedTaskState, IllegalState, StreamsException } from '../../errors';
+import { CorruptedTaskState, IllegalState, StreamsException, TopologyException } from '../../errors';
 import { ChangelogReader, checkKafkajs, createKafkaClients, describeGroup, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type MemberAssignment, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
@@ -101,6 +101,12 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     options: StreamsInstanceOptions = {},
   ) {
     super();
+    const globalStores = topology.globalStores();
+    if (globalStores.length > 0) {
+      throw new TopologyException(
+        `global stores (GlobalKTable) run only in the TopologyTestDriver so far, not on Kafka: ${globalStores.map((g) => g.storeName).join(', ')}`,
+      );
+    }
     this.config = parseStreamsConfig(config);
     this.applicationId = this.config.applicationId;
     this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });

@@ -54,6 +54,8 @@ export interface TaskEnvironment {
   /** Wraps each initialized store as processors and queries see it (metrics). */
   readonly meterStore?: (store: StateStore) => StateStore;
   readonly wallClock: () => number;
+  /** The global stores, which every processor may read without being connected to them. */
+  readonly globalStores?: ReadonlyMap<string, StateStore>;
 }
 
 /**
@@ -96,7 +98,8 @@ export class StreamTask {
     for (const storeName of this.subtopology.stores) {
       const builder = this.topology.store(storeName);
       if (!builder) throw new TopologyException(`store '${storeName}' is not in the topology`);
-      const store = builder.build({ keySerde: this.env.defaultKeySerde, valueSerde: this.env.defaultValueSerde });
+      const cacheBytes = cacheMaxBytes(this.env.config);
+      const store = builder.build({ keySerde: this.env.defaultKeySerde, valueSerde: this.env.defaultValueSerde }, { cachingAllowed: cacheBytes > 0 });
       const changelog = this.env.changelogTopic(storeName);
       const storeContext: StoreContext = {
         applicationId: this.env.applicationId,
@@ -107,7 +110,7 @@ export class StreamTask {
         streamTime: () => this.streamTimeMs,
         recordTimestamp: () => this.context.currentTimestamp,
         recordHeaders: () => this.context.currentHeaders,
-        cacheMaxBytes: cacheMaxBytes(this.env.config),
+        cacheMaxBytes: cacheBytes,
         ...(this.env.configureStore ? { configureStore: this.env.configureStore } : {}),
       };
       store.init(storeContext);
@@ -509,6 +512,8 @@ class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
 
   getStateStore<S>(name: string): S {
     const node = this.currentNode;
+    const global = node?.stores.has(name) ? undefined : this.env.globalStores?.get(name);
+    if (global) return global as unknown as S;
     if (!node || !node.stores.has(name)) {
       throw new TopologyException(
         `processor '${node?.name ?? '?'}' has no access to store '${name}'; connect it with addStateStore or connectProcessorAndStateStores`,

@@ -34,8 +34,12 @@ export interface StoreBuilder<S extends StateStore> {
   readonly cachingEnabled: boolean;
   withCachingEnabled(): this;
   withCachingDisabled(): this;
-  /** A new store; serdes the builder was not given come from `defaults`. */
-  build(defaults: StoreSerdeDefaults): S;
+  /**
+   * A new store; serdes the builder was not given come from `defaults`. `cachingAllowed: false` builds it without
+   * its caching layer whatever the builder says: what Kafka Streams does to every store of an application whose
+   * `statestore.cache.max.bytes` is 0 (`InternalTopologyBuilder.rewriteTopology`).
+   */
+  build(defaults: StoreSerdeDefaults, options?: { cachingAllowed?: boolean }): S;
 }
 
 /** How a builder makes its store once the serdes are known. */
@@ -99,12 +103,12 @@ export class ConfigurableStoreBuilder<S extends StateStore, K, V> implements Sto
     return this;
   }
 
-  build(defaults: StoreSerdeDefaults): S {
+  build(defaults: StoreSerdeDefaults, options: { cachingAllowed?: boolean } = {}): S {
     // Serdes derived from the defaults (windowed keys, join buffers) are resolved here too.
     const store = this.factory(
       resolveSerde(this.keySerde as Serde<unknown> | undefined, defaults.keySerde) as Serde<K>,
       resolveSerde(this.valueSerde as Serde<unknown> | undefined, defaults.valueSerde) as Serde<V>,
     );
-    return this.caching ? this.cachingWrapper(store) : store;
+    return this.caching && options.cachingAllowed !== false ? this.cachingWrapper(store) : store;
   }
 }

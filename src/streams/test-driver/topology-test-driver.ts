@@ -27,7 +27,8 @@ type RawRecord = { key: Buffer | null; value: Buffer | null; timestamp: number; 
 
 /**
  * Runs a topology without a broker (Kafka Streams' `TopologyTestDriver`): every topic has one partition, so
- * each sub-topology is one task; records written to topics the topology reads (repartition topics) are
+ * each sub-topology is one task, and each global store is kept by a task of its own (state directory `global`) whose
+ * stores every other task's processors may read; records written to topics the topology reads (repartition topics) are
  * processed at once, and every piped record is processed to the end before `pipeInput` returns. As in Kafka
  * Streams' driver, it commits after every record it processes (record caches flush downstream each time), and
  * outer and left stream-stream joins emit their unmatched records without the runtime's 1 s emit interval,
@@ -61,9 +62,16 @@ export class TopologyTestDriver {
     const handling = String(config['default.deserialization.exception.handler'] ?? 'fail');
     const metadata = new TopologyMetadata(topology, this.applicationId);
     const taskConfig = { [OUTER_JOIN_EMIT_INTERVAL_CONFIG]: 0, ...config };
-    for (const { definition: sub } of metadata.subtopologies) {
+    // Global stores first: every task's processors may read them from their init on.
+    const globalStores = new Map<string, StateStore>();
+    const globalSubtopologies = topology.globalStores().map(({ id, sourceName, processorName, topic, storeName }) => ({
+      sub: { id, nodes: [sourceName, processorName], sourceTopics: [topic], sourcePatterns: [], stores: [storeName] },
+      dir: 'global',
+    }));
+    const subtopologies = metadata.subtopologies.map(({ definition: sub }) => ({ sub, dir: `${sub.id}_0` }));
+    for (const { sub, dir } of [...globalSubtopologies, ...subtopologies]) {
       const id = { subtopology: sub.id, partition: 0 };
-      const taskDir = pathInside(this.stateDir, this.applicationId, `${sub.id}_0`);
+      const taskDir = pathInside(this.stateDir, this.applicationId, dir);
       fs.mkdirSync(taskDir, { recursive: true });
       const task = new StreamTask(id, sub, topology, {
         applicationId: this.applicationId,
@@ -76,11 +84,13 @@ export class TopologyTestDriver {
         changelogTopic: (s) => metadata.changelogTopic(s),
         deserializationHandling: /continue/i.test(handling) ? 'continue' : 'fail',
         wallClock: () => this.wallClockMs,
+        globalStores,
       });
       task.initializeStores();
+      if (dir === 'global') for (const [name, store] of task.stores) globalStores.set(name, store);
       task.initializeProcessors();
       this.tasks.push(task);
-      for (const topic of metadata.subtopologies[sub.id]!.sourceTopics) this.taskByTopic.set(topic, task);
+      for (const topic of sub.sourceTopics) this.taskByTopic.set(metadata.topicName(topic), task);
     }
   }
 

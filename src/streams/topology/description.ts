@@ -34,14 +34,17 @@ export interface GlobalStoreDescription {
  * sub-graph below them, largest first, then by name; successors and predecessors in the description's order.
  */
 export function describeAsText(description: TopologyDescription): string {
-  let text = 'Topologies:\n ';
-  for (const sub of description.subTopologies) {
+  const parts: { id: number; text: string }[] = description.subTopologies.map((sub) => {
     const order = nodeOrder(sub.nodes);
-    text += `  Sub-topology: ${sub.id}\n`;
-    for (const node of [...sub.nodes].sort(order.compare)) text += `    ${nodeText(node, order.names)}\n`;
-    text += '\n';
+    const nodes = [...sub.nodes].sort(order.compare).map((node) => `    ${nodeText(node, order.names)}\n`);
+    return { id: sub.id, text: `  Sub-topology: ${sub.id}\n${nodes.join('')}\n` };
+  });
+  for (const global of description.globalStores) {
+    const order = nodeOrder([global.source, global.processor]);
+    const nodes = [global.source, global.processor].map((node) => `    ${nodeText(node, order.names)}\n`);
+    parts.push({ id: global.id, text: `  Sub-topology: ${global.id} for global store (will not generate tasks)\n${nodes.join('')}` });
   }
-  return text;
+  return `Topologies:\n ${parts.sort((a, b) => a.id - b.id).map((part) => part.text).join('')}`;
 }
 
 function nodeText(node: NodeDescription, names: (list: readonly string[]) => string): string {

@@ -27,6 +27,17 @@ export interface Subtopology {
 }
 
 /**
+ * A global store (Kafka Streams' `addGlobalStore`): every instance holds all of it, kept up to date from every
+ * partition of its topic by its own source and processor, and any processor may read it without being connected.
+ */
+export interface GlobalStoreDefinition {
+  readonly storeName: string;
+  readonly sourceName: string;
+  readonly processorName: string;
+  readonly topic: string;
+}
+
+/**
  * A processing topology built with the Processor API (or by `StreamsBuilder`): sources, processors, sinks and
  * state stores. It knows nothing of Kafka or configuration; the runtime instantiates one copy of each
  * sub-topology per partition.
@@ -38,7 +49,9 @@ export class Topology {
   private readonly storeProcessors = new Map<string, Set<string>>();
   private readonly internalTopics = new Map<string, RepartitionTopicDefinition>();
   private readonly copartitionGroups: string[][] = [];
-  private cachedSubtopologies: Subtopology[] | undefined;
+  private readonly globalStoreDefinitions = new Map<string, GlobalStoreDefinition>();
+  private readonly globalStoreBuilders = new Map<string, StoreBuilder<StateStore>>();
+  private cachedGroups: { subtopologies: Subtopology[]; globalIds: Map<string, number> } | undefined;
 
   addSource<K, V>(name: string, topics: string | string[] | RegExp, options: SourceOptions<K, V> = {}): this {
     this.checkNewName(name);
@@ -103,9 +116,7 @@ export class Topology {
 
   /** Adds a store and connects it to the named processors. */
   addStateStore(builder: StoreBuilder<StateStore>, ...processorNames: string[]): this {
-    if (this.storeBuilders.has(builder.name)) {
-      throw new TopologyException(`store '${builder.name}' is already added`);
-    }
+    this.checkNewStore(builder.name);
     this.invalidate();
     this.storeBuilders.set(builder.name, builder);
     this.storeProcessors.set(builder.name, new Set());
@@ -126,6 +137,31 @@ export class Topology {
       if (!definition.stores.includes(store)) definition.stores.push(store);
     }
     this.invalidate();
+    return this;
+  }
+
+  /**
+   * Adds a global store (Kafka Streams' `addGlobalStore`): `sourceName` reads every partition of `topic` and hands
+   * the records to `processorName`, whose processor keeps the store up to date; what it forwards goes nowhere. The
+   * store has no changelog: its topic is where it is restored from.
+   */
+  addGlobalStore<K, V>(
+    builder: StoreBuilder<StateStore>,
+    sourceName: string,
+    options: SourceOptions<K, V>,
+    topic: string,
+    processorName: string,
+    supplier: ProcessorSupplier<K, V, unknown, unknown>,
+  ): this {
+    this.checkNewStore(builder.name);
+    if (builder.loggingEnabled) {
+      throw new TopologyException(`global store '${builder.name}' must not have a changelog: it is restored from its topic '${topic}'`);
+    }
+    this.addSource(sourceName, topic, options);
+    this.addProcessor(processorName, supplier, sourceName);
+    (this.definitions.get(processorName) as ProcessorDefinition).stores.push(builder.name);
+    this.globalStoreBuilders.set(builder.name, builder);
+    this.globalStoreDefinitions.set(builder.name, { storeName: builder.name, sourceName, processorName, topic });
     return this;
   }
 
@@ -156,12 +192,20 @@ export class Topology {
     return this.childNames.get(name) ?? [];
   }
 
+  /** The stores of the sub-topologies (global stores are not among them). */
   stores(): IterableIterator<StoreBuilder<StateStore>> {
     return this.storeBuilders.values();
   }
 
+  /** A store of a sub-topology, or a global store. */
   store(name: string): StoreBuilder<StateStore> | undefined {
-    return this.storeBuilders.get(name);
+    return this.storeBuilders.get(name) ?? this.globalStoreBuilders.get(name);
+  }
+
+  /** The global stores with the id of the sub-topology each forms (numbered among the others, as Kafka Streams does). */
+  globalStores(): readonly (GlobalStoreDefinition & { readonly id: number })[] {
+    const { globalIds } = this.groups();
+    return [...this.globalStoreDefinitions.values()].map((definition) => ({ ...definition, id: globalIds.get(definition.storeName)! }));
   }
 
   repartitionTopics(): readonly RepartitionTopicDefinition[] {
@@ -176,9 +220,16 @@ export class Topology {
     return this.copartitionGroups;
   }
 
-  /** Sub-topologies: connected components over parent links and shared stores, numbered in insertion order. */
+  /**
+   * Sub-topologies: connected components over parent links and shared stores, numbered in insertion order. Those of
+   * global stores take their numbers too but are not among them: they make no tasks.
+   */
   subtopologies(): readonly Subtopology[] {
-    if (this.cachedSubtopologies) return this.cachedSubtopologies;
+    return this.groups().subtopologies;
+  }
+
+  private groups(): { subtopologies: Subtopology[]; globalIds: Map<string, number> } {
+    if (this.cachedGroups) return this.cachedGroups;
     const parent = new Map<string, string>();
     const find = (name: string): string => {
       let root = name;
@@ -206,8 +257,15 @@ export class Topology {
       if (group) group.push(name);
       else groups.set(root, [name]);
     }
-    let id = 0;
-    this.cachedSubtopologies = [...groups.values()].map((nodes) => {
+    const globalByProcessor = new Map([...this.globalStoreDefinitions.values()].map((g) => [g.processorName, g.storeName]));
+    const globalIds = new Map<string, number>();
+    const subtopologies: Subtopology[] = [];
+    [...groups.values()].forEach((nodes, id) => {
+      const globalStore = nodes.map((name) => globalByProcessor.get(name)).find((store) => store !== undefined);
+      if (globalStore !== undefined) {
+        globalIds.set(globalStore, id);
+        return;
+      }
       const sourceTopics: string[] = [];
       const sourcePatterns: RegExp[] = [];
       const stores = new Set<string>();
@@ -220,9 +278,10 @@ export class Topology {
           for (const store of definition.stores) stores.add(store);
         }
       }
-      return { id: id++, nodes, sourceTopics, sourcePatterns, stores: [...stores] };
+      subtopologies.push({ id, nodes, sourceTopics, sourcePatterns, stores: [...stores] });
     });
-    return this.cachedSubtopologies;
+    this.cachedGroups = { subtopologies, globalIds };
+    return this.cachedGroups;
   }
 
   /** The sub-topology that hosts a store, or undefined for an unknown store. */
@@ -237,7 +296,14 @@ export class Topology {
         const links = kafkaNodeLinks(sub.nodes.map((name) => ({ name, parents: this.parentsOf(name) })));
         return { id: sub.id, nodes: this.flowOrder(sub).map((n) => this.describeNode(n, links.get(n.name)!)) };
       }),
-      globalStores: [],
+      globalStores: this.globalStores().map(({ id, sourceName, processorName }) => {
+        const links = kafkaNodeLinks([sourceName, processorName].map((name) => ({ name, parents: this.parentsOf(name) })));
+        return {
+          id,
+          source: this.describeNode(this.definitions.get(sourceName)!, links.get(sourceName)!),
+          processor: this.describeNode(this.definitions.get(processorName)!, links.get(processorName)!),
+        };
+      }),
     };
   }
 
@@ -321,7 +387,11 @@ export class Topology {
     }
   }
 
+  private checkNewStore(name: string): void {
+    if (this.storeBuilders.has(name) || this.globalStoreBuilders.has(name)) throw new TopologyException(`store '${name}' is already added`);
+  }
+
   private invalidate(): void {
-    this.cachedSubtopologies = undefined;
+    this.cachedGroups = undefined;
   }
 }

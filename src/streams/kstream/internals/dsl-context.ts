@@ -112,6 +112,12 @@ export function sourceTopicsOf(ctx: DslContext, nodeName: string): string[] {
   return [...topics];
 }
 
+/** Declares the topics that feed nodes that must be co-partitioned (the inputs of a join or a cogroup) so. */
+export function copartition(ctx: DslContext, ...nodes: string[]): void {
+  const topics = [...new Set(nodes.flatMap((node) => sourceTopicsOf(ctx, node)))];
+  if (topics.length > 1) ctx.topology.copartition(topics);
+}
+
 /** A name Kafka Streams generated for a stream's node or store (`KSTREAM-…-0000000003`), as its repartitions tell them apart. */
 const GENERATED_STREAM_NAME = /^KSTREAM.*-[0-9]{10}$/;
 

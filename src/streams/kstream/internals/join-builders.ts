@@ -1,11 +1,11 @@
 import { TopologyException } from '../../../errors';
 import type { Serde } from '../../serdes/serde';
+import type { GlobalKTable } from '../global-ktable';
 import { KStream } from '../kstream';
 import { KTable } from '../ktable';
 import type { Joined, Materialized, Named, StreamJoined } from '../options';
 import type { JoinWindows } from '../windows';
-import type { DslContext } from './dsl-context';
-import { addRepartitionNodes, keyValueStoreBuilder, processorName, repartitionNames, sourceTopicsOf, storeName, windowStoreBuilder, withLogging } from './dsl-context';
+import { addRepartitionNodes, copartition, keyValueStoreBuilder, processorName, repartitionNames, storeName, windowStoreBuilder, withLogging } from './dsl-context';
 import {
   type Joiner,
   reverseJoiner,
@@ -24,12 +24,6 @@ import type { ValueGetterSupplier } from './value-getters';
  * be co-partitioned: their source topics are declared so, and the runtime refuses to start when their partition
  * counts differ. A stream whose key was changed is repartitioned first.
  */
-
-/** Declares the topics that feed two joined nodes co-partitioned. */
-function copartition(ctx: DslContext, ...nodes: string[]): void {
-  const topics = [...new Set(nodes.flatMap((node) => sourceTopicsOf(ctx, node)))];
-  if (topics.length > 1) ctx.topology.copartition(topics);
-}
 
 function getterOf<K, V>(table: KTable<K, V>, role: string): ValueGetterSupplier<K, V> {
   const getter = table.valueGetterSupplier();
@@ -83,6 +77,25 @@ export function streamTableJoin<K, V, VT, VR>(
   ctx.topology.connectProcessorAndStateStores(name, ...getter.storeNames);
   copartition(ctx, input.nodeName, table.nodeName);
   return new KStream<K, VR>(ctx, name, input.keySerde, undefined, false);
+}
+
+/**
+ * KStream-GlobalKTable join: each record joins the global table's value of the key `keySelector` computes. Named
+ * `KSTREAM-LEFTJOIN-` for inner joins too, as Kafka Streams names both; the global store is read without being
+ * connected, and the stream is neither repartitioned nor co-partitioned.
+ */
+export function streamGlobalTableJoin<K, V, GK, GV, VR>(
+  stream: KStream<K, V>,
+  table: GlobalKTable<GK, GV>,
+  keySelector: (key: K, value: V) => GK,
+  joiner: Joiner<K, V, GV, VR>,
+  named: Named | undefined,
+  leftJoin: boolean,
+): KStream<K, VR> {
+  const ctx = stream.ctx;
+  const name = processorName(ctx, named?.name, 'KSTREAM-LEFTJOIN-');
+  ctx.topology.addProcessor(name, streamTableJoinProcessor(table.valueGetterSupplier, joiner, leftJoin, keySelector), stream.nodeName);
+  return new KStream<K, VR>(ctx, name, stream.keySerde, undefined, stream.repartitionRequired);
 }
 
 /**

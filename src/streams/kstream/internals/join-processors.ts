@@ -16,12 +16,12 @@ export function reverseJoiner<K, V1, V2, VR>(joiner: Joiner<K, V1, V2, VR>): Joi
   return (value, otherValue, key) => joiner(otherValue, value, key);
 }
 
-/** A processor that reads another table through its value getter. */
-abstract class GetterProcessor<K, VIn, V2> implements Processor<K, VIn, unknown, unknown> {
+/** A processor that reads another table through its value getter (keyed by `KG`: the records' keys unless mapped). */
+abstract class GetterProcessor<K, VIn, V2, KG = K> implements Processor<K, VIn, unknown, unknown> {
   protected context!: ProcessorContext<unknown, unknown>;
-  protected getter!: ValueGetter<K, V2>;
+  protected getter!: ValueGetter<KG, V2>;
 
-  constructor(private readonly other: ValueGetterSupplier<K, V2>) {}
+  constructor(private readonly other: ValueGetterSupplier<KG, V2>) {}
 
   init(context: ProcessorContext<unknown, unknown>): void {
     this.context = context;
@@ -32,23 +32,27 @@ abstract class GetterProcessor<K, VIn, V2> implements Processor<K, VIn, unknown,
 }
 
 /**
- * KStream-KTable join (Kafka Streams' `KStreamKTableJoinProcessor`): each stream record is joined with the table's
- * current value of its key; only stream records trigger output. Records with a null key or value are dropped, except
- * that a left join passes a null-key record through joined with null.
+ * KStream-KTable and KStream-GlobalKTable joins (Kafka Streams' `KStreamKTableJoinProcessor`): each stream record is
+ * joined with the table's current value of its key, or (global tables) of the key `keyMapper` computes from it; only
+ * stream records trigger output. Records with a null value or join key are dropped, except that a left join passes
+ * a null-key record through, joined with null unless its join key finds a value.
  */
-export function streamTableJoinProcessor<K, V, VT, VR>(
-  table: ValueGetterSupplier<K, VT>,
+export function streamTableJoinProcessor<K, V, KT, VT, VR>(
+  table: ValueGetterSupplier<KT, VT>,
   joiner: Joiner<K, V, VT, VR>,
   leftJoin: boolean,
+  keyMapper: (key: K, value: V) => KT = (key) => key as unknown as KT,
 ): Supplier {
   return () =>
-    new (class extends GetterProcessor<K, V, VT> {
+    new (class extends GetterProcessor<K, V, VT, KT> {
       process(record: StreamRecord<K, V>): void {
-        if (isNull(record.value) || (isNull(record.key) && !leftJoin)) {
-          dropRecord(this.context, 'null key or value in a stream-table join');
+        const joinKey = keyMapper(record.key, record.value);
+        const passNullKey = leftJoin && isNull(record.key) && !isNull(record.value);
+        if (!passNullKey && (isNull(joinKey) || isNull(record.value))) {
+          dropRecord(this.context, 'null join key or value in a stream-table join');
           return;
         }
-        const tableValue = isNull(record.key) ? null : (this.getter(record.key)?.value ?? null);
+        const tableValue = isNull(joinKey) ? null : (this.getter(joinKey)?.value ?? null);
         if (tableValue === null && !leftJoin) return;
         this.context.forward({ ...record, value: joiner(record.value, tableValue, record.key) });
       }

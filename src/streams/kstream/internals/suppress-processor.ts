@@ -76,7 +76,8 @@ interface HeapNode {
 /**
  * `KTable.suppress` (Kafka Streams' `KTableSuppressProcessor`): each update replaces the key's buffered one; a key is
  * emitted once the stream time observed here (the largest timestamp of the updates received) reaches its buffer time
- * plus the wait: window end + grace for `untilWindowCloses`, update time + limit for `untilTimeLimit`. Due keys go
+ * plus the wait: window end + grace for `untilWindowCloses`, for `untilTimeLimit` the time of the update that first
+ * buffered the key + limit. Due keys go
  * out oldest first, ties in key byte order. Emit-final drops tombstones, as Kafka Streams does.
  */
 export function suppressProcessor<K, V>(
@@ -105,19 +106,25 @@ export function suppressProcessor<K, V>(
         this.context = context;
         this.store = context.getStateStore<KeyValueStore<K, Buffered<V>>>(storeName);
         // After a restart the buffer comes back from its changelog (headers are not kept).
-        for (const { key, value } of this.store.all()) this.track(key, value, {});
+        for (const { key, value } of this.store.all()) this.track(key, this.keyId(key), value, {});
       }
 
       process(record: StreamRecord<K, Change<V>>): void {
         this.observedStreamTime = Math.max(this.observedStreamTime, record.timestamp);
-        const buffered: Buffered<V> = { bufferTime: bufferTime(record), timestamp: record.timestamp, change: record.value };
+        const keyId = this.keyId(record.key);
+        // A key updated while buffered keeps its place and its buffer time (Kafka Streams' non-resetting buffer).
+        const time = this.entries.get(keyId)?.buffered.bufferTime ?? bufferTime(record);
+        const buffered: Buffered<V> = { bufferTime: time, timestamp: record.timestamp, change: record.value };
         this.store.put(record.key, buffered);
-        this.track(record.key, buffered, record.headers);
+        this.track(record.key, keyId, buffered, record.headers);
         this.enforceConstraints();
       }
 
-      private track(key: K, buffered: Buffered<V>, headers: Headers): void {
-        const keyId = this.store.keySerde.serialize(key).toString('latin1');
+      private keyId(key: K): string {
+        return this.store.keySerde.serialize(key).toString('latin1');
+      }
+
+      private track(key: K, keyId: string, buffered: Buffered<V>, headers: Headers): void {
         const seq = ++this.seq;
         this.entries.set(keyId, { key, keyId, buffered, headers, seq });
         this.heap.push({ time: buffered.bufferTime, keyId, seq });

@@ -7,9 +7,10 @@ import type { StoreBuilder } from '../../state/stores';
 import type { KGroupedStream } from '../kgrouped-stream';
 import { KTable } from '../ktable';
 import type { Materialized, Named } from '../options';
-import { processorName, storeName } from './dsl-context';
+import { type DslContext, processorName, storeName } from './dsl-context';
 import type { OldValues } from './table-processors';
 import type { ValueGetterSupplier } from './value-getters';
+import type { WindowedAggregator } from './window-processors';
 
 /** What differs between time, sliding and session windowed aggregations. */
 export interface WindowedAggregationSpec {
@@ -19,7 +20,8 @@ export interface WindowedAggregationSpec {
   /** How long after a window's end it may still change: what `suppress(untilWindowCloses)` waits. */
   readonly closesAfterMs: number;
   storeBuilder(store: string, keySerde: Serde<unknown> | undefined, retentionMs: number): StoreBuilder<StateStore>;
-  processor(store: string, oldValues: OldValues): ProcessorSupplier<unknown, unknown, unknown, unknown>;
+  /** The aggregating processor of one input: `aggregator` folds its records into the store's windows. */
+  processor(store: string, oldValues: OldValues, aggregator: WindowedAggregator<unknown, unknown, unknown>): ProcessorSupplier<unknown, unknown, unknown, unknown>;
   /** The serde of the output keys, in Kafka Streams' windowed layout. */
   windowedKeySerde(inner: Serde<unknown>): Serde<Windowed<unknown>>;
   getter(store: string): ValueGetterSupplier<Windowed<unknown>, unknown>;
@@ -36,21 +38,41 @@ export function buildWindowedAggregation<K, V, A>(
   materialized: Materialized<K, A>,
   named: Named | undefined,
   spec: WindowedAggregationSpec,
+  aggregator: WindowedAggregator<K, V, A>,
 ): KTable<Windowed<K>, A> {
   const ctx = grouped.stream.ctx;
   const store = storeName(ctx, materialized as Materialized<unknown, unknown>, prefix);
   const name = processorName(ctx, named?.name, prefix);
-  const retentionMs = materialized.retentionMs ?? spec.minRetentionMs;
-  if (retentionMs < spec.minRetentionMs) {
-    throw new TopologyException(
-      `the retention of window store ${store.name} (${retentionMs} ms) must be no smaller than ${spec.minRetentionDescription} (${spec.minRetentionMs} ms)`,
-    );
-  }
+  const retentionMs = windowRetention(store.name, materialized, spec);
   const parent = grouped.repartitionIfRequired(store);
   const oldValues = { send: false };
   const keySerde = (materialized.keySerde ?? grouped.keySerde) as Serde<unknown> | undefined;
-  ctx.topology.addProcessor(name, spec.processor(store.name, oldValues), parent);
+  ctx.topology.addProcessor(name, spec.processor(store.name, oldValues, aggregator as WindowedAggregator<unknown, unknown, unknown>), parent);
   ctx.topology.addStateStore(spec.storeBuilder(store.name, keySerde, retentionMs), name);
+  return windowedTable(ctx, name, store.name, keySerde, materialized, spec, oldValues);
+}
+
+/** The retention of a windowed aggregation's store: the materialization's, at least the spec's minimum. */
+export function windowRetention(store: string, materialized: Materialized<unknown, unknown>, spec: WindowedAggregationSpec): number {
+  const retentionMs = materialized.retentionMs ?? spec.minRetentionMs;
+  if (retentionMs < spec.minRetentionMs) {
+    throw new TopologyException(
+      `the retention of window store ${store} (${retentionMs} ms) must be no smaller than ${spec.minRetentionDescription} (${spec.minRetentionMs} ms)`,
+    );
+  }
+  return retentionMs;
+}
+
+/** The table of a windowed aggregation, whose updates come from node `name` and whose values are in `store`. */
+export function windowedTable<K, A>(
+  ctx: DslContext,
+  name: string,
+  store: string,
+  keySerde: Serde<unknown> | undefined,
+  materialized: Materialized<K, A>,
+  spec: WindowedAggregationSpec,
+  oldValues: OldValues,
+): KTable<Windowed<K>, A> {
   const windowedKeySerde = keySerde
     ? spec.windowedKeySerde(keySerde)
     : deriveFromDefault('windowed(default)', (inner) => spec.windowedKeySerde(inner));
@@ -59,9 +81,9 @@ export function buildWindowedAggregation<K, V, A>(
     name,
     windowedKeySerde as Serde<Windowed<K>>,
     materialized.valueSerde,
-    store.name,
+    store,
     oldValues,
     [],
-    { valueGetter: () => spec.getter(store.name) as ValueGetterSupplier<Windowed<K>, A>, windowGraceMs: spec.closesAfterMs },
+    { valueGetter: () => spec.getter(store) as ValueGetterSupplier<Windowed<K>, A>, windowGraceMs: spec.closesAfterMs },
   );
 }

@@ -1,0 +1,287 @@
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.File;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.*;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyRecord;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.test.TestRecord;
+
+/**
+ * The Kafka Streams side of Sluice's differential suite (differential.test.ts): builds each scenario's topology by
+ * name, the same topologies as topologies.ts builds in Sluice, pipes the scenario's records through Kafka Streams'
+ * own TopologyTestDriver, and prints one JSON line per scenario with every output record (topic, key, value,
+ * timestamp) and the input step after which it appeared. Usage: KafkaStreamsDriver <scenarios.json>.
+ */
+public class KafkaStreamsDriver {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  public static void main(String[] args) throws Exception {
+    JsonNode scenarios = JSON.readTree(new File(args[0]));
+    PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    for (JsonNode scenario : scenarios) out.println(JSON.writeValueAsString(run(scenario)));
+  }
+
+  private static ObjectNode run(JsonNode scenario) throws Exception {
+    ObjectNode result = JSON.createObjectNode();
+    result.put("id", scenario.get("id").asText());
+    StreamsBuilder builder = new StreamsBuilder();
+    build(scenario.get("topology").asText(), builder);
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, "differential");
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
+    props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
+    props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, scenario.get("caching").asBoolean() ? 10 * 1024 * 1024L : 0L);
+    props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("differential-").toString());
+    Iterator<Map.Entry<String, JsonNode>> config = scenario.path("config").fields();
+    while (config.hasNext()) {
+      Map.Entry<String, JsonNode> entry = config.next();
+      props.put(entry.getKey(), entry.getValue().asText());
+    }
+    ArrayNode records = result.putArray("records");
+    try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), props, Instant.ofEpochMilli(0))) {
+      Map<String, TestInputTopic<String, String>> inputs = new HashMap<>();
+      Map<String, TestOutputTopic<String, ?>> outputs = new HashMap<>();
+      for (JsonNode output : scenario.get("outputs")) {
+        Deserializer<?> values = output.get("value").asText().equals("long") ? Serdes.Long().deserializer() : Serdes.String().deserializer();
+        outputs.put(output.get("topic").asText(), driver.createOutputTopic(output.get("topic").asText(), Serdes.String().deserializer(), values));
+      }
+      int step = 0;
+      for (JsonNode input : scenario.get("inputs")) {
+        String topic = input.get("topic").asText();
+        TestInputTopic<String, String> in = inputs.computeIfAbsent(topic, t -> driver.createInputTopic(t, new StringSerializer(), new StringSerializer()));
+        in.pipeInput(text(input.get("key")), text(input.get("value")), input.get("timestamp").asLong());
+        for (JsonNode output : scenario.get("outputs")) {
+          String name = output.get("topic").asText();
+          for (TestRecord<String, ?> record : outputs.get(name).readRecordsToList()) {
+            ObjectNode line = records.addObject();
+            line.put("step", step);
+            line.put("topic", name);
+            line.put("key", record.key());
+            line.putPOJO("value", record.value());
+            line.put("timestamp", record.timestamp());
+          }
+        }
+        step++;
+      }
+    } catch (RuntimeException e) {
+      Throwable cause = e;
+      while (cause.getCause() != null) cause = cause.getCause();
+      result.put("error", cause.toString());
+    }
+    return result;
+  }
+
+  private static String text(JsonNode node) {
+    return node == null || node.isNull() ? null : node.asText();
+  }
+
+  private static String windowed(Windowed<String> key) {
+    return key.key() + "@" + key.window().start() + "/" + key.window().end();
+  }
+
+  private static String joined(String left, String right) {
+    return left + "+" + right;
+  }
+
+  /**
+   * The fixed-key processor of "processors": counts each key's records in the store "seen" and appends the count to
+   * the value; every 5 s of stream time it forwards the latest record again as a tick.
+   */
+  private static class RunningCount implements FixedKeyProcessor<String, String, String> {
+    private FixedKeyProcessorContext<String, String> context;
+    private KeyValueStore<String, Long> seen;
+    private FixedKeyRecord<String, String> latest;
+
+    @Override
+    public void init(FixedKeyProcessorContext<String, String> context) {
+      this.context = context;
+      this.seen = context.getStateStore("seen");
+      context.schedule(Duration.ofMillis(5_000), PunctuationType.STREAM_TIME, time -> {
+        if (latest != null) context.forward(latest.withValue("tick@" + time).withTimestamp(time));
+      });
+    }
+
+    @Override
+    public void process(FixedKeyRecord<String, String> record) {
+      if (record.key() == null) {
+        context.forward(record.withValue(record.value() + "#-"));
+        return;
+      }
+      Long before = seen.get(record.key());
+      long count = before == null ? 1 : before + 1;
+      seen.put(record.key(), count);
+      latest = record;
+      context.forward(record.withValue(record.value() + "#" + count));
+    }
+  }
+
+  /** The topologies by name; topologies.ts builds each the same way in Sluice. */
+  private static void build(String name, StreamsBuilder b) {
+    switch (name) {
+      case "tumbling": {
+        b.<String, String>stream("in").groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10_000), Duration.ofMillis(5_000)))
+            .count().toStream().selectKey((k, v) -> windowed(k)).to("out", Produced.valueSerde(Serdes.Long()));
+        break;
+      }
+      case "hopping": {
+        b.<String, String>stream("in").groupByKey()
+            .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10_000), Duration.ofMillis(2_000)).advanceBy(Duration.ofMillis(5_000)))
+            .aggregate(() -> "", (k, v, a) -> a + v, Materialized.with(Serdes.String(), Serdes.String()))
+            .toStream().selectKey((k, v) -> windowed(k)).to("out");
+        break;
+      }
+      case "sliding": {
+        KGroupedStream<String, String> grouped = b.<String, String>stream("in").groupByKey();
+        TimeWindowedKStream<String, String> windowed = grouped.windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(5_000), Duration.ofMillis(2_000)));
+        windowed.reduce((a, v) -> a + v).toStream().selectKey((k, v) -> windowed(k)).to("out");
+        windowed.count().toStream().selectKey((k, v) -> windowed(k)).to("count", Produced.valueSerde(Serdes.Long()));
+        break;
+      }
+      case "session": {
+        SessionWindowedKStream<String, String> sessions = b.<String, String>stream("in").groupByKey()
+            .windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(5_000), Duration.ofMillis(2_000)));
+        sessions.aggregate(() -> "", (k, v, a) -> a + v, (k, a, c) -> a + c, Materialized.with(Serdes.String(), Serdes.String()))
+            .toStream().selectKey((k, v) -> windowed(k)).to("out");
+        sessions.count().toStream().selectKey((k, v) -> windowed(k)).to("count", Produced.valueSerde(Serdes.Long()));
+        break;
+      }
+      case "suppress-window-close": {
+        b.<String, String>stream("in").groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10_000), Duration.ofMillis(2_000)))
+            .count(Materialized.with(Serdes.String(), Serdes.Long())).suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
+            .toStream().selectKey((k, v) -> windowed(k)).to("out", Produced.valueSerde(Serdes.Long()));
+        break;
+      }
+      case "suppress-time-limit": {
+        b.<String, String>table("t").suppress(Suppressed.untilTimeLimit(Duration.ofMillis(3_000), Suppressed.BufferConfig.maxRecords(100)))
+            .toStream().to("out");
+        b.<String, String>stream("in").groupByKey().count()
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(3_000), Suppressed.BufferConfig.unbounded()))
+            .toStream().to("count", Produced.valueSerde(Serdes.Long()));
+        break;
+      }
+      case "stream-stream-join": {
+        KStream<String, String> left = b.stream("left");
+        KStream<String, String> right = b.stream("right");
+        JoinWindows window = JoinWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(5_000), Duration.ofMillis(2_000));
+        left.join(right, KafkaStreamsDriver::joined, window).to("inner");
+        left.leftJoin(right, KafkaStreamsDriver::joined, window).to("left-out");
+        left.outerJoin(right, KafkaStreamsDriver::joined, window).to("outer");
+        break;
+      }
+      case "stream-table-join": {
+        KTable<String, String> table = b.table("t");
+        KStream<String, String> stream = b.stream("s");
+        stream.join(table, KafkaStreamsDriver::joined).to("inner");
+        stream.leftJoin(table, KafkaStreamsDriver::joined).to("left-out");
+        break;
+      }
+      case "table-table-join": {
+        KTable<String, String> a = b.table("a");
+        KTable<String, String> c = b.table("b");
+        a.join(c, KafkaStreamsDriver::joined).toStream().to("inner");
+        a.leftJoin(c, KafkaStreamsDriver::joined).toStream().to("left-out");
+        a.outerJoin(c, KafkaStreamsDriver::joined).toStream().to("outer");
+        break;
+      }
+      case "table-aggregations": {
+        KGroupedTable<String, String> regrouped = b.<String, String>table("t").groupBy((k, v) -> KeyValue.pair(v, k));
+        regrouped.count().toStream().to("count", Produced.valueSerde(Serdes.Long()));
+        regrouped.reduce((a, v) -> a + v, (a, v) -> a + "-" + v).toStream().to("reduce");
+        regrouped.aggregate(() -> "", (k, v, a) -> a + "+" + v, (k, v, a) -> a + "-" + v, Materialized.with(Serdes.String(), Serdes.String()))
+            .toStream().to("aggregate");
+        break;
+      }
+      case "table-filter-map": {
+        KTable<String, String> table = b.table("t");
+        table.filter((k, v) -> !v.startsWith("x")).mapValues(v -> v.toUpperCase()).toStream().to("out");
+        table.filterNot((k, v) -> v.startsWith("x"), Materialized.as("kept")).toStream().to("materialized");
+        break;
+      }
+      case "word-count": {
+        KStream<String, String> words = b.<String, String>stream("in").flatMapValues(v -> Arrays.asList(v.split(" ")));
+        words.groupBy((k, v) -> v).count().toStream().to("by-word", Produced.valueSerde(Serdes.Long()));
+        words.groupByKey().count().toStream().to("by-key", Produced.valueSerde(Serdes.Long()));
+        break;
+      }
+      case "cogroup": {
+        KGroupedStream<String, String> clicks = b.<String, String>stream("clicks").groupByKey();
+        KGroupedStream<String, String> views = b.<String, String>stream("views").groupBy((k, v) -> v);
+        CogroupedKStream<String, String> cogrouped = clicks.cogroup((String k, String v, String a) -> a + "c" + v).cogroup(views, (k, v, a) -> a + "v");
+        Materialized<String, String, KeyValueStore<Bytes, byte[]>> kv = Materialized.with(Serdes.String(), Serdes.String());
+        cogrouped.aggregate(() -> "", kv).toStream().to("out");
+        cogrouped.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10_000), Duration.ofMillis(2_000)))
+            .aggregate(() -> "", Materialized.with(Serdes.String(), Serdes.String()))
+            .toStream().selectKey((k, v) -> windowed(k)).to("windowed");
+        cogrouped.windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(5_000), Duration.ofMillis(2_000)))
+            .aggregate(() -> "", Materialized.with(Serdes.String(), Serdes.String()))
+            .toStream().selectKey((k, v) -> windowed(k)).to("sliding");
+        cogrouped.windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(5_000), Duration.ofMillis(10_000)))
+            .aggregate(() -> "", (k, a, c) -> a + "|" + c, Materialized.with(Serdes.String(), Serdes.String()))
+            .toStream().selectKey((k, v) -> windowed(k)).to("session");
+        break;
+      }
+      case "global-table": {
+        GlobalKTable<String, String> users = b.globalTable("users");
+        KStream<String, String> orders = b.stream("orders");
+        orders.join(users, (k, v) -> v, KafkaStreamsDriver::joined).to("inner");
+        orders.leftJoin(users, (k, v) -> v, KafkaStreamsDriver::joined).to("left-out");
+        break;
+      }
+      case "processors": {
+        b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("seen"), Serdes.String(), Serdes.Long()));
+        KStream<String, String> in = b.stream("in");
+        KStream<String, String> values = in.processValues(RunningCount::new, "seen");
+        values.to("values");
+        values.groupByKey().count().toStream().to("values-count", Produced.valueSerde(Serdes.Long()));
+        KStream<String, String> rekeyed = in.process(() -> new Processor<String, String, String, String>() {
+          private ProcessorContext<String, String> context;
+
+          @Override
+          public void init(ProcessorContext<String, String> context) {
+            this.context = context;
+          }
+
+          @Override
+          public void process(Record<String, String> record) {
+            if (record.value() != null) context.forward(new Record<>(record.value(), record.key(), record.timestamp() + 1));
+          }
+        });
+        rekeyed.to("rekeyed");
+        rekeyed.groupByKey().count().toStream().to("rekeyed-count", Produced.valueSerde(Serdes.Long()));
+        break;
+      }
+      default:
+        throw new IllegalArgumentException("no topology named " + name);
+    }
+  }
+}
