@@ -20,6 +20,10 @@ export interface QueryOptions {
   limit?: number;
   /** The `next` of the previous page's raw result, for the page after it. */
   next?: string;
+  /** A keyed query may be answered by a standby replica when its active is unreachable or restoring (KIP-535). */
+  allowStale?: boolean;
+  /** With allowStale: the most records a standby may be behind its changelog to answer. */
+  maxLag?: number;
 }
 
 export interface KeyValueRecord<K, V> {
@@ -59,7 +63,7 @@ function integerOption(name: string, value: number | undefined, min: number, max
 
 /** The options as the contract's `set_options`, checked. */
 export function setOptions(options: QueryOptions): SetOptions {
-  const known = new Set(['retries', 'retryBackoffMs', 'queryTimeoutMs', 'remoteAccessAllowed', 'limit', 'next']);
+  const known = new Set(['retries', 'retryBackoffMs', 'queryTimeoutMs', 'remoteAccessAllowed', 'limit', 'next', 'allowStale', 'maxLag']);
   for (const name of Object.keys(options)) {
     if (!known.has(name)) throw new InvalidClientRequest(`unknown query option ${name}; options are ${[...known].join(', ')}`);
   }
@@ -67,6 +71,9 @@ export function setOptions(options: QueryOptions): SetOptions {
     throw new InvalidClientRequest(`option remoteAccessAllowed must be true or false, got ${String(options.remoteAccessAllowed)}`);
   }
   if (options.next !== undefined && typeof options.next !== 'string') throw new InvalidClientRequest(`option next must be the string a result gave as next`);
+  if (options.allowStale !== undefined && typeof options.allowStale !== 'boolean') {
+    throw new InvalidClientRequest(`option allowStale must be true or false, got ${String(options.allowStale)}`);
+  }
   const entries: [keyof SetOptions, number | boolean | string | undefined][] = [
     ['retries', integerOption('retries', options.retries, 0)],
     ['retry_backoff_ms', integerOption('retryBackoffMs', options.retryBackoffMs, 0, MAX_TIMER_MS)],
@@ -74,6 +81,8 @@ export function setOptions(options: QueryOptions): SetOptions {
     ['remote_access_allowed', options.remoteAccessAllowed],
     ['limit', integerOption('limit', options.limit, -1)],
     ['next', options.next],
+    ['allow_stale', options.allowStale],
+    ['max_lag', integerOption('maxLag', options.maxLag, 0)],
   ];
   return Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as SetOptions;
 }

@@ -243,6 +243,10 @@ export type SetOptions = {
   limit?: number;
   /** The `next` of the previous page's result. */
   next?: string;
+  /** A keyed query may be answered by a standby replica when its active is unreachable or restoring. */
+  allow_stale?: boolean;
+  /** With allow_stale: the most records a standby may be behind its changelog to answer. */
+  max_lag?: number;
 };
 
 /** The store query body. Keys are JSON values, decoded by the store's key serde; times are epoch ms. */
@@ -266,6 +270,10 @@ export interface SuccessPart<R = StoreRecord> {
   remote: boolean;
   total: number;
   records: R[];
+  /** With allow_stale: whether a standby replica answered. */
+  standby?: boolean;
+  /** With allow_stale: records the replica that answered is behind its changelog (0 for an active). */
+  lag?: number;
 }
 
 export interface FailurePart {

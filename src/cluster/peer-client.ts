@@ -155,11 +155,12 @@ export class PeerClient {
     }
   }
 
-  private endOf({ failure, paged, positions, complete }: NonNullable<QueryChunkMessage['end']>): PartEnd {
+  private endOf({ failure, paged, positions, complete, replica }: NonNullable<QueryChunkMessage['end']>): PartEnd {
     if (failure) return this.peerFailure(failure);
-    if (!paged) return { ok: true };
+    const answered = replica ? { replica: { standby: replica.standby, lag: Number(replica.lag) } } : {};
+    if (!paged) return { ok: true, ...answered };
     const read = (positions ?? []).map(({ partition, done, afterKey }) => (done ? { partition, done } : { partition, done, afterKey }));
-    return { ok: true, paging: { positions: read, complete: complete === true } };
+    return { ok: true, paging: { positions: read, complete: complete === true }, ...answered };
   }
 
   private async *legacyPart(grpcEndpoint: string, query: PeerQuery, deadline: number, legacyJson: () => string): PartStream {

@@ -53,6 +53,9 @@ export interface PeerQuery {
   timeoutMs: number;
   /** Where a paged query resumes, per store partition; partitions not listed are read from their start. */
   positions: PartitionPosition[];
+  /** A keyed query may be answered from a standby replica within maxLag records (-1: any lag). */
+  allowStale: boolean;
+  maxLag: number;
 }
 
 /** Where reading one store partition stopped: done, or after the record whose serialized key is `afterKey`. */
@@ -72,7 +75,13 @@ export interface RecordChunk {
  * How a part ends: read to its end or to its limit, or failed (possibly after some chunks). A paged read also says
  * where each partition it read stopped, and whether all of its partitions are done.
  */
-export type PartEnd = { ok: true; paging?: { positions: PartitionPosition[]; complete: boolean } } | PeerFailure;
+export type PartEnd = { ok: true; paging?: { positions: PartitionPosition[]; complete: boolean }; replica?: Replica } | PeerFailure;
+
+/** Which replica answered a part of a stale-allowed query, and how many records it is behind its changelog. */
+export interface Replica {
+  standby: boolean;
+  lag: number;
+}
 
 /**
  * A part as it is read: chunks of records, pulled one at a time (so the reader paces the store and the network),

@@ -80,9 +80,10 @@ function toReply(answer: PeerAnswer): QueryReplyMessage {
 
 function endMessage(end: PartEnd): NonNullable<QueryChunkMessage['end']> {
   if (!end.ok) return { failure: failureMessage(end) };
-  if (end.paging === undefined) return {};
+  const replica = end.replica === undefined ? {} : { replica: end.replica };
+  if (end.paging === undefined) return replica;
   const positions = end.paging.positions.map(({ partition, done, afterKey }) => ({ partition, done, afterKey: afterKey ?? Buffer.alloc(0) }));
-  return { paged: true, positions, complete: end.paging.complete };
+  return { paged: true, positions, complete: end.paging.complete, ...replica };
 }
 
 function errorFailure(error: unknown): PeerFailure {

@@ -35,6 +35,8 @@ export interface PeerQueryMessage {
   limit: number;
   timeoutMs: number;
   positions: PartitionPositionMessage[];
+  allowStale: boolean;
+  maxLag: number;
 }
 
 export interface PartitionPositionMessage {
@@ -48,7 +50,7 @@ export type FailureMessage = NonNullable<QueryReplyMessage['failure']>;
 
 export interface QueryChunkMessage {
   records?: { recordsJson: string; count: number } | null;
-  end?: { failure?: FailureMessage | null; paged?: boolean; positions?: PartitionPositionMessage[]; complete?: boolean };
+  end?: { failure?: FailureMessage | null; paged?: boolean; positions?: PartitionPositionMessage[]; complete?: boolean; replica?: { standby: boolean; lag: number } | null };
 }
 
 export interface DescribeStoreRequestMessage {

@@ -98,6 +98,8 @@ class FakeHandler implements PeerQueryHandler {
 const peerQuery = (store: string): PeerQuery => ({
   applicationId: 'app',
   store,
+  allowStale: false,
+  maxLag: -1,
   type: 'key_value',
   clause: 'all',
   keysJson: { key: '"k"' },

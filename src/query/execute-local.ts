@@ -1,6 +1,7 @@
-import { failedAnswer, failureKindOf, type PartStream, type PeerAnswer, type PeerFailure } from '../cluster/peer-protocol';
+import { failedAnswer, failureKindOf, type PartEnd, type PartStream, type PeerAnswer, type PeerFailure, type Replica } from '../cluster/peer-protocol';
 import { InvalidStateStore, SluiceError } from '../errors';
 import type { InstanceView } from '../streams/runtime/instance-view';
+import type { StandbyReplica } from '../streams/runtime/standby-task';
 import { parseTaskId } from '../streams/runtime/task-id';
 import type { StateStore } from '../streams/state/store';
 import { bindQuery, type BoundQuery } from './bind';
@@ -50,6 +51,32 @@ function partitionsToRead(view: InstanceView, store: string, bound: BoundQuery, 
   return { ready: true, value: active };
 }
 
+/**
+ * The replica a stale-allowed keyed query reads here: the active partition when this server has it queryable, else
+ * its standby of the partition when that is at most `maxLag` records behind (-1: any lag).
+ */
+function keyedReplica(
+  view: InstanceView,
+  store: string,
+  keyBytes: Buffer,
+  queryable: ReadonlyMap<number, StateStore>,
+  standbys: ReadonlyMap<number, StandbyReplica>,
+  maxLag: number,
+): Attempt<{ partition: number; store: StateStore; replica: Replica }> {
+  const metadata = view.keyQueryMetadata(store, keyBytes);
+  if (metadata === undefined) return notReady(`the partitions of store '${store}' are not known yet (rebalancing)`);
+  const { partition } = metadata;
+  const active = queryable.get(partition);
+  if (active !== undefined) return { ready: true, value: { partition, store: active, replica: { standby: false, lag: 0 } } };
+  const standby = standbys.get(partition);
+  if (standby === undefined) return notReady(`partition ${partition} of store '${store}' is not queryable on this server, which holds no standby of it`);
+  if (standby.lag < 0) return notReady(`the standby of partition ${partition} of store '${store}' has not read its changelog's end yet: its lag is not known`);
+  if (maxLag >= 0 && standby.lag > maxLag) {
+    return notReady(`the standby of partition ${partition} of store '${store}' is ${standby.lag} records behind, more than max_lag=${maxLag}`);
+  }
+  return { ready: true, value: { partition, store: standby.store, replica: { standby: true, lag: standby.lag } } };
+}
+
 /** Records per chunk of a local part: enough that per-chunk costs vanish, few enough to keep memory flat. */
 export const CHUNK_RECORDS = 1000;
 
@@ -58,6 +85,8 @@ interface Reading {
   first: unknown[];
   rest: Iterator<unknown, void, undefined>;
   paging: StoreRead['paging'];
+  /** A stale-allowed query: the replica read. */
+  replica: Replica | undefined;
 }
 
 function take(records: Iterator<unknown, void, undefined>, count: number): unknown[] {
@@ -75,22 +104,32 @@ function isClosedStore(error: unknown): error is Error {
   return error instanceof SluiceError && error.exception === InvalidStateStore.exception;
 }
 
-function attempt(view: InstanceView, store: string, request: QueryRequest): Attempt<Reading> {
-  const queryable = view.queryableStores(store);
-  const first = queryable.values().next();
-  if (first.done) return notReady(`no partition of store '${store}' is queryable on this server (rebalancing or restoring)`);
-  const schema = schemaOfStore(first.value);
-  if (schema === undefined) throw new InvalidStateStore(`store '${store}' has no key serde, so it cannot be queried`);
-  const bound = bindQuery(request, schema, store);
+/** The store partitions a query reads here, and with allow_stale the replica they are. */
+function replicasToRead(view: InstanceView, store: string, bound: BoundQuery, queryable: ReadonlyMap<number, StateStore>, standbys: ReadonlyMap<number, StandbyReplica> | undefined): Attempt<{ stores: [number, StateStore][]; replica: Replica | undefined }> {
+  if (standbys !== undefined && bound.keyed && bound.keyBytes !== undefined) {
+    const chosen = keyedReplica(view, store, bound.keyBytes, queryable, standbys, bound.request.options.maxLag);
+    return chosen.ready ? { ready: true, value: { stores: [[chosen.value.partition, chosen.value.store]], replica: chosen.value.replica } } : chosen;
+  }
   const partitions = partitionsToRead(view, store, bound, queryable);
   if (!partitions.ready) return partitions;
-  const { records, paging } = readRecords(
-    partitions.value.map((p) => [p, queryable.get(p)!] as const),
-    bound,
-  );
+  const replica = standbys === undefined ? undefined : { standby: false, lag: 0 };
+  return { ready: true, value: { stores: partitions.value.map((p) => [p, queryable.get(p)!]), replica } };
+}
+
+function attempt(view: InstanceView, store: string, request: QueryRequest): Attempt<Reading> {
+  const queryable = view.queryableStores(store);
+  const standbys = request.options.allowStale ? view.standbyReplicas(store) : undefined;
+  const any = queryable.values().next().value ?? standbys?.values().next().value?.store;
+  if (any === undefined) return notReady(`no partition of store '${store}' is queryable on this server (rebalancing or restoring)`);
+  const schema = schemaOfStore(any);
+  if (schema === undefined) throw new InvalidStateStore(`store '${store}' has no key serde, so it cannot be queried`);
+  const bound = bindQuery(request, schema, store);
+  const chosen = replicasToRead(view, store, bound, queryable, standbys);
+  if (!chosen.ready) return chosen;
+  const { records, paging } = readRecords(chosen.value.stores, bound);
   try {
     // The first chunk is read here, so that a store closed before anything was answered is retried.
-    return { ready: true, value: { first: take(records, CHUNK_RECORDS), rest: records, paging } };
+    return { ready: true, value: { first: take(records, CHUNK_RECORDS), rest: records, paging, replica: chosen.value.replica } };
   } catch (error) {
     records.return?.();
     if (isClosedStore(error)) return notReady(error.message);
@@ -111,6 +150,11 @@ async function startReading(view: InstanceView, store: string, request: QueryReq
   }
 }
 
+function endOf(reading: Reading): PartEnd {
+  const replica = reading.replica === undefined ? {} : { replica: reading.replica };
+  return reading.paging === undefined ? { ok: true, ...replica } : { ok: true, paging: reading.paging(), ...replica };
+}
+
 function chunkOf(records: unknown[]): { json: string; count: number } {
   // One JSON.stringify per chunk, its brackets cut: the records are spliced into the answer.
   return { json: JSON.stringify(records).slice(1, -1), count: records.length };
@@ -129,7 +173,7 @@ export async function* streamLocal(view: InstanceView, store: string, request: Q
     let chunk = reading.first;
     for (;;) {
       if (chunk.length > 0) yield chunkOf(chunk);
-      if (chunk.length < CHUNK_RECORDS) return reading.paging === undefined ? { ok: true } : { ok: true, paging: reading.paging() };
+      if (chunk.length < CHUNK_RECORDS) return endOf(reading);
       if (Date.now() >= deadline) return failedAnswer('the query timeout (query_timeout_ms) ran out while the part was read', 'TIMED_OUT');
       chunk = take(reading.rest, CHUNK_RECORDS);
     }

@@ -10,9 +10,11 @@ export const DEFAULT_OPTIONS: Readonly<QueryOptions> = {
   remoteAccessAllowed: true,
   limit: -1,
   next: undefined,
+  allowStale: false,
+  maxLag: -1,
 };
 
-const OPTION_NAMES = ['retries', 'retry_backoff_ms', 'query_timeout_ms', 'remote_access_allowed', 'limit', 'next'] as const;
+const OPTION_NAMES = ['retries', 'retry_backoff_ms', 'query_timeout_ms', 'remote_access_allowed', 'limit', 'next', 'allow_stale', 'max_lag'] as const;
 type OptionName = (typeof OPTION_NAMES)[number];
 
 /** Node's timers take at most 2^31 - 1 ms; a longer timeout would fire at once. */
@@ -66,8 +68,15 @@ export function parseOptions(raw: unknown): QueryOptions {
         if (typeof value !== 'string') throw new InvalidQuery(`set_options.next must be the string a previous answer gave as next, got ${describeJson(value)}`);
         options.next = value;
         break;
+      case 'allow_stale':
+        options.allowStale = boolean(name, value);
+        break;
+      case 'max_lag':
+        options.maxLag = integer(name, value, 0);
+        break;
     }
   }
+  if (seen.has('max_lag') && !options.allowStale) throw new InvalidQuery('set_options.max_lag bounds the lag of stale reads: it needs allow_stale=true');
   return options;
 }
 
@@ -79,5 +88,7 @@ export function optionsToJson(options: QueryOptions): Record<string, unknown> {
     query_timeout_ms: options.queryTimeoutMs,
     remote_access_allowed: options.remoteAccessAllowed,
     limit: options.limit,
+    // Only when asked for: a peer of the version before stale reads refuses options it does not know.
+    ...(options.allowStale ? { allow_stale: true, ...(options.maxLag >= 0 ? { max_lag: options.maxLag } : {}) } : {}),
   };
 }

@@ -75,6 +75,8 @@ describe('parseQueryRequest: set_options', () => {
       queryTimeoutMs: 30000,
       remoteAccessAllowed: true,
       limit: -1,
+      allowStale: false,
+      maxLag: -1,
     });
   });
 
@@ -89,7 +91,7 @@ describe('parseQueryRequest: set_options', () => {
       query: { all: {} },
       setOptions: { retries: 3, retryBackoffMs: 50, queryTimeoutMs: 2000, remoteAccessAllowed: false, limit: 10 },
     });
-    const expected = { retries: 3, retryBackoffMs: 50, queryTimeoutMs: 2000, remoteAccessAllowed: false, limit: 10 };
+    const expected = { retries: 3, retryBackoffMs: 50, queryTimeoutMs: 2000, remoteAccessAllowed: false, limit: 10, allowStale: false, maxLag: -1 };
     expect(fromStrings.options).toEqual(expected);
     expect(fromScalars.options).toEqual(expected);
   });

@@ -118,6 +118,8 @@ export function requestToPeer(request: QueryRequest, applicationId: string, stor
     limit,
     timeoutMs,
     positions: request.positions,
+    allowStale: request.options.allowStale,
+    maxLag: request.options.maxLag,
   };
 }
 
@@ -160,6 +162,8 @@ export function requestFromPeer(query: PeerQuery): QueryRequest {
     limit: integer('limit', query.limit, -1),
     // A peer reads its own partitions only: a query fans out once.
     remoteAccessAllowed: false,
+    allowStale: query.allowStale === true,
+    maxLag: integer('max_lag', query.maxLag ?? -1, -1),
   };
   return { type, clause, keys, times, options, positions: query.positions };
 }

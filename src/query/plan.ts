@@ -18,7 +18,7 @@ export type Plan =
   /** Nobody is to be asked: the status is NO_RESULT. */
   | { kind: 'no_result'; reason: string };
 
-function remoteTarget(host: StreamsMetadata): RemoteTarget {
+export function remoteTarget(host: StreamsMetadata): RemoteTarget {
   return { server: host.endpoint ?? host.grpcEndpoint ?? host.processId, grpcEndpoint: host.grpcEndpoint };
 }
 

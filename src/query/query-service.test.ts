@@ -127,6 +127,8 @@ describe('QueryService', () => {
       limit: -1,
       timeoutMs: expect.any(Number),
       positions: [],
+      allowStale: false,
+      maxLag: -1,
     });
     expect(JSON.parse(call.legacyJson)).toEqual({
       type: 'key_value',

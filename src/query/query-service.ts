@@ -1,11 +1,14 @@
 import type { PeerClient } from '../cluster/peer-client';
 import {
   failedAnswer,
+  type PartEnd,
   type PartStream,
   type PeerAnswer,
+  type PeerFailure,
   type PeerQuery,
   type PeerQueryHandler,
   type PeerQueryRequest,
+  type RecordChunk,
   type StoreDescription,
 } from '../cluster/peer-protocol';
 import { InvalidQuery, NoLocalInstance, UnknownApplication, UnknownStore } from '../errors';
@@ -15,7 +18,7 @@ import { clauseSpec, pages } from './clauses';
 import { PageTokens, queryFingerprint } from './page-token';
 import { executeLocal, streamLocal } from './execute-local';
 import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
-import { planQuery, type RemoteTarget } from './plan';
+import { planQuery, remoteTarget, type RemoteTarget } from './plan';
 import { collectBody, recordsBody, responseBody, type Paging, type StreamedPart, type Unanswered } from './response-body';
 import { retryUntilReady, type Attempt } from './retry';
 import { describeSchema, schemaOfDescription, schemaOfStore, type StoreSchema } from './schema';
@@ -130,6 +133,7 @@ export class QueryService implements PeerQueryHandler {
     const schema = await retryUntilReady(() => this.findSchema(view, applicationId, store, deadline), request.options, deadline);
     if (!schema.ready) return answer([], { status: 'NOT_AVAILABLE', reason: schema.reason });
     const bound = bindQuery(request, schema.value, store);
+    if (request.options.allowStale && bound.keyed && bound.keyBytes !== undefined) return answer([await this.staleKeyedPart(view, applicationId, store, request, bound.keyBytes, deadline)]);
 
     const plan = planQuery(view, store, bound);
     if (plan.kind !== 'parts') return answer([], { status: plan.kind === 'not_available' ? 'NOT_AVAILABLE' : 'NO_RESULT', reason: plan.reason });
@@ -201,6 +205,42 @@ export class QueryService implements PeerQueryHandler {
     return typeof schema === 'string' ? { ready: false, reason: schema } : { ready: true, value: schema };
   }
 
+  /**
+   * A stale-allowed keyed query (KIP-535): the replicas of the key's partition are asked one after the other, the
+   * active first, then the standbys (this node's first), until one answers; each but the last gets half the time
+   * left, so that an active that does not answer leaves time for a standby. The part says which replica answered
+   * and its lag. When none answers, the part fails with what each said.
+   */
+  private async staleKeyedPart(view: InstanceView, applicationId: string, store: string, request: QueryRequest, keyBytes: Buffer, deadline: number): Promise<StreamedPart> {
+    const metadata = view.keyQueryMetadata(store, keyBytes);
+    const hosts = metadata === undefined ? [] : [...(metadata.activeHost ? [metadata.activeHost] : []), ...metadata.standbyHosts.filter((h) => h.isLocal), ...metadata.standbyHosts.filter((h) => !h.isLocal)];
+    const candidates = hosts.filter((host) => host.isLocal || request.options.remoteAccessAllowed);
+    const failures: string[] = [];
+    let kind: PeerFailure['kind'] = 'NOT_AVAILABLE';
+    for (const [index, host] of candidates.entries()) {
+      const last = index === candidates.length - 1;
+      const until = last ? deadline : Date.now() + Math.max(1, Math.floor((deadline - Date.now()) / 2));
+      const part: StreamedPart = host.isLocal
+        ? { server: this.options.localServer, remote: false, stream: streamLocal(view, store, request, until) }
+        : this.remotePart(applicationId, store, request, remoteTarget(host), until);
+      const { chunks, end } = await drain(part.stream);
+      if (end.ok) return { ...part, stream: replay(chunks, end) };
+      failures.push(`${part.server}${host === metadata?.activeHost ? ' (active)' : ' (standby)'}: ${end.messages.join('; ')}`);
+      if (end.kind === 'INVALID_QUERY' || end.kind === 'UNKNOWN_STORE') {
+        kind = end.kind;
+        break;
+      }
+      if (Date.now() >= deadline) break;
+    }
+    const server = metadata?.activeHost ? remoteTarget(metadata.activeHost).server : this.options.localServer;
+    const reason =
+      failures.length > 0
+        ? `no replica of the key's partition answered: ${failures.join(' | ')}`
+        : `no replica of the key's partition${metadata === undefined ? '' : ` ${metadata.partition}`} of store '${store}' can be asked right now`;
+    const timedOut = Date.now() >= deadline;
+    return { server, remote: server !== this.options.localServer, stream: failed(reason, timedOut ? 'TIMED_OUT' : kind) };
+  }
+
   private remotePart(applicationId: string, store: string, request: QueryRequest, target: RemoteTarget, deadline: number): StreamedPart {
     const part = { server: target.server, remote: true };
     if (target.grpcEndpoint === undefined) {
@@ -240,6 +280,22 @@ async function* bounded(stream: PartStream, deadline: number): PartStream {
 }
 
 /** A part that fails before any record. */
-async function* failed(message: string): PartStream {
-  return failedAnswer(message);
+async function* failed(message: string, kind?: PeerFailure['kind']): PartStream {
+  return failedAnswer(message, kind);
+}
+
+/** A part read to its end: its chunks and how it ended. */
+async function drain(stream: PartStream): Promise<{ chunks: RecordChunk[]; end: PartEnd }> {
+  const chunks: RecordChunk[] = [];
+  for (;;) {
+    const next = await stream.next();
+    if (next.done) return { chunks, end: next.value };
+    chunks.push(next.value);
+  }
+}
+
+/** A part already read, given again. */
+async function* replay(chunks: readonly RecordChunk[], end: PartEnd): PartStream {
+  for (const chunk of chunks) yield chunk;
+  return end;
 }

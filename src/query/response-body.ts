@@ -3,7 +3,7 @@
  * together are exactly the contract's body. JSON leaves the order of an object's fields free, so every field that
  * is only known at the end (`total`, `status`, `timeout`, `took`) comes after the records:
  *
- *   {"server", "result": {"store", "type", "success": [{"server", "remote", "records": [...], "total"}, ...],
+ *   {"server", "result": {"store", "type", "success": [{"server", "remote", "records": [...], "total", "standby"?, "lag"?}, ...],
  *    "failure": [...], "total", "error"?}, "status", "timeout", "took", "next"?}
  *
  * Parts are written one after the other, each as it is pulled (the local part first): a part's records arrive in
@@ -145,9 +145,10 @@ export async function* responseBody(
       }
       ends.push(end);
       if (!end.ok) failed.push({ server: part.server, remote: part.remote, failure: end, after: written });
-      if (written > 0) text += `],"total":${written}}`;
+      const replica = end.ok && end.replica ? `,"standby":${end.replica.standby},"lag":${end.replica.lag}` : '';
+      if (written > 0) text += `],"total":${written}${replica}}`;
       else if (end.ok) {
-        text += `${successes > 0 ? ',' : ''}{"server":${JSON.stringify(part.server)},"remote":${part.remote},"records":[],"total":0}`;
+        text += `${successes > 0 ? ',' : ''}{"server":${JSON.stringify(part.server)},"remote":${part.remote},"records":[],"total":0${replica}}`;
         successes++;
       }
       total += written;

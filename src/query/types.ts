@@ -29,6 +29,13 @@ export interface QueryOptions {
   limit: number;
   /** The continuation token of the page before, as the client handed it back. */
   next: string | undefined;
+  /**
+   * A keyed query may be answered by a standby replica when the active is unreachable or restoring (Kafka
+   * Streams' stale stores, KIP-535); success parts then say which replica answered and how far behind it is.
+   */
+  allowStale: boolean;
+  /** With allowStale: the most records a standby may be behind its changelog to answer; -1: no bound. */
+  maxLag: number;
 }
 
 /**
@@ -53,6 +60,10 @@ export interface SuccessPart {
   remote: boolean;
   total: number;
   records: unknown[];
+  /** With allow_stale: whether a standby replica answered. */
+  standby?: boolean;
+  /** With allow_stale: records the replica that answered is behind its changelog (0 for an active). */
+  lag?: number;
 }
 
 export interface FailurePart {

@@ -40,6 +40,8 @@ describe('query arguments', () => {
     expect(() => parseOptions(['retries=many'])).toThrow('must be an integer');
     expect(() => parseOptions(['remote_access_allowed=maybe'])).toThrow('true or false');
     expect(() => parseOptions(['timeout=5'])).toThrow('unknown option timeout');
+    expect(parseOptions(['allow_stale=true', 'max_lag=100'])).toEqual({ allowStale: true, maxLag: 100 });
+    expect(() => parseOptions(['allow_stale=stale'])).toThrow('true or false');
   });
 });
 

@@ -33,7 +33,7 @@ text itself (key=kafka). Clauses by --type:
   key_value, timestamped_key_value  get, range, all, count, prefix_scan, reverse_range, reverse_all
   window, timestamped_window        fetch, fetch_key_range, fetch_time_range, fetch_all, all
   session                           fetch, fetch_key_range
-Options (--set name=value, repeatable): retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit.
+Options (--set name=value, repeatable): retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit, allow_stale, max_lag.
 The exit status is 0 when every part of the store answered (SUCCESS), 1 otherwise: the records that came are printed,
 and the status and the failed parts go to standard error.
 

@@ -51,6 +51,13 @@ function integer(name: string, text: string): number {
   return Number(text);
 }
 
+const OPTION_NAMES = 'retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit, allow_stale, max_lag';
+
+function boolean(name: string, text: string): boolean {
+  if (!/^(true|false)$/i.test(text)) throw new InvalidClientRequest(`option ${name} must be true or false, got '${text}'`);
+  return text.toLowerCase() === 'true';
+}
+
 /** The query options from `--set name=value` arguments (the contract's set_options names). */
 export function parseOptions(args: readonly string[]): QueryOptions {
   const options: QueryOptions = {};
@@ -70,11 +77,16 @@ export function parseOptions(args: readonly string[]): QueryOptions {
         options.limit = integer(name, text);
         break;
       case 'remote_access_allowed':
-        if (!/^(true|false)$/i.test(text)) throw new InvalidClientRequest(`option ${name} must be true or false, got '${text}'`);
-        options.remoteAccessAllowed = text.toLowerCase() === 'true';
+        options.remoteAccessAllowed = boolean(name, text);
+        break;
+      case 'allow_stale':
+        options.allowStale = boolean(name, text);
+        break;
+      case 'max_lag':
+        options.maxLag = integer(name, text);
         break;
       default:
-        throw new InvalidClientRequest(`unknown option ${name}; options are retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit`);
+        throw new InvalidClientRequest(`unknown option ${name}; options are ${OPTION_NAMES}`);
     }
   }
   return options;

@@ -103,6 +103,10 @@ export class FakeRuntime extends EventEmitter<StreamsEvents> implements StreamsR
   queryableStores() {
     return new Map();
   }
+
+  standbyReplicas() {
+    return new Map();
+  }
 }
 
 /** A factory that remembers every runtime it made, newest last. */

@@ -4,6 +4,7 @@
  */
 import { partitionForKey } from '../../streams/kafka/murmur2';
 import type { InstanceView, ThreadMetadata } from '../../streams/runtime/instance-view';
+import type { StandbyReplica } from '../../streams/runtime/standby-task';
 import type { KeyQueryMetadata, StreamsMetadata } from '../../streams/runtime/streams-metadata';
 import type { StreamsState } from '../../streams/runtime/streams-state';
 import type { Serde } from '../../streams/serdes/serde';
@@ -18,6 +19,8 @@ export interface FakeHost {
   endpoint: string;
   grpcEndpoint?: string;
   partitions: number[];
+  /** Partitions the host holds standby replicas of. */
+  standbyPartitions?: number[];
   isLocal?: boolean;
 }
 
@@ -31,8 +34,8 @@ function hostMetadata(host: FakeHost, stores: string[]): StreamsMetadata {
     grpcEndpoint: host.grpcEndpoint,
     stateStoreNames: host.partitions.length > 0 ? stores : [],
     topicPartitions: host.partitions.map((partition) => ({ topic: 'input', partition })),
-    standbyStateStoreNames: [],
-    standbyTopicPartitions: [],
+    standbyStateStoreNames: (host.standbyPartitions ?? []).length > 0 ? stores : [],
+    standbyTopicPartitions: (host.standbyPartitions ?? []).map((partition) => ({ topic: 'input', partition })),
     isLocal: host.isLocal ?? false,
   };
 }
@@ -76,6 +79,8 @@ export class FakeView {
   readonly restoring = new Set<number>();
   /** How many times queryableStores was asked (retries show as several). */
   queryableCalls = 0;
+  /** This node's standby partitions per store, with their lag. */
+  readonly standbys = new Map<string, Map<number, StandbyReplica>>();
 
   constructor(
     readonly applicationId: string,
@@ -102,6 +107,11 @@ export class FakeView {
     return result;
   }
 
+  standbyReplicas(store: string): Map<number, StandbyReplica> {
+    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return new Map();
+    return new Map(this.standbys.get(store) ?? []);
+  }
+
   allMetadata(): StreamsMetadata[] {
     return this.hosts.map((host) => hostMetadata(host, [...this.stores.keys()]));
   }
@@ -114,7 +124,8 @@ export class FakeView {
     if (!this.stores.has(store)) return undefined;
     const partition = partitionForKey(keyBytes, this.numPartitions);
     const activeHost = this.metadataForStore(store).find((host) => host.topicPartitions.some((tp) => tp.partition === partition));
-    return { activeHost, standbyHosts: [], partition };
+    const standbyHosts = this.allMetadata().filter((host) => host.standbyTopicPartitions.some((tp) => tp.partition === partition));
+    return { activeHost, standbyHosts, partition };
   }
 
   /** The partition of a key, as the runtime places it. */

@@ -30,7 +30,7 @@ const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-const QUERY_OPTIONS = ['retries', 'retry_backoff_ms', 'query_timeout_ms', 'remote_access_allowed', 'limit'];
+const QUERY_OPTIONS = ['retries', 'retry_backoff_ms', 'query_timeout_ms', 'remote_access_allowed', 'limit', 'allow_stale', 'max_lag'];
 
 /** Every store of the topology; its type when a local partition of it is open (else the console offers every type). */
 function storesOf(instance: LocalInstance): { name: string; type: StoreType | null }[] {

@@ -51,7 +51,9 @@ export const storeQueryBody = {
       type: 'object',
       description:
         'retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit, next (the continuation token a paged answer gave: ' +
-        'opaque, URL-safe, valid for an hour and for the same application, store, clause and parameters; anything else is a 400 InvalidQuery)',
+        'opaque, URL-safe, valid for an hour and for the same application, store, clause and parameters; anything else is a 400 InvalidQuery), ' +
+        'allow_stale (boolean: a keyed query whose active replica is unreachable or restoring is answered by a standby replica; success parts ' +
+        'then carry standby and lag) and max_lag (records, with allow_stale only: the most a standby may be behind its changelog to answer)',
       additionalProperties: { type: ['string', 'number', 'boolean'] },
     },
     query: {
@@ -100,6 +102,11 @@ export const storeQueryResult = {
               remote: { type: 'boolean' },
               total: { type: 'integer' },
               records: { type: 'array', items: storeRecord },
+              standby: { type: 'boolean', description: 'With set_options.allow_stale only: whether a standby replica answered this part' },
+              lag: {
+                type: 'integer',
+                description: 'With set_options.allow_stale only: records of its changelog the replica that answered had not read yet (0 for an active)',
+              },
             },
           },
         },

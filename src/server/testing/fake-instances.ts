@@ -148,6 +148,7 @@ export function fakeView(applicationId: string, values: Readonly<Record<string, 
     keyQueryMetadata: () => undefined,
     hasStore: (store) => store === 'counts',
     queryableStores: () => new Map(),
+    standbyReplicas: () => new Map(),
   };
 }
 

@@ -5,6 +5,7 @@ import type { StateChange, StreamsState } from './streams-state';
 import type { StreamsConfig } from './streams-config';
 import type { RestoreProgress } from './changelog-restorer';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
+import type { StandbyReplica } from './standby-task';
 
 /** Kafka Streams' thread states. */
 export type ThreadState =
@@ -115,4 +116,6 @@ export interface InstanceView {
   hasStore(store: string): boolean;
   /** Local partitions of a store that can be queried now (running, not restoring). */
   queryableStores(store: string): Map<number, StateStore>;
+  /** Local standby partitions of a store, with their lag (stale reads). */
+  standbyReplicas(store: string): Map<number, StandbyReplica>;
 }

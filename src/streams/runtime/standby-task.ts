@@ -26,6 +26,12 @@ export interface StandbyChangelog {
   endOffset: number;
 }
 
+/** A standby partition of a store, and how many records of its changelog it has yet to read (-1: not known yet). */
+export interface StandbyReplica {
+  store: StateStore;
+  lag: number;
+}
+
 /** A standby task of this node, as reports show it. */
 export interface StandbyTaskStatus {
   taskId: string;
@@ -138,12 +144,19 @@ export class StandbyTasks {
     });
   }
 
-  /** The open standby partitions of a store (their contents lag the active's by up to their lag). */
-  stores(storeName: string): Map<number, StateStore> {
-    const result = new Map<number, StateStore>();
+  /**
+   * The open standby partitions of a store, each with the records its changelog holds that it has not read yet
+   * (-1 before the changelog's end was first fetched).
+   */
+  replicas(storeName: string): Map<number, StandbyReplica> {
+    const result = new Map<number, StandbyReplica>();
     for (const t of this.tasks.values()) {
       const store = t.task.stores.get(storeName);
-      if (store?.isOpen()) result.set(t.task.id.partition, store);
+      if (!store?.isOpen()) continue;
+      const topic = t.stores.find((s) => s.name === storeName)?.changelog;
+      const changelog = topic === undefined ? undefined : t.changelogs.get(topic);
+      const lag = changelog === undefined || changelog.endOffset < 0 ? -1 : Math.max(changelog.endOffset - changelog.position, 0);
+      result.set(t.task.id.partition, { store, lag });
     }
     return result;
   }

@@ -24,7 +24,7 @@ import type {
 } from './instance-view';
 import type { MemberSubscription, SubscriptionInfo } from './partition-assignor';
 import { assignStandbyTasks, assignTasks, tasksFor } from './partition-assignor';
-import { StandbyTasks, standbyTaskFactory } from './standby-task';
+import { type StandbyReplica, StandbyTasks, standbyTaskFactory } from './standby-task';
 import { TaskCheckpoints } from './task-checkpoints';
 import { parseTaskId } from './task-id';
 import { consumerOffsets, storeStatus, threadMetadata } from './instance-reports';
@@ -548,10 +548,15 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     return result;
   }
 
+  /** This node's standby partitions of a store, each with its lag behind its changelog. */
+  standbyReplicas(store: string): Map<number, StandbyReplica> {
+    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return new Map();
+    return this.standbys?.replicas(store) ?? new Map();
+  }
+
   /** This node's standby partitions of a store, each behind its active by its standby's lag. */
   standbyStores(store: string): Map<number, StateStore> {
-    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return new Map();
-    return this.standbys?.stores(store) ?? new Map();
+    return new Map([...this.standbyReplicas(store)].map(([partition, replica]) => [partition, replica.store]));
   }
 
   /** Low and high watermark per partition of a topic, cached briefly. */

@@ -1,0 +1,153 @@
+/**
+ * Stale reads (KIP-535, `allow_stale` and `max_lag`) over three nodes in one process, on loopback gRPC: each node
+ * holds the active partitions of its own keys and a standby of the next node's, whose values lag (they are one
+ * less than the active's). A keyed query whose active does not answer is answered by a standby within max_lag.
+ */
+import { PeerClient } from '../cluster/peer-client';
+import type { PartStream, PeerAnswer, PeerQuery, PeerQueryHandler, PeerQueryRequest } from '../cluster/peer-protocol';
+import { startPeerServer, type PeerServer } from '../cluster/peer-server';
+import { longSerde } from '../streams/serdes/long';
+import type { Serde } from '../streams/serdes/serde';
+import { stringSerde } from '../streams/serdes/string';
+import type { StateStore, TimestampedKeyValueStore } from '../streams/state/store';
+import { QueryService } from './query-service';
+import { builders, FakeView, openStores, type FakeHost } from './testing/fake-view';
+
+const PARTITIONS = 3;
+const KEYS = Array.from({ length: 30 }, (_, i) => `user-${i}`);
+const valueOf = (key: string) => Number(key.slice('user-'.length)) * 10;
+const STANDBY_LAG = 7;
+
+interface Node {
+  name: string;
+  active: number;
+  standby: number;
+  view?: FakeView;
+  service?: QueryService;
+  server?: PeerServer;
+  /** While frozen, the node accepts peer calls and never answers them. */
+  frozen: boolean;
+}
+
+async function* frozenPart(): PartStream {
+  return await new Promise<never>(() => undefined);
+}
+
+const placement = new FakeView('placement', new Map(), [], PARTITIONS, stringSerde as Serde<unknown>);
+
+function fill(stores: Map<number, TimestampedKeyValueStore<string, number>>, partition: number, offset: number): void {
+  for (const key of KEYS) if (placement.partitionOf(key) === partition) stores.get(partition)!.put(key, { value: valueOf(key) - offset, timestamp: 1 });
+}
+
+describe('stale reads over three nodes with a standby each', () => {
+  const nodes: Node[] = [
+    { name: 'node-a:8080', active: 0, standby: 1, frozen: false },
+    { name: 'node-b:8080', active: 1, standby: 2, frozen: false },
+    { name: 'node-c:8080', active: 2, standby: 0, frozen: false },
+  ];
+  const client = new PeerClient();
+
+  beforeAll(async () => {
+    for (const node of nodes) {
+      const handler: PeerQueryHandler = {
+        answerPeer: (request: PeerQueryRequest, deadline: number) => (node.frozen ? new Promise<PeerAnswer>(() => undefined) : node.service!.answerPeer(request, deadline)),
+        streamPeer: (query: PeerQuery, deadline: number) => (node.frozen ? frozenPart() : node.service!.streamPeer(query, deadline)),
+        describeStore: (applicationId: string, store: string) => node.service!.describeStore(applicationId, store),
+      };
+      node.server = await startPeerServer({ host: '127.0.0.1', port: 0, handler });
+    }
+    for (const node of nodes) {
+      const hosts: FakeHost[] = nodes.map((n) => ({
+        endpoint: n.name,
+        grpcEndpoint: `127.0.0.1:${n.server!.port}`,
+        partitions: [n.active],
+        standbyPartitions: [n.standby],
+        isLocal: n === node,
+      }));
+      const build = builders.timestampedKeyValue('kv', stringSerde, longSerde);
+      const active = openStores([node.active], build);
+      fill(active, node.active, 0);
+      const standby = openStores([node.standby], build);
+      fill(standby, node.standby, 1);
+      const view = new FakeView('app', new Map<string, Map<number, StateStore>>([['kv', active]]), hosts, PARTITIONS, stringSerde as Serde<unknown>);
+      view.standbys.set('kv', new Map([[node.standby, { store: standby.get(node.standby)!, lag: STANDBY_LAG }]]));
+      node.view = view;
+      node.service = new QueryService({ applications: (id) => (id === 'app' ? view.asView() : undefined), localServer: node.name, peers: client });
+    }
+  });
+
+  afterAll(async () => {
+    client.close();
+    await Promise.all(nodes.map((node) => node.server?.close(100)));
+  });
+
+  afterEach(() => {
+    for (const node of nodes) node.frozen = false;
+  });
+
+  const keyOn = (node: Node) => KEYS.find((key) => placement.partitionOf(key) === node.active)!;
+  const get = (asked: Node, key: string, options: object) => asked.service!.execute('app', 'kv', { type: 'key_value', query: { get: { key } }, set_options: options });
+
+  it('answers from the active while it answers, saying so; without allow_stale the parts are as before', async () => {
+    const [a, , c] = nodes as [Node, Node, Node];
+    const key = keyOn(c);
+    const stale = await get(a, key, { allow_stale: true });
+    expect(stale.result.success).toEqual([{ server: c.name, remote: true, total: 1, records: [{ key, value: valueOf(key) }], standby: false, lag: 0 }]);
+    const plain = await get(a, key, {});
+    expect(plain.result.success).toEqual([{ server: c.name, remote: true, total: 1, records: [{ key, value: valueOf(key) }] }]);
+  });
+
+  it('with the active frozen, a standby answers within the query timeout, with its lag; without allow_stale the query times out', async () => {
+    const [a, b, c] = nodes as [Node, Node, Node];
+    c.frozen = true;
+    const key = keyOn(c);
+    const started = Date.now();
+    const stale = await get(a, key, { allow_stale: true, query_timeout_ms: 2000 });
+    expect(Date.now() - started).toBeLessThan(2500);
+    // Node b holds the standby of node c's partition.
+    expect(stale.status).toBe('SUCCESS');
+    expect(stale.result.success).toEqual([{ server: b.name, remote: true, total: 1, records: [{ key, value: valueOf(key) - 1 }], standby: true, lag: STANDBY_LAG }]);
+
+    const plain = await get(a, key, { query_timeout_ms: 500 });
+    expect(plain.status).toBe('ERROR');
+    expect(plain.timeout).toBe(true);
+    expect(plain.result.success).toEqual([]);
+  });
+
+  it('reads its own standby first when the active is down', async () => {
+    const [a, b] = nodes as [Node, Node, Node];
+    b.frozen = true;
+    // Node a holds the standby of node b's partition.
+    const key = keyOn(b);
+    const stale = await get(a, key, { allow_stale: true, query_timeout_ms: 2000 });
+    expect(stale.result.success).toEqual([{ server: a.name, remote: false, total: 1, records: [{ key, value: valueOf(key) - 1 }], standby: true, lag: STANDBY_LAG }]);
+  });
+
+  it('refuses a standby further behind than max_lag, saying why', async () => {
+    const [a, , c] = nodes as [Node, Node, Node];
+    c.frozen = true;
+    const stale = await get(a, keyOn(c), { allow_stale: true, max_lag: STANDBY_LAG - 1, query_timeout_ms: 1000 });
+    expect(stale.result.success).toEqual([]);
+    expect(stale.result.failure).toHaveLength(1);
+    expect(stale.result.failure[0]!.errors[0]!.message).toContain(`is ${STANDBY_LAG} records behind, more than max_lag=${STANDBY_LAG - 1}`);
+    const within = await get(a, keyOn(c), { allow_stale: true, max_lag: STANDBY_LAG, query_timeout_ms: 2000 });
+    expect(within.result.success[0]).toMatchObject({ standby: true, lag: STANDBY_LAG });
+  });
+
+  it('all with allow_stale marks every part as read from an active', async () => {
+    const [a] = nodes as [Node, Node, Node];
+    const all = await a.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { allow_stale: true } });
+    expect(all.status).toBe('SUCCESS');
+    expect(all.result.total).toBe(KEYS.length);
+    expect(all.result.success.every((part) => part.standby === false && part.lag === 0)).toBe(true);
+  });
+
+  it.each([
+    [{ max_lag: 5 }, 'set_options.max_lag bounds the lag of stale reads: it needs allow_stale=true'],
+    [{ allow_stale: 'perhaps' }, 'set_options.allow_stale must be true or false'],
+    [{ allow_stale: true, max_lag: -1 }, 'set_options.max_lag must be an integer >= 0'],
+  ])('refuses set_options %j', async (options, message) => {
+    const [a] = nodes as [Node, Node, Node];
+    await expect(get(a, 'user-1', options)).rejects.toMatchObject({ exception: 'InvalidQuery', message: expect.stringContaining(message) });
+  });
+});
