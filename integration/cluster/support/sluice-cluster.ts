@@ -84,6 +84,8 @@ export interface NodeOptions {
   workDir: string;
   /** The configuration's `peers` section: TLS files and the cluster secret. */
   peers?: Record<string, unknown>;
+  /** Kafka Streams settings over the defaults below. */
+  streams?: Record<string, string | number | boolean>;
 }
 
 /** One `sluice start` process on loopback. */
@@ -101,6 +103,7 @@ export class SluiceNode extends SluiceProcess {
         'bootstrap.servers': options.bootstrapServers,
         // A killed node leaves the group after this; a frozen one is still a member for this long.
         'session.timeout.ms': 10_000,
+        ...options.streams,
       },
     });
     return new SluiceNode(options.name, `127.0.0.1:${httpPort}`, grpcPort, logFile, child).ready();
