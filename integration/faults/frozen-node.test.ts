@@ -11,6 +11,7 @@ import { expectedCounts, latestCounts, produceLines, waitFor } from '../support/
 import type { InstanceProcess } from '../runtime/support/instance-process';
 import { WordCountProcesses } from '../runtime/support/word-count-processes';
 import { FAULT_GUARANTEES } from './support/guarantees';
+import { bothHoldTasks, holdsAll, nodeLogs, SteadyInput } from './support/two-nodes';
 
 const PARTITIONS = 4;
 const FIRST = 2_000;
@@ -39,38 +40,22 @@ describe.each(FAULT_GUARANTEES)('a node frozen past its session timeout under %s
       const a = start('node-a');
       const b = start('node-b');
       // What each node went through, printed when the test fails.
-      const logs = () => [a, b].map((node) => `--- ${node.name}: ${node.states.map((c) => c.state).join(' -> ')}\n${node.tail(60)}`).join('\n');
       try {
         /** The host map as `node` sees it: the number of input and repartition partitions each node holds. */
-        const shares = async (node: InstanceProcess) => (await node.metadata()).map((host) => host.topicPartitions.length).sort();
-        const bothHoldTasks = async () => {
-          for (const node of [a, b]) {
-            if (node.state !== 'RUNNING') return false;
-            const held = await shares(node);
-            if (held.length !== 2 || held.some((n) => n === 0)) return false;
-          }
-          return true;
-        };
-        await waitFor(bothHoldTasks, 'both nodes running with tasks of their own', 60_000);
+        await waitFor(() => bothHoldTasks([a, b]), 'both nodes running with tasks of their own', 60_000);
 
-        let sent = FIRST;
-        const produceRest = (async () => {
-          for (; sent < TOTAL; sent += 100) {
-            await produceLines(producer, input, sent, sent + 100);
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
-        })();
-        await waitFor(() => sent >= FIRST + 500, 'input to be arriving', 30_000);
+        const rest = new SteadyInput(producer, input, FIRST, TOTAL);
+        await waitFor(() => rest.sent >= FIRST + 500, 'input to be arriving', 30_000);
         const frozen: InstanceProcess = b;
         process.kill(frozen.pid!, 'SIGSTOP');
         try {
           // The group notices the silent member and hands its tasks to the other node.
-          await waitFor(async () => a.state === 'RUNNING' && (await shares(a)).join() === String(2 * PARTITIONS), 'node-a to hold every partition', 60_000);
+          await waitFor(() => holdsAll(a, 2 * PARTITIONS), 'node-a to hold every partition', 60_000);
         } finally {
           process.kill(frozen.pid!, 'SIGCONT');
         }
-        await produceRest;
-        await waitFor(bothHoldTasks, 'the resumed node to re-join and hold tasks again', 90_000);
+        await rest.done;
+        await waitFor(() => bothHoldTasks([a, b]), 'the resumed node to re-join and hold tasks again', 90_000);
 
         const expected = expectedCounts(TOTAL);
         const consumer = await clients.consumer({ groupId: uniqueName('frozen-check'), isolationLevel: 'read_committed' });
@@ -95,7 +80,7 @@ describe.each(FAULT_GUARANTEES)('a node frozen past its session timeout under %s
         }
         expect([a.errors, b.errors]).toEqual([[], []]);
       } catch (error) {
-        process.stderr.write(`${logs()}\n`);
+        process.stderr.write(`${nodeLogs([a, b])}\n`);
         throw error;
       }
     },

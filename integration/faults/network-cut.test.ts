@@ -11,9 +11,9 @@ import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support
 import { expectedCounts, latestCounts, produceLines, waitFor } from '../support/streams';
 import { BrokerRelays, brokerUnreachable } from '../deploy/support/host-node';
 import { TestNetwork } from '../deploy/support/network';
-import type { InstanceProcess } from '../runtime/support/instance-process';
 import { WordCountProcesses } from '../runtime/support/word-count-processes';
 import { FAULT_GUARANTEES } from './support/guarantees';
+import { bothHoldTasks, holdsAll, nodeLogs, SteadyInput } from './support/two-nodes';
 
 const PARTITIONS = 4;
 const FIRST = 2_000;
@@ -58,38 +58,22 @@ describeIfHosts.each(FAULT_GUARANTEES)('the network between a node and the broke
       });
       const a = app.start('node-a', config('node-a'));
       const b = app.start('node-b', config('node-b'), (command, args, options) => network!.spawn(host, command, args, options));
-      const logs = () => [a, b].map((node) => `--- ${node.name}: ${node.states.map((c) => c.state).join(' -> ')}\n${node.tail(60)}`).join('\n');
       try {
-        const shares = async (node: InstanceProcess) => (await node.metadata()).map((member) => member.topicPartitions.length).sort();
-        const bothHoldTasks = async () => {
-          for (const node of [a, b]) {
-            if (node.state !== 'RUNNING') return false;
-            const held = await shares(node);
-            if (held.length !== 2 || held.some((n) => n === 0)) return false;
-          }
-          return true;
-        };
-        await waitFor(bothHoldTasks, 'both nodes running with tasks of their own', 90_000);
+        await waitFor(() => bothHoldTasks([a, b]), 'both nodes running with tasks of their own', 90_000);
 
-        let sent = FIRST;
-        const produceRest = (async () => {
-          for (; sent < TOTAL; sent += 100) {
-            await produceLines(producer, input, sent, sent + 100);
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
-        })();
-        await waitFor(() => sent >= FIRST + 500, 'input to be arriving', 30_000);
+        const rest = new SteadyInput(producer, input, FIRST, TOTAL);
+        await waitFor(() => rest.sent >= FIRST + 500, 'input to be arriving', 30_000);
         const cutAt = Date.now();
         network.cut(host);
         try {
           // The group drops the silent member and hands its tasks to the node that still reaches the broker.
-          await waitFor(async () => a.state === 'RUNNING' && (await shares(a)).join() === String(2 * PARTITIONS), 'node-a to hold every partition', 60_000);
+          await waitFor(() => holdsAll(a, 2 * PARTITIONS), 'node-a to hold every partition', 60_000);
           await new Promise((resolve) => setTimeout(resolve, Math.max(0, CUT_MS - (Date.now() - cutAt))));
         } finally {
           network.restore(host);
         }
-        await produceRest;
-        await waitFor(bothHoldTasks, 'the node cut off to re-join and hold tasks again', 120_000);
+        await rest.done;
+        await waitFor(() => bothHoldTasks([a, b]), 'the node cut off to re-join and hold tasks again', 120_000);
 
         const expected = expectedCounts(TOTAL);
         const consumer = await clients.consumer({ groupId: uniqueName('cut-check'), isolationLevel: 'read_committed' });
@@ -117,7 +101,7 @@ describeIfHosts.each(FAULT_GUARANTEES)('the network between a node and the broke
         expect(b.states.map((change) => change.state)).toContain('REBALANCING');
         expect([a.errors, b.errors, a.state, b.state]).toEqual([[], [], 'RUNNING', 'RUNNING']);
       } catch (error) {
-        process.stderr.write(`${logs()}\n`);
+        process.stderr.write(`${nodeLogs([a, b])}\n`);
         throw error;
       }
     },

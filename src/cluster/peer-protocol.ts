@@ -120,6 +120,22 @@ export interface PeerQueryHandler {
   describeStore(applicationId: string, store: string): StoreDescription | undefined;
 }
 
+/** A part read to its end: every chunk, and how it ended. */
+export async function drainPart(stream: PartStream): Promise<{ chunks: RecordChunk[]; end: PartEnd }> {
+  const chunks: RecordChunk[] = [];
+  for (;;) {
+    const next = await stream.next();
+    if (next.done) return { chunks, end: next.value };
+    chunks.push(next.value);
+  }
+}
+
+/** A part already read, given again. */
+export async function* replayPart(chunks: readonly RecordChunk[], end: PartEnd): PartStream {
+  for (const chunk of chunks) yield chunk;
+  return end;
+}
+
 /** A failure part's answer. */
 export function failedAnswer(message: string, kind: PeerFailureKind = 'INTERNAL', timedOut = kind === 'TIMED_OUT'): PeerFailure {
   return { ok: false, messages: [message], kind, timedOut };

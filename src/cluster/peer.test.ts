@@ -2,7 +2,7 @@ import * as net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { InvalidQuery, NoLocalInstance, UnknownStore } from '../errors';
 import { PeerClient } from './peer-client';
-import type { PartEnd, PartStream, PeerAnswer, PeerQuery, PeerQueryHandler, PeerQueryRequest, RecordChunk } from './peer-protocol';
+import { drainPart, type PartEnd, type PartStream, type PeerAnswer, type PeerQuery, type PeerQueryHandler, type PeerQueryRequest } from './peer-protocol';
 import { startPeerServer, type PeerServer } from './peer-server';
 import { peerService, type QueryReplyMessage, type QueryRequestMessage } from './peer-service';
 
@@ -114,15 +114,6 @@ const peerQuery = (store: string): PeerQuery => ({
   ],
 });
 
-/** Every chunk of a part, and how it ended. */
-async function drain(stream: PartStream): Promise<{ chunks: RecordChunk[]; end: PartEnd }> {
-  const chunks: RecordChunk[] = [];
-  for (;;) {
-    const next = await stream.next();
-    if (next.done) return { chunks, end: next.value };
-    chunks.push(next.value);
-  }
-}
 
 describe('peer service over gRPC on loopback', () => {
   const handler = new FakeHandler();
@@ -270,7 +261,7 @@ describe('peer service over gRPC on loopback', () => {
   });
 
   it('streams a part in chunks, sending the request in fields (int64 times as numbers)', async () => {
-    const { chunks, end } = await drain(client.streamQuery(endpoint, peerQuery('kv'), Date.now() + 2000, () => 'unused'));
+    const { chunks, end } = await drainPart(client.streamQuery(endpoint, peerQuery('kv'), Date.now() + 2000, () => 'unused'));
     expect(end).toEqual({ ok: true });
     expect(chunks.map((c) => c.count)).toEqual([100, 100]);
     expect(JSON.parse(`[${chunks.map((c) => c.json).join(',')}]`)).toHaveLength(200);
@@ -282,7 +273,7 @@ describe('peer service over gRPC on loopback', () => {
     await Promise.all(
       Array.from({ length: 16 }, async () => {
         for (let i = 0; i < 100; i++) {
-          const { end } = await drain(client.streamQuery(endpoint, peerQuery('kv'), Date.now() + 5000, () => 'unused'));
+          const { end } = await drainPart(client.streamQuery(endpoint, peerQuery('kv'), Date.now() + 5000, () => 'unused'));
           if (!end.ok) failures.push(end);
         }
       }),
@@ -291,10 +282,10 @@ describe('peer service over gRPC on loopback', () => {
   });
 
   it('passes on a failure after some chunks, and a refusal before any, as failures', async () => {
-    const broken = await drain(client.streamQuery(endpoint, peerQuery('broken'), Date.now() + 2000, () => 'unused'));
+    const broken = await drainPart(client.streamQuery(endpoint, peerQuery('broken'), Date.now() + 2000, () => 'unused'));
     expect(broken.chunks).toEqual([{ json: '{"key":"a","value":1}', count: 1 }]);
     expect(broken.end).toEqual({ ok: false, messages: ['store closed under the read'], kind: 'NOT_AVAILABLE', timedOut: false });
-    const missing = await drain(client.streamQuery(endpoint, peerQuery('missing'), Date.now() + 2000, () => 'unused'));
+    const missing = await drainPart(client.streamQuery(endpoint, peerQuery('missing'), Date.now() + 2000, () => 'unused'));
     expect(missing).toEqual({ chunks: [], end: { ok: false, messages: ["Application 'app' has no state store 'missing'"], kind: 'UNKNOWN_STORE', timedOut: false } });
   });
 
@@ -323,7 +314,7 @@ describe('peer service over gRPC on loopback', () => {
     );
     try {
       for (let i = 0; i < 2; i++) {
-        const { chunks, end } = await drain(client.streamQuery(`127.0.0.1:${port}`, peerQuery('kv'), Date.now() + 2000, () => '{"legacy":true}'));
+        const { chunks, end } = await drainPart(client.streamQuery(`127.0.0.1:${port}`, peerQuery('kv'), Date.now() + 2000, () => '{"legacy":true}'));
         expect(end).toEqual({ ok: true });
         expect(chunks).toEqual([{ json: '{"key":"k","value":1},{"key":"l","value":2}', count: 2 }]);
       }

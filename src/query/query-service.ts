@@ -1,14 +1,14 @@
 import type { PeerClient } from '../cluster/peer-client';
 import {
+  drainPart,
   failedAnswer,
-  type PartEnd,
   type PartStream,
   type PeerAnswer,
   type PeerFailure,
   type PeerQuery,
   type PeerQueryHandler,
   type PeerQueryRequest,
-  type RecordChunk,
+  replayPart,
   type StoreDescription,
 } from '../cluster/peer-protocol';
 import { InvalidQuery, NoLocalInstance, UnknownApplication, UnknownStore } from '../errors';
@@ -223,8 +223,8 @@ export class QueryService implements PeerQueryHandler {
       const part: StreamedPart = host.isLocal
         ? { server: this.options.localServer, remote: false, stream: streamLocal(view, store, request, until) }
         : this.remotePart(applicationId, store, request, remoteTarget(host), until);
-      const { chunks, end } = await drain(part.stream);
-      if (end.ok) return { ...part, stream: replay(chunks, end) };
+      const { chunks, end } = await drainPart(part.stream);
+      if (end.ok) return { ...part, stream: replayPart(chunks, end) };
       failures.push(`${part.server}${host === metadata?.activeHost ? ' (active)' : ' (standby)'}: ${end.messages.join('; ')}`);
       if (end.kind === 'INVALID_QUERY' || end.kind === 'UNKNOWN_STORE') {
         kind = end.kind;
@@ -282,20 +282,4 @@ async function* bounded(stream: PartStream, deadline: number): PartStream {
 /** A part that fails before any record. */
 async function* failed(message: string, kind?: PeerFailure['kind']): PartStream {
   return failedAnswer(message, kind);
-}
-
-/** A part read to its end: its chunks and how it ended. */
-async function drain(stream: PartStream): Promise<{ chunks: RecordChunk[]; end: PartEnd }> {
-  const chunks: RecordChunk[] = [];
-  for (;;) {
-    const next = await stream.next();
-    if (next.done) return { chunks, end: next.value };
-    chunks.push(next.value);
-  }
-}
-
-/** A part already read, given again. */
-async function* replay(chunks: readonly RecordChunk[], end: PartEnd): PartStream {
-  for (const chunk of chunks) yield chunk;
-  return end;
 }

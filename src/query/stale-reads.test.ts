@@ -4,13 +4,13 @@
  * less than the active's). A keyed query whose active does not answer is answered by a standby within max_lag.
  */
 import { PeerClient } from '../cluster/peer-client';
-import type { PartStream, PeerAnswer, PeerQuery, PeerQueryHandler, PeerQueryRequest } from '../cluster/peer-protocol';
-import { startPeerServer, type PeerServer } from '../cluster/peer-server';
+import type { PeerServer } from '../cluster/peer-server';
 import { longSerde } from '../streams/serdes/long';
 import type { Serde } from '../streams/serdes/serde';
 import { stringSerde } from '../streams/serdes/string';
 import type { StateStore, TimestampedKeyValueStore } from '../streams/state/store';
 import { QueryService } from './query-service';
+import { startLoopbackPeer, type LoopbackNode } from './testing/loopback-peers';
 import { builders, FakeView, openStores, type FakeHost } from './testing/fake-view';
 
 const PARTITIONS = 3;
@@ -18,20 +18,14 @@ const KEYS = Array.from({ length: 30 }, (_, i) => `user-${i}`);
 const valueOf = (key: string) => Number(key.slice('user-'.length)) * 10;
 const STANDBY_LAG = 7;
 
-interface Node {
+interface Node extends LoopbackNode {
   name: string;
   active: number;
   standby: number;
   view?: FakeView;
-  service?: QueryService;
   server?: PeerServer;
-  /** While frozen, the node accepts peer calls and never answers them. */
-  frozen: boolean;
 }
 
-async function* frozenPart(): PartStream {
-  return await new Promise<never>(() => undefined);
-}
 
 const placement = new FakeView('placement', new Map(), [], PARTITIONS, stringSerde as Serde<unknown>);
 
@@ -49,12 +43,7 @@ describe('stale reads over three nodes with a standby each', () => {
 
   beforeAll(async () => {
     for (const node of nodes) {
-      const handler: PeerQueryHandler = {
-        answerPeer: (request: PeerQueryRequest, deadline: number) => (node.frozen ? new Promise<PeerAnswer>(() => undefined) : node.service!.answerPeer(request, deadline)),
-        streamPeer: (query: PeerQuery, deadline: number) => (node.frozen ? frozenPart() : node.service!.streamPeer(query, deadline)),
-        describeStore: (applicationId: string, store: string) => node.service!.describeStore(applicationId, store),
-      };
-      node.server = await startPeerServer({ host: '127.0.0.1', port: 0, handler });
+      node.server = await startLoopbackPeer(node);
     }
     for (const node of nodes) {
       const hosts: FakeHost[] = nodes.map((n) => ({
