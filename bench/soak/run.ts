@@ -17,9 +17,9 @@ import { provideBroker } from '../../src/host/broker/provide-broker';
 import { createKafkaClient, type KafkaClient } from '../../src/streams/kafka';
 import { log, runMain, sleep } from '../support/program';
 import { APPLICATION_ID, startNodes, stopNodes, STORE, waitCounted, type SoakNode } from './cluster';
-import { ErrorTally, errorMessage } from './errors';
+import { ErrorTally } from './errors';
 import { produceVocabulary, SteadyInput } from './input';
-import { nodeFigures, type NodeFigures } from './node-figures';
+import { NodeWatch } from './node-figures';
 import { QueryLoad } from './query-load';
 import { minuteBlock, summary, type Minute, type NodeMinute } from './report';
 import { Subscribers } from './subscribers';
@@ -92,7 +92,8 @@ async function soak(nodes: readonly SoakNode[], settings: Options, kafka: KafkaC
     `soak: ${NODES} sluice start nodes of a word count (${PARTITIONS} partitions, ${settings.vocabulary} words), ${settings.rate} lines/s, ` +
       `${settings.subscribers} SSE subscribers, ${settings.queries} queries/s, ${settings.minutes} minute(s); ${os.cpus().length} CPUs\n`,
   );
-  let previous = (await Promise.all(nodes.map((node) => readNode(node, errors)))).map((figures) => figures?.processed);
+  const watches = nodes.map((node) => new NodeWatch(node, errors));
+  let previous = (await Promise.all(watches.map((watch) => watch.start()))).map((figures) => figures?.processed);
   const started = Date.now();
   await input.start(settings.rate);
   queries.start(settings.queries);
@@ -101,13 +102,13 @@ async function soak(nodes: readonly SoakNode[], settings: Options, kafka: KafkaC
   try {
     for (let index = 1; index <= settings.minutes; index++) {
       await sleep(started + index * MINUTE_MS - Date.now());
-      const figures = await Promise.all(nodes.map((node) => readNode(node, errors)));
+      const figures = await Promise.all(watches.map((watch) => watch.takeMinute()));
       const nodeMinutes: NodeMinute[] = nodes.map((node, i) => ({
         label: node.process.label,
-        figures: figures[i],
-        processed: processedSince(previous[i], figures[i]?.processed),
+        figures: figures[i]!,
+        processed: processedSince(previous[i], figures[i]!.last?.processed),
       }));
-      previous = figures.map((f) => f?.processed);
+      previous = figures.map((f) => f.last?.processed);
       const minute: Minute = {
         index,
         loadAverage: os.loadavg()[0]!,
@@ -122,24 +123,10 @@ async function soak(nodes: readonly SoakNode[], settings: Options, kafka: KafkaC
       process.stdout.write(minuteBlock(minute));
     }
   } finally {
+    for (const watch of watches) watch.stop();
     await Promise.all([input.stop(), queries.stop(), subscribers.stop()]);
   }
   process.stdout.write(summary(minutes, errors.total, errors.takeMinute()));
-}
-
-/** The node's figures, or undefined with the error counted (a node that exited is one). */
-async function readNode(node: SoakNode, errors: ErrorTally): Promise<NodeFigures | undefined> {
-  const failure = node.process.failure();
-  if (failure !== undefined) {
-    errors.add('node exited', failure);
-    return undefined;
-  }
-  try {
-    return await nodeFigures(node);
-  } catch (error) {
-    errors.add('node figures', `${node.process.label}: ${errorMessage(error)}`);
-    return undefined;
-  }
 }
 
 /** Records processed between two readings of a counter; a counter that went back (a thread replaced) started again from 0. */
