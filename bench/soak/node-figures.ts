@@ -15,6 +15,8 @@ export interface NodeFigures {
   /** Bytes. */
   rss: number | undefined;
   heapUsed: number | undefined;
+  /** What V8 holds for its heap, used or not: most of RSS, and slow to go back after a high peak. */
+  heapTotal: number | undefined;
   /** Records processed by the node's threads since they started (input and repartition records alike). */
   processed: number | undefined;
 }
@@ -35,6 +37,7 @@ async function readFigures(node: SoakNode): Promise<NodeFigures> {
   return {
     rss: prometheusSum(text, 'process_resident_memory_bytes'),
     heapUsed: prometheusSum(text, 'nodejs_heap_size_used_bytes'),
+    heapTotal: prometheusSum(text, 'nodejs_heap_size_total_bytes'),
     processed: prometheusSum(text, 'streams_process_total', { group: 'stream-thread-metrics' }),
   };
 }
