@@ -11,9 +11,7 @@
  * Usage (compiled): `npm run build && node dist/bench/queries/run.js [--keys N] [--queries Q] [--concurrency C]
  * [--all-runs R] [--no-azkarra] [--rss-keys N] [--no-rss]`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -22,33 +20,22 @@ import { Pool } from 'undici';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { createKafkaClient, createProducer } from '../../src/streams/kafka';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
-import { log, runMain, SLUICE_NODE_FLAGS, sleep } from '../support/program';
+import { percentile } from '../support/latency';
+import { log, runMain, sleep } from '../support/program';
+import { freePort, startSluiceNode, type SluiceNode } from '../support/sluice-node';
 import { AZKARRA_LABEL, azkarraNode } from './azkarra-side';
 import { BENCH_STORE } from './topology';
 
 const PARTITIONS = 6;
-const REPO = path.resolve(__dirname, '../../..');
 
 interface Node {
-  name: string;
-  server: string;
+  process: SluiceNode;
   pool: Pool;
-  child: ChildProcess;
-  exited: Promise<void>;
-  logFile: string;
 }
 
 interface QueryResponse {
   status: string;
   result: { total: number; success: { server: string; records: { key: unknown; value: unknown }[] }[]; failure: unknown[] };
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function call(node: { pool: Pool }, method: 'GET' | 'POST', pathname: string, body?: unknown): Promise<{ status: number; body: unknown }> {
@@ -63,7 +50,6 @@ async function call(node: { pool: Pool }, method: 'GET' | 'POST', pathname: stri
 
 async function startNode(name: string, dir: string, bootstrap: string, applicationId: string, input: string): Promise<Node> {
   const [httpPort, grpcPort] = [await freePort(), await freePort()];
-  fs.mkdirSync(dir, { recursive: true });
   const config = {
     server: { host: '127.0.0.1', port: httpPort, grpcPort, advertisedHost: '127.0.0.1' },
     log: { level: 'warn' },
@@ -71,18 +57,8 @@ async function startNode(name: string, dir: string, bootstrap: string, applicati
     topologies: [{ module: path.join(__dirname, 'topology.js') }],
     instances: [{ topology: 'query-bench', applicationId }],
   };
-  const configFile = path.join(dir, 'sluice.json');
-  fs.writeFileSync(configFile, JSON.stringify(config));
-  const logFile = path.join(dir, 'node.log');
-  const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...SLUICE_NODE_FLAGS, path.join(REPO, 'bin/sluice.js'), 'start', '-c', configFile], {
-    stdio: ['ignore', out, out],
-    env: { ...process.env, SLUICE_BENCH_INPUT_TOPIC: input },
-  });
-  fs.closeSync(out);
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const server = `127.0.0.1:${httpPort}`;
-  return { name, server, pool: new Pool(`http://${server}`, { connections: 64 }), child, exited, logFile };
+  const node = await startSluiceNode(name, dir, config, { SLUICE_BENCH_INPUT_TOPIC: input });
+  return { process: node, pool: new Pool(node.url, { connections: 64 }) };
 }
 
 async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 300_000): Promise<T> {
@@ -97,10 +73,6 @@ async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(500);
   }
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /** Latencies (ms, sorted) of a series of queries, and its wall time (s). */
@@ -155,12 +127,12 @@ interface Bench {
 const storePathOf = (applicationId: string) => `/api/v1/applications/${applicationId}/stores/${BENCH_STORE}`;
 
 async function stopNodes(nodes: readonly Node[]): Promise<void> {
-  for (const node of nodes) {
-    await node.pool.close();
-    node.child.kill('SIGTERM');
-  }
-  await Promise.race([Promise.all(nodes.map((node) => node.exited)), sleep(20_000)]);
-  for (const node of nodes) node.child.kill('SIGKILL');
+  await Promise.all(
+    nodes.map(async (node) => {
+      await node.pool.close();
+      await node.process.stop();
+    }),
+  );
 }
 
 async function threeNodes(bench: Bench): Promise<void> {
@@ -196,7 +168,7 @@ async function threeNodes(bench: Bench): Promise<void> {
     const remote: string[] = [];
     for (let i = 0; i < keys; i++) {
       const key = keyOf(i);
-      (owner.get(partitionForKey(Buffer.from(key), PARTITIONS)) === first.server ? local : remote).push(key);
+      (owner.get(partitionForKey(Buffer.from(key), PARTITIONS)) === first.process.server ? local : remote).push(key);
     }
 
     const get = (list: string[]) => async (i: number) => {
@@ -298,10 +270,8 @@ async function measureOneNode(target: Target, bench: Bench): Promise<Figures> {
 async function sluiceAlone(bench: Bench): Promise<Figures> {
   const applicationId = `bench-queries-one-${bench.suffix}`;
   const node = await startNode('node-one', path.join(bench.workDir, 'one'), bench.bootstrapServers, applicationId, bench.input);
-  let stopped: string | undefined;
-  node.exited.then(() => (stopped = `the Sluice node exited; see ${node.logFile}`));
   try {
-    return await measureOneNode({ label: 'Sluice', pool: node.pool, storePath: storePathOf(applicationId), failure: () => stopped }, bench);
+    return await measureOneNode({ label: 'Sluice', pool: node.pool, storePath: storePathOf(applicationId), failure: () => node.process.failure() }, bench);
   } finally {
     await stopNodes([node]);
   }
@@ -350,12 +320,11 @@ function comparison(bench: Bench, sluice: Figures, azkarra: Figures | string): s
   return lines.join('\n') + '\n';
 }
 
-/** Resident set size of a process, in MB, from /proc (Linux). */
-function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /^VmRSS:\s+(\d+) kB/m.exec(status);
-  if (!kb) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  return Number(kb[1]) / 1024;
+/** Resident set size of the node in MB, from /proc (Linux). */
+function rssMb(node: Node): number {
+  const bytes = node.process.rss();
+  if (bytes === undefined) throw new Error(`no RSS of ${node.process.label}: ${node.process.failure() ?? 'no /proc'}`);
+  return bytes / 1024 / 1024;
 }
 
 /**
@@ -384,10 +353,9 @@ async function rssDuringAll(bench: Bench, keys: number, kafka: ReturnType<typeof
     log(`RSS node ready with ${keys} keys in ${((Date.now() - loadStart) / 1000).toFixed(1)} s`);
     // Let the last commit and the restore's garbage settle.
     await sleep(5000);
-    const pid = node.child.pid!;
-    const before = rssMb(pid);
+    const before = rssMb(node);
     let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 10);
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(node))), 10);
     const started = performance.now();
     let bytes = 0;
     let tail = '';

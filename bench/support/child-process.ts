@@ -18,21 +18,27 @@ export interface MeasuredProcess {
   stop(): Promise<void>;
 }
 
+export interface ChildOptions {
+  /** Gets each line of its stdout as it comes (the lines go to the log too). */
+  onStdoutLine?: (line: string) => void;
+  /** Environment variables beside the benchmark's own. */
+  env?: NodeJS.ProcessEnv;
+}
+
 /**
  * Starts `command args` with its output in `<dir>/side.log`; `dir` is deleted when it stops. Stopping is a SIGTERM
  * (both sides then close, and a Node profile asked for by --cpu-prof gets written), and a SIGKILL after STOP_MS.
- * `onStdoutLine` gets each line of its stdout as it comes (the lines go to the log too).
  */
 export async function startChild(
   label: string,
   command: string,
   args: readonly string[],
   dir: string,
-  onStdoutLine?: (line: string) => void,
+  { onStdoutLine, env }: ChildOptions = {},
 ): Promise<MeasuredProcess> {
   const logFile = path.join(dir, 'side.log');
   const output = fs.openSync(logFile, 'a');
-  const child = spawn(command, args, { stdio: ['ignore', onStdoutLine ? 'pipe' : output, output] });
+  const child = spawn(command, args, { stdio: ['ignore', onStdoutLine ? 'pipe' : output, output], env: { ...process.env, ...env } });
   fs.closeSync(output);
   if (onStdoutLine) {
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {

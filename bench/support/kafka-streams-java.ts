@@ -68,7 +68,7 @@ export async function reportingWordCountDemo(log: (line: string) => void): Promi
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-kstreams-'));
       const { jvmOptions, propertiesFile } = writeKafkaStreamsFiles(dir, { 'state.dir': path.join(dir, 'state'), ...properties });
       const classpath = `${classes}${path.delimiter}${path.join(java.libs, '*')}`;
-      return startChild('ReportingWordCountDemo', java.javaCommand, [...jvmOptions, '-cp', classpath, REPORTING_DEMO_CLASS, propertiesFile], dir, onStdoutLine);
+      return startChild('ReportingWordCountDemo', java.javaCommand, [...jvmOptions, '-cp', classpath, REPORTING_DEMO_CLASS, propertiesFile], dir, { onStdoutLine });
     },
     dispose: () => fs.rmSync(classes, { recursive: true, force: true }),
   };

@@ -45,5 +45,5 @@ export function startSluiceWordCount(
   const program = path.join(__dirname, 'sluice-wordcount.js');
   const nodeOptions = [...SLUICE_NODE_FLAGS, ...process.execArgv];
   const args = [...nodeOptions, program, JSON.stringify({ 'state.dir': path.join(dir, 'state'), ...config }), input, output];
-  return startChild('Sluice', process.execPath, args, dir, onStdoutLine);
+  return startChild('Sluice', process.execPath, args, dir, { onStdoutLine });
 }

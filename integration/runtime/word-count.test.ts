@@ -56,6 +56,12 @@ describe('word count on a real broker', () => {
           .filter((m) => m.group === 'stream-processor-node-metrics' && m.name === 'process-total' && m.tags['processor-node-id'] === 'KSTREAM-SOURCE-0000000000')
           .reduce((n, m) => n + Number(m.value), 0);
         expect(sourceTotal).toBe(LINES);
+        // The threads count records, as Kafka Streams' thread-level process-total does: each line, then each word
+        // again as it comes back from the repartition topic.
+        const threadTotal = metrics
+          .filter((m) => m.group === 'stream-thread-metrics' && m.name === 'process-total')
+          .reduce((n, m) => n + Number(m.value), 0);
+        expect(threadTotal).toBe(LINES + [...expected.values()].reduce((n, count) => n + count, 0));
         const storePuts = metrics.filter((m) => m.group === 'stream-state-metrics' && m.name === 'put-rate' && m.tags['lmdb-state-id'] === 'count');
         expect(storePuts.length).toBe(4);
       } finally {

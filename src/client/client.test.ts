@@ -4,6 +4,7 @@
  * sending anything.
  */
 
+import { getEventListeners } from 'node:events';
 import { inspect } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../server/app';
@@ -121,6 +122,21 @@ describe('against a node', () => {
       controller.abort();
     }
     expect(states).toEqual(['RUNNING']);
+  });
+
+  it('a subscription that ends leaves no listener on the caller\'s signal, which outlives it', async () => {
+    const controller = new AbortController();
+    // Ended by breaking out, by close() before and during the iteration, and by a 404 at the first iteration.
+    for (let i = 0; i < 3; i++) {
+      for await (const event of client.events('wc', 'state', { signal: controller.signal })) if (event.type === 'state') break;
+    }
+    client.events('wc', 'state', { signal: controller.signal }).close();
+    const closing = client.events('wc', 'state', { signal: controller.signal });
+    for await (const event of closing) if (event.type === 'state') closing.close();
+    await refusal(async () => {
+      for await (const event of client.events('wc', 'nope', { signal: controller.signal })) expect(event).toBeUndefined();
+    });
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('stops with cleanup and restarts', async () => {

@@ -26,20 +26,23 @@ export type SubscriptionEvent<T extends string> = SluiceEvent<T, DataOf<T>> | Sl
 export class EventSubscription<T extends string> implements AsyncIterable<SubscriptionEvent<T>> {
   private readonly controller = new AbortController();
   private started = false;
+  /** Removed from the caller's signal once the subscription ends: a signal outlives many subscriptions. */
+  private readonly onCallerAbort = (): void => this.close();
 
   constructor(
     private readonly transport: Transport,
     private readonly applicationId: string,
     private readonly eventType: T,
-    signal?: AbortSignal,
+    private readonly callerSignal?: AbortSignal,
   ) {
-    if (signal?.aborted) this.controller.abort();
-    else signal?.addEventListener('abort', () => this.close(), { once: true });
+    if (callerSignal?.aborted) this.controller.abort();
+    else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
   }
 
   /** Ends the subscription: the iteration finishes, the connection closes. */
   close(): void {
     this.controller.abort();
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
   }
 
   get closed(): boolean {
@@ -54,6 +57,15 @@ export class EventSubscription<T extends string> implements AsyncIterable<Subscr
   }
 
   private async *iterate(): AsyncGenerator<SubscriptionEvent<T>> {
+    try {
+      yield* this.read();
+    } finally {
+      // However it ended (the server, an error, the caller): nothing is left to close.
+      this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+    }
+  }
+
+  private async *read(): AsyncGenerator<SubscriptionEvent<T>> {
     if (this.closed) return;
     const signal = this.controller.signal;
     let response;

@@ -82,13 +82,16 @@ describe('Kafka Streams metric families', () => {
         'thread-start-time',
       ].sort(),
     );
-    thread.process.record(2);
-    thread.process.record(6);
+    // Two iterations: 10 records at 2 ms each, then 30 at 6 ms each. Rate and total count records, as Kafka's do.
+    thread.processLatency.record(2);
+    thread.processRate.record(10);
+    thread.processLatency.record(6);
+    thread.processRate.record(30);
     thread.processRatio.record(0.75);
     expect(value(registry, THREAD_GROUP, 'process-latency-avg')).toBe(4);
     expect(value(registry, THREAD_GROUP, 'process-latency-max')).toBe(6);
-    expect(value(registry, THREAD_GROUP, 'process-rate')).toBeCloseTo(2 / 30, 12);
-    expect(value(registry, THREAD_GROUP, 'process-total')).toBe(2);
+    expect(value(registry, THREAD_GROUP, 'process-rate')).toBeCloseTo(40 / 30, 12);
+    expect(value(registry, THREAD_GROUP, 'process-total')).toBe(40);
     expect(value(registry, THREAD_GROUP, 'process-ratio')).toBe(0.75);
     expect(value(registry, THREAD_GROUP, 'commit-total')).toBe(0);
     expect(value(registry, THREAD_GROUP, 'thread-start-time')).toBe(now - 5000);

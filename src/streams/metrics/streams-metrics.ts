@@ -2,7 +2,7 @@
  * The built-in metric families of Kafka Streams, with its group, metric and tag names, so that dashboards made
  * for Kafka Streams read Sluice unchanged. Each builder registers one scope's metrics (client, thread, task,
  * processor node, state store, consumed partition) and hands back its sensors as named fields, so that the
- * runtime records with e.g. `threadMetrics.process.record(latencyMs)`.
+ * runtime records with e.g. `threadMetrics.commit.record(latencyMs)`.
  *
  * Every scope's `unregister()` removes the metrics whose tags include the scope's tags: a thread takes its tasks'
  * metrics with it, a task those of its processor nodes and stores.
@@ -44,6 +44,14 @@ function occurrenceStats(operation: string, rateDescription: string, totalDescri
   return [
     { name: `${operation}-rate`, description: rateDescription, stat: 'rate' },
     { name: `${operation}-total`, description: totalDescription, stat: 'cumulative-count' },
+  ];
+}
+
+/** Kafka's `addRateOfSumAndSumMetricsToSensor`: record an amount; the rate and the total add the amounts up. */
+function amountStats(operation: string, rateDescription: string, totalDescription: string): StatDefinition[] {
+  return [
+    { name: `${operation}-rate`, description: rateDescription, stat: 'sum-rate' },
+    { name: `${operation}-total`, description: totalDescription, stat: 'cumulative-sum' },
   ];
 }
 
@@ -119,8 +127,13 @@ export interface ThreadMetrics extends MetricsScope {
   readonly commit: Sensor;
   /** record(latencyMs) per poll of the consumer. */
   readonly poll: Sensor;
-  /** record(latencyMs) per record processed. */
-  readonly process: Sensor;
+  /** record(latencyMs / records) per iteration that processed records: the mean latency of one record. */
+  readonly processLatency: Sensor;
+  /**
+   * record(records) per iteration that processed records: process-rate and process-total count records, not
+   * iterations, as Kafka's thread-level processRateSensor.
+   */
+  readonly processRate: Sensor;
   /** record(latencyMs) per punctuation. */
   readonly punctuate: Sensor;
   /** record(n) per iteration of the thread's loop: records polled. */
@@ -146,7 +159,8 @@ export function createThreadMetrics(registry: MetricsRegistry, threadId: string,
     ...scope(registry, tags),
     commit: sensor(latencyStats('commit', 'calls to commit', perSecond('calls to commit'))),
     poll: sensor(latencyStats('poll', 'calls to poll', perSecond('calls to poll'))),
-    process: sensor(latencyStats('process', 'calls to process', perSecond('calls to process'))),
+    processLatency: sensor(avgMaxStats('process-latency', 'The average latency of calls to process', 'The maximum latency of calls to process')),
+    processRate: sensor(amountStats('process', perSecond('calls to process'), 'The total number of calls to process')),
     punctuate: sensor(latencyStats('punctuate', 'calls to punctuate', perSecond('calls to punctuate'))),
     pollRecords: sensor(
       avgMaxStats(

@@ -59,7 +59,10 @@ export class TaskExecutor {
       if (stopped()) return false;
     }
     this.metrics.processRecords.record(processed);
-    if (processed > 0) this.metrics.process.record(elapsed / processed);
+    if (processed > 0) {
+      this.metrics.processLatency.record(elapsed / processed);
+      this.metrics.processRate.record(processed);
+    }
     const now = Date.now();
     const last = records[records.length - 1]!;
     active.created.metrics.processed(task.sourceNodeName(topic), records, processed, elapsed, now);
