@@ -1,6 +1,6 @@
 import { failedAnswer, failureKindOf, type PartStream, type PeerAnswer, type PeerFailure } from '../cluster/peer-protocol';
 import { InvalidStateStore, SluiceError } from '../errors';
-import type { InstanceView } from '../streams/runtime/instance-view';
+import { GLOBAL_STORE_PARTITION, type InstanceView } from '../streams/runtime/instance-view';
 import { parseTaskId } from '../streams/runtime/task-id';
 import type { StateStore } from '../streams/state/store';
 import { bindQuery, type BoundQuery } from './bind';
@@ -33,6 +33,9 @@ function activePartitions(view: InstanceView, store: string): number[] | undefin
  * partition restores, reading the others would answer a part with records missing and nothing to say so.
  */
 function partitionsToRead(view: InstanceView, store: string, bound: BoundQuery, queryable: ReadonlyMap<number, StateStore>): Attempt<number[]> {
+  if (view.isGlobalStore(store)) {
+    return queryable.has(GLOBAL_STORE_PARTITION) ? { ready: true, value: [GLOBAL_STORE_PARTITION] } : notReady(`global store '${store}' is restoring`);
+  }
   if (bound.keyed && bound.keyBytes !== undefined) {
     const metadata = view.keyQueryMetadata(store, bound.keyBytes);
     if (metadata === undefined) return notReady(`the partitions of store '${store}' are not known yet (rebalancing)`);

@@ -76,6 +76,8 @@ export class FakeView {
   readonly restoring = new Set<number>();
   /** How many times queryableStores was asked (retries show as several). */
   queryableCalls = 0;
+  /** Stores that are global: every node holds them whole, as GLOBAL_STORE_PARTITION. */
+  readonly global = new Set<string>();
 
   constructor(
     readonly applicationId: string,
@@ -92,6 +94,10 @@ export class FakeView {
 
   hasStore(store: string): boolean {
     return this.stores.has(store);
+  }
+
+  isGlobalStore(store: string): boolean {
+    return this.global.has(store);
   }
 
   queryableStores(store: string): Map<number, StateStore> {
