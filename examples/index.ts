@@ -6,6 +6,7 @@
 
 import type { TopologyDefinition } from '../src/host/topology-definition';
 import type { TopicSpec } from '../src/streams/kafka';
+import { CUSTOMERS_STORE, ORDER_TOPICS, orderEnrichmentTopology } from './order-enrichment';
 import { PAGE_VIEW_TOPICS, PAGE_VIEWS_PER_MINUTE_STORE, pageViewsTopology } from './page-views';
 import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT, WORD_COUNT_STORE, wordCountTopology } from './word-count';
 
@@ -25,7 +26,15 @@ export const pageViews: TopologyDefinition = {
   build: () => pageViewsTopology(),
 };
 
-export const topologies: readonly TopologyDefinition[] = [wordCount, pageViews];
+export const orderEnrichment: TopologyDefinition = {
+  name: 'io.sluice.examples.OrderEnrichment',
+  version: '1.0.0',
+  description: `Orders (${ORDER_TOPICS.orders}) joined with their customer from a GlobalKTable of ${ORDER_TOPICS.customers}`,
+  aliases: ['order-enrichment', 'OrderEnrichment'],
+  build: () => orderEnrichmentTopology(),
+};
+
+export const topologies: readonly TopologyDefinition[] = [wordCount, pageViews, orderEnrichment];
 
 export interface SampleRecord {
   topic: string;
@@ -74,6 +83,24 @@ function pageViewSample(): SampleRecord {
   return { topic: PAGE_VIEW_TOPICS.pageViews, key: user.id, value: PAGES[(n * 3) % PAGES.length]! };
 }
 
+const CUSTOMERS = [
+  { id: 'c1', name: 'Ada', tiers: ['gold', 'platinum'] },
+  { id: 'c2', name: 'Bob', tiers: ['silver', 'gold'] },
+  { id: 'c3', name: 'Chen', tiers: ['bronze', 'silver'] },
+];
+const ITEMS = ['tea', 'cake', 'scone', 'coffee'];
+let nextOrder = 0;
+
+/** Mostly orders; every eighth record updates a customer (its tier alternates), so the global table fills and changes. */
+function orderSample(): SampleRecord {
+  const n = nextOrder++;
+  const customer = CUSTOMERS[n % CUSTOMERS.length]!;
+  if (n % 8 === 0) {
+    return { topic: ORDER_TOPICS.customers, key: customer.id, value: JSON.stringify({ name: customer.name, tier: customer.tiers[(n / 8) % 2]! }) };
+  }
+  return { topic: ORDER_TOPICS.orders, key: `o${n}`, value: JSON.stringify({ customer: customer.id, item: ITEMS[n % ITEMS.length]!, amount: 1 + (n % 5) }) };
+}
+
 export const DEMO_EXAMPLES: readonly DemoExample[] = [
   {
     topology: wordCount,
@@ -92,5 +119,17 @@ export const DEMO_EXAMPLES: readonly DemoExample[] = [
     topics: Object.values(PAGE_VIEW_TOPICS).map((name) => ({ name, partitions: 3 })),
     sample: pageViewSample,
     query: { store: PAGE_VIEWS_PER_MINUTE_STORE, body: { type: 'window', query: { all: {} } } },
+  },
+  {
+    topology: orderEnrichment,
+    applicationId: 'order-enrichment',
+    // A global table needs no co-partitioning: customers have fewer partitions than orders.
+    topics: [
+      { name: ORDER_TOPICS.orders, partitions: 3 },
+      { name: ORDER_TOPICS.customers, partitions: 2 },
+      { name: ORDER_TOPICS.enrichedOrders, partitions: 3 },
+    ],
+    sample: orderSample,
+    query: { store: CUSTOMERS_STORE, body: { type: 'key_value', query: { get: { key: 'c1' } } } },
   },
 ];

@@ -1,6 +1,6 @@
 import { failedAnswer, failureKindOf, type PartEnd, type PartStream, type PeerAnswer, type PeerFailure, type Replica } from '../cluster/peer-protocol';
 import { InvalidStateStore, SluiceError } from '../errors';
-import type { InstanceView } from '../streams/runtime/instance-view';
+import { GLOBAL_STORE_PARTITION, type InstanceView } from '../streams/runtime/instance-view';
 import type { StandbyReplica } from '../streams/runtime/standby-task';
 import { parseTaskId } from '../streams/runtime/task-id';
 import type { StateStore } from '../streams/state/store';
@@ -34,6 +34,9 @@ function activePartitions(view: InstanceView, store: string): number[] | undefin
  * partition restores, reading the others would answer a part with records missing and nothing to say so.
  */
 function partitionsToRead(view: InstanceView, store: string, bound: BoundQuery, queryable: ReadonlyMap<number, StateStore>): Attempt<number[]> {
+  if (view.isGlobalStore(store)) {
+    return queryable.has(GLOBAL_STORE_PARTITION) ? { ready: true, value: [GLOBAL_STORE_PARTITION] } : notReady(`global store '${store}' is restoring`);
+  }
   if (bound.keyed && bound.keyBytes !== undefined) {
     const metadata = view.keyQueryMetadata(store, bound.keyBytes);
     if (metadata === undefined) return notReady(`the partitions of store '${store}' are not known yet (rebalancing)`);
@@ -106,7 +109,7 @@ function isClosedStore(error: unknown): error is Error {
 
 /** The store partitions a query reads here, and with allow_stale the replica they are. */
 function replicasToRead(view: InstanceView, store: string, bound: BoundQuery, queryable: ReadonlyMap<number, StateStore>, standbys: ReadonlyMap<number, StandbyReplica> | undefined): Attempt<{ stores: [number, StateStore][]; replica: Replica | undefined }> {
-  if (standbys !== undefined && bound.keyed && bound.keyBytes !== undefined) {
+  if (standbys !== undefined && bound.keyed && bound.keyBytes !== undefined && !view.isGlobalStore(store)) {
     const chosen = keyedReplica(view, store, bound.keyBytes, queryable, standbys, bound.request.options.maxLag);
     return chosen.ready ? { ready: true, value: { stores: [[chosen.value.partition, chosen.value.store]], replica: chosen.value.replica } } : chosen;
   }

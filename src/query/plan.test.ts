@@ -56,6 +56,14 @@ describe('planQuery', () => {
     });
   });
 
+  it('answers every clause on a global store here alone, whoever owns the key elsewhere', () => {
+    const global = viewWith(hosts);
+    global.global.add('kv');
+    for (const query of [{ get: { key: keyOwnedBy(global, hosts[2]!) } }, { all: {} }, { count: {} }]) {
+      expect(plan(global, { type: 'key_value', query })).toEqual({ kind: 'parts', local: true, remotes: [] });
+    }
+  });
+
   it('sends other clauses to every host of the store: locally and to each peer', () => {
     for (const query of [{ all: {} }, { count: {} }, { range: { key_from: 'a', key_to: 'z' } }, { prefix_scan: { prefix: 'a' } }]) {
       expect(plan(view, { type: 'key_value', query })).toEqual({

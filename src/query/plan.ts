@@ -24,10 +24,12 @@ export function remoteTarget(host: StreamsMetadata): RemoteTarget {
 
 /**
  * Routing (compatibility file, section 5): a keyed clause goes to the server whose active task owns the key's
- * partition; any other clause to every server that hosts a partition of the store. Remote servers are only asked
- * when remote access is allowed.
+ * partition; any other clause to every server that hosts a partition of the store; any clause on a global store to
+ * this server alone. Remote servers are only asked when remote access is allowed.
  */
 export function planQuery(view: InstanceView, store: string, bound: BoundQuery): Plan {
+  // A global store is whole on every node: answered here, never fanned out.
+  if (view.isGlobalStore(store)) return { kind: 'parts', local: true, remotes: [] };
   const { remoteAccessAllowed } = bound.request.options;
   if (bound.keyed && bound.keyBytes !== undefined) {
     const metadata = view.keyQueryMetadata(store, bound.keyBytes);

@@ -133,7 +133,7 @@ export class QueryService implements PeerQueryHandler {
     const schema = await retryUntilReady(() => this.findSchema(view, applicationId, store, deadline), request.options, deadline);
     if (!schema.ready) return answer([], { status: 'NOT_AVAILABLE', reason: schema.reason });
     const bound = bindQuery(request, schema.value, store);
-    if (request.options.allowStale && bound.keyed && bound.keyBytes !== undefined) return answer([await this.staleKeyedPart(view, applicationId, store, request, bound.keyBytes, deadline)]);
+    if (request.options.allowStale && bound.keyed && bound.keyBytes !== undefined && !view.isGlobalStore(store)) return answer([await this.staleKeyedPart(view, applicationId, store, request, bound.keyBytes, deadline)]);
 
     const plan = planQuery(view, store, bound);
     if (plan.kind !== 'parts') return answer([], { status: plan.kind === 'not_available' ? 'NOT_AVAILABLE' : 'NO_RESULT', reason: plan.reason });

@@ -100,6 +100,10 @@ export class FakeRuntime extends EventEmitter<StreamsEvents> implements StreamsR
     return false;
   }
 
+  isGlobalStore() {
+    return false;
+  }
+
   queryableStores() {
     return new Map();
   }

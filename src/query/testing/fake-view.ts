@@ -81,6 +81,8 @@ export class FakeView {
   queryableCalls = 0;
   /** This node's standby partitions per store, with their lag. */
   readonly standbys = new Map<string, Map<number, StandbyReplica>>();
+  /** Stores that are global: every node holds them whole, as GLOBAL_STORE_PARTITION. */
+  readonly global = new Set<string>();
 
   constructor(
     readonly applicationId: string,
@@ -97,6 +99,10 @@ export class FakeView {
 
   hasStore(store: string): boolean {
     return this.stores.has(store);
+  }
+
+  isGlobalStore(store: string): boolean {
+    return this.global.has(store);
   }
 
   queryableStores(store: string): Map<number, StateStore> {

@@ -147,6 +147,7 @@ export function fakeView(applicationId: string, values: Readonly<Record<string, 
     metadataForStore: () => HOSTS,
     keyQueryMetadata: () => undefined,
     hasStore: (store) => store === 'counts',
+    isGlobalStore: () => false,
     queryableStores: () => new Map(),
     standbyReplicas: () => new Map(),
   };

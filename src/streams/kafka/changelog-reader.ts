@@ -10,6 +10,7 @@ import { decodeFetchResponse, type FetchedPartition } from './fetch-response';
 import { StreamsException } from '../../errors';
 
 export type { FetchedPartition, FetchedRecord, FetchedRecordList } from './fetch-response';
+export { NULL_KEY } from './fetch-response';
 
 const createErrorFromCode: (code: number) => Error & { type: string; retriable: boolean } = require('kafkajs/src/protocol/error').createErrorFromCode;
 const fetchV11Request: (args: Record<string, unknown>) => unknown = require('kafkajs/src/protocol/requests/fetch/v11/request');

@@ -35,7 +35,11 @@ export interface FetchedRecordList extends Iterable<FetchedRecord> {
   truncate(length: number): void;
 }
 
-const EMPTY = Buffer.alloc(0);
+/**
+ * The key of every record that has none: changelog records always have one, but a global store's topic may hold
+ * records without a key, which its reader tells apart from an empty key by this very buffer.
+ */
+export const NULL_KEY = Buffer.alloc(0);
 /** Numbers kept per record: buffer index, key start, key end, value start (-1: null), value end, timestamp, offset. */
 const STRIDE = 7;
 
@@ -88,7 +92,7 @@ class ColumnarRecords implements FetchedRecordList {
       const keyStart = c[i + 1]!;
       const valueStart = c[i + 3]!;
       yield {
-        key: keyStart < 0 ? EMPTY : buffer.subarray(keyStart, c[i + 2]),
+        key: keyStart < 0 ? NULL_KEY : buffer.subarray(keyStart, c[i + 2]),
         value: valueStart < 0 ? null : buffer.subarray(valueStart, c[i + 4]),
         timestamp: c[i + 5]!,
         offset: c[i + 6]!,

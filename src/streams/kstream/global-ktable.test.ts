@@ -1,4 +1,4 @@
-import { Serdes, Stores, StreamsBuilder, StreamsInstance, Topology, TopologyTestDriver } from '../../index';
+import { Serdes, Stores, StreamsBuilder, Topology, TopologyTestDriver } from '../../index';
 
 function enrichment(): StreamsBuilder {
   const builder = new StreamsBuilder();
@@ -29,12 +29,6 @@ describe('GlobalKTable', () => {
     ]);
     expect(driver.getKeyValueStore<string, { value: string }>('products-STATE-STORE-0000000000').get('p2')?.value).toBe('cake');
     await driver.close();
-  });
-
-  it('is refused by StreamsInstance, which has no global thread yet, naming the store', () => {
-    expect(() => new StreamsInstance(enrichment().build(), { 'application.id': 'enrich', 'bootstrap.servers': 'localhost:9092' })).toThrow(
-      /global stores \(GlobalKTable\) run only in the TopologyTestDriver so far.*products-STATE-STORE-0000000000/,
-    );
   });
 
   it('refuses a global store with a changelog: it is restored from its topic', () => {

@@ -1,27 +1,7 @@
 import pino from 'pino';
 import { EARLIEST, type FetchedPartition, type FetchedRecord, type FetchedRecordList, type ReadPosition } from '../kafka';
-import type { ChangelogRecord } from '../state/store';
+import { RecordList } from '../kafka/testing/record-list';
 import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type RestoreProgress } from './changelog-restorer';
-
-class RecordList implements FetchedRecordList {
-  constructor(private readonly records: FetchedRecord[]) {}
-
-  get length(): number {
-    return this.records.length;
-  }
-
-  offsetAt(index: number): number {
-    return this.records[index]!.offset;
-  }
-
-  truncate(length: number): void {
-    this.records.length = Math.min(length, this.records.length);
-  }
-
-  [Symbol.iterator](): Iterator<FetchedRecord> {
-    return this.records[Symbol.iterator]();
-  }
-}
 
 /** A changelog in memory: per partition, its log start, end, and records; hands out `perFetch` records a fetch. */
 class FakeChangelogs implements ChangelogSource {
@@ -76,7 +56,7 @@ describe('ChangelogRestorer', () => {
     topic: 'app-counts-changelog',
     partition,
     startOffset,
-    apply: (records: ChangelogRecord[]) => {
+    apply: (records: FetchedRecordList) => {
       const list = applied.get(taskId) ?? [];
       for (const r of records) list.push(Number(r.key.toString().slice(1)));
       applied.set(taskId, list);
@@ -196,21 +176,34 @@ describe('ChangelogRestorer', () => {
     expect(restoredTasks).toEqual(['1_0']);
   });
 
-  it('follows a standby\'s changelog as it grows, never done, its progress the lag, until unregistered', async () => {
+  it('follows a changelog as it grows, never done, its progress the lag, until unregistered; restored once, when first caught up', async () => {
     source.log('app-counts-changelog', 0, 0, 25);
     restorer.register('1_0', [changelog('1_0', 0, 5)], { follow: true });
     await settled();
     expect(applied.get('1_0')).toEqual(Array.from({ length: 20 }, (_, i) => i + 5));
     expect(progress[progress.length - 1]).toMatchObject({ remaining: 0, done: false });
+    expect(restoredTasks).toEqual(['1_0']);
     source.logs.get('app-counts-changelog-0')!.end = 40;
     await settled();
     expect(applied.get('1_0')).toEqual(Array.from({ length: 35 }, (_, i) => i + 5));
-    expect(restoredTasks).toEqual([]);
+    expect(restoredTasks).toEqual(['1_0']);
     expect(restorer.takeCheckpoint('1_0', 0)).toEqual([{ topic: 'app-counts-changelog', partition: 0, offset: 40 }]);
     restorer.unregister('1_0');
     const fetchCount = source.fetches.length;
     await settled();
     expect(source.fetches.length).toBeLessThanOrEqual(fetchCount + 1);
     expect(applied.get('1_0')).toHaveLength(35);
+  });
+
+  it('calls a followed task restored only once every one of its changelogs reached its first end', async () => {
+    source.log('app-counts-changelog', 0, 0, 5);
+    source.log('app-counts-changelog', 1, 0, 30);
+    restorer.register('global', [changelog('global', 0), changelog('global', 1)], { follow: true });
+    for (let i = 0; i < 200 && restoredTasks.length === 0; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (restoredTasks.length === 0) expect(applied.get('global')?.length ?? 0).toBeLessThan(35);
+    }
+    expect(restoredTasks).toEqual(['global']);
+    expect(applied.get('global')).toHaveLength(35);
   });
 });

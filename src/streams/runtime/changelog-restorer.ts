@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import { EARLIEST, type FetchedPartition, type FetchedRecordList, isTransientKafkaError, OffsetOutOfRange, type ReadPosition, TopicPartitionMap } from '../kafka';
-import type { ChangelogRecords } from '../state/store';
 
 /** The part of the Kafka adapter's ChangelogReader that restoration uses. */
 export interface ChangelogSource {
@@ -16,8 +15,8 @@ export interface ChangelogToRestore {
   partition: number;
   /** The task's checkpoint, or EARLIEST (the adapter's constant): from the log start. */
   startOffset: number;
-  /** Writes restored records into the store. */
-  apply(records: ChangelogRecords): void;
+  /** Writes restored records into the store (a global store: runs them through its processor). */
+  apply(records: FetchedRecordList): void;
 }
 
 export interface RestoreProgress {
@@ -71,8 +70,10 @@ interface RestoringChangelog {
   /** The position last handed out for a checkpoint. */
   checkpointed: number;
   registeredAt: number;
-  /** A standby's changelog: read on as it grows, never done. */
+  /** A followed changelog (standby, global store): read on as it grows, never done. */
   follow: boolean;
+  /** Reached the end offset of its first fetch once (a followed changelog stays registered after). */
+  caughtUp: boolean;
 }
 
 const RETRY_BACKOFF_MS = 1000;
@@ -96,7 +97,10 @@ export class ChangelogRestorer {
     private readonly options: { retryForMs: number; logger: Logger },
   ) {}
 
-  /** Starts restoring a task's changelogs; a task with none is restored at once (unless followed). */
+  /**
+   * Starts restoring a task's changelogs; a task with none is restored at once (unless followed). A followed task is
+   * restored once each of its changelogs has reached the end offset its first fetch reported, and is read on.
+   */
   register(taskId: string, changelogs: readonly ChangelogToRestore[], options: { follow?: boolean } = {}): void {
     const follow = options.follow ?? false;
     if (changelogs.length === 0) {
@@ -107,7 +111,7 @@ export class ChangelogRestorer {
     const registeredAt = Date.now();
     for (const changelog of changelogs) {
       const start = changelog.startOffset;
-      this.restoring.set(changelog.topic, changelog.partition, { changelog, startOffset: start, position: start, endOffset: undefined, restored: 0, checkpointed: start, registeredAt, follow });
+      this.restoring.set(changelog.topic, changelog.partition, { changelog, startOffset: start, position: start, endOffset: undefined, restored: 0, checkpointed: start, registeredAt, follow, caughtUp: false });
     }
     this.ensureRunning();
   }
@@ -127,6 +131,12 @@ export class ChangelogRestorer {
 
   isRestoring(taskId: string): boolean {
     for (const r of this.restoring.values()) if (r.changelog.taskId === taskId) return true;
+    return false;
+  }
+
+  /** Whether a changelog of the task has not yet reached the end offset of its first fetch. */
+  private catchingUp(taskId: string): boolean {
+    for (const r of this.restoring.values()) if (r.changelog.taskId === taskId && !r.caughtUp) return true;
     return false;
   }
 
@@ -219,9 +229,12 @@ export class ChangelogRestorer {
         const { topic, partition } = r.changelog;
         const progress = { topic, partition, restored: r.restored, total: end - r.startOffset, remaining: end - r.position, done };
         this.listener.onProgress(r.changelog, progress, { startingOffset: r.startOffset, endingOffset: end, durationMs: Date.now() - r.registeredAt });
-        if (done) finishedTasks.add(r.changelog.taskId);
+        if (r.position >= end && !r.caughtUp) {
+          r.caughtUp = true;
+          finishedTasks.add(r.changelog.taskId);
+        }
       }
-      for (const taskId of finishedTasks) if (!this.isRestoring(taskId)) this.listener.onTaskRestored(taskId);
+      for (const taskId of finishedTasks) if (!this.catchingUp(taskId)) this.listener.onTaskRestored(taskId);
     }
   }
 

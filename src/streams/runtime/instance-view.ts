@@ -84,6 +84,9 @@ export interface RebalanceEvent {
 
 export type RestoreEvent = RestoreProgress & { store: string };
 
+/** The partition under which a global store, whole on every node, is queried. */
+export const GLOBAL_STORE_PARTITION = 0;
+
 /** Typed events of an instance. */
 export interface StreamsEvents {
   state: [StateChange];
@@ -114,7 +117,12 @@ export interface InstanceView {
   keyQueryMetadata(store: string, keyBytes: Buffer): KeyQueryMetadata | undefined;
   /** Whether the topology has a store of that name. */
   hasStore(store: string): boolean;
-  /** Local partitions of a store that can be queried now (running, not restoring). */
+  /** Whether the store is a global store: every node holds all of it. */
+  isGlobalStore(store: string): boolean;
+  /**
+   * Local partitions of a store that can be queried now (running, not restoring). A global store is one partition,
+   * GLOBAL_STORE_PARTITION, once restored.
+   */
   queryableStores(store: string): Map<number, StateStore>;
   /** Local standby partitions of a store, with their lag (stale reads). */
   standbyReplicas(store: string): Map<number, StandbyReplica>;

@@ -96,12 +96,14 @@ export function planInternalTopics(
 /**
  * Checks the source topics, creates the internal topics with Kafka Streams' names and configurations, and checks
  * the partition counts of those that existed. Answers every source and internal topic's partition count (topics
- * that match a source pattern included).
+ * that match a source pattern and global stores' topics included).
  */
 export async function prepareInternalTopics(admin: KafkaAdmin, metadata: TopologyMetadata, options: InternalTopicOptions): Promise<Map<string, number>> {
   const topology = metadata.topology;
   const external = new Set<string>();
   for (const sub of metadata.subtopologies) for (const t of sub.definition.sourceTopics) if (!topology.isInternalTopic(t)) external.add(t);
+  // A global store's topic is read whole by every instance: it must exist like any source, and its count is known.
+  for (const g of topology.globalStores()) external.add(g.topic);
   const existing = await listTopics(admin);
   const missing = [...external].filter((t) => !existing.includes(t));
   if (missing.length > 0) throw new TopologyException(`source topics do not exist: ${missing.join(', ')}`);

@@ -194,7 +194,7 @@ export class StandbyTasks {
 
   private async open(name: string): Promise<void> {
     const id = parseTaskId(name);
-    const sub = id && this.options.metadata.subtopologies[id.subtopology];
+    const sub = id && this.options.metadata.subtopology(id.subtopology);
     if (!id || !sub) throw new StreamsException(`standby task ${name} is not a task of this topology`);
     const { stateDirectory, checkpoints, logger } = this.options;
     stateDirectory.lock(name);
@@ -285,7 +285,7 @@ const NO_OUTPUT: RecordCollector = {
 export function standbyTaskFactory(options: StandbyTaskFactoryOptions): (id: TaskId) => StreamTask {
   const { config, metadata } = options;
   return (id) =>
-    new StreamTask(id, metadata.subtopologies[id.subtopology]!.definition, metadata.topology, {
+    new StreamTask(id, metadata.subtopology(id.subtopology)!.definition, metadata.topology, {
       applicationId: config.applicationId,
       config: config.values,
       defaultKeySerde: options.defaultKeySerde,

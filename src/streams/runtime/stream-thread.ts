@@ -5,6 +5,7 @@ import { ChangelogReader, type EachBatchPayload, type KafkaClients, type TopicPa
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createThreadMetrics, type ThreadMetrics } from '../metrics/streams-metrics';
 import type { Serde } from '../serdes/serde';
+import type { StateStore } from '../state/store';
 import { ChangelogRestorer, type RestoreProgress } from './changelog-restorer';
 import { Committer } from './committer';
 import type { ThreadState } from './instance-view';
@@ -43,6 +44,8 @@ export interface StreamThreadContext {
   readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
   /** The node's standby tasks, which give a task up before this thread makes it active. */
   readonly standbys?: { release(taskId: string): Promise<void> };
+  /** The node's global stores, restored before the thread starts: every task's processors may read them. */
+  readonly globalStores?: ReadonlyMap<string, StateStore>;
 }
 
 /** What a thread tells its instance. */

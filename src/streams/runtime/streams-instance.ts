@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
-import { CorruptedTaskState, IllegalState, StreamsException, TopologyException } from '../../errors';
+import { CorruptedTaskState, IllegalState, StreamsException } from '../../errors';
 import { ChangelogReader, checkKafkajs, createKafkaClients, describeGroup, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type MemberAssignment, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
@@ -15,6 +15,7 @@ import type { StateStore } from '../state/store';
 import type { TopologyDescription } from '../topology/description';
 import { describeAsText } from '../topology/description';
 import type { Topology } from '../topology/topology';
+import { GLOBAL_STORE_PARTITION } from './instance-view';
 import type {
   ConsumerOffsets,
   InstanceView,
@@ -24,6 +25,7 @@ import type {
 } from './instance-view';
 import type { MemberSubscription, SubscriptionInfo } from './partition-assignor';
 import { assignStandbyTasks, assignTasks, tasksFor } from './partition-assignor';
+import { GlobalStreamThread } from './global-stream-thread';
 import { type StandbyReplica, StandbyTasks, standbyTaskFactory } from './standby-task';
 import { TaskCheckpoints } from './task-checkpoints';
 import { parseTaskId } from './task-id';
@@ -94,6 +96,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private readonly statistics: StoreStatisticsDumper | undefined;
   /** Standby tasks of this node; undefined with num.standby.replicas 0. */
   private standbys: StandbyTasks | undefined;
+  /** The global stores of this node; undefined when the topology has none. */
+  private readonly globalThread: GlobalStreamThread | undefined;
 
   constructor(
     readonly topology: Topology,
@@ -101,12 +105,6 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     options: StreamsInstanceOptions = {},
   ) {
     super();
-    const globalStores = topology.globalStores();
-    if (globalStores.length > 0) {
-      throw new TopologyException(
-        `global stores (GlobalKTable) run only in the TopologyTestDriver so far, not on Kafka: ${globalStores.map((g) => g.storeName).join(', ')}`,
-      );
-    }
     this.config = parseStreamsConfig(config);
     this.applicationId = this.config.applicationId;
     this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });
@@ -143,6 +141,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       this.config.security,
     );
     this.metadata = new TopologyMetadata(topology, this.applicationId);
+    this.globalThread = topology.globalStores().length > 0 ? this.createGlobalThread() : undefined;
     this.metadataState = new StreamsMetadataState(this.metadata, this.processId);
     this.recovery = new ThreadRecovery({ exactlyOnce: this.config.processingGuarantee === 'exactly_once_v2', taskTimeoutMs: this.config.taskTimeoutMs });
     this.machine = new StreamsStateMachine((change) => {
@@ -195,6 +194,9 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         await admin.connect();
         await this.prepareTopics();
       });
+      // Kafka Streams restores the global stores before its stream threads start: their tasks read them from the first record.
+      await this.globalThread?.start(this.partitionCounts);
+      if (this.closeBegun) return;
       if (this.config.numStandbyReplicas > 0) this.standbys = this.createStandbys();
       for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i));
       await Promise.all(this.streamThreads.map((t) => t.start()));
@@ -241,6 +243,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       committedOffsets: (partitions) => this.committedOffsets(partitions),
       ...(this.configureStore ? { configureStore: this.configureStore } : {}),
       ...(this.standbys ? { standbys: this.standbys } : {}),
+      ...(this.globalThread ? { globalStores: this.globalThread.stores } : {}),
     });
     thread.on('state', () => this.onThreadStateChange());
     thread.on('assignment', () => {
@@ -253,6 +256,28 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     thread.on('fatal', (error) => void this.onThreadFailed(index, thread, error));
     thread.on('groupWait', (reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }));
     return thread;
+  }
+
+  /** The node's global stores: a reader of their topics of its own, as Kafka Streams' global consumer. */
+  private createGlobalThread(): GlobalStreamThread {
+    const logger = this.logger.child({ thread: `${this.clientId}-GlobalStreamThread` });
+    const exactlyOnce = this.config.processingGuarantee === 'exactly_once_v2';
+    return new GlobalStreamThread({
+      config: this.config,
+      topology: this.topology,
+      stateDirectory: this.stateDirectory,
+      // Never transactional: a global store's checkpoint is written under both guarantees.
+      checkpoints: new TaskCheckpoints(this.stateDirectory, false, logger),
+      source: new ChangelogReader(this.kafka.restoreConsumer, { readCommitted: exactlyOnce, ...this.config.restoreConsumer }),
+      defaultKeySerde: this.defaultKeySerde,
+      defaultValueSerde: this.defaultValueSerde,
+      ...(this.configureStore ? { configureStore: this.configureStore } : {}),
+      metrics: this.metrics,
+      clientId: this.clientId,
+      logger,
+      onRestore: (store, progress) => this.emit('restore', { store, ...progress }),
+      onError: (error) => void this.failWith(error instanceof Error ? error : new StreamsException(String(error))),
+    });
   }
 
   /** The node's standby tasks: one changelog reader for all of them, their stores opened as the stream threads' are. */
@@ -285,7 +310,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   /** A task's input partitions: partition p of each source topic of its sub-topology that has one. */
   private partitionsOfTask(taskId: string): TopicPartition[] {
     const id = parseTaskId(taskId);
-    const sub = id && this.metadata.subtopologies[id.subtopology];
+    const sub = id && this.metadata.subtopology(id.subtopology);
     if (!id || !sub) return [];
     return this.metadata
       .sourceTopicsAmong(sub, this.partitionCounts.keys())
@@ -485,6 +510,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.statistics?.stop();
     await Promise.all(this.streamThreads.map((t) => t.close().catch((e) => this.logger.warn({ err: e }, 'closing a thread failed'))));
     await this.standbys?.close().catch((e: unknown) => this.logger.warn({ err: e }, 'closing the standby tasks failed'));
+    // After the stream threads, whose processors read the global stores until they close.
+    await this.globalThread?.close().catch((e: unknown) => this.logger.warn({ err: e }, 'closing the global stores failed'));
     await this.admin?.disconnect().catch(() => undefined);
     this.metadataState.reset();
   }
@@ -499,6 +526,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.state === 'NOT_RUNNING' || this.state === 'ERROR') return;
     this.machine.transition('PENDING_SHUTDOWN');
     this.closing = (async () => {
+      // A global restore under way would hold the start, and so this close, until it ends.
+      if (this.globalThread && !this.globalThread.isRestored) await this.globalThread.close();
       await this.starting?.catch(() => undefined);
       await withTimeout(this.shutdown(), options.timeoutMs);
       this.clientMetrics.unregister();
@@ -536,9 +565,15 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     return this.topology.store(store) !== undefined;
   }
 
+  isGlobalStore(store: string): boolean {
+    return this.globalThread?.stores.has(store) ?? false;
+  }
+
   queryableStores(store: string): Map<number, StateStore> {
     const result = new Map<number, StateStore>();
     if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return result;
+    const global = this.globalThread?.isRestored ? this.globalThread.stores.get(store) : undefined;
+    if (global?.isOpen()) result.set(GLOBAL_STORE_PARTITION, global);
     for (const thread of this.streamThreads) {
       for (const active of thread.tasks.runningTasks()) {
         const s = active.task.stores.get(store);

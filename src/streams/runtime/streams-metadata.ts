@@ -43,11 +43,14 @@ export class StreamsMetadataState {
   private hosts: StreamsMetadata[] = [];
   private initialized = false;
   private partitionCounts = new Map<string, number>();
+  private readonly globalStores: readonly string[];
 
   constructor(
     private readonly metadata: TopologyMetadata,
     private readonly localProcessId: string,
-  ) {}
+  ) {
+    this.globalStores = metadata.topology.globalStores().map((g) => g.storeName);
+  }
 
   get isInitialized(): boolean {
     return this.initialized;
@@ -72,7 +75,8 @@ export class StreamsMetadataState {
         host: parsed?.host,
         port: parsed?.port,
         grpcEndpoint: info.grpcEndpoint || undefined,
-        stateStoreNames: this.storesOf(partitions),
+        // Every process holds every global store whole, as Kafka Streams lists them.
+        stateStoreNames: [...this.storesOf(partitions), ...this.globalStores].sort(),
         topicPartitions: partitions,
         standbyStateStoreNames: this.storesOf(standbyPartitions),
         standbyTopicPartitions: standbyPartitions,

@@ -11,6 +11,7 @@ import {
   type ThreadMetrics,
 } from '../metrics/streams-metrics';
 import type { Serde } from '../serdes/serde';
+import type { StateStore } from '../state/store';
 import { KafkaRecordCollector } from './kafka-record-collector';
 import { meteredStore } from './metered-store';
 import type { StateDirectory } from './state-directory';
@@ -37,6 +38,7 @@ export interface TaskFactoryOptions {
   readonly threadMetrics: ThreadMetrics;
   readonly logger: Logger;
   readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+  readonly globalStores?: ReadonlyMap<string, StateStore>;
 }
 
 /**
@@ -51,7 +53,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
     const taskMetrics = createTaskMetrics(metrics, threadName, taskId);
     const storeMetrics = new Map<string, StateStoreMetrics>();
     const sourceMetrics = new Map<string, ProcessorNodeMetrics>();
-    const task = new StreamTask(id, metadata.subtopologies[id.subtopology]!.definition, metadata.topology, {
+    const task = new StreamTask(id, metadata.subtopology(id.subtopology)!.definition, metadata.topology, {
       applicationId: config.applicationId,
       config: config.values,
       defaultKeySerde: options.defaultKeySerde,
@@ -72,6 +74,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
         storeMetrics.set(store.name, storeScope);
         return meteredStore(store, storeScope);
       },
+      ...(options.globalStores ? { globalStores: options.globalStores } : {}),
       wallClock: Date.now,
     });
     options.threadMetrics.taskCreated.record(1);

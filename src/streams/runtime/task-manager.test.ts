@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
 import { EARLIEST, type TopicPartition, TopicPartitionMap } from '../kafka';
+import { RecordList } from '../kafka/testing/record-list';
 import { Serdes } from '../serdes/serdes';
 import { Stores } from '../state/stores';
 import type { KeyValueStore } from '../state/store';
@@ -125,7 +126,7 @@ describe('TaskManager', () => {
     const tasks = manager();
     await tasks.handleAssignment([tp('input', 2)]);
     const [changelog] = restorer.registered.get('0_2')!;
-    changelog!.apply([{ key: Buffer.from('k'), value: Buffer.from('restored'), timestamp: 1 }]);
+    changelog!.apply(new RecordList([{ key: Buffer.from('k'), value: Buffer.from('restored'), timestamp: 1, offset: 0 }]));
     tasks.restoreProgress(changelog!, { topic: CHANGELOG, partition: 2, restored: 1, total: 1, remaining: 0, done: true }, { startingOffset: 0, endingOffset: 1, durationMs: 3 });
     expect(await tasks.finishRestoring('0_2')).toEqual([tp('input', 2)]);
     expect(await tasks.finishRestoring('0_2')).toBeUndefined();

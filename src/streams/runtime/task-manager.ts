@@ -200,7 +200,7 @@ export class TaskManager {
       created.release();
       throw error;
     }
-    const task = new ActiveTask(id, name, created, metadata.subtopologies[id.subtopology]!.stores, partitions);
+    const task = new ActiveTask(id, name, created, metadata.subtopology(id.subtopology)!.stores, partitions);
     this.tasks.set(name, task);
     await openTaskStores(created.task, stateDirectory, checkpoints, logger);
     return task;

@@ -37,6 +37,8 @@ export type DeserializationHandling = 'continue' | 'fail';
 /** Everything a task needs from the runtime (or the test driver) that hosts it. */
 export interface TaskEnvironment {
   readonly applicationId: string;
+  /** A task that is no sub-topology on a partition (the global stores' task) is named so; else by its id. */
+  readonly taskName?: string;
   readonly config: Readonly<Record<string, unknown>>;
   readonly defaultKeySerde: Serde<unknown>;
   readonly defaultValueSerde: Serde<unknown>;
@@ -89,7 +91,7 @@ export class StreamTask {
     private readonly topology: Topology,
     private readonly env: TaskEnvironment,
   ) {
-    this.name = taskIdToString(id);
+    this.name = env.taskName ?? taskIdToString(id);
     this.context = new TaskProcessorContext(this, env);
   }
 

@@ -27,6 +27,8 @@ export interface SubtopologyMetadata {
  */
 export class TopologyMetadata {
   readonly subtopologies: readonly SubtopologyMetadata[];
+  /** By id: ids have gaps where global stores took their numbers, so a sub-topology is never found by its index. */
+  private readonly byId = new Map<number, SubtopologyMetadata>();
   /** Topic → the sub-topology reading it; null: read by none (remembered for patterns, tested once per topic). */
   private readonly readers = new Map<string, SubtopologyMetadata | null>();
   private readonly changelogs = new Map<string, string>();
@@ -46,7 +48,15 @@ export class TopologyMetadata {
         return { name, changelog };
       }),
     }));
-    for (const sub of this.subtopologies) for (const topic of sub.sourceTopics) this.readers.set(topic, sub);
+    for (const sub of this.subtopologies) {
+      this.byId.set(sub.id, sub);
+      for (const topic of sub.sourceTopics) this.readers.set(topic, sub);
+    }
+  }
+
+  /** The sub-topology of a task id's number, or undefined (a global store's number, or none of this topology). */
+  subtopology(id: number): SubtopologyMetadata | undefined {
+    return this.byId.get(id);
   }
 
   /** The real name of a topic as written in the topology: internal (repartition) topics get the application id. */

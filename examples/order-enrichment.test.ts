@@ -1,0 +1,41 @@
+import { Serdes, TopologyTestDriver } from '../src';
+import { type Customer, CUSTOMERS_STORE, type EnrichedOrder, type Order, ORDER_TOPICS, orderEnrichmentTopology } from './order-enrichment';
+
+describe('order-enrichment example', () => {
+  let driver: TopologyTestDriver;
+
+  beforeEach(() => {
+    driver = new TopologyTestDriver(orderEnrichmentTopology(), { 'application.id': 'order-enrichment' }, 0);
+  });
+
+  afterEach(async () => {
+    await driver.close();
+  });
+
+  it('joins each order with its customer from the global table, unknown customers with nulls, updates as they come', () => {
+    const customers = driver.createInputTopic(ORDER_TOPICS.customers, Serdes.String(), Serdes.Json<Customer>());
+    const orders = driver.createInputTopic(ORDER_TOPICS.orders, Serdes.String(), Serdes.Json<Order>());
+    customers.pipeInput('c1', { name: 'Ada', tier: 'gold' }, 0);
+    orders.pipeInput('o1', { customer: 'c1', item: 'tea', amount: 3 }, 1);
+    orders.pipeInput('o2', { customer: 'c2', item: 'cake', amount: 5 }, 2);
+    customers.pipeInput('c2', { name: 'Bob', tier: 'silver' }, 3);
+    customers.pipeInput('c1', { name: 'Ada', tier: 'platinum' }, 4);
+    orders.pipeInput('o3', { customer: 'c1', item: 'scone', amount: 4 }, 5);
+    orders.pipeInput('o4', { customer: 'c2', item: 'tea', amount: 3 }, 6);
+    const output = driver.createOutputTopic(ORDER_TOPICS.enrichedOrders, Serdes.String(), Serdes.Json<EnrichedOrder>());
+    expect(output.readKeyValuesToList()).toEqual([
+      { key: 'o1', value: { customer: 'c1', item: 'tea', amount: 3, name: 'Ada', tier: 'gold' } },
+      { key: 'o2', value: { customer: 'c2', item: 'cake', amount: 5, name: null, tier: null } },
+      { key: 'o3', value: { customer: 'c1', item: 'scone', amount: 4, name: 'Ada', tier: 'platinum' } },
+      { key: 'o4', value: { customer: 'c2', item: 'tea', amount: 3, name: 'Bob', tier: 'silver' } },
+    ]);
+    expect(driver.getKeyValueStore<string, { value: Customer }>(CUSTOMERS_STORE).get('c2')?.value).toEqual({ name: 'Bob', tier: 'silver' });
+  });
+
+  it('needs no co-partitioning and no repartition: the global store is a sub-topology of its own, which makes no task', () => {
+    const topology = orderEnrichmentTopology();
+    expect(topology.copartitionedTopics()).toEqual([]);
+    expect(topology.repartitionTopics()).toEqual([]);
+    expect(topology.toString()).toContain('Sub-topology: 0 for global store (will not generate tasks)');
+  });
+});

@@ -1,0 +1,61 @@
+import { Serdes, StreamsBuilder } from '../src';
+import type { Topology } from '../src';
+
+/** The topics of the order-enrichment example. */
+export interface OrderTopics {
+  /** Input: order id → Order (JSON). */
+  orders: string;
+  /** Input, read whole by every node into a GlobalKTable: customer id → Customer (JSON). */
+  customers: string;
+  /** Each order with its customer: order id → EnrichedOrder (JSON). */
+  enrichedOrders: string;
+}
+
+export const ORDER_TOPICS: OrderTopics = {
+  orders: 'orders',
+  customers: 'customers',
+  enrichedOrders: 'enriched-orders',
+};
+
+/** The global store that holds the customers table: queried on any node, always answered by that node. */
+export const CUSTOMERS_STORE = 'customers';
+
+export interface Order {
+  customer: string;
+  item: string;
+  amount: number;
+}
+
+export interface Customer {
+  name: string;
+  tier: string;
+}
+
+export interface EnrichedOrder extends Order {
+  /** Null for a customer the table does not know (yet). */
+  name: string | null;
+  tier: string | null;
+}
+
+/**
+ * Orders enriched with their customer from a GlobalKTable: every node holds all customers, so the orders are joined
+ * on the customer id in their value, with no repartition and no co-partitioning (the two topics may have any number
+ * of partitions each).
+ */
+export function orderEnrichmentTopology(topics: OrderTopics = ORDER_TOPICS): Topology {
+  const builder = new StreamsBuilder();
+  const customers = builder.globalTable<string, Customer>(
+    topics.customers,
+    { keySerde: Serdes.String(), valueSerde: Serdes.Json<Customer>() },
+    { storeName: CUSTOMERS_STORE },
+  );
+  builder
+    .stream<string, Order>(topics.orders, { keySerde: Serdes.String(), valueSerde: Serdes.Json<Order>() })
+    .leftJoin(
+      customers,
+      (_orderId, order) => order.customer,
+      (order, customer): EnrichedOrder => ({ ...order, name: customer?.name ?? null, tier: customer?.tier ?? null }),
+    )
+    .to(topics.enrichedOrders, { keySerde: Serdes.String(), valueSerde: Serdes.Json<EnrichedOrder>() });
+  return builder.build();
+}

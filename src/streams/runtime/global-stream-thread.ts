@@ -1,0 +1,218 @@
+import type { Logger } from 'pino';
+import { IllegalState } from '../../errors';
+import { EARLIEST, type FetchedRecordList, NULL_KEY } from '../kafka';
+import type { MetricsRegistry } from '../metrics/metrics-registry';
+import { createStateStoreMetrics, storeMetricsScope, type StateStoreMetrics } from '../metrics/streams-metrics';
+import type { Serde } from '../serdes/serde';
+import type { StateStore } from '../state/store';
+import type { GlobalStoreDefinition, Topology } from '../topology/topology';
+import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type RestoreProgress } from './changelog-restorer';
+import type { ConsumedRecord } from './consumed-record';
+import { meteredStore } from './metered-store';
+import type { RecordCollector } from './record-collector';
+import type { StateDirectory } from './state-directory';
+import type { StreamsConfig } from './streams-config';
+import { StreamTask } from './task';
+import type { TaskCheckpoints } from './task-checkpoints';
+import { openTaskStores } from './task-stores';
+
+/** The global stores' directory under the application's (Kafka Streams' `global`), and their task's name. */
+export const GLOBAL_TASK = 'global';
+
+export interface GlobalStreamThreadOptions {
+  readonly config: StreamsConfig;
+  readonly topology: Topology;
+  readonly stateDirectory: StateDirectory;
+  readonly checkpoints: TaskCheckpoints;
+  /** Reads the global stores' topics, with no consumer group (Kafka Streams' global consumer). */
+  readonly source: ChangelogSource;
+  readonly defaultKeySerde: Serde<unknown>;
+  readonly defaultValueSerde: Serde<unknown>;
+  readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+  readonly metrics: MetricsRegistry;
+  readonly clientId: string;
+  readonly logger: Logger;
+  /** Restore progress of a global store's topic partition, until the store is restored. */
+  readonly onRestore: (store: string, progress: RestoreProgress) => void;
+  /** Reading or processing the topics failed for good, after the start: the instance cannot go on. */
+  readonly onError: (error: unknown) => void;
+}
+
+/** A global store's processor writes nothing out (what it forwards goes nowhere). */
+const NO_OUTPUT: RecordCollector = {
+  send: () => {
+    throw new IllegalState('a global store\'s processor writes to no topic');
+  },
+  partitionCount: () => undefined,
+};
+
+/**
+ * Kafka Streams' GlobalStreamThread with its GlobalStateManager: one task holds every global store of the topology in
+ * `<state.dir>/<application.id>/global`. `start` restores them from every partition of their topics, from the
+ * checkpoint or the log start to the end offset the first fetch reports, and resolves then; the topics are then
+ * followed for as long as the instance runs. Every record, restored or followed, goes through the store's source
+ * and processor (the topic is the store's changelog, but only the processor knows how a record becomes an entry).
+ * The topics' positions are checkpointed every `commit.interval.ms` and at close, in both processing guarantees: a
+ * global store is never written by a transaction.
+ */
+export class GlobalStreamThread {
+  private readonly definitions: readonly GlobalStoreDefinition[];
+  private readonly storeMetrics = new Map<string, StateStoreMetrics>();
+  private readonly task: StreamTask;
+  private readonly restorer: ChangelogRestorer;
+  /** The stores, open once `start` has opened them: what the stream tasks' processors and queries read. */
+  readonly stores = new Map<string, StateStore>();
+  private restoredAt: number | undefined;
+  private started: { resolve: () => void; reject: (error: unknown) => void } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private locked = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: GlobalStreamThreadOptions) {
+    const { config, topology } = options;
+    this.definitions = topology.globalStores();
+    const threadId = `${options.clientId}-GlobalStreamThread`;
+    this.task = new StreamTask(
+      { subtopology: -1, partition: -1 },
+      {
+        id: -1,
+        nodes: this.definitions.flatMap((g) => [g.sourceName, g.processorName]),
+        sourceTopics: this.definitions.map((g) => g.topic),
+        sourcePatterns: [],
+        stores: this.definitions.map((g) => g.storeName),
+      },
+      topology,
+      {
+        applicationId: config.applicationId,
+        taskName: GLOBAL_TASK,
+        config: config.values,
+        defaultKeySerde: options.defaultKeySerde,
+        defaultValueSerde: options.defaultValueSerde,
+        collector: NO_OUTPUT,
+        taskDir: options.stateDirectory.taskDir(GLOBAL_TASK),
+        resolveTopic: (t) => t,
+        changelogTopic: () => undefined,
+        deserializationHandling: config.deserializationHandling,
+        onDropped: (reason, record, error) => options.logger.warn({ record, err: error }, `global store record skipped: ${reason}`),
+        ...(options.configureStore ? { configureStore: options.configureStore } : {}),
+        meterStore: (store) => {
+          const scope = createStateStoreMetrics(options.metrics, threadId, GLOBAL_TASK, storeMetricsScope(store.persistent, store.type), store.name);
+          this.storeMetrics.set(store.name, scope);
+          return meteredStore(store, scope);
+        },
+        globalStores: this.stores,
+        wallClock: Date.now,
+      },
+    );
+    this.restorer = new ChangelogRestorer(
+      options.source,
+      {
+        onProgress: (changelog, progress) => this.progress(changelog, progress),
+        onTaskRestored: () => this.restored(),
+        onError: (error) => this.failed(error),
+      },
+      { retryForMs: config.taskTimeoutMs, logger: options.logger },
+    );
+  }
+
+  /** Whether every global store has been restored to the end its topic had at the start. */
+  get isRestored(): boolean {
+    return this.restoredAt !== undefined;
+  }
+
+  /**
+   * Opens the global stores and restores them; resolves once they are restored (the topics are followed on), rejects
+   * when restoring fails. `partitionCounts` gives each topic's partitions. A close meanwhile resolves it.
+   */
+  async start(partitionCounts: ReadonlyMap<string, number>): Promise<void> {
+    if (this.closing) return;
+    const { stateDirectory, checkpoints, logger } = this.options;
+    stateDirectory.lock(GLOBAL_TASK);
+    this.locked = true;
+    await openTaskStores(this.task, stateDirectory, checkpoints, logger);
+    for (const [name, store] of this.task.stores) this.stores.set(name, store);
+    this.task.initializeProcessors();
+    const checkpoint = checkpoints.read(GLOBAL_TASK);
+    const changelogs: ChangelogToRestore[] = this.definitions.flatMap(({ storeName, topic }) =>
+      Array.from({ length: partitionCounts.get(topic) ?? 0 }, (_, partition) => ({
+        taskId: GLOBAL_TASK,
+        store: storeName,
+        topic,
+        partition,
+        startOffset: checkpoint?.get(topic, partition) ?? EARLIEST,
+        apply: (records: FetchedRecordList) => this.process(topic, partition, records),
+      })),
+    );
+    const startedAt = Date.now();
+    const restored = new Promise<void>((resolve, reject) => (this.started = { resolve, reject }));
+    if (this.closing) return;
+    this.restorer.register(GLOBAL_TASK, changelogs, { follow: true });
+    logger.info({ stores: [...this.stores.keys()], partitions: changelogs.map((c) => ({ topic: c.topic, partition: c.partition, from: c.startOffset })) }, 'restoring the global stores');
+    await restored;
+    if (this.closing) return;
+    logger.info({ stores: [...this.stores.keys()], durationMs: this.restoredAt! - startedAt }, 'global stores restored; following their topics');
+    this.timer = setInterval(() => void this.checkpoint().catch((error: unknown) => logger.warn({ err: error }, 'checkpointing the global stores failed')), this.options.config.commitIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Checkpoints where the topics are read, and closes the stores. */
+  close(): Promise<void> {
+    this.closing ??= this.closeNow();
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    // A start still restoring ends: the instance is closing.
+    this.started?.resolve();
+    const positions = this.restorer.takeCheckpoint(GLOBAL_TASK, 0);
+    await this.restorer.close();
+    if (!this.locked) return;
+    try {
+      if (this.stores.size > 0) await this.persist(positions);
+      await this.task.close();
+    } finally {
+      for (const m of this.storeMetrics.values()) m.unregister();
+      this.options.stateDirectory.unlock(GLOBAL_TASK);
+    }
+  }
+
+  /** Runs a fetch of a topic partition through its global store's source and processor. */
+  private process(topic: string, partition: number, records: FetchedRecordList): void {
+    const batch: ConsumedRecord[] = [];
+    for (const r of records) {
+      batch.push({ topic, partition, offset: r.offset, timestamp: r.timestamp, key: r.key === NULL_KEY ? null : r.key, value: r.value, headers: {} });
+    }
+    this.task.addRecords(batch);
+    this.task.process();
+  }
+
+  private progress(changelog: ChangelogToRestore, progress: RestoreProgress): void {
+    if (this.isRestored) return;
+    this.storeMetrics.get(changelog.store)?.restoreRemainingRecords.record(progress.remaining);
+    this.options.onRestore(changelog.store, progress);
+  }
+
+  private restored(): void {
+    this.restoredAt = Date.now();
+    this.started?.resolve();
+  }
+
+  private failed(error: unknown): void {
+    if (this.closing) return;
+    if (this.isRestored) this.options.onError(error);
+    else this.started?.reject(error);
+  }
+
+  private async checkpoint(): Promise<void> {
+    if (this.closing) return;
+    await this.persist(this.restorer.takeCheckpoint(GLOBAL_TASK, 1));
+  }
+
+  /** Makes the stores durable up to `positions`, then says so in the checkpoint. */
+  private async persist(positions: ReturnType<ChangelogRestorer['takeCheckpoint']>): Promise<void> {
+    this.task.prepareCommit();
+    await this.task.flushStores();
+    this.options.checkpoints.restoring(GLOBAL_TASK, positions);
+  }
+}
