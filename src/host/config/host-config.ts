@@ -86,6 +86,7 @@ export const ENVIRONMENT_VARIABLES: readonly { name: string; key: string; descri
   { name: 'SLUICE_BOOTSTRAP_SERVERS', key: 'streams.bootstrap.servers', description: 'Kafka brokers, host:port,...' },
   { name: 'SLUICE_STATE_DIR', key: 'streams.state.dir', description: 'directory of the local state stores' },
   { name: 'SLUICE_APPLICATION_SERVER', key: 'streams.application.server', description: 'host:port this node is reached at' },
+  { name: 'SLUICE_GROUP_INSTANCE_ID', key: 'streams.group.instance.id', description: 'static membership: this node\'s stable name (a pod\'s name)' },
   { name: 'SLUICE_HOST', key: 'server.host', description: 'HTTP interface to listen on' },
   { name: 'SLUICE_PORT', key: 'server.port', description: 'HTTP port' },
   { name: 'SLUICE_GRPC_PORT', key: 'server.grpcPort', description: 'gRPC port of the peer service' },
@@ -167,6 +168,8 @@ function applyEnvironment(raw: Json, env: NodeJS.ProcessEnv): void {
   if (stateDir !== undefined) setAt(raw, 'streams', 'state.dir', stateDir);
   const applicationServer = value('SLUICE_APPLICATION_SERVER');
   if (applicationServer !== undefined) setAt(raw, 'streams', 'application.server', applicationServer);
+  const instanceId = value('SLUICE_GROUP_INSTANCE_ID');
+  if (instanceId !== undefined) setAt(raw, 'streams', 'group.instance.id', instanceId);
   const host = value('SLUICE_HOST');
   if (host !== undefined) setAt(raw, 'server', 'host', host);
   const port = value('SLUICE_PORT');

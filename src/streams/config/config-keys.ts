@@ -140,7 +140,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'fetch.max.wait.ms', type: 'int', default: 500, validator: atLeast(0), scopes: CONSUMER, applied: restoreConsumer, doc: 'How long the restore consumer\'s broker may wait to fill a fetch.' },
   { name: 'fetch.min.bytes', type: 'int', default: 1, validator: atLeast(0), scopes: CONSUMER },
   { name: 'group.id', type: 'string', scopes: CONSUMER },
-  { name: 'group.instance.id', type: 'string', validator: nonEmpty, scopes: CONSUMER },
+  { name: 'group.instance.id', type: 'string', validator: nonEmpty, scopes: CONSUMER, applied: mainConsumer, doc: 'Static membership (KIP-345): each stream thread joins as <group.instance.id>-<thread number>; a node back within session.timeout.ms gets its tasks again with no rebalance, and closing does not leave the group.' },
   { name: 'group.protocol', type: 'string', default: 'classic', validator: oneOfIgnoringCase('CONSUMER', 'CLASSIC'), scopes: CONSUMER },
   { name: 'group.remote.assignor', type: 'string', scopes: CONSUMER },
   { name: 'heartbeat.interval.ms', type: 'int', default: 3000, validator: atLeast(1), scopes: CONSUMER, applied: mainConsumer, doc: 'How often the stream threads\' consumers heartbeat to the group.' },

@@ -1,64 +1,19 @@
 import { EventEmitter } from 'node:events';
-import type { Logger } from 'pino';
 import { StreamsException } from '../../errors';
-import { ChangelogReader, type EachBatchPayload, type KafkaClients, type TopicPartition } from '../kafka';
-import type { MetricsRegistry } from '../metrics/metrics-registry';
+import { ChangelogReader, type EachBatchPayload, type TopicPartition } from '../kafka';
 import { createThreadMetrics, type ThreadMetrics } from '../metrics/streams-metrics';
-import type { Serde } from '../serdes/serde';
-import type { StateStore } from '../state/store';
-import { ChangelogRestorer, type RestoreProgress } from './changelog-restorer';
+import { ChangelogRestorer } from './changelog-restorer';
 import { Committer } from './committer';
 import type { ThreadState } from './instance-view';
 import type { SubscriptionInfo } from './partition-assignor';
 import { PartitionPositions } from './partition-positions';
-import type { StateDirectory } from './state-directory';
-import type { StreamsConfig } from './streams-config';
 import { TaskCheckpoints } from './task-checkpoints';
 import { streamTaskFactory } from './task-factory';
 import { taskIdToString } from './task-id';
 import { TaskExecutor } from './task-executor';
 import { TaskManager } from './task-manager';
-import type { ThreadClients, ThreadClientsFactory } from './thread-clients';
-import type { TopologyMetadata } from './topology-metadata';
-
-/** What a thread gets from its instance. */
-export interface StreamThreadContext {
-  readonly index: number;
-  readonly clientId: string;
-  readonly config: StreamsConfig;
-  readonly metadata: TopologyMetadata;
-  /** One Kafka object per client role (the restore consumer's and the transactional producers'). */
-  readonly kafka: KafkaClients;
-  /** The thread's consumer and producer. */
-  readonly clients: ThreadClientsFactory;
-  readonly stateDirectory: StateDirectory;
-  readonly defaultKeySerde: Serde<unknown>;
-  readonly defaultValueSerde: Serde<unknown>;
-  readonly partitionCounts: ReadonlyMap<string, number>;
-  readonly metrics: MetricsRegistry;
-  readonly logger: Logger;
-  /** This process' subscription for a thread that ran the given tasks before. */
-  readonly subscription: (previousTasks: string[]) => SubscriptionInfo;
-  /** The group's committed offset (the next record to read; -1: none) of each of these partitions. */
-  readonly committedOffsets: (partitions: readonly TopicPartition[]) => Promise<{ tp: TopicPartition; offset: number }[]>;
-  readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
-  /** The node's standby tasks, which give a task up before this thread makes it active. */
-  readonly standbys?: { release(taskId: string): Promise<void> };
-  /** The node's global stores, restored before the thread starts: every task's processors may read them. */
-  readonly globalStores?: ReadonlyMap<string, StateStore>;
-}
-
-/** What a thread tells its instance. */
-export interface StreamThreadEvents {
-  state: [ThreadState];
-  /** An assignment was applied: the thread's tasks changed. */
-  assignment: [];
-  restore: [store: string, progress: RestoreProgress];
-  /** The thread failed and stops processing. */
-  fatal: [Error];
-  /** The thread cannot join its group yet, and why (it keeps trying). */
-  groupWait: [reason: string];
-}
+import type { ThreadClients } from './thread-clients';
+import type { StreamThreadContext, StreamThreadEvents } from './stream-thread-context';
 
 /** Offsets a restoring changelog must move before a commit checkpoints it again (Kafka Streams' threshold). */
 const RESTORE_CHECKPOINT_PROGRESS = 10_000;
@@ -102,7 +57,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
       active: () => !this.stopping && !this.failed,
       onGroupWait: (reason) => this.emit('groupWait', reason),
       logger,
-    });
+    }, ctx.index + 1);
     this.restorer = new ChangelogRestorer(
       new ChangelogReader(ctx.kafka.restoreConsumer, { readCommitted: exactlyOnce, ...ctx.config.restoreConsumer }),
       {
@@ -265,8 +220,8 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
     this.emit('fatal', err);
   }
 
-  /** Stops consuming, commits (unless the thread failed), closes tasks and leaves the group. */
-  async close(): Promise<void> {
+  /** Stops consuming, commits (unless the thread failed), closes tasks and leaves the group (a static member: if `leaveGroup`). */
+  async close(leaveGroup = false): Promise<void> {
     if (this.threadState === 'DEAD') return;
     this.stopping = true;
     this.setState('PENDING_SHUTDOWN');
@@ -283,7 +238,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
         this.ctx.logger.warn({ err: error, thread: this.name }, 'final commit failed');
       }
     });
-    await this.clients.consumer.disconnect().catch(() => undefined);
+    await this.clients.consumer.disconnect(leaveGroup).catch(() => undefined);
     // Tasks first: a restoring task checkpoints how far it got, which the restorer knows until it closes.
     this.executor.forget(await this.tasks.closeAll(clean));
     await this.restorer.close();

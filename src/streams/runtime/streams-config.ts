@@ -45,6 +45,8 @@ export interface StreamsConfig {
   readonly pollMaxWaitMs: number;
   /** How often new topics matching a source pattern are looked for (the main consumer's `metadata.max.age.ms`). */
   readonly metadataMaxAgeMs: number;
+  /** Static membership: each thread joins as `<groupInstanceId>-<thread number>`; undefined: dynamic members. */
+  readonly groupInstanceId: string | undefined;
   readonly statsEnable: boolean;
   readonly statsDumpPeriodSec: number;
   readonly logDir: string;
@@ -220,6 +222,7 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     },
     pollMaxWaitMs: Number(setting('poll.ms')),
     metadataMaxAgeMs: Number(mainConsumerSetting('metadata.max.age.ms')),
+    groupInstanceId: ((value) => (value === undefined ? undefined : String(value)))(strongest(MAIN_CONSUMER_PREFIXES, 'group.instance.id')),
     statsEnable: setting('stats.enable') === true,
     statsDumpPeriodSec: Number(setting('stats.dumpPeriodSec')),
     logDir: String(setting('log.dir')),

@@ -504,11 +504,11 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     }
   }
 
-  private async shutdown(): Promise<void> {
+  private async shutdown(leaveGroup = false): Promise<void> {
     if (this.hostMapTimer) clearInterval(this.hostMapTimer);
     if (this.patternTimer) clearInterval(this.patternTimer);
     this.statistics?.stop();
-    await Promise.all(this.streamThreads.map((t) => t.close().catch((e) => this.logger.warn({ err: e }, 'closing a thread failed'))));
+    await Promise.all(this.streamThreads.map((t) => t.close(leaveGroup).catch((e) => this.logger.warn({ err: e }, 'closing a thread failed'))));
     await this.standbys?.close().catch((e: unknown) => this.logger.warn({ err: e }, 'closing the standby tasks failed'));
     // After the stream threads, whose processors read the global stores until they close.
     await this.globalThread?.close().catch((e: unknown) => this.logger.warn({ err: e }, 'closing the global stores failed'));
@@ -518,9 +518,11 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
   /**
    * Stops the threads (they commit and leave the group) and closes the stores. An instance that is failing
-   * (PENDING_ERROR) is not closed again: as in Kafka Streams, this waits until it is in ERROR.
+   * (PENDING_ERROR) is not closed again: as in Kafka Streams, this waits until it is in ERROR. With static
+   * membership (group.instance.id) the threads keep their place in the group for session.timeout.ms, so that a
+   * restart within it moves no task, unless `leaveGroup` (Kafka Streams' CloseOptions.leaveGroup).
    */
-  async close(options: { timeoutMs?: number } = {}): Promise<void> {
+  async close(options: { timeoutMs?: number; leaveGroup?: boolean } = {}): Promise<void> {
     if (this.closing) return this.closing;
     if (this.state === 'PENDING_ERROR') return withTimeout(this.failing ?? Promise.resolve(), options.timeoutMs);
     if (this.state === 'NOT_RUNNING' || this.state === 'ERROR') return;
@@ -529,7 +531,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       // A global restore under way would hold the start, and so this close, until it ends.
       if (this.globalThread && !this.globalThread.isRestored) await this.globalThread.close();
       await this.starting?.catch(() => undefined);
-      await withTimeout(this.shutdown(), options.timeoutMs);
+      await withTimeout(this.shutdown(options.leaveGroup), options.timeoutMs);
       this.clientMetrics.unregister();
       this.machine.transition('NOT_RUNNING');
     })();

@@ -1,5 +1,19 @@
 import type { Logger } from 'pino';
-import { createConsumer, createProducer, type EachBatchPayload, groupProtocolAssigner, type GroupProtocolOptions, type KafkaClients, type KafkaConsumer, type KafkaProducer, type TopicPartition, withJoinHooks } from '../kafka';
+import {
+  createConsumer,
+  createProducer,
+  type EachBatchPayload,
+  forgetStaticMember,
+  groupProtocolAssigner,
+  type GroupProtocolOptions,
+  type KafkaClients,
+  type KafkaConsumer,
+  type KafkaProducer,
+  rememberStaticMember,
+  type TopicPartition,
+  withGroupInstanceId,
+  withJoinHooks,
+} from '../kafka';
 import type { StreamsConfig } from './streams-config';
 
 /** Name of the group protocol; every member of an application uses it. */
@@ -28,20 +42,22 @@ export interface ThreadClients {
   readonly producer: KafkaProducer | undefined;
 }
 
-export type ThreadClientsFactory = (hooks: GroupHooks) => ThreadClients;
+/** `threadNumber` (from 1) names the thread's static member, if the application has static membership. */
+export type ThreadClientsFactory = (hooks: GroupHooks, threadNumber: number) => ThreadClients;
 
 /** The real clients: kafkajs' consumer with the Sluice assignor, and a producer. */
 export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, assign: GroupProtocolOptions['assign']): ThreadClientsFactory {
   const exactlyOnce = config.processingGuarantee === 'exactly_once_v2';
-  return (hooks) => {
+  return (hooks, threadNumber) => {
+    const assigner = withJoinHooks(groupProtocolAssigner({ name: ASSIGNOR_NAME, version: 1, userData: () => hooks.userData(), assign }), {
+      beforeJoin: () => hooks.beforeJoin(),
+      onForeignProtocol: () => consumer.waitForForeignMembers(),
+    });
+    // Kafka Streams' static member id of a thread: the configured id and the thread's number.
+    const instanceId = config.groupInstanceId === undefined ? undefined : `${config.groupInstanceId}-${threadNumber}`;
     const consumer: GroupConsumer = new GroupConsumer(createConsumer(kafka.mainConsumer, {
       groupId: config.applicationId,
-      partitionAssigners: [
-        withJoinHooks(groupProtocolAssigner({ name: ASSIGNOR_NAME, version: 1, userData: () => hooks.userData(), assign }), {
-          beforeJoin: () => hooks.beforeJoin(),
-          onForeignProtocol: () => consumer.waitForForeignMembers(),
-        }),
-      ],
+      partitionAssigners: [instanceId === undefined ? assigner : withGroupInstanceId(assigner, instanceId)],
       sessionTimeoutMs: config.sessionTimeoutMs,
       heartbeatIntervalMs: config.heartbeatIntervalMs,
       maxWaitTimeMs: config.pollMaxWaitMs,
@@ -49,7 +65,7 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
       maxBytes: config.fetchMaxBytes,
       isolationLevel: exactlyOnce ? 'read_committed' : 'read_uncommitted',
       restartOnFailure: () => Promise.resolve(hooks.active()),
-    }), config.autoOffsetReset !== 'latest', config.applicationId, hooks, config.sessionTimeoutMs);
+    }), config.autoOffsetReset !== 'latest', config.applicationId, hooks, config.sessionTimeoutMs, instanceId !== undefined);
     return { consumer, producer: exactlyOnce ? undefined : createProducer(kafka.producer, { idempotent: false }) };
   };
 }
@@ -88,6 +104,8 @@ export class GroupConsumer {
     private readonly groupId: string,
     private readonly hooks: Pick<GroupHooks, 'active' | 'onGroupWait' | 'logger'>,
     private readonly sessionTimeoutMs: number,
+    /** A static member (group.instance.id): it keeps its place in the group when it stops, unless told to leave. */
+    private readonly isStatic = false,
   ) {}
 
   async start(topics: (string | RegExp)[], handlers: ConsumerHandlers): Promise<void> {
@@ -105,6 +123,10 @@ export class GroupConsumer {
       if (this.waitingForForeignMembers) this.hooks.logger.info('joined the group: the members of the other protocol are gone');
       this.waitingForForeignMembers = false;
       const lost = this.memberId !== undefined && this.memberId !== event.payload.memberId;
+      if (this.isStatic && this.memberId !== event.payload.memberId) {
+        if (this.memberId !== undefined) forgetStaticMember(this.memberId);
+        rememberStaticMember(event.payload.memberId);
+      }
       this.memberId = event.payload.memberId;
       this.lastContact = Date.now();
       const assigned = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => ({ topic, partition })));
@@ -171,8 +193,14 @@ export class GroupConsumer {
     return this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) })));
   }
 
-  disconnect(): Promise<void> {
+  /** Stops and disconnects; a static member leaves the group only when `leaveGroup` says so. */
+  async disconnect(leaveGroup = false): Promise<void> {
     this.disconnected = true;
-    return this.consumer.disconnect();
+    if (leaveGroup && this.memberId !== undefined) forgetStaticMember(this.memberId);
+    try {
+      await this.consumer.disconnect();
+    } finally {
+      if (this.memberId !== undefined) forgetStaticMember(this.memberId);
+    }
   }
 }

@@ -1,0 +1,52 @@
+/** What a stream thread gets from its instance, and what it tells it. */
+import type { Logger } from 'pino';
+import type { KafkaClients, TopicPartition } from '../kafka';
+import type { MetricsRegistry } from '../metrics/metrics-registry';
+import type { Serde } from '../serdes/serde';
+import type { StateStore } from '../state/store';
+import type { RestoreProgress } from './changelog-restorer';
+import type { ThreadState } from './instance-view';
+import type { SubscriptionInfo } from './partition-assignor';
+import type { StateDirectory } from './state-directory';
+import type { StreamsConfig } from './streams-config';
+import type { ThreadClientsFactory } from './thread-clients';
+import type { TopologyMetadata } from './topology-metadata';
+
+/** What a thread gets from its instance. */
+export interface StreamThreadContext {
+  readonly index: number;
+  readonly clientId: string;
+  readonly config: StreamsConfig;
+  readonly metadata: TopologyMetadata;
+  /** One Kafka object per client role (the restore consumer's and the transactional producers'). */
+  readonly kafka: KafkaClients;
+  /** The thread's consumer and producer. */
+  readonly clients: ThreadClientsFactory;
+  readonly stateDirectory: StateDirectory;
+  readonly defaultKeySerde: Serde<unknown>;
+  readonly defaultValueSerde: Serde<unknown>;
+  readonly partitionCounts: ReadonlyMap<string, number>;
+  readonly metrics: MetricsRegistry;
+  readonly logger: Logger;
+  /** This process' subscription for a thread that ran the given tasks before. */
+  readonly subscription: (previousTasks: string[]) => SubscriptionInfo;
+  /** The group's committed offset (the next record to read; -1: none) of each of these partitions. */
+  readonly committedOffsets: (partitions: readonly TopicPartition[]) => Promise<{ tp: TopicPartition; offset: number }[]>;
+  readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
+  /** The node's standby tasks, which give a task up before this thread makes it active. */
+  readonly standbys?: { release(taskId: string): Promise<void> };
+  /** The node's global stores, restored before the thread starts: every task's processors may read them. */
+  readonly globalStores?: ReadonlyMap<string, StateStore>;
+}
+
+/** What a thread tells its instance. */
+export interface StreamThreadEvents {
+  state: [ThreadState];
+  /** An assignment was applied: the thread's tasks changed. */
+  assignment: [];
+  restore: [store: string, progress: RestoreProgress];
+  /** The thread failed and stops processing. */
+  fatal: [Error];
+  /** The thread cannot join its group yet, and why (it keeps trying). */
+  groupWait: [reason: string];
+}
