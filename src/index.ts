@@ -66,6 +66,16 @@ export { TestInputTopic, TestOutputTopic } from './streams/test-driver/test-topi
 export type { TestRecord } from './streams/test-driver/test-topics';
 export { StreamsInstance } from './streams/runtime/streams-instance';
 export type { StreamsInstanceOptions } from './streams/runtime/streams-instance';
+export { DLQ_HEADERS } from './streams/runtime/exception-handlers';
+export type {
+  DeserializationExceptionHandler,
+  ErrorHandlerContext,
+  ExceptionHandlers,
+  HandlerResponse,
+  ProcessingExceptionHandler,
+  ProductionExceptionHandler,
+} from './streams/runtime/exception-handlers';
+export type { ProducedRecord } from './streams/runtime/record-collector';
 export type { OAuthBearerToken, OAuthBearerTokenProvider } from './streams/kafka';
 export type { StreamsState } from './streams/runtime/streams-state';
 export { SluiceError } from './errors';

@@ -4,6 +4,7 @@
  */
 import { ConfigException } from '../../errors';
 import { applicationIdProblem, MAX_APPLICATION_ID_LENGTH } from '../runtime/application-id';
+import { type HandlerKey, NAMED_HANDLERS, namedHandler } from '../runtime/exception-handlers';
 import { serdeByName } from '../serdes/serde-by-name';
 
 /** A value converted to its key's type: numbers for numeric types, booleans, trimmed strings otherwise. */
@@ -94,16 +95,13 @@ export const serdeName: Validator = {
   describe: () => "a serde: string, json, bytes, void, integer, long, double, float, or a Kafka serde class name such as org.apache.kafka.common.serialization.Serdes$StringSerde",
 };
 
-/** How a record that cannot be deserialized is handled, from `default.deserialization.exception.handler`. */
-export function deserializationHandling(value: string): 'continue' | 'fail' | undefined {
-  return /continue/i.test(value) ? 'continue' : /fail/i.test(value) ? 'fail' : undefined;
+/** A handler of `key` named by its Kafka Streams class name (short, or with `org.apache.kafka.streams.errors.`). */
+export function exceptionHandler(key: HandlerKey): Validator {
+  return {
+    accepts: (value) => namedHandler(key, String(value)) !== undefined,
+    describe: () => Object.keys(NAMED_HANDLERS[key]).join(' or '),
+  };
 }
-
-/** Kafka Streams' two deserialization handlers, by class name (`org.apache.kafka.streams.errors.`...) or short. */
-export const deserializationHandler: Validator = {
-  accepts: (value) => deserializationHandling(String(value)) !== undefined,
-  describe: () => 'LogAndContinueExceptionHandler or LogAndFailExceptionHandler',
-};
 
 /** An `application.id` as the runtime's rule takes it (it names the group, the internal topics and a directory). */
 export const applicationId: Validator = {

@@ -136,3 +136,18 @@ function isTransactionStateError(error: object): boolean {
   const message = (error as { message?: unknown }).message;
   return (error as { name?: unknown }).name === 'KafkaJSNonRetriableError' && typeof message === 'string' && message.startsWith('Transaction state exception');
 }
+
+/**
+ * The broker refused records for what they are, not for the broker's state: too large for the topic (alone, or a
+ * batch together), invalid, or with a timestamp out of range. Sending them again cannot succeed; sending fewer may.
+ */
+const RECORD_REFUSED_ERRORS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD', 'INVALID_TIMESTAMP']);
+
+export function isRecordRefusedError(error: unknown): boolean {
+  for (let cause = error, depth = 0; typeof cause === 'object' && cause !== null && depth < 10; depth++) {
+    const type = (cause as { type?: unknown }).type;
+    if (typeof type === 'string' && RECORD_REFUSED_ERRORS.has(type)) return true;
+    cause = (cause as { cause?: unknown }).cause ?? (cause as { originalError?: unknown }).originalError;
+  }
+  return false;
+}

@@ -209,8 +209,10 @@ export interface TaskMetrics extends MetricsScope {
   readonly punctuate: Sensor;
   /** record(streamTime - recordTimestamp) per record, 0 for a record that is not late. */
   readonly recordLateness: Sensor;
-  /** record() per record dropped: deserialization error skipped by the handler, invalid timestamp, late record. */
+  /** record() per record dropped: skipped by an exception handler, invalid timestamp, late record. */
   readonly droppedRecords: Sensor;
+  /** record() per skipped record sent to the dead-letter queue (Sluice's own: Kafka Streams has no such metric). */
+  readonly deadLetterQueueRecords: Sensor;
   /** record() each time the task processes although some of its partitions have no buffered data. */
   readonly enforcedProcessing: Sensor;
   /** record(fraction): share of the thread's processing time spent on this task. */
@@ -230,6 +232,13 @@ export function createTaskMetrics(registry: MetricsRegistry, threadId: string, t
     recordLateness: sensor(avgMaxStats('record-lateness', lateness('average'), lateness('maximum'))),
     droppedRecords: sensor(
       occurrenceStats('dropped-records', perSecond('dropped records'), 'The total number of dropped records'),
+    ),
+    deadLetterQueueRecords: sensor(
+      occurrenceStats(
+        'dead-letter-queue-records',
+        perSecond('records sent to the dead-letter queue'),
+        'The total number of records sent to the dead-letter queue',
+      ),
     ),
     enforcedProcessing: sensor(
       occurrenceStats(

@@ -92,7 +92,7 @@ export class GlobalStreamThread {
         taskDir: options.stateDirectory.taskDir(GLOBAL_TASK),
         resolveTopic: (t) => t,
         changelogTopic: () => undefined,
-        deserializationHandling: config.deserializationHandling,
+        exceptionHandlers: config.exceptionHandlers,
         onDropped: (reason, record, error) => options.logger.warn({ record, err: error }, `global store record skipped: ${reason}`),
         ...(options.configureStore ? { configureStore: options.configureStore } : {}),
         meterStore: (store) => {

@@ -101,4 +101,71 @@ describe('KafkaRecordCollector', () => {
     await collector.flush();
     expect(sent.reduce((a, b) => a + b, 0)).toBe(45);
   });
+
+  describe('a record the broker refuses', () => {
+    /** A producer that, as a broker with max.message.bytes 100, refuses a whole request holding a value over 100 bytes. */
+    function refusingLarge() {
+      const accepted: string[] = [];
+      const requests: number[] = [];
+      const sendBatch = async (batch: Batch) => {
+        const values = (batch.topicMessages ?? []).flatMap((t) => t.messages.map((m) => String(m.value)));
+        requests.push(values.length);
+        if (values.some((v) => v.length > 100)) throw Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { name: 'KafkaJSProtocolError', type: 'MESSAGE_TOO_LARGE', retriable: false });
+        accepted.push(...values);
+        return [];
+      };
+      return { producer: { sendBatch } as unknown as KafkaProducer, accepted, requests };
+    }
+    const sendAll = (collector: KafkaRecordCollector) => {
+      for (let i = 0; i < 8; i++) collector.send({ topic: 'out', partition: 0, key: null, value: Buffer.from(i === 5 ? 'x'.repeat(200) : `v${i}`), timestamp: 0, headers: {} });
+    };
+
+    it('is found by splitting the batch in halves, and skipped when the handler continues: the rest is sent once, in order', async () => {
+      const { producer, accepted, requests } = refusingLarge();
+      const refused: string[] = [];
+      const collector = new KafkaRecordCollector(producer, new Map(), {
+        retryForMs: 0,
+        onRefused: (record, error) => {
+          refused.push(`${record.topic}:${String(record.value).length}:${(error as { type?: string }).type}`);
+          return 'CONTINUE';
+        },
+      });
+      sendAll(collector);
+      await collector.flush();
+      expect(accepted).toEqual(['v0', 'v1', 'v2', 'v3', 'v4', 'v6', 'v7']);
+      expect(refused).toEqual(['out:200:MESSAGE_TOO_LARGE']);
+      // v0-v7 refused; v0-v3 sent; v4-v7 refused; v4-v5 refused; v4 sent; v5 refused alone; v6-v7 sent.
+      expect(requests).toEqual([8, 4, 4, 2, 1, 1, 2]);
+    });
+
+    it("fails the sends when the handler fails, after what preceded it, naming what the broker refused", async () => {
+      const { producer, accepted } = refusingLarge();
+      const collector = new KafkaRecordCollector(producer, new Map(), { retryForMs: 0, onRefused: () => 'FAIL' });
+      sendAll(collector);
+      await expect(collector.flush()).rejects.toThrow(/the broker refused a record for out: The request included a message larger/);
+      expect(accepted).toEqual(['v0', 'v1', 'v2', 'v3', 'v4']);
+      expect(() => collector.send({ topic: 'out', key: null, value: null, timestamp: 0, headers: {} })).toThrow(/refused/);
+    });
+
+    it('fails the whole batch, unsplit, without a handler (exactly-once)', async () => {
+      const { producer, accepted, requests } = refusingLarge();
+      const collector = new KafkaRecordCollector(producer, new Map(), { retryForMs: 0 });
+      sendAll(collector);
+      await expect(collector.flush()).rejects.toThrow(/the broker refused records for out/);
+      expect(accepted).toEqual([]);
+      expect(requests).toEqual([8]);
+    });
+
+    it('fails the sends when the handler throws', async () => {
+      const { producer } = refusingLarge();
+      const collector = new KafkaRecordCollector(producer, new Map(), {
+        retryForMs: 0,
+        onRefused: () => {
+          throw new Error('handler bug');
+        },
+      });
+      sendAll(collector);
+      await expect(collector.flush()).rejects.toThrow('the production exception handler threw: handler bug');
+    });
+  });
 });

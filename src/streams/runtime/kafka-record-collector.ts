@@ -1,5 +1,6 @@
-import { StreamsException } from '../../errors';
-import { isTransientKafkaError, isUnknownTopicError, type KafkaProducer, type OutgoingRecord, TopicPartitionMap } from '../kafka';
+import { type SluiceError, StreamsException } from '../../errors';
+import { isRecordRefusedError, isTransientKafkaError, isUnknownTopicError, type KafkaProducer, type OutgoingRecord, TopicPartitionMap } from '../kafka';
+import type { HandlerResponse } from './exception-handlers';
 import type { ProducedRecord, RecordCollector } from './record-collector';
 
 /** Where a collector's batches go: a producer, or a task's transaction under exactly-once. */
@@ -20,6 +21,19 @@ export interface CollectorOptions {
   retryForMs?: number;
   /** Told of each transient failure that is retried. */
   onRetry?: (error: unknown, attempt: number) => void;
+  /**
+   * Asked about a record the broker refuses alone (too large, invalid): CONTINUE skips it. Given, a batch the broker
+   * refuses for its records is split until the refused records are alone, as Java's producer splits a batch too
+   * large; absent (exactly-once: a transaction's refused produce cannot be undone), such a batch fails the sends.
+   */
+  onRefused?: (record: ProducedRecord, error: Error) => HandlerResponse;
+}
+
+/** A record waiting in the collector, with its topic and size. */
+interface BufferedRecord {
+  readonly record: ProducedRecord;
+  readonly message: OutgoingRecord;
+  readonly bytes: number;
 }
 
 /**
@@ -34,8 +48,8 @@ export interface CollectorOptions {
  * changelog partition: the checkpoint written after a commit.
  */
 export class KafkaRecordCollector implements RecordCollector {
-  /** Records in the order they were produced, with their topic. */
-  private buffer: { topic: string; message: OutgoingRecord; bytes: number }[] = [];
+  /** Records in the order they were produced. */
+  private buffer: BufferedRecord[] = [];
   private head = 0;
   private inFlight: Promise<void> | undefined;
   private failure: Error | undefined;
@@ -49,6 +63,7 @@ export class KafkaRecordCollector implements RecordCollector {
   private readonly maxBatchBytes: number;
   private readonly retryForMs: number;
   private readonly onRetry: (error: unknown, attempt: number) => void;
+  private readonly onRefused: CollectorOptions['onRefused'];
 
   constructor(
     private readonly sender: RecordSender,
@@ -59,6 +74,7 @@ export class KafkaRecordCollector implements RecordCollector {
     this.maxBatchBytes = options.maxBatchBytes ?? 1_000_000;
     this.retryForMs = options.retryForMs ?? 300_000;
     this.onRetry = options.onRetry ?? (() => undefined);
+    this.onRefused = options.onRefused;
   }
 
   /** Records waiting to be sent (not counting the batch in flight). */
@@ -81,7 +97,7 @@ export class KafkaRecordCollector implements RecordCollector {
   send(record: ProducedRecord): void {
     if (this.failure) throw this.failure;
     this.buffer.push({
-      topic: record.topic,
+      record,
       bytes: recordBytes(record),
       message: {
         key: record.key,
@@ -106,33 +122,60 @@ export class KafkaRecordCollector implements RecordCollector {
       bytes += this.buffer[end]!.bytes;
       if (bytes > this.maxBatchBytes && end > this.head) break;
     }
-    const byTopic = new Map<string, OutgoingRecord[]>();
-    for (let i = this.head; i < end; i++) {
-      const { topic, message } = this.buffer[i]!;
-      const list = byTopic.get(topic);
-      if (list) list.push(message);
-      else byTopic.set(topic, [message]);
-    }
+    const entries = this.buffer.slice(this.head, end);
     this.sentRecords += end - this.head;
     this.head = end;
     if (this.head === this.buffer.length) {
       this.buffer = [];
       this.head = 0;
     }
-    const topicMessages = [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages }));
-    const counts = new TopicPartitionMap<number>();
-    for (const { topic, messages } of topicMessages) {
-      for (const m of messages) {
-        if (m.partition !== undefined) counts.set(topic, m.partition, (counts.get(topic, m.partition) ?? 0) + 1);
-      }
-    }
-    this.inFlight = this.deliver(topicMessages, counts).finally(() => {
+    this.inFlight = this.deliver(entries).finally(() => {
       this.inFlight = undefined;
       if (!this.failure) this.sendBuffered();
     });
   }
 
-  private async deliver(topicMessages: { topic: string; messages: OutgoingRecord[] }[], counts: TopicPartitionMap<number>): Promise<void> {
+  /**
+   * Sends records in order. A batch the broker refuses for its records is split in halves, sent one after the other
+   * (so each partition keeps its order), until a refused record is alone: then the handler decides. The halves may
+   * write again what other partitions of the refused request had taken (at-least-once only, where that is allowed).
+   */
+  private async deliver(entries: readonly BufferedRecord[]): Promise<void> {
+    const error = await this.produce(entries);
+    if (error === undefined) return;
+    if (this.onRefused === undefined || this.discarded || !isRecordRefusedError(error)) {
+      this.failure ??= this.sendFailure(error, entries);
+      return;
+    }
+    if (entries.length > 1) {
+      const half = Math.ceil(entries.length / 2);
+      await this.deliver(entries.slice(0, half));
+      if (!this.failure) await this.deliver(entries.slice(half));
+      return;
+    }
+    const refused = entries[0]!.record;
+    const cause = error instanceof Error ? error : new Error(String(error));
+    let response: HandlerResponse;
+    try {
+      response = this.onRefused(refused, cause);
+    } catch (thrown) {
+      this.failure ??= new StreamsException(`the production exception handler threw: ${thrown instanceof Error ? thrown.message : String(thrown)}`, { cause: thrown });
+      return;
+    }
+    if (response !== 'CONTINUE') this.failure ??= this.sendFailure(error, entries);
+  }
+
+  /** One produce of these records, sent again after transient failures within retryForMs; answers the error it ended with. */
+  private async produce(entries: readonly BufferedRecord[]): Promise<unknown> {
+    const byTopic = new Map<string, OutgoingRecord[]>();
+    const counts = new TopicPartitionMap<number>();
+    for (const { record, message } of entries) {
+      const list = byTopic.get(record.topic);
+      if (list) list.push(message);
+      else byTopic.set(record.topic, [message]);
+      if (message.partition !== undefined) counts.set(record.topic, message.partition, (counts.get(record.topic, message.partition) ?? 0) + 1);
+    }
+    const topicMessages = [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages }));
     let deadline: number | undefined;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -143,26 +186,25 @@ export class KafkaRecordCollector implements RecordCollector {
           const last = Number(m.baseOffset) + count - 1;
           if (last > (this.writtenOffsets.get(m.topicName, m.partition) ?? -1)) this.writtenOffsets.set(m.topicName, m.partition, last);
         }
-        return;
+        return undefined;
       } catch (error) {
         deadline ??= Date.now() + this.retryForMs;
-        if (this.discarded || !isTransientKafkaError(error) || Date.now() >= deadline) {
-          const retried = isTransientKafkaError(error) && !this.discarded && this.retryForMs > 0;
-          const reason = retried ? ` (retried for task.timeout.ms = ${this.retryForMs})` : '';
-          // Sluice creates the topics it writes to and never lets a send create one: a topic gone is one deleted.
-          const missing = isUnknownTopicError(error)
-            ? `: topic ${topicMessages.map((t) => t.topic).join(' or ')} does not exist (deleted while the application runs?) or lacks the partition`
-            : '';
-          this.failure ??= new StreamsException(
-            `sending records to Kafka failed${reason}${missing}: ${error instanceof Error ? error.message : String(error)}`,
-            { cause: error },
-          );
-          return;
-        }
+        if (this.discarded || !isTransientKafkaError(error) || Date.now() >= deadline) return error;
         this.onRetry(error, attempt);
         await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 100 * 2 ** attempt)));
       }
     }
+  }
+
+  /** The error that fails the task's sends, saying what Kafka refused. */
+  private sendFailure(error: unknown, entries: readonly BufferedRecord[]): SluiceError {
+    const retried = isTransientKafkaError(error) && !this.discarded && this.retryForMs > 0;
+    const reason = retried ? ` (retried for task.timeout.ms = ${this.retryForMs})` : '';
+    const topics = [...new Set(entries.map((e) => e.record.topic))].join(' or ');
+    // Sluice creates the topics it writes to and never lets a send create one: a topic gone is one deleted.
+    const missing = isUnknownTopicError(error) ? `: topic ${topics} does not exist (deleted while the application runs?) or lacks the partition` : '';
+    const refused = isRecordRefusedError(error) ? `: the broker refused ${entries.length === 1 ? `a record for ${topics}` : `records for ${topics}`}` : '';
+    return new StreamsException(`sending records to Kafka failed${reason}${missing}${refused}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 
   /** Sends what is buffered and waits until every record is acknowledged; throws if any send failed. */

@@ -13,6 +13,8 @@ export class ProcessorNode {
   valueSerde: Serde<unknown> | undefined;
   /** Stores this node may read and write. */
   readonly stores: ReadonlySet<string>;
+  /** Asked about an error this node's processor threw: true when the record is skipped here (processing.exception.handler). */
+  skipFailed: ((node: ProcessorNode, record: StreamRecord<unknown, unknown>, error: unknown) => boolean) | undefined;
 
   constructor(
     readonly definition: NodeDefinition,
@@ -32,11 +34,16 @@ export class ProcessorNode {
     this.childByName.set(child.name, child);
   }
 
-  /** Runs the processor; an error from user code reaches the caller once, naming the node that failed. */
+  /**
+   * Runs the processor; an error from user code is offered to the processing handler where it was thrown (as Kafka
+   * Streams does, so that a skip there lets the node's siblings go on), and otherwise reaches the caller once, naming
+   * the node that failed. An error from a node below was decided there: it goes up as it is.
+   */
   process(record: StreamRecord<unknown, unknown>): void {
     try {
       this.processor.process(record);
     } catch (error) {
+      if (!(error instanceof ProcessorException) && this.skipFailed?.(this, record, error)) return;
       throw wrapNodeError(error, this.name, this.taskId);
     }
   }

@@ -294,7 +294,7 @@ export function standbyTaskFactory(options: StandbyTaskFactoryOptions): (id: Tas
       taskDir: options.stateDirectory.taskDir(taskIdToString(id)),
       resolveTopic: (t) => metadata.topicName(t),
       changelogTopic: (s) => metadata.changelogTopic(s),
-      deserializationHandling: config.deserializationHandling,
+      exceptionHandlers: config.exceptionHandlers,
       ...(options.configureStore ? { configureStore: options.configureStore } : {}),
       wallClock: Date.now,
     });

@@ -1,8 +1,10 @@
 import { ConfigException } from '../../errors';
 import { CONFIG_KEYS, type ConfigKey } from '../config/config-keys';
+import type { ErrorHandlerContext } from './exception-handlers';
 import { parseStreamsConfig } from './streams-config';
 
 const base = { 'application.id': 'app', 'bootstrap.servers': 'localhost:9092' };
+const CONTEXT: ErrorHandlerContext = { taskId: '0_0', processorNodeId: 'n', topic: 't', partition: 0, offset: 0, timestamp: 0, headers: {}, sourceRawKey: null, sourceRawValue: null };
 
 describe('parseStreamsConfig', () => {
   it("completes the configuration with Kafka Streams' defaults", () => {
@@ -26,6 +28,9 @@ describe('parseStreamsConfig', () => {
     [{ ...base, 'processing.guarantee': 'exactly_twice' }, "'processing.guarantee' must be one of at_least_once, exactly_once, exactly_once_beta, exactly_once_v2"],
     [{ ...base, 'consumer.max.partition.fetch.bytes': 0 }, "'consumer.max.partition.fetch.bytes' must be an integer >= 1"],
     [{ ...base, 'default.deserialization.exception.handler': 'Whatever' }, 'LogAndContinueExceptionHandler'],
+    [{ ...base, 'processing.exception.handler': 'LogAndContinueExceptionHandler' }, "'processing.exception.handler' must be LogAndContinueProcessingExceptionHandler or LogAndFailProcessingExceptionHandler"],
+    [{ ...base, 'default.production.exception.handler': 'com.acme.Handler' }, "'default.production.exception.handler' must be DefaultProductionExceptionHandler or LogAndContinueProductionExceptionHandler"],
+    [{ ...base, 'errors.dead.letter.queue.topic.name': '' }, "'errors.dead.letter.queue.topic.name' must be a non-empty string"],
     [{ ...base, 'default.key.serde': 'com.acme.AvroSerde' }, "'default.key.serde' must be a serde"],
     [{ ...base, 'auto.offset.reset': 'smallest' }, "'auto.offset.reset' must be one of latest, earliest, none, got \"smallest\""],
     [{ ...base, 'statestore.cache.max.bytes': -1 }, "'statestore.cache.max.bytes' must be an integer >= 0"],
@@ -107,7 +112,6 @@ describe('parseStreamsConfig', () => {
       numStreamThreads: 4,
       replicationFactor: 3,
       commitIntervalMs: 1000,
-      deserializationHandling: 'continue',
       sessionTimeoutMs: 30000,
       maxPartitionFetchBytes: 131072,
     });
@@ -226,6 +230,28 @@ describe('parseStreamsConfig', () => {
     expect(parseStreamsConfig({ ...base, 'num.standby.replicas': '0' }).notApplied).toEqual([]);
   });
 
+  it('fails by default on every kind of failed record, and has no dead-letter queue', () => {
+    const { exceptionHandlers: h, deadLetterQueueTopic, notApplied } = parseStreamsConfig(base);
+    const record = { key: null, value: null, timestamp: 0, headers: {} };
+    expect([h.deserialization(CONTEXT, new Error()), h.processing(CONTEXT, record, new Error()), h.production({ taskId: '0_0' }, { topic: 't', ...record }, new Error())]).toEqual(['FAIL', 'FAIL', 'FAIL']);
+    expect(deadLetterQueueTopic).toBeUndefined();
+    expect(notApplied).toEqual([]);
+  });
+
+  it("takes each handler by Kafka Streams' class name, short or with its package, and the dead-letter topic", () => {
+    const config = parseStreamsConfig({
+      ...base,
+      'processing.exception.handler': 'org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler',
+      'default.production.exception.handler': 'LogAndContinueProductionExceptionHandler',
+      'errors.dead.letter.queue.topic.name': 'app-dlq',
+    });
+    const record = { key: null, value: null, timestamp: 0, headers: {} };
+    expect(config.exceptionHandlers.processing(CONTEXT, record, new Error())).toBe('CONTINUE');
+    expect(config.exceptionHandlers.production({ taskId: '0_0' }, { topic: 't', ...record }, new Error())).toBe('CONTINUE');
+    expect(config.deadLetterQueueTopic).toBe('app-dlq');
+    expect(config.notApplied).toEqual([]);
+  });
+
   it('accepts client overrides and reads the log-and-continue handler', () => {
     const config = parseStreamsConfig({
       ...base,
@@ -233,7 +259,7 @@ describe('parseStreamsConfig', () => {
       'default.deserialization.exception.handler': 'org.apache.kafka.streams.errors.LogAndContinueExceptionHandler',
       'application.server': 'node-1.sluice:8080',
     });
-    expect(config.deserializationHandling).toBe('continue');
+    expect(config.exceptionHandlers.deserialization(CONTEXT, new Error('x'))).toBe('CONTINUE');
     expect(config.applicationServer).toBe('node-1.sluice:8080');
     expect(config.notApplied).toEqual(['consumer.max.poll.records']);
   });

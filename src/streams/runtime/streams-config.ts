@@ -1,9 +1,10 @@
 import { ConfigException } from '../../errors';
 import { CONFIG_KEYS, MAIN_CONSUMER_PREFIXES, RESTORE_CONSUMER_PREFIXES, type ConfigKey, type ConfigType, type ConfigValue } from '../config/config-keys';
 import { closestConfigKey, lookupConfigKey, type KeyForm } from '../config/config-lookup';
-import { deserializationHandling, type TypedValue } from '../config/validators';
+import type { TypedValue } from '../config/validators';
 import { resolveClientSecurity, type GivenSetting } from '../config/client-security';
 import type { KafkaSecurity } from '../kafka';
+import { type ExceptionHandlers, namedHandlers } from './exception-handlers';
 
 export type { ConfigValue } from '../config/config-keys';
 export { parseEndpoint } from '../config/validators';
@@ -31,7 +32,10 @@ export interface StreamsConfig {
   readonly defaultValueSerde: string;
   readonly replicationFactor: number;
   readonly numStandbyReplicas: number;
-  readonly deserializationHandling: 'continue' | 'fail';
+  /** The handlers the configuration names; StreamsInstance options may replace them with code. */
+  readonly exceptionHandlers: ExceptionHandlers;
+  /** `errors.dead.letter.queue.topic.name`: where skipped records go; undefined: nowhere. */
+  readonly deadLetterQueueTopic: string | undefined;
   /** The stream threads' consumer: `main.consumer.`, then `consumer.`, then unprefixed, as in Kafka Streams. */
   readonly sessionTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
@@ -208,7 +212,8 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     defaultValueSerde: String(setting('default.value.serde')),
     replicationFactor: Number(setting('replication.factor')),
     numStandbyReplicas: Number(setting('num.standby.replicas')),
-    deserializationHandling: deserializationHandling(String(setting('default.deserialization.exception.handler')))!,
+    exceptionHandlers: namedHandlers((key) => String(setting(key))),
+    deadLetterQueueTopic: optional('errors.dead.letter.queue.topic.name'),
     sessionTimeoutMs: Number(mainConsumerSetting('session.timeout.ms')),
     heartbeatIntervalMs: Number(mainConsumerSetting('heartbeat.interval.ms')),
     maxPartitionFetchBytes: Number(mainConsumerSetting('max.partition.fetch.bytes')),

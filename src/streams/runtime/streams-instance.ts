@@ -25,6 +25,7 @@ import type {
 } from './instance-view';
 import type { MemberSubscription, SubscriptionInfo } from './partition-assignor';
 import { assignStandbyTasks, assignTasks, tasksFor } from './partition-assignor';
+import type { ExceptionHandlers } from './exception-handlers';
 import { GlobalStreamThread } from './global-stream-thread';
 import { type StandbyReplica, StandbyTasks, standbyTaskFactory } from './standby-task';
 import { TaskCheckpoints } from './task-checkpoints';
@@ -53,6 +54,8 @@ export interface StreamsInstanceOptions {
   logger?: Logger;
   /** The token for SASL/OAUTHBEARER (`sasl.mechanism=OAUTHBEARER` without a `file:` token endpoint); called per login. */
   oauthBearerTokenProvider?: OAuthBearerTokenProvider;
+  /** Handlers in code, in place of those the configuration names (Kafka Streams takes a class name; Sluice also a function). */
+  exceptionHandlers?: Partial<ExceptionHandlers>;
 }
 
 /**
@@ -105,7 +108,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     options: StreamsInstanceOptions = {},
   ) {
     super();
-    this.config = parseStreamsConfig(config);
+    const parsed = parseStreamsConfig(config);
+    this.config = { ...parsed, exceptionHandlers: { ...parsed.exceptionHandlers, ...options.exceptionHandlers } };
     this.applicationId = this.config.applicationId;
     this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });
     const kafkajsWarning = checkKafkajs(this.config.processingGuarantee === 'exactly_once_v2');

@@ -8,6 +8,7 @@ import {
   storeMetricsScope,
   type ProcessorNodeMetrics,
   type StateStoreMetrics,
+  type TaskMetrics,
   type ThreadMetrics,
 } from '../metrics/streams-metrics';
 import type { Serde } from '../serdes/serde';
@@ -49,8 +50,14 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
   const { config, metadata, metrics, threadName, logger } = options;
   return async (id) => {
     const taskId = taskIdToString(id);
-    const output = await openOutput(options, taskId);
     const taskMetrics = createTaskMetrics(metrics, threadName, taskId);
+    let output: TaskOutput;
+    try {
+      output = await openOutput(options, taskId, taskMetrics);
+    } catch (error) {
+      taskMetrics.unregister();
+      throw error;
+    }
     const storeMetrics = new Map<string, StateStoreMetrics>();
     const sourceMetrics = new Map<string, ProcessorNodeMetrics>();
     const task = new StreamTask(id, metadata.subtopology(id.subtopology)!.definition, metadata.topology, {
@@ -62,11 +69,13 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
       taskDir: options.stateDirectory.taskDir(taskId),
       resolveTopic: (t) => metadata.topicName(t),
       changelogTopic: (s) => metadata.changelogTopic(s),
-      deserializationHandling: config.deserializationHandling,
+      exceptionHandlers: config.exceptionHandlers,
+      ...(config.deadLetterQueueTopic === undefined ? {} : { deadLetterQueueTopic: config.deadLetterQueueTopic }),
       onDropped: (reason, record, error) => {
         taskMetrics.droppedRecords.record(1);
         logger.warn({ task: taskId, record, err: error }, `record skipped: ${reason}`);
       },
+      onDeadLetter: () => taskMetrics.deadLetterQueueRecords.record(1),
       ...(options.configureStore ? { configureStore: options.configureStore } : {}),
       meterStore: (store) => {
         const scope = storeMetricsScope(store.persistent, store.type);
@@ -106,7 +115,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
   };
 }
 
-async function openOutput(options: TaskFactoryOptions, taskId: string): Promise<TaskOutput> {
+async function openOutput(options: TaskFactoryOptions, taskId: string, taskMetrics: TaskMetrics): Promise<TaskOutput> {
   const { config, partitionCounts, logger } = options;
   if (!options.producer) {
     const transaction = await TaskTransaction.open(options.producerClient, config.applicationId, taskId);
@@ -115,6 +124,14 @@ async function openOutput(options: TaskFactoryOptions, taskId: string): Promise<
   const collector = new KafkaRecordCollector(options.producer, partitionCounts, {
     retryForMs: config.taskTimeoutMs,
     onRetry: (error, attempt) => logger.warn({ err: error, task: taskId, attempt }, 'sending records failed; retrying until task.timeout.ms'),
+    onRefused: (record, error) => {
+      const response = config.exceptionHandlers.production({ taskId }, record, error);
+      if (response === 'CONTINUE') {
+        taskMetrics.droppedRecords.record(1);
+        logger.warn({ err: error, task: taskId, topic: record.topic }, `record skipped: the broker refused it for ${record.topic}`);
+      }
+      return response;
+    },
   });
   return { collector };
 }

@@ -12,6 +12,7 @@ import type { ChangelogToRestore, RestoredPosition } from './changelog-restorer'
 import { Committer } from './committer';
 import { KafkaRecordCollector } from './kafka-record-collector';
 import { PartitionPositions } from './partition-positions';
+import { namedHandlers } from './exception-handlers';
 import { StateDirectory } from './state-directory';
 import { StreamTask } from './task';
 import { TaskCheckpoints } from './task-checkpoints';
@@ -100,7 +101,7 @@ describe('TaskManager', () => {
           taskDir: directory.taskDir(name),
           resolveTopic: (t) => metadata.topicName(t),
           changelogTopic: (s) => metadata.changelogTopic(s),
-          deserializationHandling: 'fail',
+          exceptionHandlers: namedHandlers(() => undefined),
           wallClock: Date.now,
         });
         return { task, output: { collector }, metrics: { restoreRemaining: () => undefined, processed: () => undefined }, release: () => void released.push(name) };

@@ -1,4 +1,4 @@
-import { IllegalState, ProcessorException, SerializationException, TopologyException } from '../../errors';
+import { IllegalState, ProcessorException, SerializationException, SluiceError, StreamsException, TopologyException } from '../../errors';
 import type { Cancellable, Processor, ProcessorContext, PunctuationType, Punctuator } from '../processor/processor';
 import type { Headers, RecordMetadata, StreamRecord } from '../processor/record';
 import type { Serde } from '../serdes/serde';
@@ -8,6 +8,7 @@ import { type ChangelogRecord, isCachingStore, type StateStore, type StoreContex
 import type { NodeDefinition, SinkDefinition, SourceDefinition } from '../topology/node-definitions';
 import type { Subtopology, Topology } from '../topology/topology';
 import type { ConsumedRecord } from './consumed-record';
+import { asError, deadLetterRecord, type ErrorHandlerContext, type ExceptionHandlers, type HandlerResponse } from './exception-handlers';
 import { ProcessorNode, wrapNodeError } from './processor-node';
 import { TopicPartitionMap } from '../kafka';
 import { PunctuationQueue } from './punctuation-queue';
@@ -31,9 +32,6 @@ function advance(queue: InputQueue, head: number): void {
   }
 }
 
-/** What to do with a record whose key or value cannot be deserialized. */
-export type DeserializationHandling = 'continue' | 'fail';
-
 /** Everything a task needs from the runtime (or the test driver) that hosts it. */
 export interface TaskEnvironment {
   readonly applicationId: string;
@@ -49,9 +47,14 @@ export interface TaskEnvironment {
   resolveTopic(topic: string): string;
   /** The changelog topic of a store, or undefined when the store is not logged. */
   changelogTopic(store: string): string | undefined;
-  readonly deserializationHandling: DeserializationHandling;
-  /** Called for every record skipped (deserialization error, invalid timestamp); counted as dropped. */
+  /** What the task asks about a record it cannot deserialize, or a processor threw on. */
+  readonly exceptionHandlers: Pick<ExceptionHandlers, 'deserialization' | 'processing'>;
+  /** Where a record a handler skipped is sent (`errors.dead.letter.queue.topic.name`); undefined: nowhere. */
+  readonly deadLetterQueueTopic?: string;
+  /** Called for every record skipped (a handler's choice, invalid timestamp, late record); counted as dropped. */
   onDropped?(reason: string, record: RecordMetadata | undefined, error?: unknown): void;
+  /** Called for every record sent to the dead-letter queue. */
+  onDeadLetter?(): void;
   readonly configureStore?: StoreContext['configureStore'];
   /** Wraps each initialized store as processors and queries see it (metrics). */
   readonly meterStore?: (store: StateStore) => StateStore;
@@ -81,6 +84,8 @@ export class StreamTask {
   private commitRequested = false;
   private initialized = false;
   private closed = false;
+  /** The consumed record being processed, which a processing failure is reported on. */
+  private current: ConsumedRecord | undefined;
   /** Records processed since the task was created. */
   processedRecords = 0;
   droppedRecords = 0;
@@ -133,6 +138,7 @@ export class StreamTask {
     for (const name of this.subtopology.nodes) {
       const definition = this.topology.node(name)!;
       const node = new ProcessorNode(definition, this.name, this.processorFor(definition));
+      node.skipFailed = (failed, record, error) => this.skipFailedProcessing(failed, record, error);
       this.nodes.set(name, node);
       if (definition.kind === 'source') {
         node.keySerde = resolveSerde(definition.keySerde, this.env.defaultKeySerde);
@@ -239,12 +245,12 @@ export class StreamTask {
       value = consumed.value === null ? null : source.valueSerde!.deserialize(consumed.value);
     } catch (error) {
       const reason = `cannot deserialize the record at ${consumed.topic}-${consumed.partition}@${consumed.offset}`;
-      if (this.env.deserializationHandling === 'fail') {
-        throw new SerializationException(`${reason}: ${error instanceof Error ? error.message : String(error)}`, {
-          cause: error,
-        });
+      const cause = asError(error);
+      const context = this.errorContext(consumed, source.name, consumed.timestamp);
+      if (ask('deserialization', () => this.env.exceptionHandlers.deserialization(context, cause)) !== 'CONTINUE') {
+        throw new SerializationException(`${reason}: ${cause.message}`, { cause: error });
       }
-      this.drop(reason, consumed, error);
+      this.skip(reason, context, cause);
       return;
     }
     let timestamp = consumed.timestamp;
@@ -262,15 +268,55 @@ export class StreamTask {
     this.context.currentMetadata = consumed;
     this.context.currentTimestamp = timestamp;
     this.context.currentHeaders = consumed.headers;
+    this.current = consumed;
     try {
       this.context.runAs(source, () => source.process({ key, value, timestamp, headers: consumed.headers }));
     } finally {
+      this.current = undefined;
       this.context.currentMetadata = undefined;
       this.context.currentTimestamp = undefined;
       this.context.currentHeaders = undefined;
     }
     this.processedRecords++;
     this.punctuateStreamTime();
+  }
+
+  /**
+   * Whether the record a node's processor threw on is skipped at that node: the processing handler's choice, asked
+   * only about errors of user code while a consumed record is processed (not in punctuations or cache flushes, and not
+   * about errors Sluice raises itself, such as a failed send).
+   */
+  private skipFailedProcessing(node: ProcessorNode, record: StreamRecord<unknown, unknown>, error: unknown): boolean {
+    const consumed = this.current;
+    if (consumed === undefined || error instanceof SluiceError) return false;
+    const cause = asError(error);
+    const context = this.errorContext(consumed, node.name, record.timestamp);
+    if (ask('processing', () => this.env.exceptionHandlers.processing(context, record, cause)) !== 'CONTINUE') return false;
+    this.skip(`processor '${node.name}' failed on the record at ${consumed.topic}-${consumed.partition}@${consumed.offset}: ${cause.message}`, context, cause);
+    return true;
+  }
+
+  private errorContext(consumed: ConsumedRecord, processorNodeId: string, timestamp: number): ErrorHandlerContext {
+    return {
+      taskId: this.name,
+      processorNodeId,
+      topic: consumed.topic,
+      partition: consumed.partition,
+      offset: consumed.offset,
+      timestamp,
+      headers: consumed.headers,
+      sourceRawKey: consumed.key,
+      sourceRawValue: consumed.value,
+    };
+  }
+
+  /** A record a handler skipped: dropped, and sent to the dead-letter queue when there is one. */
+  private skip(reason: string, context: ErrorHandlerContext, error: Error): void {
+    this.drop(reason, { topic: context.topic, partition: context.partition, offset: context.offset }, error);
+    const topic = this.env.deadLetterQueueTopic;
+    if (topic === undefined) return;
+    this.env.collector.send(deadLetterRecord(topic, context, error));
+    this.env.onDeadLetter?.();
   }
 
   /** Counts a skipped record (Kafka Streams' `dropped-records`) and reports it. */
@@ -408,6 +454,15 @@ export class StreamTask {
       return { process: (record) => context.forward(record) };
     }
     return new SinkProcessor(definition, this.env, this.context);
+  }
+}
+
+/** A handler's answer; a handler that throws fails the thread, as in Kafka Streams. */
+function ask(kind: string, handler: () => HandlerResponse): HandlerResponse {
+  try {
+    return handler();
+  } catch (error) {
+    throw new StreamsException(`the ${kind} exception handler threw: ${asError(error).message}`, { cause: error });
   }
 }
 

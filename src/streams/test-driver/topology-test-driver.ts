@@ -16,6 +16,7 @@ import { OUTER_JOIN_EMIT_INTERVAL_CONFIG } from '../kstream/internals/stream-str
 import type { Topology } from '../topology/topology';
 import { checkApplicationId } from '../runtime/application-id';
 import type { ConsumedRecord } from '../runtime/consumed-record';
+import { namedHandlers } from '../runtime/exception-handlers';
 import type { ProducedRecord, RecordCollector } from '../runtime/record-collector';
 import { pathInside } from '../runtime/state-directory';
 import { StreamTask } from '../runtime/task';
@@ -59,7 +60,8 @@ export class TopologyTestDriver {
       send: (record) => this.capture(record),
       partitionCount: () => 1,
     };
-    const handling = String(config['default.deserialization.exception.handler'] ?? 'fail');
+    const exceptionHandlers = namedHandlers((key) => (config[key] === undefined ? undefined : String(config[key])));
+    const deadLetterQueueTopic = config['errors.dead.letter.queue.topic.name'];
     const metadata = new TopologyMetadata(topology, this.applicationId);
     const taskConfig = { [OUTER_JOIN_EMIT_INTERVAL_CONFIG]: 0, ...config };
     // Global stores first: every task's processors may read them from their init on.
@@ -82,7 +84,8 @@ export class TopologyTestDriver {
         taskDir,
         resolveTopic: (t) => metadata.topicName(t),
         changelogTopic: (s) => metadata.changelogTopic(s),
-        deserializationHandling: /continue/i.test(handling) ? 'continue' : 'fail',
+        exceptionHandlers,
+        ...(deadLetterQueueTopic === undefined ? {} : { deadLetterQueueTopic: String(deadLetterQueueTopic) }),
         wallClock: () => this.wallClockMs,
         globalStores,
       });
