@@ -103,6 +103,8 @@ describe('Kafka Streams metric families', () => {
     expect(names(registry.metrics({ group: TASK_GROUP }))).toEqual(
       [
         'active-process-ratio',
+        'dead-letter-queue-records-rate',
+        'dead-letter-queue-records-total',
         'dropped-records-rate',
         'dropped-records-total',
         'enforced-processing-rate',
