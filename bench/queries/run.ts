@@ -22,7 +22,8 @@ import { createKafkaClient, createProducer } from '../../src/streams/kafka';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { percentile } from '../support/latency';
 import { log, runMain, sleep } from '../support/program';
-import { freePort, startSluiceNode, type SluiceNode } from '../support/sluice-node';
+import { freePort } from '../../src/host/free-ports';
+import { startSluiceNode, type SluiceNode } from '../support/sluice-node';
 import { AZKARRA_LABEL, azkarraNode } from './azkarra-side';
 import { BENCH_STORE } from './topology';
 

@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { SluiceClient } from '../../src/client';
 import { WORD_COUNT_STORE } from '../../examples/word-count';
 import { sleep } from '../support/program';
-import { freePort, startSluiceNode, waitReady, type SluiceNode } from '../support/sluice-node';
+import { freePort } from '../../src/host/free-ports';
+import { startSluiceNode, waitReady, type SluiceNode } from '../support/sluice-node';
 
 export const APPLICATION_ID = 'soak-word-count';
 export const STORE = WORD_COUNT_STORE;

@@ -4,7 +4,6 @@
  * deleted when it stops), ready once /health/readiness answers 200.
  */
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { request } from 'undici';
 import { startChild, type MeasuredProcess } from './child-process';
@@ -25,15 +24,6 @@ export interface SluiceNode extends MeasuredProcess {
   /** Where the HTTP API listens: `host:port`. */
   readonly server: string;
   readonly url: string;
-}
-
-/** A port nobody listens on at this moment, for a node's HTTP or gRPC server. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Starts the node in `dir` (created if needed); `env` reaches the process beside the benchmark's own. */

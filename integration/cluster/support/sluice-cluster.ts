@@ -6,12 +6,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { launchSluice, SluiceProcess } from '../../support/sluice-process';
+import { freePort, freePorts } from '../../../src/host/free-ports';
 
 export type { HttpAnswer } from '../../support/sluice-process';
+export { freePort };
 
 const REPO = path.resolve(__dirname, '../../..');
 
@@ -66,15 +67,6 @@ export async function buildSluice(): Promise<SluiceBuild> {
   return { dir, root, launcher, topologyModule };
 }
 
-/** A port free right now on loopback (bound, then released). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 export interface NodeOptions {
   build: SluiceBuild;
   name: string;
@@ -95,7 +87,7 @@ export class SluiceNode extends SluiceProcess {
   }
 
   static async start(options: NodeOptions): Promise<SluiceNode> {
-    const [httpPort, grpcPort] = [await freePort(), await freePort()];
+    const [httpPort, grpcPort] = await freePorts(2);
     const { child, logFile } = launchSluice({
       ...options,
       server: { host: '127.0.0.1', port: httpPort, grpcPort, advertisedHost: '127.0.0.1' },
