@@ -28,6 +28,8 @@ export const DEPLOYABLE_STREAMS_KEYS: readonly string[] = [
   'default.key.serde',
   'default.value.serde',
   'default.deserialization.exception.handler',
+  'default.production.exception.handler',
+  'processing.exception.handler',
   'metrics.recording.level',
   'metrics.sse.interval.ms',
   'stats.enable',
