@@ -66,8 +66,13 @@ export interface Failing {
 export class FailureStretches {
   private readonly open = new Map<number, number>();
   private readonly closed: Failing[] = [];
+  /** Failed queries, and why the first failed (enough to find the cause). */
+  count = 0;
+  first: string | undefined;
 
-  failed(partition: number, sentAt: number): void {
+  failed(partition: number, sentAt: number, why: string): void {
+    this.count += 1;
+    this.first ??= `partition ${partition}: ${why}`;
     if (!this.open.has(partition)) this.open.set(partition, sentAt);
   }
 

@@ -29,6 +29,7 @@ export function rollingBlock(f: RollingFigures): string {
     `    the same with allow_stale                   ${pauseAt(f.staleQueries)}   (${pause(f.baseline.staleQueries)})`,
     `    REBALANCING stretches                       ${f.rebalancings}, longest ${pauseAt(f.longestRebalancing)}`,
     `    failed gets / with allow_stale              ${f.failedQueries} / ${f.failedStaleQueries}`,
+    ...(f.firstStaleFailure !== undefined ? [`    first failed get with allow_stale: ${f.firstStaleFailure}`] : []),
     ...(f.failedProduces > 0 ? [`  failed produces: ${f.failedProduces}`] : []),
   ].join('\n') + '\n';
 }

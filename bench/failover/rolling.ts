@@ -49,6 +49,8 @@ export interface RollingFigures {
   staleQueries?: NodePause;
   failedQueries: number;
   failedStaleQueries: number;
+  /** Why the first failed get with allow_stale failed: a standby should have answered. */
+  firstStaleFailure: string | undefined;
   /** REBALANCING stretches of the nodes not being restarted, and the longest (seconds; still open at the end: to then). */
   rebalancings: number;
   longestRebalancing?: NodePause;
@@ -127,8 +129,9 @@ export async function rollingRestart(nodes: readonly ClusterNode[], settings: Cl
     processing: longest(processing(rollingFrom, rollingTo)),
     queries: longest(failing('queries', rollingFrom, rollingTo)),
     staleQueries: longest(failing('staleQueries', rollingFrom, rollingTo)),
-    failedQueries: watches.reduce((n, w) => n + w.failedQueries, 0),
-    failedStaleQueries: watches.reduce((n, w) => n + w.failedStaleQueries, 0),
+    failedQueries: watches.reduce((n, w) => n + w.queries.count, 0),
+    failedStaleQueries: watches.reduce((n, w) => n + w.staleQueries.count, 0),
+    firstStaleFailure: watches.map((w) => w.staleQueries.first).find((first) => first !== undefined),
     rebalancings: others.length,
     longestRebalancing: others.reduce<NodePause | undefined>((a, b) => (a === undefined || b.seconds > a.seconds ? b : a), undefined),
     failedProduces,

@@ -21,8 +21,6 @@ export class NodeWatch {
   readonly processed = new Moments();
   readonly queries = new FailureStretches();
   readonly staleQueries = new FailureStretches();
-  failedQueries = 0;
-  failedStaleQueries = 0;
   private stopped = false;
   private readonly loops: Promise<void>[];
   /** Keys of each partition, by partition. */
@@ -86,25 +84,23 @@ export class NodeWatch {
         const keys = this.sample[partition]!;
         const i = keys[Math.floor(n / PARTITIONS) % keys.length]!;
         const sentAt = performance.now();
-        let answered = false;
+        let failure: string | undefined;
         try {
           const answer = await this.node.client.query(this.applicationId, STORE, {
             type: 'key_value',
             query: { get: { key: keyOf(i) } },
             set_options: { query_timeout_ms: QUERY_TIMEOUT_MS, ...(allowStale ? { allow_stale: true } : {}) },
           });
-          answered = answer.status === 'SUCCESS' && answer.result.success[0]?.records[0]?.value === valueOf(i);
-        } catch {
-          // A failure, counted below.
+          const part = answer.result.success[0];
+          if (answer.status !== 'SUCCESS' || part?.records[0]?.value !== valueOf(i)) {
+            failure = `${answer.status} ${JSON.stringify(answer.result.failure.length > 0 ? answer.result.failure : answer.result.success)}`;
+          }
+        } catch (error) {
+          failure = (error as Error).message;
         }
-        if (answered) {
-          stretches.answered(partition, performance.now());
-        } else if (this.processed.watching) {
-          // A query that ran into its own node's restart is not counted.
-          stretches.failed(partition, sentAt);
-          if (allowStale) this.failedStaleQueries += 1;
-          else this.failedQueries += 1;
-        }
+        if (failure === undefined) stretches.answered(partition, performance.now());
+        // A query that ran into its own node's restart is not counted.
+        else if (this.processed.watching) stretches.failed(partition, sentAt, `${this.node.label}: ${failure.slice(0, 600)}`);
       }
       await sleep(QUERY_PAUSE_MS);
     }
