@@ -18,11 +18,12 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { provideBroker } from '../../src/host/broker/provide-broker';
-import { createKafkaClient, createProducer } from '../../src/streams/kafka';
+import { createKafkaClient } from '../../src/streams/kafka';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { percentile } from '../support/latency';
-import { log, runMain, sleep } from '../support/program';
 import { freePort } from '../../src/host/free-ports';
+import { keyOf, produceKeys, valueOf } from '../support/keyed-input';
+import { log, runMain, sleep, until } from '../support/program';
 import { startSluiceNode, type SluiceNode } from '../support/sluice-node';
 import { AZKARRA_LABEL, azkarraNode } from './azkarra-side';
 import { BENCH_STORE } from './topology';
@@ -62,20 +63,6 @@ async function startNode(name: string, dir: string, bootstrap: string, applicati
   return { process: node, pool: new Pool(node.url, { connections: 64 }) };
 }
 
-async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 300_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (done(value)) return value;
-    } catch {
-      // Not up yet.
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(500);
-  }
-}
-
 /** Latencies (ms, sorted) of a series of queries, and its wall time (s). */
 interface Run {
   latencies: number[];
@@ -109,9 +96,6 @@ function report(label: string, run: Run, extra = ''): string {
   const p = (n: number) => percentile(run.latencies, n).toFixed(2);
   return `  ${label.padEnd(28)} ${String(qps).padStart(7)} queries/s   p50 ${p(50)} ms   p99 ${p(99)} ms   (${run.latencies.length} queries${extra})`;
 }
-
-const keyOf = (i: number) => `k-${String(i).padStart(6, '0')}`;
-const valueOf = (i: number) => `value-${i}-${'x'.repeat(16)}`;
 
 /** What every section queries, and how hard. */
 interface Bench {
@@ -385,17 +369,6 @@ async function rssDuringAll(bench: Bench, keys: number, kafka: ReturnType<typeof
   } finally {
     await stopNodes([node]);
   }
-}
-
-async function produceKeys(kafka: ReturnType<typeof createKafkaClient>, topic: string, keys: number): Promise<void> {
-  const producer = createProducer(kafka);
-  await producer.connect();
-  for (let start = 0; start < keys; start += 10_000) {
-    const messages = [];
-    for (let i = start; i < Math.min(keys, start + 10_000); i++) messages.push({ key: keyOf(i), value: valueOf(i) });
-    await producer.send({ topic, messages });
-  }
-  await producer.disconnect();
 }
 
 async function main(): Promise<void> {

@@ -3,10 +3,10 @@
  * them whole), produced to the word count's input at a steady rate. The store then holds V keys however long the
  * soak runs: memory that grows is the runtime's, not the data's.
  */
-import { createProducer, type KafkaClient, type KafkaProducer } from '../../src/streams/kafka';
+import type { KafkaClient } from '../../src/streams/kafka';
+import { SteadyInput } from '../support/steady';
 import { produceLines } from '../support/word-count-topics';
 import { ErrorTally, errorKind, errorMessage } from './errors';
-import { steadily } from './steady';
 
 const WORDS_PER_LINE = 5;
 
@@ -22,58 +22,8 @@ export async function produceVocabulary(kafka: KafkaClient, topic: string, vocab
   await produceLines(kafka, topic, Math.ceil(vocabulary / WORDS_PER_LINE), lineOf(vocabulary), 'the vocabulary');
 }
 
-/** Lines at a steady rate, each acknowledged one counted; one send at a time, the lines due meanwhile go in the next. */
-export class SteadyInput {
-  private readonly producer: KafkaProducer;
-  private readonly line: (i: number) => string;
-  private next = 0;
-  private due = 0;
-  private sending: Promise<void> | undefined;
-  private pace: { stop(): void } | undefined;
-  private acknowledged = 0;
-
-  constructor(
-    kafka: KafkaClient,
-    private readonly topic: string,
-    vocabulary: number,
-    private readonly errors: ErrorTally,
-  ) {
-    this.producer = createProducer(kafka);
-    this.line = lineOf(vocabulary);
-  }
-
-  async start(linesPerSecond: number): Promise<void> {
-    await this.producer.connect();
-    this.pace = steadily(linesPerSecond, (n) => {
-      this.due += n;
-      this.sending ??= this.send();
-    });
-  }
-
-  /** Lines acknowledged since the last call. */
-  takeMinute(): number {
-    const lines = this.acknowledged;
-    this.acknowledged = 0;
-    return lines;
-  }
-
-  async stop(): Promise<void> {
-    this.pace?.stop();
-    await this.sending;
-    await this.producer.disconnect();
-  }
-
-  private async send(): Promise<void> {
-    while (this.due > 0) {
-      const messages = Array.from({ length: this.due }, () => ({ key: null, value: this.line(this.next++) }));
-      this.due = 0;
-      try {
-        await this.producer.send({ topic: this.topic, messages });
-        this.acknowledged += messages.length;
-      } catch (error) {
-        this.errors.add(`produce ${errorKind(error)}`, errorMessage(error));
-      }
-    }
-    this.sending = undefined;
-  }
+/** The soak's input: lines of the vocabulary at a steady rate, a failed send counted as an error. */
+export function wordLines(kafka: KafkaClient, topic: string, vocabulary: number, errors: ErrorTally): SteadyInput {
+  const line = lineOf(vocabulary);
+  return new SteadyInput(kafka, topic, (i) => ({ key: null, value: line(i) }), (error) => errors.add(`produce ${errorKind(error)}`, errorMessage(error)));
 }

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { SluiceClient } from '../../src/client';
 import { ErrorTally, errorKind, errorMessage } from './errors';
 import { wordOf } from './input';
-import { steadily } from './steady';
+import { steadily } from '../support/steady';
 
 /** Queries in flight at most: past it a node has stalled, and piling more on would only measure the harness. */
 const MAX_IN_FLIGHT = 2000;

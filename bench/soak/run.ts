@@ -18,7 +18,7 @@ import { createKafkaClient, type KafkaClient } from '../../src/streams/kafka';
 import { log, runMain, sleep } from '../support/program';
 import { APPLICATION_ID, startNodes, stopNodes, STORE, waitCounted, type SoakNode } from './cluster';
 import { ErrorTally } from './errors';
-import { produceVocabulary, SteadyInput } from './input';
+import { produceVocabulary, wordLines } from './input';
 import { NodeWatch } from './node-figures';
 import { QueryLoad } from './query-load';
 import { minuteBlock, summary, type Minute, type NodeMinute } from './report';
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
 async function soak(nodes: readonly SoakNode[], settings: Options, kafka: KafkaClient): Promise<void> {
   const errors = new ErrorTally();
   const clients = nodes.map((node) => node.client);
-  const input = new SteadyInput(kafka, WORD_COUNT_INPUT, settings.vocabulary, errors);
+  const input = wordLines(kafka, WORD_COUNT_INPUT, settings.vocabulary, errors);
   const queries = new QueryLoad(clients, APPLICATION_ID, STORE, settings.vocabulary, errors);
   const subscribers = new Subscribers(clients, APPLICATION_ID, errors);
   process.stdout.write(

@@ -15,6 +15,9 @@ export interface MeasuredProcess {
   rss(): number | undefined;
   /** Why it stopped by itself, or undefined while it runs. */
   failure(): string | undefined;
+  /** Sends `signal` and waits until the process has ended; its directory stays (a node started again there finds its state). */
+  end(signal: 'SIGTERM' | 'SIGKILL'): Promise<void>;
+  /** Ends it (SIGTERM, SIGKILL after STOP_MS) and deletes its directory. */
   stop(): Promise<void>;
 }
 
@@ -26,7 +29,8 @@ export interface ChildOptions {
 }
 
 /**
- * Starts `command args` with its output in `<dir>/side.log`; `dir` is deleted when it stops. Stopping is a SIGTERM
+ * Starts `command args` with its output in `<dir>/side.log` (appended to: a process started again in `dir` adds to
+ * it); `dir` is deleted when it stops. Stopping is a SIGTERM
  * (both sides then close, and a Node profile asked for by --cpu-prof gets written), and a SIGKILL after STOP_MS.
  */
 export async function startChild(
@@ -62,14 +66,18 @@ export async function startChild(
     fs.rmSync(dir, { recursive: true, force: true });
     throw spawnError;
   }
+  const end = async (signal: 'SIGTERM' | 'SIGKILL'): Promise<void> => {
+    if (exit === undefined) child.kill(signal);
+    await exited;
+  };
   const logTail = (): string => fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-20).join('\n');
   return {
     rss: () => procRss(child.pid!),
     failure: () => (exit === undefined ? undefined : `${label} exited with ${exit}:\n${logTail()}`),
+    end,
     stop: async () => {
-      if (exit === undefined) child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), STOP_MS);
-      await exited;
+      await end('SIGTERM');
       clearTimeout(killer);
       fs.rmSync(dir, { recursive: true, force: true });
     },

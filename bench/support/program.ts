@@ -3,6 +3,8 @@
 /** Progress goes to stderr; the figures alone go to stdout. */
 export const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
+const POLL_MS = 500;
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const mb = (bytes: number | undefined): string => (bytes === undefined ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
@@ -16,4 +18,19 @@ export function runMain(main: () => Promise<void>): void {
     process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(1);
   });
+}
+
+/** Polls `probe` every POLL_MS until `done` holds for its value (a probe that throws is not done yet); throws after timeoutMs. */
+export async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 300_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (done(value)) return value;
+    } catch {
+      // Not up yet.
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(POLL_MS);
+  }
 }
