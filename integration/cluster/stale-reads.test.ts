@@ -132,6 +132,7 @@ describe('stale reads from standby replicas over three nodes, one SIGKILLed', ()
       }
       const firstStaleAnswerMs = Date.now() - killedAt;
       const plain = await get(b, victimKeys[0]!, { query_timeout_ms: 3000 });
+      expect(plain.status).toBe('NOT_AVAILABLE');
       expect(plain.result.success).toEqual([]);
       expect(plain.result.failure.map((f) => f.server)).toEqual([c.server]);
       // Still before the group noticed the kill: the survivors never left RUNNING.

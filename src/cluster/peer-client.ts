@@ -239,7 +239,7 @@ export class PeerClient {
         return failedAnswer(`unreachable: ${error.details}`, 'UNREACHABLE');
       case grpc.status.UNAUTHENTICATED:
       case grpc.status.PERMISSION_DENIED:
-        return failedAnswer(`refused by the peer: ${error.details}`, 'UNREACHABLE');
+        return failedAnswer(`refused by the peer: ${error.details}`, 'REFUSED');
       default:
         return failedAnswer(error.details || error.message);
     }

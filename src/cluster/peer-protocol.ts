@@ -14,10 +14,10 @@ export interface PeerQueryRequest {
 }
 
 /**
- * Why a node has no part: the kinds of proto/sluice.proto's FailureKind, and UNREACHABLE, which only the caller
- * sees (the call itself failed: the node is down, or refused the caller).
+ * Why a node has no part: the kinds of proto/sluice.proto's FailureKind, and two that only the caller sees (the call
+ * itself failed): UNREACHABLE, the node is down or cut off; REFUSED, it refused the caller (TLS, cluster secret).
  */
-export type PeerFailureKind = 'NOT_AVAILABLE' | 'UNKNOWN_STORE' | 'INVALID_QUERY' | 'TIMED_OUT' | 'INTERNAL' | 'UNREACHABLE';
+export type PeerFailureKind = 'NOT_AVAILABLE' | 'UNKNOWN_STORE' | 'INVALID_QUERY' | 'TIMED_OUT' | 'INTERNAL' | 'UNREACHABLE' | 'REFUSED';
 
 /** Why a node has no part, or why its part ended before its last record. */
 export interface PeerFailure {

@@ -120,7 +120,7 @@ describe('peer service with authentication', () => {
     for (const metadata of [new grpc.Metadata(), withAuthorization('Bearer wrong'), withAuthorization(`Bearer ${SECRET}-`)]) {
       expect(await rawQuery(port, insecure, metadata)).toEqual({ code: grpc.status.UNAUTHENTICATED, details: 'missing or wrong cluster secret' });
     }
-    expect(await query(port, { secret: `${SECRET}-other` })).toEqual({ ok: false, messages: ['refused by the peer: missing or wrong cluster secret'], kind: 'UNREACHABLE', timedOut: false });
+    expect(await query(port, { secret: `${SECRET}-other` })).toEqual({ ok: false, messages: ['refused by the peer: missing or wrong cluster secret'], kind: 'REFUSED', timedOut: false });
     const client = new PeerClient();
     try {
       await expect(client.ping(`127.0.0.1:${port}`, Date.now() + 5000)).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
@@ -148,7 +148,7 @@ describe('peer service with authentication', () => {
     const port = await start({ tls, secret: SECRET });
     expect(await query(port, { tls, secret: SECRET })).toMatchObject({ ok: true });
     handler.calls = 0;
-    expect(await query(port, { tls })).toMatchObject({ ok: false, messages: ['refused by the peer: missing or wrong cluster secret'], kind: 'UNREACHABLE' });
+    expect(await query(port, { tls })).toMatchObject({ ok: false, messages: ['refused by the peer: missing or wrong cluster secret'], kind: 'REFUSED' });
     expect(await query(port, { secret: SECRET })).toMatchObject({ ok: false, messages: [expect.stringMatching(/^unreachable: /)] });
     expect(handler.calls).toBe(0);
   });

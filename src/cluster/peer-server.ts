@@ -69,7 +69,7 @@ function deadlineOf(call: { getDeadline(): grpc.Deadline; request: { timeoutMs: 
 }
 
 function failureMessage(failure: PeerFailure): NonNullable<QueryReplyMessage['failure']> {
-  const kind = failure.kind === 'UNREACHABLE' ? 'INTERNAL' : failure.kind;
+  const kind = failure.kind === 'UNREACHABLE' || failure.kind === 'REFUSED' ? 'INTERNAL' : failure.kind;
   return { messages: failure.messages, kind, notAvailable: kind === 'NOT_AVAILABLE', timedOut: failure.timedOut };
 }
 

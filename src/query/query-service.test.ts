@@ -189,6 +189,14 @@ describe('QueryService', () => {
     expect(response.result.failure).toEqual([{ server: 'node-c:8080', remote: true, errors: [{ message: 'unreachable: connection refused' }] }]);
   });
 
+  it('NOT_AVAILABLE for a get whose owner is down, with a failure part naming it', async () => {
+    const { service, peers, keyOn } = setup();
+    peers.answers.set('node-b:9090', async () => ({ ok: false, messages: ['unreachable: connection refused'], kind: 'UNREACHABLE', timedOut: false }));
+    const response = await service.execute('app', 'kv', { type: 'key_value', query: { get: { key: keyOn(HOSTS[1]!) } } });
+    expect(response.status).toBe('NOT_AVAILABLE');
+    expect(response.result.failure).toEqual([{ server: 'node-b:8080', remote: true, errors: [{ message: 'unreachable: connection refused' }] }]);
+  });
+
   it('never waits past query_timeout_ms for a peer that does not answer', async () => {
     const { service, peers } = setup();
     peers.answers.set('node-b:9090', () => new Promise<PeerAnswer>(() => undefined));

@@ -77,7 +77,8 @@ interface Failed {
 function statusOf(successes: number, failed: readonly Failed[]): QueryStatus {
   if (failed.length === 0) return successes > 0 ? 'SUCCESS' : 'NO_RESULT';
   if (successes > 0) return 'PARTIAL';
-  return failed.every((part) => part.failure.kind === 'NOT_AVAILABLE') ? 'NOT_AVAILABLE' : 'ERROR';
+  // A node that is down holds data that is not available right now, as a restoring one does: asked again, it may be.
+  return failed.every((part) => part.failure.kind === 'NOT_AVAILABLE' || part.failure.kind === 'UNREACHABLE') ? 'NOT_AVAILABLE' : 'ERROR';
 }
 
 function failurePartJson(part: Failed): string {
