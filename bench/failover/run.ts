@@ -11,11 +11,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { createKafkaClient } from '../../src/streams/kafka';
 import { produceKeys } from '../support/keyed-input';
-import { log, runMain } from '../support/program';
+import { log, positiveInteger, runMain } from '../support/program';
 import { PARTITIONS, startCluster, waitLoaded, type ClusterNode, type ClusterSettings } from './cluster';
 import { killOne, type KillFigures } from './kill';
 import { killBlock, rollingBlock, summary } from './report';
@@ -32,12 +32,6 @@ interface Options {
   killSessionTimeout: number;
   rollingSessionTimeout: number;
   rate: number;
-}
-
-function positiveInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError('a positive integer is expected');
-  return n;
 }
 
 function options(): Options {

@@ -11,11 +11,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT } from '../../examples/word-count';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { createKafkaClient, type KafkaClient } from '../../src/streams/kafka';
-import { log, runMain, sleep } from '../support/program';
+import { log, positiveInteger, runMain, sleep } from '../support/program';
 import { APPLICATION_ID, startNodes, stopNodes, STORE, waitCounted, type SoakNode } from './cluster';
 import { ErrorTally } from './errors';
 import { produceVocabulary, wordLines } from './input';
@@ -35,12 +35,6 @@ interface Options {
   subscribers: number;
   queries: number;
   vocabulary: number;
-}
-
-function positiveInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError('a positive integer is expected');
-  return n;
 }
 
 function options(): Options {

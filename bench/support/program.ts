@@ -1,4 +1,5 @@
-/** What every benchmark program shares: its progress log, waiting, MB figures, the way it ends, and how it runs Sluice. */
+/** What every benchmark program shares: its progress log, waiting, MB figures, the way it ends, how it runs Sluice, and its option parsing. */
+import { InvalidArgumentError } from 'commander';
 
 /** Progress goes to stderr; the figures alone go to stdout. */
 export const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -33,4 +34,11 @@ export async function until<T>(what: string, probe: () => Promise<T>, done: (val
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(POLL_MS);
   }
+}
+
+/** A command-line option's value as a positive integer (commander's argument parser). */
+export function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError('a positive integer is expected');
+  return n;
 }
