@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
-import { EARLIEST, type FetchedPartition, type FetchedRecord, NULL_KEY, type ReadPosition } from '../kafka';
+import { EARLIEST, type FetchedPartition, type FetchedRecord, NULL_KEY, OffsetOutOfRange, type ReadPosition } from '../kafka';
 import { RecordList } from '../kafka/testing/record-list';
 import { StreamsBuilder } from '../kstream/streams-builder';
 import { MetricsRegistry } from '../metrics/metrics-registry';
@@ -17,17 +17,21 @@ import { TopologyMetadata } from './topology-metadata';
 
 const TOPIC = 'customers';
 
-/** A topic in memory, per partition its records (key null: none), read from any offset. */
+/** A topic in memory, per partition its records (key null: none) from its log start on, read from any offset. */
 class FakeTopic implements ChangelogSource {
   readonly partitions: { key: string | null; value: string | null }[][] = [[], []];
+  /** Per partition, the offsets below are deleted (they still hold their place in `partitions`). */
+  readonly logStart = [0, 0];
   readonly fetches: ReadPosition[][] = [];
 
   async fetch(positions: readonly ReadPosition[]): Promise<FetchedPartition[]> {
     await new Promise((resolve) => setImmediate(resolve));
     this.fetches.push(positions.map((p) => ({ ...p })));
+    const outOfRange = positions.find((p) => p.offset !== EARLIEST && p.offset < this.logStart[p.partition]!);
+    if (outOfRange) throw new OffsetOutOfRange(outOfRange.topic, outOfRange.partition, outOfRange.offset);
     return positions.map(({ topic, partition, offset }) => {
       const log = this.partitions[partition]!;
-      const from = offset === EARLIEST ? 0 : offset;
+      const from = offset === EARLIEST ? this.logStart[partition]! : offset;
       const records: FetchedRecord[] = log.slice(from).map((r, i) => ({
         key: r.key === null ? NULL_KEY : Buffer.from(r.key),
         value: r.value === null ? null : Buffer.from(r.value),
@@ -127,6 +131,24 @@ describe('GlobalStreamThread', () => {
     ]);
     expect(store(second).get('c1')?.value).toBe('Ada');
     expect(store(second).get('c5')?.value).toBe('Eve');
+    await second.close();
+  });
+
+  it('wipes its stores and restores from the log start when the topic was truncated past its checkpoint', async () => {
+    topic.partitions[0]!.push({ key: 'c1', value: 'Ada' }, { key: 'c2', value: 'Bob' });
+    const first = thread();
+    await first.start(new Map([[TOPIC, 2]]));
+    await first.close();
+    // While the node is down the topic grows and loses its head, beyond the checkpoint (offset 2).
+    topic.partitions[0]!.push({ key: 'c3', value: 'Cy' }, { key: 'c4', value: 'Dee' });
+    topic.logStart[0] = 3;
+    const second = thread();
+    await second.start(new Map([[TOPIC, 2]]));
+    expect(second.isRestored).toBe(true);
+    // What the topic holds now, and nothing of what it no longer holds.
+    expect(store(second).get('c4')?.value).toBe('Dee');
+    expect(store(second).get('c1')).toBeUndefined();
+    expect(store(second).get('c3')).toBeUndefined();
     await second.close();
   });
 

@@ -67,6 +67,8 @@ export class GlobalStreamThread {
   private timer: NodeJS.Timeout | undefined;
   private locked = false;
   private closing: Promise<void> | undefined;
+  private partitionCounts: ReadonlyMap<string, number> = new Map();
+  private processing = false;
 
   constructor(private readonly options: GlobalStreamThreadOptions) {
     const { config, topology } = options;
@@ -96,6 +98,8 @@ export class GlobalStreamThread {
         onDropped: (reason, record, error) => options.logger.warn({ record, err: error }, `global store record skipped: ${reason}`),
         ...(options.configureStore ? { configureStore: options.configureStore } : {}),
         meterStore: (store) => {
+          // Opened again after a wipe: the store's metrics start over.
+          this.storeMetrics.get(store.name)?.unregister();
           const scope = createStateStoreMetrics(options.metrics, threadId, GLOBAL_TASK, storeMetricsScope(store.persistent, store.type), store.name);
           this.storeMetrics.set(store.name, scope);
           return meteredStore(store, scope);
@@ -109,6 +113,7 @@ export class GlobalStreamThread {
       {
         onProgress: (changelog, progress) => this.progress(changelog, progress),
         onTaskRestored: () => this.restored(),
+        onTaskCorrupted: (_taskId, error) => void this.restoreAnew(error).catch((e: unknown) => this.failed(e)),
         onError: (error) => this.failed(error),
       },
       { retryForMs: config.taskTimeoutMs, logger: options.logger },
@@ -126,15 +131,33 @@ export class GlobalStreamThread {
    */
   async start(partitionCounts: ReadonlyMap<string, number>): Promise<void> {
     if (this.closing) return;
-    const { stateDirectory, checkpoints, logger } = this.options;
+    const { stateDirectory, logger } = this.options;
     stateDirectory.lock(GLOBAL_TASK);
     this.locked = true;
+    this.partitionCounts = partitionCounts;
+    await this.openStores();
+    const startedAt = Date.now();
+    const restored = new Promise<void>((resolve, reject) => (this.started = { resolve, reject }));
+    if (this.closing) return;
+    this.register();
+    await restored;
+    if (this.closing) return;
+    logger.info({ stores: [...this.stores.keys()], durationMs: this.restoredAt! - startedAt }, 'global stores restored; following their topics');
+    this.timer = setInterval(() => void this.checkpoint().catch((error: unknown) => logger.warn({ err: error }, 'checkpointing the global stores failed')), this.options.config.commitIntervalMs);
+    this.timer.unref();
+  }
+
+  private async openStores(): Promise<void> {
+    const { stateDirectory, checkpoints, logger } = this.options;
     await openTaskStores(this.task, stateDirectory, checkpoints, logger);
     for (const [name, store] of this.task.stores) this.stores.set(name, store);
-    this.task.initializeProcessors();
-    const checkpoint = checkpoints.read(GLOBAL_TASK);
+  }
+
+  /** Has the topics read into the stores, each partition from the checkpoint or the log start. */
+  private register(): void {
+    const checkpoint = this.options.checkpoints.read(GLOBAL_TASK);
     const changelogs: ChangelogToRestore[] = this.definitions.flatMap(({ storeName, topic }) =>
-      Array.from({ length: partitionCounts.get(topic) ?? 0 }, (_, partition) => ({
+      Array.from({ length: this.partitionCounts.get(topic) ?? 0 }, (_, partition) => ({
         taskId: GLOBAL_TASK,
         store: storeName,
         topic,
@@ -143,16 +166,24 @@ export class GlobalStreamThread {
         apply: (records: FetchedRecordList) => this.process(topic, partition, records),
       })),
     );
-    const startedAt = Date.now();
-    const restored = new Promise<void>((resolve, reject) => (this.started = { resolve, reject }));
-    if (this.closing) return;
     this.restorer.register(GLOBAL_TASK, changelogs, { follow: true });
-    logger.info({ stores: [...this.stores.keys()], partitions: changelogs.map((c) => ({ topic: c.topic, partition: c.partition, from: c.startOffset })) }, 'restoring the global stores');
-    await restored;
-    if (this.closing) return;
-    logger.info({ stores: [...this.stores.keys()], durationMs: this.restoredAt! - startedAt }, 'global stores restored; following their topics');
-    this.timer = setInterval(() => void this.checkpoint().catch((error: unknown) => logger.warn({ err: error }, 'checkpointing the global stores failed')), this.options.config.commitIntervalMs);
-    this.timer.unref();
+    const partitions = changelogs.map((c) => ({ topic: c.topic, partition: c.partition, from: c.startOffset }));
+    this.options.logger.info({ stores: [...this.stores.keys()], partitions }, 'restoring the global stores');
+  }
+
+  /**
+   * A topic truncated past the checkpoint while the instance was down (Kafka Streams' GlobalStateManager wipes and
+   * re-bootstraps then): the stores are wiped and restored from the log start. Once restored and followed, the stream
+   * tasks read the stores: a topic truncated under them fails the instance, as in Kafka Streams.
+   */
+  private async restoreAnew(error: Error): Promise<void> {
+    // The processors hold the stores they were initialized with: once a record went through, the stores stay.
+    if (this.processing || this.closing) return this.failed(error);
+    this.options.logger.warn({ err: error }, `${error.message}; the global stores are wiped and restored from their topics' log start`);
+    await this.task.closeStores();
+    this.options.stateDirectory.wipeTaskState(GLOBAL_TASK);
+    await this.openStores();
+    if (!this.closing) this.register();
   }
 
   /** Checkpoints where the topics are read, and closes the stores. */
@@ -179,6 +210,10 @@ export class GlobalStreamThread {
 
   /** Runs a fetch of a topic partition through its global store's source and processor. */
   private process(topic: string, partition: number, records: FetchedRecordList): void {
+    // Initialized at the first record, not at the start: a truncated topic shows at the first fetch, and its stores are
+    // then opened anew.
+    this.processing = true;
+    this.task.initializeProcessors();
     const batch: ConsumedRecord[] = [];
     for (const r of records) {
       batch.push({ topic, partition, offset: r.offset, timestamp: r.timestamp, key: r.key === NULL_KEY ? null : r.key, value: r.value, headers: {} });
