@@ -28,6 +28,7 @@ export class LmdbStorage implements StoreStorage {
   private storeName = '';
   /** A write failed; `failure` is its cause once lmdb-js has given it. */
   private failing = false;
+  private refusalError: Error | undefined;
   private failure: unknown;
   private failureSignal: Promise<void> = Promise.resolve();
   private signalFailure: () => void = () => undefined;
@@ -47,7 +48,7 @@ export class LmdbStorage implements StoreStorage {
     Object.assign(options, layout);
     checkLmdbHeader(path);
     this.env = open<Buffer, Buffer>(options as RootDatabaseOptionsWithPath);
-    this.meta = new LmdbTable(`${storeName}/${METADATA_DB}`, this.openDb(METADATA_DB), undefined, this.recordFailure);
+    this.meta = new LmdbTable(`${storeName}/${METADATA_DB}`, this.openDb(METADATA_DB), undefined, this.recordFailure, this.refusal);
     this.probe();
   }
 
@@ -73,7 +74,7 @@ export class LmdbStorage implements StoreStorage {
     let table = this.tables.get(name);
     if (table === undefined) {
       const emptyKeySlot = { table: this.metadata, key: Buffer.from(`empty-key:${name}`, 'utf8') };
-      table = new LmdbTable(`${this.storeName}/${name}`, this.openDb(name), emptyKeySlot, this.recordFailure);
+      table = new LmdbTable(`${this.storeName}/${name}`, this.openDb(name), emptyKeySlot, this.recordFailure, this.refusal);
       this.tables.set(name, table);
     }
     return table;
@@ -145,6 +146,7 @@ export class LmdbStorage implements StoreStorage {
   private resetFailure(): void {
     this.failing = false;
     this.failure = undefined;
+    this.refusalError = undefined;
     this.failureSignal = new Promise((resolve) => (this.signalFailure = resolve));
   }
 
@@ -154,6 +156,21 @@ export class LmdbStorage implements StoreStorage {
    * transaction with "Commit failed (see commitError for details)" and gives the cause (such as ENOSPC) in a
    * `commitError` promise, which must be handled, every one: unhandled, its rejection would end the process.
    */
+  /**
+   * Once a commit failed, every write is refused: the task fails, and is restored from its changelogs. lmdb-js gives
+   * the cause (such as ENOSPC) a moment after the failure: the error's message says it as soon as it is known.
+   */
+  private readonly refusal = (): Error | undefined => {
+    if (!this.failing) return undefined;
+    if (this.refusalError === undefined) {
+      const error = new StreamsException(`Writing to the LMDB store ${this.storeName} failed`);
+      const cause = () => (this.failure === undefined ? 'an LMDB commit failed (its cause is not reported yet)' : String(this.failure));
+      Object.defineProperty(error, 'message', { get: () => `Writing to the LMDB store ${this.storeName} failed: ${cause()}; it takes no more writes` });
+      this.refusalError = error;
+    }
+    return this.refusalError;
+  };
+
   private readonly recordFailure = (error: unknown): void => {
     // A thenable, not `instanceof Promise`: under jest the promise comes from another realm.
     const commitError = (error as { commitError?: PromiseLike<unknown> } | undefined)?.commitError;

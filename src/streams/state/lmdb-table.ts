@@ -122,6 +122,8 @@ export class LmdbTable implements BytesTable {
     private readonly db: Database<Buffer, Buffer>,
     private readonly emptyKeySlot: EmptyKeySlot | undefined,
     private readonly onWriteFailure: (error: unknown) => void,
+    /** Why the table takes no more writes (an earlier commit of its environment failed), or undefined. */
+    private readonly refusal: () => Error | undefined = () => undefined,
   ) {}
 
   get(key: Buffer): Buffer | undefined {
@@ -135,6 +137,7 @@ export class LmdbTable implements BytesTable {
   }
 
   put(key: Buffer, value: Buffer | null): void {
+    this.refuseIfFailed();
     const slot = this.slotFor(key);
     if (slot !== undefined) {
       slot.table.put(slot.key, value);
@@ -165,6 +168,7 @@ export class LmdbTable implements BytesTable {
   }
 
   restore(key: Buffer, value: Buffer | null): void {
+    this.refuseIfFailed();
     const slot = this.slotFor(key);
     if (slot !== undefined) {
       slot.table.restore(slot.key, value);
@@ -207,6 +211,7 @@ export class LmdbTable implements BytesTable {
   }
 
   clear(): void {
+    this.refuseIfFailed();
     this.pending.clear();
     const seq = ++this.seq;
     this.clearSeq = seq;
@@ -219,6 +224,15 @@ export class LmdbTable implements BytesTable {
     this.pending.clear();
     this.emptyKeySlot?.table.put(this.emptyKeySlot.key, null);
     this.db.drop().catch(this.onWriteFailure);
+  }
+
+  /**
+   * After a failed commit lmdb-js must be given no more writes: its native writer, failing again (a full disk), has
+   * corrupted the process' heap and aborted it (reproduced: 5 runs in 5 on a full tmpfs).
+   */
+  private refuseIfFailed(): void {
+    const refusal = this.refusal();
+    if (refusal !== undefined) throw refusal;
   }
 
   private track(promise: Promise<unknown>, seq: number): void {
