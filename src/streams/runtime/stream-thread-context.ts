@@ -14,7 +14,10 @@ import type { TopologyMetadata } from './topology-metadata';
 
 /** What a thread gets from its instance. */
 export interface StreamThreadContext {
+  /** The thread's slot, from 0: its static member id is `<group.instance.id>-<index + 1>` whichever thread fills it. */
   readonly index: number;
+  /** The number in the thread's name (`<client.id>-StreamThread-<number>`), never given twice. */
+  readonly number: number;
   readonly clientId: string;
   readonly config: StreamsConfig;
   readonly metadata: TopologyMetadata;

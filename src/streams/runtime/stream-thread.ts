@@ -46,7 +46,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
 
   constructor(private readonly ctx: StreamThreadContext) {
     super();
-    this.name = `${ctx.clientId}-StreamThread-${ctx.index + 1}`;
+    this.name = `${ctx.clientId}-StreamThread-${ctx.number}`;
     const logger = ctx.logger.child({ thread: this.name });
     const exactlyOnce = ctx.config.processingGuarantee === 'exactly_once_v2';
     this.metrics = createThreadMetrics(ctx.metrics, this.name, Date.now());

@@ -74,6 +74,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private readonly stateDirectory: StateDirectory;
   private readonly metadataState: StreamsMetadataState;
   private readonly recovery: ThreadRecovery;
+  /** The number the next thread's name takes: 1, 2, ... for the first threads, then on for their replacements. */
+  private nextThreadNumber = 1;
   private readonly clientMetrics: ClientMetrics;
   private readonly defaultKeySerde: Serde<unknown>;
   private readonly defaultValueSerde: Serde<unknown>;
@@ -229,9 +231,14 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     return this.state === 'PENDING_SHUTDOWN' || this.state === 'NOT_RUNNING';
   }
 
+  /**
+   * A thread in slot `index`. A replacement gets a number of its own (Kafka Streams names a replacing thread anew): the
+   * failed thread may still be closing, and its metrics and its tasks' carry its name.
+   */
   private createThread(index: number): StreamThread {
     const thread = new StreamThread({
       index,
+      number: this.nextThreadNumber++,
       clientId: this.clientId,
       config: this.config,
       metadata: this.metadata,
