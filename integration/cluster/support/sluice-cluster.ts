@@ -9,10 +9,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { launchSluice, SluiceProcess } from '../../support/sluice-process';
-import { freePort, freePorts } from '../../../src/host/free-ports';
+import { freePorts } from '../../../src/host/free-ports';
 
 export type { HttpAnswer } from '../../support/sluice-process';
-export { freePort };
 
 const REPO = path.resolve(__dirname, '../../..');
 

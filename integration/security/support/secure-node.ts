@@ -6,7 +6,8 @@
 import type { ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { freePort, type SluiceBuild } from '../../cluster/support/sluice-cluster';
+import { freePort } from '../../../src/host/free-ports';
+import type { SluiceBuild } from '../../cluster/support/sluice-cluster';
 import { launchSluice, SluiceProcess } from '../../support/sluice-process';
 import { bootstrapServers } from '../../support/kafka';
 

@@ -196,11 +196,9 @@ export class GroupConsumer {
   /** Stops and disconnects; a static member leaves the group only when `leaveGroup` says so. */
   async disconnect(leaveGroup = false): Promise<void> {
     this.disconnected = true;
-    if (leaveGroup && this.memberId !== undefined) forgetStaticMember(this.memberId);
-    try {
-      await this.consumer.disconnect();
-    } finally {
-      if (this.memberId !== undefined) forgetStaticMember(this.memberId);
-    }
+    const memberId = this.memberId;
+    // Forgotten before the stop when the member is to leave (kafkajs then sends LeaveGroup), after it otherwise.
+    if (leaveGroup && memberId !== undefined) forgetStaticMember(memberId);
+    await this.consumer.disconnect().finally(() => memberId !== undefined && forgetStaticMember(memberId));
   }
 }
