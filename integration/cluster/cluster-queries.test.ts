@@ -14,8 +14,12 @@ import { buildSluice, eventually, SluiceNode, type HttpAnswer, type SluiceBuild 
 
 const PARTITIONS = 6;
 const KEYS = 300;
-/** Record i has timestamp T0 + i s: five windows of one minute. */
-const T0 = 1_767_225_600_000;
+/**
+ * Record i has timestamp T0 + i s: five windows of one minute. T0 is a minute boundary an hour ago, not a fixed date:
+ * the window and session changelogs keep records for the store retention plus a day, and the broker rolls and deletes
+ * segments of records older than that, so a task that moves during the start-up rebalances would restore nothing.
+ */
+const T0 = Math.floor((Date.now() - 3600_000) / 60_000) * 60_000;
 const keyOf = (i: number) => `key-${String(i).padStart(3, '0')}`;
 const valueOf = (i: number) => `value-${i}`;
 const timeOf = (i: number) => T0 + i * 1000;
@@ -94,8 +98,7 @@ describe.each([
     process.stderr.write(`cluster test: node logs under ${workDir}\n`);
     const peers = secured ? writePeerSecurity(path.join(workDir, 'peers')).peers : undefined;
     const admin = await clients.admin();
-    // The records carry fixed timestamps (T0) that age: without this the broker's retention check may delete them
-    // before the nodes read them.
+    // Kept whatever the broker's default retention: the nodes read the topic from its start.
     await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS, configEntries: [{ name: 'retention.ms', value: '-1' }] }] });
     const producer = await clients.producer();
     await producer.send({
