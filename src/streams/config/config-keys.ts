@@ -319,6 +319,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'unclean.leader.election.enable', type: 'boolean', scopes: TOPIC, applied: always },
   // Sluice's own (the compatibility file, section 7).
   { name: 'grpc.endpoint', type: 'string', validator: endpoint, scopes: SLUICE, applied: always, doc: 'host:port of this node\'s gRPC peer service, told to the other nodes through the group.' },
+  { name: 'state.dir.min.free.bytes', type: 'long', default: 64 * 1024 * 1024, validator: atLeast(0), scopes: SLUICE, applied: always, doc: 'Persistent stores refuse writes, failing their task, while the state directory\'s disk has less free; 0 turns the check off.' },
   { name: 'embeddedstore.config.setter', type: 'string', scopes: SLUICE, applied: always, doc: 'Module whose function adjusts each persistent store\'s LMDB options (the role of rocksdb.config.setter).' },
   { name: 'metrics.sse.interval.ms', type: 'long', validator: atLeast(0), scopes: SLUICE, applied: always, doc: 'How often the metrics event stream sends.' },
   { name: 'stats.enable', type: 'boolean', default: false, scopes: SLUICE, applied: always, doc: 'Writes each persistent store\'s statistics to log.dir.' },

@@ -116,3 +116,10 @@ export function cacheMaxBytes(config: Readonly<Record<string, unknown>>): number
   const given = config[CACHE_KEY] ?? config[DEPRECATED_CACHE_KEY];
   return Number(given ?? byScope.get('streams')!.get(CACHE_KEY)!.default);
 }
+
+const MIN_FREE_KEY = 'state.dir.min.free.bytes';
+
+/** The free space below which persistent stores refuse writes: `state.dir.min.free.bytes`, else its default. */
+export function minFreeDiskBytes(config: Readonly<Record<string, unknown>>): number {
+  return Number(config[MIN_FREE_KEY] ?? byScope.get('sluice')!.get(MIN_FREE_KEY)!.default);
+}

@@ -3,7 +3,7 @@ import type { Cancellable, Processor, ProcessorContext, PunctuationType, Punctua
 import type { Headers, RecordMetadata, StreamRecord } from '../processor/record';
 import type { Serde } from '../serdes/serde';
 import { resolveSerde } from '../serdes/default-serde';
-import { cacheMaxBytes } from '../config/config-lookup';
+import { cacheMaxBytes, minFreeDiskBytes } from '../config/config-lookup';
 import { type ChangelogRecord, isCachingStore, type StateStore, type StoreContext } from '../state/store';
 import type { NodeDefinition, SinkDefinition, SourceDefinition } from '../topology/node-definitions';
 import type { Subtopology, Topology } from '../topology/topology';
@@ -118,6 +118,7 @@ export class StreamTask {
         recordTimestamp: () => this.context.currentTimestamp,
         recordHeaders: () => this.context.currentHeaders,
         cacheMaxBytes: cacheBytes,
+        minFreeDiskBytes: minFreeDiskBytes(this.env.config),
         ...(this.env.configureStore ? { configureStore: this.env.configureStore } : {}),
       };
       store.init(storeContext);

@@ -122,8 +122,8 @@ export class LmdbTable implements BytesTable {
     private readonly db: Database<Buffer, Buffer>,
     private readonly emptyKeySlot: EmptyKeySlot | undefined,
     private readonly onWriteFailure: (error: unknown) => void,
-    /** Why the table takes no more writes (an earlier commit of its environment failed), or undefined. */
-    private readonly refusal: () => Error | undefined = () => undefined,
+    /** Why the table takes no write of this many bytes (an earlier commit failed, the disk is full), or undefined. */
+    private readonly refusal: (bytes: number) => Error | undefined = () => undefined,
   ) {}
 
   get(key: Buffer): Buffer | undefined {
@@ -137,7 +137,7 @@ export class LmdbTable implements BytesTable {
   }
 
   put(key: Buffer, value: Buffer | null): void {
-    this.refuseIfFailed();
+    this.refuseIfFailed(key.length + (value?.length ?? 0));
     const slot = this.slotFor(key);
     if (slot !== undefined) {
       slot.table.put(slot.key, value);
@@ -168,7 +168,7 @@ export class LmdbTable implements BytesTable {
   }
 
   restore(key: Buffer, value: Buffer | null): void {
-    this.refuseIfFailed();
+    this.refuseIfFailed(key.length + (value?.length ?? 0));
     const slot = this.slotFor(key);
     if (slot !== undefined) {
       slot.table.restore(slot.key, value);
@@ -211,7 +211,7 @@ export class LmdbTable implements BytesTable {
   }
 
   clear(): void {
-    this.refuseIfFailed();
+    this.refuseIfFailed(0);
     this.pending.clear();
     const seq = ++this.seq;
     this.clearSeq = seq;
@@ -230,8 +230,8 @@ export class LmdbTable implements BytesTable {
    * After a failed commit lmdb-js must be given no more writes: its native writer, failing again (a full disk), has
    * corrupted the process' heap and aborted it (reproduced: 5 runs in 5 on a full tmpfs).
    */
-  private refuseIfFailed(): void {
-    const refusal = this.refusal();
+  private refuseIfFailed(bytes: number): void {
+    const refusal = this.refusal(bytes);
     if (refusal !== undefined) throw refusal;
   }
 

@@ -10,6 +10,7 @@ export class RecordingStoreContext implements StoreContext {
   readonly loggingEnabled: boolean;
   readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
   readonly cacheMaxBytes?: number;
+  readonly minFreeDiskBytes?: number;
   readonly changelog: ChangelogRecord[] = [];
   currentStreamTime = -1;
   currentRecordTimestamp = 0;
@@ -22,6 +23,7 @@ export class RecordingStoreContext implements StoreContext {
       loggingEnabled?: boolean;
       configureStore?: (storeName: string, options: Record<string, unknown>) => void;
       cacheMaxBytes?: number;
+      minFreeDiskBytes?: number;
     } = {},
   ) {
     this.applicationId = options.applicationId ?? 'app';
@@ -29,6 +31,7 @@ export class RecordingStoreContext implements StoreContext {
     this.loggingEnabled = options.loggingEnabled ?? true;
     if (options.configureStore !== undefined) this.configureStore = options.configureStore;
     if (options.cacheMaxBytes !== undefined) this.cacheMaxBytes = options.cacheMaxBytes;
+    if (options.minFreeDiskBytes !== undefined) this.minFreeDiskBytes = options.minFreeDiskBytes;
   }
 
   logChange(_storeName: string, record: ChangelogRecord): void {

@@ -81,6 +81,8 @@ export interface StoreContext {
   readonly recordHeaders?: () => unknown;
   /** `statestore.cache.max.bytes`: the size of a caching store's cache (0: writes go through at once). */
   readonly cacheMaxBytes?: number;
+  /** `state.dir.min.free.bytes`: persistent stores refuse writes while their disk has less free (0 or absent: no check). */
+  readonly minFreeDiskBytes?: number;
 }
 
 /** What a store reports for the periodic statistics dump (`stats.enable`). */
