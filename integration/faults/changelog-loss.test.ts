@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { StreamsInstance } from '../../src';
+import type { KeyValueStore, ValueAndTimestamp } from '../../src/streams/state/store';
 import { wordCountTopology, WORD_COUNT_STORE } from '../../examples/word-count';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { expectedCounts, produceLines, storeValues, tempStateDir, waitFor } from '../support/streams';
@@ -134,6 +135,52 @@ describe('a changelog that loses records under the application', () => {
       const warnings = captured.lines.filter((line) => line.includes('is no longer in the log') && line.includes('restored from the changelogs'));
       expect(warnings.length).toBeGreaterThanOrEqual(1);
       expect(Object.fromEntries(storeValues<number>(again, WORD_COUNT_STORE))).toEqual(Object.fromEntries(await changelogCounts(changelog)));
+    },
+    BROKER_TEST_TIMEOUT_MS + 60_000,
+  );
+
+  it(
+    "truncated past a standby's checkpoint: that standby alone is wiped and reads its changelog from the log start",
+    async () => {
+      const { applicationId, input, output, changelog } = await topics('standby-truncated');
+      const producer = await clients.producer();
+      const withStandbys = { 'num.standby.replicas': 1 };
+      const stateA = tempStateDir();
+      await produceLines(producer, input, 0, LINES);
+      const a = start(applicationId, input, output, stateA, capturingLogger().logger, withStandbys);
+      const b = start(applicationId, input, output, tempStateDir(), capturingLogger().logger, withStandbys);
+      await Promise.all([a.start(), b.start()]);
+      const caughtUp = (instance: StreamsInstance) => () =>
+        instance.state === 'RUNNING' && instance.queryableStores(WORD_COUNT_STORE).size === 1 && [...instance.standbyReplicas(WORD_COUNT_STORE).values()].some((r) => r.lag === 0);
+      await waitFor(() => caughtUp(a)() && caughtUp(b)(), 'each node to run one active and one caught-up standby', 90_000);
+      // Closed cleanly, A checkpoints its active task and its standby.
+      await a.close();
+
+      // B goes on alone; then the changelog loses everything A's checkpoints vouched for.
+      const checkpointed = await ends(changelog);
+      await produceLines(producer, input, LINES, 2 * LINES);
+      await waitFor(counted(b, 2 * LINES), 'node B to count every line');
+      const grown = await ends(changelog);
+      const admin = await clients.admin();
+      await admin.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC_RESOURCE, name: changelog, configEntries: [{ name: 'cleanup.policy', value: 'compact,delete' }] }] });
+      await admin.deleteTopicRecords({
+        topic: changelog,
+        partitions: [...grown].map(([partition, end]) => ({ partition, offset: String(checkpointed.get(partition)! + Math.ceil((end - checkpointed.get(partition)!) / 2)) })),
+      });
+
+      const captured = capturingLogger();
+      const again = start(applicationId, input, output, stateA, captured.logger, withStandbys);
+      await again.start();
+      await waitFor(caughtUp(again), 'node A to run again with one active and one caught-up standby', 90_000);
+      const standbyWarnings = captured.lines.filter((line) => line.includes('is no longer in the log') && line.includes('standby task'));
+      expect(standbyWarnings).toHaveLength(1);
+      expect(captured.lines.filter((line) => line.includes('reading changelogs into standby tasks failed'))).toEqual([]);
+      // A's standby holds exactly what the changelog holds for its partition, and its active task the rest.
+      const held = new Map(storeValues<number>(again, WORD_COUNT_STORE));
+      for (const replica of again.standbyStores(WORD_COUNT_STORE).values()) {
+        for (const kv of (replica as unknown as KeyValueStore<string, ValueAndTimestamp<number>>).all()) held.set(kv.key, kv.value.value);
+      }
+      expect(Object.fromEntries(held)).toEqual(Object.fromEntries(await changelogCounts(changelog)));
     },
     BROKER_TEST_TIMEOUT_MS + 60_000,
   );

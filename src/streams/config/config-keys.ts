@@ -93,7 +93,7 @@ const SLUICE: readonly Scope[] = ['sluice'];
 
 export const CONFIG_KEYS: readonly ConfigKey[] = [
   // Kafka Streams and its clients (StreamsConfig, ConsumerConfig, ProducerConfig, AdminClientConfig).
-  { name: 'acceptable.recovery.lag', type: 'long', default: 10000, validator: atLeast(0), scopes: STREAMS },
+  { name: 'acceptable.recovery.lag', type: 'long', default: 10000, validator: atLeast(0), scopes: STREAMS, applied: always, doc: 'How many changelog records behind a node may be and still take a stateful task at once; further behind, it warms the task up first.' },
   { name: 'acks', type: 'string', default: 'all', validator: oneOf('all', '-1', '0', '1'), scopes: PRODUCER },
   { name: 'allow.auto.create.topics', type: 'boolean', default: true, scopes: CONSUMER },
   { name: 'application.id', type: 'string', validator: applicationId, scopes: STREAMS, applied: always, doc: 'Names the consumer group, prefixes the internal topics, names the state directory.' },
@@ -162,7 +162,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'max.poll.records', type: 'int', default: 1000, validator: atLeast(1), scopes: CONSUMER },
   { name: 'max.request.size', type: 'int', default: 1048576, validator: atLeast(0), scopes: PRODUCER },
   { name: 'max.task.idle.ms', type: 'long', default: 0, scopes: STREAMS },
-  { name: 'max.warmup.replicas', type: 'int', default: 2, validator: atLeast(1), scopes: STREAMS },
+  { name: 'max.warmup.replicas', type: 'int', default: 2, validator: atLeast(1), scopes: STREAMS, applied: always, doc: 'How many warm-up replicas of moving stateful tasks the group has at a time.' },
   { name: 'metadata.max.age.ms', type: 'long', default: 300000, validator: atLeast(0), scopes: STREAMS_AND_CLIENTS, applied: mainConsumer, doc: 'How often new topics matching a source pattern are looked for.' },
   { name: 'metadata.max.idle.ms', type: 'long', default: 300000, validator: atLeast(5000), scopes: PRODUCER },
   { name: 'metadata.recovery.strategy', type: 'string', default: 'none', validator: oneOfIgnoringCase('REBOOTSTRAP', 'NONE'), scopes: CLIENTS },
@@ -178,7 +178,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'partitioner.class', type: 'class', scopes: PRODUCER },
   { name: 'partitioner.ignore.keys', type: 'boolean', default: false, scopes: PRODUCER },
   { name: 'poll.ms', type: 'long', default: 100, validator: atLeast(1), scopes: STREAMS, applied: always, doc: 'How long a fetch waits for records.' },
-  { name: 'probing.rebalance.interval.ms', type: 'long', default: 600000, validator: atLeast(60000), scopes: STREAMS },
+  { name: 'probing.rebalance.interval.ms', type: 'long', default: 600000, validator: atLeast(60000), scopes: STREAMS, applied: always, doc: 'How long after a rebalance that left warm-ups the leader rebalances again to finish their moves.' },
   { name: 'processing.exception.handler', type: 'class', default: 'LogAndFailProcessingExceptionHandler', validator: exceptionHandler('processing.exception.handler'), scopes: STREAMS, applied: always, doc: 'LogAndFailProcessingExceptionHandler stops the thread when a processor throws; LogAndContinueProcessingExceptionHandler skips the record at that processor, counts it (and sends it to the dead-letter queue, if set).' },
   { name: 'processing.guarantee', type: 'string', default: 'at_least_once', validator: oneOf('at_least_once', 'exactly_once', 'exactly_once_beta', 'exactly_once_v2'), scopes: STREAMS, applied: always, doc: 'at_least_once, or exactly_once_v2 (a transactional producer per task).' },
   { name: 'rack.aware.assignment.non_overlap_cost', type: 'int', scopes: STREAMS },

@@ -22,7 +22,7 @@ export interface GroupProtocolOptions {
   /** Subscription userData of this member; called (synchronously) on every join. */
   userData: () => Buffer;
   /** The leader's decision per member id, from the topics the members subscribed to. */
-  assign: (members: JoiningMember[], partitionCount: (topic: string) => number, topics: readonly string[]) => Map<string, MemberAssignment>;
+  assign: (members: JoiningMember[], partitionCount: (topic: string) => number, topics: readonly string[]) => Map<string, MemberAssignment> | Promise<Map<string, MemberAssignment>>;
 }
 
 /** What the leader gives one member: its partitions, and userData the others read with describeGroup. */
@@ -53,7 +53,7 @@ export function groupProtocolAssigner(options: GroupProtocolOptions): PartitionA
         memberId: m.memberId,
         userData: AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.userData ?? Buffer.alloc(0),
       }));
-      const decision = options.assign(joining, partitionCount, topics);
+      const decision = await options.assign(joining, partitionCount, topics);
       return members.map((m) => {
         const assignment: Record<string, number[]> = {};
         const decided = decision.get(m.memberId);

@@ -1,5 +1,5 @@
 /**
- * Two hooks around kafkajs' group join that Kafka Streams needs and kafkajs does not have.
+ * Three hooks around kafkajs' group join that Kafka Streams needs and kafkajs does not have.
  *
  * - Before each join: the Java consumer calls `onPartitionsRevoked` before it sends JoinGroup, and Kafka Streams
  *   commits every task there: the group still accepts the old generation's commits while it prepares the
@@ -10,6 +10,9 @@
  *   in its group until its session times out (it does not leave on close), and the coordinator refuses members
  *   of another protocol meanwhile (INCONSISTENT_GROUP_PROTOCOL). kafkajs treats that as fatal; the hook decides
  *   whether to join again later instead.
+ * - A rejoin the member asks for (Kafka Streams' `enforceRebalance`, which its probing rebalances use): kafkajs
+ *   joins again, without leaving the group, when a heartbeat reports the group rebalancing; the wrapped heartbeat
+ *   reports exactly that when the hook asks. The coordinator rebalances the group when its leader joins again.
  *
  * Every join goes through `ConsumerGroup.joinAndSync`; this wraps it once, per process, to call the hooks that
  * Sluice's assigner carries.
@@ -28,6 +31,8 @@ export interface JoinHooks {
    * false to let the join fail.
    */
   onForeignProtocol?: (error: Error) => Promise<boolean>;
+  /** Asked at each heartbeat: true to join the group again now. */
+  rejoinRequested?: () => boolean;
 }
 
 type Assigner = ReturnType<PartitionAssigner>;
@@ -36,6 +41,7 @@ interface ConsumerGroupLike {
 }
 interface ConsumerGroupPrototype {
   joinAndSync(this: ConsumerGroupLike): Promise<void>;
+  heartbeat(this: ConsumerGroupLike, options: { interval: number }): Promise<void>;
   [JOIN_HOOKS]?: true;
 }
 
@@ -43,13 +49,28 @@ function isInconsistentGroupProtocol(error: unknown): error is Error {
   return error instanceof Error && (error as { type?: unknown }).type === 'INCONSISTENT_GROUP_PROTOCOL';
 }
 
+function hooksOf(group: ConsumerGroupLike): JoinHooks[] {
+  return (group.assigners ?? []).map((assigner) => assigner[JOIN_HOOKS]).filter((h) => h !== undefined);
+}
+
+/** The error a heartbeat gets when the group rebalances: kafkajs' runner joins again on it. */
+function rebalanceInProgress(): Error {
+  const { KafkaJSProtocolError } = require('kafkajs/src/errors') as { KafkaJSProtocolError: new (e: object) => Error };
+  return new KafkaJSProtocolError({ type: 'REBALANCE_IN_PROGRESS', code: 27, retriable: false, message: 'The member asked to join the group again (a probing rebalance)' });
+}
+
 function installJoinWrapper(): void {
   // kafkajs 2.2.4 keeps the class in this file; the adapter pins that version.
   const proto = (require('kafkajs/src/consumer/consumerGroup') as { prototype: ConsumerGroupPrototype }).prototype;
   if (proto[JOIN_HOOKS]) return;
+  const heartbeat = proto.heartbeat;
+  proto.heartbeat = async function heartbeatOrRejoin(this: ConsumerGroupLike, options: { interval: number }): Promise<void> {
+    if (hooksOf(this).some((h) => h.rejoinRequested?.() === true)) throw rebalanceInProgress();
+    return heartbeat.call(this, options);
+  };
   const join = proto.joinAndSync;
   proto.joinAndSync = async function joinAndSyncWithHooks(this: ConsumerGroupLike): Promise<void> {
-    const hooks = (this.assigners ?? []).map((assigner) => assigner[JOIN_HOOKS]).filter((h) => h !== undefined);
+    const hooks = hooksOf(this);
     for (;;) {
       for (const h of hooks) await h.beforeJoin?.().catch(() => undefined);
       try {

@@ -1,5 +1,5 @@
 import type { MemberSubscription } from './partition-assignor';
-import { assignStandbyTasks, assignTasks, tasksFor } from './partition-assignor';
+import { assignStandbyTasks, assignTasks, holdBackColdMoves, tasksFor } from './partition-assignor';
 
 const subtopologies = [
   { id: 0, sourceTopics: ['in'], stateful: false },
@@ -141,5 +141,72 @@ describe('standby placement', () => {
   it('is deterministic', () => {
     const members = [member('a', 'A'), member('b', 'B'), member('c', 'C')];
     expect(copies(members, 2).standby).toEqual(copies(members, 2).standby);
+  });
+});
+
+describe('warm-up moves (KIP-441)', () => {
+  const stateful = ['1_0', '1_1', '1_2', '1_3'];
+  const ends = new Map(stateful.map((t) => [t, 100_000]));
+  const options = { acceptableRecoveryLag: 10_000, maxWarmupReplicas: 2, endOffsetSums: ends };
+  const withSums = (m: MemberSubscription, sums: Record<string, number>): MemberSubscription => ({ ...m, info: { ...m.info, taskOffsetSums: sums } });
+
+  it('keeps a stateful task on its owner while the joining process warms it up, and moves stateless ones at once', () => {
+    const all = tasks.map((t) => t.taskId);
+    const members = [member('a', 'A', all, all), member('b', 'B')];
+    const balanced = assignTasks(members, tasks);
+    expect(balanced.get('b')).toEqual(['0_2', '0_3', '1_2', '1_3']);
+    const { active, warmups } = holdBackColdMoves(members, tasks, balanced, options);
+    expect(active.get('a')).toEqual(['0_0', '0_1', '1_0', '1_1', '1_2', '1_3']);
+    expect(active.get('b')).toEqual(['0_2', '0_3']);
+    expect(warmups).toEqual(new Map([['B', ['1_2', '1_3']]]));
+  });
+
+  it('lets the move happen once the warm-up is within acceptable.recovery.lag', () => {
+    const all = tasks.map((t) => t.taskId);
+    const members = [member('a', 'A', all, all), withSums(member('b', 'B', [], ['1_2', '1_3']), { '1_2': 95_000, '1_3': 80_000 })];
+    const { active, warmups } = holdBackColdMoves(members, tasks, assignTasks(members, tasks), options);
+    expect(active.get('b')).toEqual(['0_2', '0_3', '1_2']);
+    expect(active.get('a')).toContain('1_3');
+    expect(warmups).toEqual(new Map([['B', ['1_3']]]));
+  });
+
+  it('gives at most max.warmup.replicas warm-ups in the group', () => {
+    const all = tasks.map((t) => t.taskId);
+    const members = [member('a', 'A', all, all), member('b', 'B'), member('c', 'C')];
+    const { active, warmups } = holdBackColdMoves(members, tasks, assignTasks(members, tasks), { ...options, maxWarmupReplicas: 1 });
+    expect([...warmups.values()].flat()).toHaveLength(1);
+    // Every stateful task stays on A, the only caught-up process, warm-up or not.
+    expect(active.get('a')!.filter((t) => t.startsWith('1_'))).toEqual(stateful);
+  });
+
+  it('moves a task at once when no process is caught up on it (its owner is gone)', () => {
+    const members = [withSums(member('b', 'B'), { '1_0': 1_000 }), member('c', 'C')];
+    const balanced = assignTasks(members, tasks);
+    const { active, warmups } = holdBackColdMoves(members, tasks, balanced, options);
+    expect(active).toEqual(balanced);
+    expect(warmups.size).toBe(0);
+  });
+
+  it('hands a task whose owner is gone to the most caught-up standby', () => {
+    const members = [withSums(member('b', 'B'), { '1_0': 50_000 }), withSums(member('c', 'C', [], ['1_0']), { '1_0': 99_000 })];
+    const balanced = new Map([
+      ['b', ['1_0', '1_1']],
+      ['c', ['1_2', '1_3']],
+    ]);
+    const { active, warmups } = holdBackColdMoves(members, tasks, balanced, options);
+    expect(active.get('c')).toEqual(['1_0', '1_2', '1_3']);
+    expect(warmups).toEqual(new Map([['B', ['1_0']]]));
+  });
+});
+
+describe('warm-up moves of small tasks', () => {
+  it('moves a task at once when its whole changelog is within acceptable.recovery.lag', () => {
+    const all = tasks.map((t) => t.taskId);
+    const members = [member('a', 'A', all, all), member('b', 'B')];
+    const balanced = assignTasks(members, tasks);
+    const small = new Map(['1_0', '1_1', '1_2', '1_3'].map((t) => [t, 5_000]));
+    const { active, warmups } = holdBackColdMoves(members, tasks, balanced, { acceptableRecoveryLag: 10_000, maxWarmupReplicas: 2, endOffsetSums: small });
+    expect(active).toEqual(balanced);
+    expect(warmups.size).toBe(0);
   });
 });

@@ -219,3 +219,70 @@ export function compareTaskIds(a: string, b: string): number {
   const y = parseTaskId(b)!;
   return x.subtopology - y.subtopology || x.partition - y.partition;
 }
+
+/** What holding back a move (KIP-441) needs: how far each task's changelogs reach, and the limits. */
+export interface WarmupOptions {
+  /** `acceptable.recovery.lag`: a client at most this many changelog records behind may take a task at once. */
+  readonly acceptableRecoveryLag: number;
+  /** `max.warmup.replicas`: how many warm-up replicas the whole group may have at a time. */
+  readonly maxWarmupReplicas: number;
+  /** Per stateful task with changelogs, the sum of their end offsets; a task not here moves freely. */
+  readonly endOffsetSums: ReadonlyMap<string, number>;
+}
+
+export interface WarmupDecision {
+  /** Member id → active task ids: `active` with the held-back moves undone. */
+  readonly active: Map<string, string[]>;
+  /** Client (process id) → the tasks it warms up: standbys that become its actives once caught up. */
+  readonly warmups: Map<string, string[]>;
+}
+
+/**
+ * Kafka Streams' warm-up moves (KIP-441, HighAvailabilityTaskAssignor): a stateful task the balanced assignment
+ * gives to a client more than `acceptable.recovery.lag` records behind stays with a caught-up client (the one that
+ * runs it, else the most caught-up), and the target gets a warm-up replica instead, up to `max.warmup.replicas` in
+ * the group. The client that runs a task is caught up; another is as far along as the offset sum of its local
+ * state (none: the whole changelog behind). A task no client is caught up on moves at once: nowhere would it answer
+ * sooner. A probing rebalance later
+ * finds the warm-up caught up, and the balanced assignment then stands.
+ */
+export function holdBackColdMoves(members: readonly MemberSubscription[], tasks: readonly TaskDefinition[], active: ReadonlyMap<string, readonly string[]>, options: WarmupOptions): WarmupDecision {
+  const clientOf = new Map(members.map((m) => [m.memberId, m.info.processId]));
+  const membersOf = new Map<string, string[]>();
+  for (const m of [...members].sort((a, b) => a.memberId.localeCompare(b.memberId))) (membersOf.get(m.info.processId) ?? membersOf.set(m.info.processId, []).get(m.info.processId)!).push(m.memberId);
+  const runningOn = new Map<string, string>();
+  const offsetSums = new Map<string, Map<string, number>>();
+  for (const { info } of members) {
+    for (const t of info.previousTasks) runningOn.set(t, info.processId);
+    for (const [t, sum] of Object.entries(info.taskOffsetSums ?? {})) (offsetSums.get(t) ?? offsetSums.set(t, new Map()).get(t)!).set(info.processId, sum);
+  }
+  const lagOf = (taskId: string, client: string): number => {
+    if (runningOn.get(taskId) === client) return 0;
+    // No state, or state of unknown extent: the whole changelog to read, as in Kafka Streams.
+    const sum = Math.max(0, offsetSums.get(taskId)?.get(client) ?? 0);
+    return Math.max(0, options.endOffsetSums.get(taskId)! - sum);
+  };
+
+  const result = new Map<string, string[]>([...active].map(([member, taskIds]) => [member, [...taskIds]]));
+  const warmups = new Map<string, string[]>();
+  let warmupCount = 0;
+  const stateful = new Set(tasks.filter((t) => t.stateful && options.endOffsetSums.has(t.taskId)).map((t) => t.taskId));
+  for (const [member, taskIds] of [...result].sort(([a], [b]) => a.localeCompare(b))) {
+    const target = clientOf.get(member)!;
+    for (const taskId of [...taskIds].sort(compareTaskIds)) {
+      if (!stateful.has(taskId) || lagOf(taskId, target) <= options.acceptableRecoveryLag) continue;
+      const caughtUp = [...membersOf.keys()].filter((c) => lagOf(taskId, c) <= options.acceptableRecoveryLag).sort((a, b) => lagOf(taskId, a) - lagOf(taskId, b) || a.localeCompare(b));
+      const keeper = caughtUp[0];
+      if (keeper === undefined) continue;
+      const keeperMember = membersOf.get(keeper)!.reduce((a, b) => (result.get(b)!.length < result.get(a)!.length ? b : a));
+      result.set(member, result.get(member)!.filter((t) => t !== taskId));
+      result.get(keeperMember)!.push(taskId);
+      if (warmupCount < options.maxWarmupReplicas) {
+        (warmups.get(target) ?? warmups.set(target, []).get(target)!).push(taskId);
+        warmupCount++;
+      }
+    }
+  }
+  for (const list of result.values()) list.sort(compareTaskIds);
+  return { active: result, warmups };
+}

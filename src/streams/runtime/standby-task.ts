@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException } from '../../errors';
-import { OffsetOutOfRange, type TopicPartition } from '../kafka';
+import type { TopicPartition } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createPartitionLagMetrics, type PartitionLagMetrics } from '../metrics/streams-metrics';
 import type { Serde } from '../serdes/serde';
@@ -106,6 +106,7 @@ export class StandbyTasks {
       {
         onProgress: (changelog, progress) => this.progress(changelog, progress),
         onTaskRestored: () => undefined,
+        onTaskCorrupted: (taskId, error) => void this.runExclusive(() => this.reviveCorrupted(taskId, error)),
         onError: (error) => void this.runExclusive(() => this.recover(error)),
       },
       { retryForMs: options.retryForMs, logger: options.logger },
@@ -232,11 +233,12 @@ export class StandbyTasks {
     this.options.checkpoints.restoring(task.name, positions);
   }
 
-  private async closeTask(name: string): Promise<void> {
+  /** Closes a standby, checkpointed where it is unless its position is no longer worth keeping. */
+  private async closeTask(name: string, checkpoint = true): Promise<void> {
     const task = this.tasks.get(name);
     if (!task) return;
     try {
-      await this.checkpointTask(task);
+      if (checkpoint) await this.checkpointTask(task);
     } finally {
       this.restorer.unregister(name);
       this.tasks.delete(name);
@@ -250,17 +252,23 @@ export class StandbyTasks {
   }
 
   /**
-   * Reading the changelogs failed for good: every standby closes (checkpointed, unless its changelog no longer
-   * holds its checkpoint: that one is read from the log start) and opens again at the next apply.
+   * A changelog no longer holds what the standby read up to (truncated under it: Kafka Streams' TaskCorruptedException):
+   * that standby alone is wiped and reads its changelogs again from the log start; the others go on.
    */
+  private async reviveCorrupted(taskId: string, cause: Error): Promise<void> {
+    if (!this.tasks.has(taskId)) return;
+    this.options.logger.warn({ taskId, err: cause }, `${cause.message}; standby task ${taskId}'s stores are wiped and read again from the changelogs' log start`);
+    await this.closeTask(taskId, false);
+    this.options.stateDirectory.wipeTaskState(taskId);
+    if (this.assignedTasks.includes(taskId) && !this.options.heldByActive(taskId)) await this.open(taskId);
+  }
+
+  /** Reading the changelogs failed for good: every standby closes, checkpointed, and opens again at the next apply. */
   private async recover(error: unknown): Promise<void> {
     this.options.logger.warn({ err: error }, 'reading changelogs into standby tasks failed; they open again at the next assignment');
-    const truncated = error instanceof OffsetOutOfRange ? [...this.tasks.values()].find((t) => t.changelogs.has(error.topic)) : undefined;
     for (const name of [...this.tasks.keys()]) {
-      if (name === truncated?.name) this.restorer.unregister(name);
       await this.closeTask(name).catch((closeError: unknown) => this.options.logger.warn({ err: closeError, taskId: name }, 'closing a standby task failed'));
     }
-    if (truncated) this.options.stateDirectory.deleteCheckpoint(truncated.name);
   }
 }
 

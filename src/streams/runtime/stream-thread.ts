@@ -123,6 +123,11 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
     }
   }
 
+  /** Joins the group again (a probing rebalance when this thread's consumer leads the group). */
+  requestRejoin(): void {
+    if (!this.stopping && !this.failed) this.clients.consumer.requestRejoin();
+  }
+
   /** Subscription userData for the next join. */
   subscription(): SubscriptionInfo {
     return this.ctx.subscription([...this.tasks.all()].map((t) => t.name));

@@ -32,6 +32,10 @@ export interface StreamsConfig {
   readonly defaultValueSerde: string;
   readonly replicationFactor: number;
   readonly numStandbyReplicas: number;
+  /** KIP-441 warm-up moves: `acceptable.recovery.lag`, `max.warmup.replicas`, `probing.rebalance.interval.ms`. */
+  readonly acceptableRecoveryLag: number;
+  readonly maxWarmupReplicas: number;
+  readonly probingRebalanceIntervalMs: number;
   /** The handlers the configuration names; StreamsInstance options may replace them with code. */
   readonly exceptionHandlers: ExceptionHandlers;
   /** `errors.dead.letter.queue.topic.name`: where skipped records go; undefined: nowhere. */
@@ -212,6 +216,9 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     defaultValueSerde: String(setting('default.value.serde')),
     replicationFactor: Number(setting('replication.factor')),
     numStandbyReplicas: Number(setting('num.standby.replicas')),
+    acceptableRecoveryLag: Number(setting('acceptable.recovery.lag')),
+    maxWarmupReplicas: Number(setting('max.warmup.replicas')),
+    probingRebalanceIntervalMs: Number(setting('probing.rebalance.interval.ms')),
     exceptionHandlers: namedHandlers((key) => String(setting(key))),
     deadLetterQueueTopic: optional('errors.dead.letter.queue.topic.name'),
     sessionTimeoutMs: Number(mainConsumerSetting('session.timeout.ms')),

@@ -23,8 +23,8 @@ import type {
   StreamsEvents,
   ThreadMetadata,
 } from './instance-view';
-import type { MemberSubscription, SubscriptionInfo } from './partition-assignor';
-import { assignStandbyTasks, assignTasks, tasksFor } from './partition-assignor';
+import type { MemberSubscription, SubscriptionInfo, TaskDefinition } from './partition-assignor';
+import { assignStandbyTasks, assignTasks, compareTaskIds, holdBackColdMoves, tasksFor } from './partition-assignor';
 import type { ExceptionHandlers } from './exception-handlers';
 import { GlobalStreamThread } from './global-stream-thread';
 import { type StandbyReplica, StandbyTasks, standbyTaskFactory } from './standby-task';
@@ -97,6 +97,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private starting: Promise<void> | undefined;
   private hostMapRefresh: Promise<void> = Promise.resolve();
   private hostMapTimer: NodeJS.Timeout | undefined;
+  private probingTimer: NodeJS.Timeout | undefined;
   private readonly configureStore: StoreConfigSetter | undefined;
   private readonly statistics: StoreStatisticsDumper | undefined;
   /** Standby tasks of this node; undefined with num.standby.replicas 0. */
@@ -203,7 +204,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       // Kafka Streams restores the global stores before its stream threads start: their tasks read them from the first record.
       await this.globalThread?.start(this.partitionCounts);
       if (this.closeBegun) return;
-      if (this.config.numStandbyReplicas > 0) this.standbys = this.createStandbys();
+      // Warm-up replicas run as standbys: a stateful topology has them even with no standby replicas configured.
+      if (this.config.numStandbyReplicas > 0 || this.metadata.subtopologies.some((sub) => sub.stores.length > 0)) this.standbys = this.createStandbys();
       for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i));
       await Promise.all(this.streamThreads.map((t) => t.start()));
       this.statistics?.start();
@@ -359,12 +361,15 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     return sums;
   }
 
-  /** The leader's decision: tasks from the partition counts, spread by the Sluice assignor. */
-  private assign(
+  /**
+   * The leader's decision: tasks from the partition counts, spread by the Sluice assignor; a stateful task stays
+   * where it is caught up while its new owner warms it up (KIP-441), and a probing rebalance is due if any does.
+   */
+  private async assign(
     members: { memberId: string; userData: Buffer }[],
     partitionCount: (topic: string) => number,
     topics: readonly string[],
-  ): Map<string, MemberAssignment> {
+  ): Promise<Map<string, MemberAssignment>> {
     const subscriptions: MemberSubscription[] = members.map((m) => ({ memberId: m.memberId, info: decodeSubscription(m.userData, m.memberId) }));
     const subtopologies = this.metadata.subtopologies.map((sub) => ({
       id: sub.id,
@@ -372,17 +377,62 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       stateful: sub.stores.length > 0,
     }));
     const tasks = tasksFor(subtopologies, partitionCount);
-    const decision = assignTasks(subscriptions, tasks);
-    const standbys = assignStandbyTasks(subscriptions, tasks, decision, this.config.numStandbyReplicas);
+    const balanced = assignTasks(subscriptions, tasks);
+    const { active, warmups } = holdBackColdMoves(subscriptions, tasks, balanced, {
+      acceptableRecoveryLag: this.config.acceptableRecoveryLag,
+      maxWarmupReplicas: this.config.maxWarmupReplicas,
+      endOffsetSums: await this.changelogEndOffsetSums(tasks, subscriptions),
+    });
+    const standbys = assignStandbyTasks(subscriptions, tasks, active, this.config.numStandbyReplicas);
+    for (const [client, taskIds] of warmups) standbys.set(client, [...new Set([...(standbys.get(client) ?? []), ...taskIds])].sort(compareTaskIds));
+    if (warmups.size > 0) this.scheduleProbingRebalance([...warmups.values()].flat());
     const processOf = new Map(subscriptions.map((m) => [m.memberId, m.info.processId]));
     const partitionsOf = new Map(tasks.map((t) => [t.taskId, t.partitions]));
     return new Map(
-      [...decision.entries()].map(([member, taskIds]) => {
+      [...active.entries()].map(([member, taskIds]) => {
         // Every member of a process carries the process's standbys: whoever reads the group finds them on any.
         const assignment: AssignmentInfo = { version: 1, standbyTasks: standbys.get(processOf.get(member)!) ?? [] };
         return [member, { partitions: taskIds.flatMap((id) => partitionsOf.get(id) ?? []), userData: Buffer.from(JSON.stringify(assignment)) }];
       }),
     );
+  }
+
+  /**
+   * Per stateful task, the sum of its changelogs' end offsets: what a node's offset sum is measured against. Only
+   * when a stateful task may move (more than one process); empty when the broker cannot say, and tasks then move
+   * at once, as without warm-ups.
+   */
+  private async changelogEndOffsetSums(tasks: readonly TaskDefinition[], members: readonly MemberSubscription[]): Promise<Map<string, number>> {
+    const sums = new Map<string, number>();
+    if (new Set(members.map((m) => m.info.processId)).size < 2) return sums;
+    try {
+      for (const task of tasks) {
+        const id = parseTaskId(task.taskId);
+        const sub = task.stateful && id ? this.metadata.subtopology(id.subtopology) : undefined;
+        const changelogs = (sub?.stores ?? []).map((store) => store.changelog).filter((t) => t !== undefined);
+        if (changelogs.length === 0) continue;
+        let sum = 0;
+        for (const topic of changelogs) sum += (await this.endOffsets(topic)).get(id!.partition)?.high ?? 0;
+        sums.set(task.taskId, sum);
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'reading the changelogs\' end offsets failed; stateful tasks move without warming up in this rebalance');
+      return new Map();
+    }
+    return sums;
+  }
+
+  /** After `probing.rebalance.interval.ms` this node's threads join the group again: the leader's join rebalances it. */
+  private scheduleProbingRebalance(warmups: readonly string[]): void {
+    this.logger.info({ warmups, inMs: this.config.probingRebalanceIntervalMs }, 'stateful tasks warm up before they move; a probing rebalance will follow');
+    if (this.probingTimer !== undefined) return;
+    this.probingTimer = setTimeout(() => {
+      this.probingTimer = undefined;
+      if (this.closeBegun) return;
+      this.logger.info('probing rebalance: joining the group again to move the warmed-up tasks');
+      for (const thread of this.streamThreads) thread.requestRejoin();
+    }, this.config.probingRebalanceIntervalMs);
+    this.probingTimer.unref();
   }
 
   /**
@@ -517,6 +567,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
   private async shutdown(leaveGroup = false): Promise<void> {
     if (this.hostMapTimer) clearInterval(this.hostMapTimer);
+    if (this.probingTimer) clearTimeout(this.probingTimer);
     if (this.patternTimer) clearInterval(this.patternTimer);
     this.statistics?.stop();
     await Promise.all(this.streamThreads.map((t) => t.close(leaveGroup).catch((e) => this.logger.warn({ err: e }, 'closing a thread failed'))));

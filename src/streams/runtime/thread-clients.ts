@@ -52,6 +52,7 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
     const assigner = withJoinHooks(groupProtocolAssigner({ name: ASSIGNOR_NAME, version: 1, userData: () => hooks.userData(), assign }), {
       beforeJoin: () => hooks.beforeJoin(),
       onForeignProtocol: () => consumer.waitForForeignMembers(),
+      rejoinRequested: () => consumer.takeRejoinRequest(),
     });
     // Kafka Streams' static member id of a thread: the configured id and the thread's number.
     const instanceId = config.groupInstanceId === undefined ? undefined : `${config.groupInstanceId}-${threadNumber}`;
@@ -97,6 +98,7 @@ export class GroupConsumer {
   /** When this member last heard from the group: a join, a batch handed out, a heartbeat. */
   private lastContact = Date.now();
   private disconnected = false;
+  private rejoinRequested = false;
 
   constructor(
     readonly consumer: KafkaConsumer,
@@ -183,6 +185,18 @@ export class GroupConsumer {
     }
     await new Promise((resolve) => setTimeout(resolve, FOREIGN_MEMBERS_RETRY_MS));
     return this.hooks.active();
+  }
+
+  /** Joins the group again at the next heartbeat, without leaving it: the leader's join rebalances the group. */
+  requestRejoin(): void {
+    this.rejoinRequested = true;
+  }
+
+  /** Whether a rejoin was asked for since the last call. */
+  takeRejoinRequest(): boolean {
+    const requested = this.rejoinRequested;
+    this.rejoinRequested = false;
+    return requested;
   }
 
   resume(partitions: readonly TopicPartition[]): void {
