@@ -107,10 +107,19 @@ function isClosedStore(error: unknown): error is Error {
   return error instanceof SluiceError && error.exception === InvalidStateStore.exception;
 }
 
+/**
+ * The key of a query that a standby replica may answer: allow_stale, one key, and not a global store (which every
+ * node holds whole, so it is read here). Undefined for any other query.
+ */
+export function staleReadKey(view: InstanceView, store: string, bound: BoundQuery): Buffer | undefined {
+  return bound.request.options.allowStale && bound.keyed && !view.isGlobalStore(store) ? bound.keyBytes : undefined;
+}
+
 /** The store partitions a query reads here, and with allow_stale the replica they are. */
 function replicasToRead(view: InstanceView, store: string, bound: BoundQuery, queryable: ReadonlyMap<number, StateStore>, standbys: ReadonlyMap<number, StandbyReplica> | undefined): Attempt<{ stores: [number, StateStore][]; replica: Replica | undefined }> {
-  if (standbys !== undefined && bound.keyed && bound.keyBytes !== undefined && !view.isGlobalStore(store)) {
-    const chosen = keyedReplica(view, store, bound.keyBytes, queryable, standbys, bound.request.options.maxLag);
+  const staleKey = standbys === undefined ? undefined : staleReadKey(view, store, bound);
+  if (standbys !== undefined && staleKey !== undefined) {
+    const chosen = keyedReplica(view, store, staleKey, queryable, standbys, bound.request.options.maxLag);
     return chosen.ready ? { ready: true, value: { stores: [[chosen.value.partition, chosen.value.store]], replica: chosen.value.replica } } : chosen;
   }
   const partitions = partitionsToRead(view, store, bound, queryable);

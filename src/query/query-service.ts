@@ -16,7 +16,7 @@ import type { InstanceView } from '../streams/runtime/instance-view';
 import { bindQuery } from './bind';
 import { clauseSpec, pages } from './clauses';
 import { PageTokens, queryFingerprint } from './page-token';
-import { executeLocal, streamLocal } from './execute-local';
+import { executeLocal, staleReadKey, streamLocal } from './execute-local';
 import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
 import { planQuery, remoteTarget, type RemoteTarget } from './plan';
 import { collectBody, recordsBody, responseBody, type Paging, type StreamedPart, type Unanswered } from './response-body';
@@ -133,7 +133,8 @@ export class QueryService implements PeerQueryHandler {
     const schema = await retryUntilReady(() => this.findSchema(view, applicationId, store, deadline), request.options, deadline);
     if (!schema.ready) return answer([], { status: 'NOT_AVAILABLE', reason: schema.reason });
     const bound = bindQuery(request, schema.value, store);
-    if (request.options.allowStale && bound.keyed && bound.keyBytes !== undefined && !view.isGlobalStore(store)) return answer([await this.staleKeyedPart(view, applicationId, store, request, bound.keyBytes, deadline)]);
+    const staleKey = staleReadKey(view, store, bound);
+    if (staleKey !== undefined) return answer([await this.staleKeyedPart(view, applicationId, store, request, staleKey, deadline)]);
 
     const plan = planQuery(view, store, bound);
     if (plan.kind !== 'parts') return answer([], { status: plan.kind === 'not_available' ? 'NOT_AVAILABLE' : 'NO_RESULT', reason: plan.reason });

@@ -29,7 +29,6 @@ export class LmdbStorage implements StoreStorage {
   private storeName = '';
   /** A write failed; `failure` is its cause once lmdb-js has given it. */
   private failing = false;
-  private refusalError: Error | undefined;
   private failure: unknown;
   private failureSignal: Promise<void> = Promise.resolve();
   private signalFailure: () => void = () => undefined;
@@ -149,24 +148,18 @@ export class LmdbStorage implements StoreStorage {
   private resetFailure(): void {
     this.failing = false;
     this.failure = undefined;
-    this.refusalError = undefined;
     this.failureSignal = new Promise((resolve) => (this.signalFailure = resolve));
   }
 
   /**
    * Once a commit failed, every write is refused: the task fails, and is restored from its changelogs. lmdb-js gives
-   * the cause (such as ENOSPC) a moment after the failure: the error's message says it as soon as it is known. A
+   * the cause (such as ENOSPC) a moment after the failure: a refusal names it once it is known. A
    * write that would leave the disk short of `state.dir.min.free.bytes` is refused before it reaches LMDB.
    */
   private readonly refusal = (bytes: number): Error | undefined => {
     if (!this.failing) return this.diskSpace?.refusal(bytes);
-    if (this.refusalError === undefined) {
-      const error = new StreamsException(`Writing to the LMDB store ${this.storeName} failed`);
-      const cause = () => (this.failure === undefined ? 'an LMDB commit failed (its cause is not reported yet)' : String(this.failure));
-      Object.defineProperty(error, 'message', { get: () => `Writing to the LMDB store ${this.storeName} failed: ${cause()}; it takes no more writes` });
-      this.refusalError = error;
-    }
-    return this.refusalError;
+    const cause = this.failure === undefined ? 'an LMDB commit failed (its cause is not reported yet)' : String(this.failure);
+    return new StreamsException(`Writing to the LMDB store ${this.storeName} failed: ${cause}; it takes no more writes`);
   };
 
   private readonly recordFailure = (error: unknown): void => {
