@@ -2,7 +2,8 @@
  * Issue 14, stale reads on real processes: three `sluice start` nodes with num.standby.replicas=1 and a session
  * timeout longer than the test's window. One node is SIGKILLed; before the group notices, a `get` with
  * allow_stale for each of its keys is answered by the standby of the key's partition on another node (its part
- * says standby and lag), and without allow_stale the key's part fails naming the dead node. Once the group has
+ * says standby and lag), and without allow_stale the key's part fails naming the dead node; `count` and `all` with
+ * allow_stale read its partitions from their standbys and answer every record. Once the group has
  * rebalanced, the promoted tasks restored next to nothing of their changelogs.
  */
 import * as fs from 'node:fs';
@@ -131,6 +132,14 @@ describe('stale reads from standby replicas over three nodes, one SIGKILLed', ()
         expect([...standbyOf.values()]).toContain(stale.result.success[0]!.server);
       }
       const firstStaleAnswerMs = Date.now() - killedAt;
+      // A count over every partition reads the dead node's partitions from their standbys: every record, no failure.
+      const staleCount = await query(a, { type: 'key_value', query: { count: {} }, set_options: { allow_stale: true, query_timeout_ms: 4000 } });
+      expect({ status: staleCount.status, failure: staleCount.result.failure }).toEqual({ status: 'SUCCESS', failure: [] });
+      expect(staleCount.result.success.reduce((n, p) => n + (p.records[0] as unknown as { value: number }).value, 0)).toBe(KEYS);
+      expect(staleCount.result.success.some((p) => p.standby === true)).toBe(true);
+      const staleAll = await query(a, { type: 'key_value', query: { all: {} }, set_options: { allow_stale: true, query_timeout_ms: 4000 } });
+      expect(staleAll.status).toBe('SUCCESS');
+      expect(staleAll.result.success.flatMap((p) => p.records.map((r) => r.key)).sort()).toEqual(Array.from({ length: KEYS }, (_, i) => keyOf(i)));
       const plain = await get(b, victimKeys[0]!, { query_timeout_ms: 3000 });
       expect(plain.status).toBe('NOT_AVAILABLE');
       expect(plain.result.success).toEqual([]);

@@ -56,6 +56,8 @@ export interface PeerQuery {
   /** A keyed query may be answered from a standby replica within maxLag records (-1: any lag). */
   allowStale: boolean;
   maxLag: number;
+  /** With allowStale, a query over every partition asked in place of a node that did not answer: the partitions to read. */
+  standInPartitions?: number[];
 }
 
 /** Where reading one store partition stopped: done, or after the record whose serialized key is `afterKey`. */
@@ -128,6 +130,12 @@ export async function drainPart(stream: PartStream): Promise<{ chunks: RecordChu
     if (next.done) return { chunks, end: next.value };
     chunks.push(next.value);
   }
+}
+
+/** A part whose first chunk was read already, whole again. */
+export async function* withFirstChunk(first: RecordChunk, rest: PartStream): PartStream {
+  yield first;
+  return yield* rest;
 }
 
 /** A part already read, given again. */

@@ -37,6 +37,8 @@ export interface PeerQueryMessage {
   positions: PartitionPositionMessage[];
   allowStale: boolean;
   maxLag: number;
+  /** Received as [] when not sent. */
+  standInPartitions?: number[];
 }
 
 export interface PartitionPositionMessage {

@@ -265,7 +265,13 @@ describe('peer service over gRPC on loopback', () => {
     expect(end).toEqual({ ok: true });
     expect(chunks.map((c) => c.count)).toEqual([100, 100]);
     expect(JSON.parse(`[${chunks.map((c) => c.json).join(',')}]`)).toHaveLength(200);
-    expect(handler.streamed.at(-1)).toEqual(peerQuery('kv'));
+    // A repeated field not sent arrives empty.
+    expect(handler.streamed.at(-1)).toEqual({ ...peerQuery('kv'), standInPartitions: [] });
+  });
+
+  it('carries the partitions a stand-in reads', async () => {
+    await drainPart(client.streamQuery(endpoint, { ...peerQuery('kv'), allowStale: true, standInPartitions: [1, 4] }, Date.now() + 2000, () => 'unused'));
+    expect(handler.streamed.at(-1)).toMatchObject({ allowStale: true, standInPartitions: [1, 4] });
   });
 
   it('many short streams at once on one channel all answer (none is cancelled, which the server would take for a flood)', async () => {

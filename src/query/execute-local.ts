@@ -55,20 +55,16 @@ function partitionsToRead(view: InstanceView, store: string, bound: BoundQuery, 
 }
 
 /**
- * The replica a stale-allowed keyed query reads here: the active partition when this server has it queryable, else
- * its standby of the partition when that is at most `maxLag` records behind (-1: any lag).
+ * The replica of a partition a stale-allowed query reads here: the active partition when this server has it
+ * queryable, else its standby of the partition when that is at most `maxLag` records behind (-1: any lag).
  */
-function keyedReplica(
-  view: InstanceView,
+function replicaOf(
   store: string,
-  keyBytes: Buffer,
+  partition: number,
   queryable: ReadonlyMap<number, StateStore>,
   standbys: ReadonlyMap<number, StandbyReplica>,
   maxLag: number,
 ): Attempt<{ partition: number; store: StateStore; replica: Replica }> {
-  const metadata = view.keyQueryMetadata(store, keyBytes);
-  if (metadata === undefined) return notReady(`the partitions of store '${store}' are not known yet (rebalancing)`);
-  const { partition } = metadata;
   const active = queryable.get(partition);
   if (active !== undefined) return { ready: true, value: { partition, store: active, replica: { standby: false, lag: 0 } } };
   const standby = standbys.get(partition);
@@ -78,6 +74,26 @@ function keyedReplica(
     return notReady(`the standby of partition ${partition} of store '${store}' is ${standby.lag} records behind, more than max_lag=${maxLag}`);
   }
   return { ready: true, value: { partition, store: standby.store, replica: { standby: true, lag: standby.lag } } };
+}
+
+/** The replicas a stand-in query reads here, one per partition asked; the part is standby if any is, as far behind as the furthest. */
+function standInReplicas(
+  store: string,
+  partitions: readonly number[],
+  queryable: ReadonlyMap<number, StateStore>,
+  standbys: ReadonlyMap<number, StandbyReplica>,
+  maxLag: number,
+): Attempt<{ stores: [number, StateStore][]; replica: Replica }> {
+  const stores: [number, StateStore][] = [];
+  const replica: Replica = { standby: false, lag: 0 };
+  for (const partition of [...partitions].sort((a, b) => a - b)) {
+    const chosen = replicaOf(store, partition, queryable, standbys, maxLag);
+    if (!chosen.ready) return chosen;
+    stores.push([partition, chosen.value.store]);
+    replica.standby ||= chosen.value.replica.standby;
+    replica.lag = Math.max(replica.lag, chosen.value.replica.lag);
+  }
+  return { ready: true, value: { stores, replica } };
 }
 
 /** Records per chunk of a local part: enough that per-chunk costs vanish, few enough to keep memory flat. */
@@ -117,9 +133,14 @@ export function staleReadKey(view: InstanceView, store: string, bound: BoundQuer
 
 /** The store partitions a query reads here, and with allow_stale the replica they are. */
 function replicasToRead(view: InstanceView, store: string, bound: BoundQuery, queryable: ReadonlyMap<number, StateStore>, standbys: ReadonlyMap<number, StandbyReplica> | undefined): Attempt<{ stores: [number, StateStore][]; replica: Replica | undefined }> {
+  const { maxLag } = bound.request.options;
+  const standIn = bound.request.standInPartitions;
+  if (standbys !== undefined && standIn !== undefined && !bound.keyed) return standInReplicas(store, standIn, queryable, standbys, maxLag);
   const staleKey = standbys === undefined ? undefined : staleReadKey(view, store, bound);
   if (standbys !== undefined && staleKey !== undefined) {
-    const chosen = keyedReplica(view, store, staleKey, queryable, standbys, bound.request.options.maxLag);
+    const metadata = view.keyQueryMetadata(store, staleKey);
+    if (metadata === undefined) return notReady(`the partitions of store '${store}' are not known yet (rebalancing)`);
+    const chosen = replicaOf(store, metadata.partition, queryable, standbys, maxLag);
     return chosen.ready ? { ready: true, value: { stores: [[chosen.value.partition, chosen.value.store]], replica: chosen.value.replica } } : chosen;
   }
   const partitions = partitionsToRead(view, store, bound, queryable);

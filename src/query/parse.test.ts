@@ -1,6 +1,6 @@
 import { SluiceError } from '../errors';
 import { DEFAULT_OPTIONS } from './options';
-import { parseQueryRequest, requestToJson } from './parse';
+import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
 
 function invalid(body: unknown): SluiceError {
   try {
@@ -162,5 +162,25 @@ describe('requestToJson', () => {
     const request = parseQueryRequest({ type: 'window', query: { fetchKeyRange: { keyFrom: 'a', keyTo: 'b', timeFrom: '1', timeTo: 2 } } });
     const options = { ...request.options, remoteAccessAllowed: false, queryTimeoutMs: 1234 };
     expect(parseQueryRequest(JSON.parse(requestToJson(request, options)))).toEqual({ ...request, options });
+  });
+});
+
+describe('requestToPeer and requestFromPeer', () => {
+  const all = (options: object) => parseQueryRequest({ type: 'key_value', query: { all: {} }, set_options: options });
+
+  it('carry the partitions a stale-allowed query reads in place of a node that did not answer', () => {
+    const request = { ...all({ allow_stale: true }), standInPartitions: [2, 5] };
+    const back = requestFromPeer(requestToPeer(request, 'app', 'kv', 1000));
+    expect(back.standInPartitions).toEqual([2, 5]);
+    expect(back.options.allowStale).toBe(true);
+    expect(requestFromPeer(requestToPeer(all({}), 'app', 'kv', 1000)).standInPartitions).toBeUndefined();
+  });
+
+  it.each([
+    [{ allowStale: false, standInPartitions: [1] }, 'stand_in_partitions needs allow_stale'],
+    [{ allowStale: true, standInPartitions: [-1] }, 'stand_in_partitions must be an integer >= 0'],
+  ])('refuses a peer query with %j', (fields, message) => {
+    const peer = { ...requestToPeer(all({ allow_stale: true }), 'app', 'kv', 1000), ...fields };
+    expect(() => requestFromPeer(peer)).toThrow(message);
   });
 });

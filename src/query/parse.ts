@@ -120,6 +120,7 @@ export function requestToPeer(request: QueryRequest, applicationId: string, stor
     positions: request.positions,
     allowStale: request.options.allowStale,
     maxLag: request.options.maxLag,
+    ...(request.standInPartitions === undefined ? {} : { standInPartitions: request.standInPartitions }),
   };
 }
 
@@ -165,5 +166,8 @@ export function requestFromPeer(query: PeerQuery): QueryRequest {
     allowStale: query.allowStale === true,
     maxLag: integer('max_lag', query.maxLag ?? -1, -1),
   };
-  return { type, clause, keys, times, options, positions: query.positions };
+  const standIn = query.standInPartitions ?? [];
+  if (standIn.length > 0 && !options.allowStale) throw new InvalidQuery('stand_in_partitions needs allow_stale');
+  for (const partition of standIn) integer('stand_in_partitions', partition, 0);
+  return { type, clause, keys, times, options, positions: query.positions, ...(standIn.length > 0 ? { standInPartitions: [...standIn] } : {}) };
 }

@@ -10,9 +10,12 @@ import {
   type PeerQueryRequest,
   replayPart,
   type StoreDescription,
+  withFirstChunk,
 } from '../cluster/peer-protocol';
 import { InvalidQuery, NoLocalInstance, UnknownApplication, UnknownStore } from '../errors';
+import type { TopicPartition } from '../streams/kafka';
 import type { InstanceView } from '../streams/runtime/instance-view';
+import type { StreamsMetadata } from '../streams/runtime/streams-metadata';
 import { bindQuery } from './bind';
 import { clauseSpec, pages } from './clauses';
 import { PageTokens, queryFingerprint } from './page-token';
@@ -139,7 +142,11 @@ export class QueryService implements PeerQueryHandler {
     const plan = planQuery(view, store, bound);
     if (plan.kind !== 'parts') return answer([], { status: plan.kind === 'not_available' ? 'NOT_AVAILABLE' : 'NO_RESULT', reason: plan.reason });
     // Peers' calls start here and run while the local part is read; their chunks wait for their turn.
-    const remote = plan.remotes.map((target) => this.remotePart(applicationId, store, request, target, deadline));
+    const standIns = request.options.allowStale && !bound.keyed && !view.isGlobalStore(store);
+    // Stale-allowed, a peer has half the time left: the other half is for the standbys that stand in for it.
+    const peerDeadline = standIns ? Date.now() + Math.max(1, Math.floor((deadline - Date.now()) / 2)) : deadline;
+    let remote = plan.remotes.map((target) => this.remotePart(applicationId, store, request, target, peerDeadline));
+    if (standIns) remote = (await Promise.all(remote.map((part) => this.orStandIns(view, applicationId, store, request, part, deadline)))).flat();
     const local: StreamedPart[] = plan.local ? [{ server: this.options.localServer, remote: false, stream: streamLocal(view, store, request, deadline) }] : [];
     return answer([...local, ...remote]);
   }
@@ -242,6 +249,39 @@ export class QueryService implements PeerQueryHandler {
     return { server, remote: server !== this.options.localServer, stream: failed(reason, timedOut ? 'TIMED_OUT' : kind) };
   }
 
+  /**
+   * A stale-allowed query over every partition: a peer that cannot answer (unreachable, not available, out of time)
+   * is stood in for by the standbys of its active partitions, this node's first, each asked for the partitions it
+   * holds. Only when every one of its partitions has a standby to ask: else its failure stands, as without
+   * allow_stale. A peer that answers streams on as it came.
+   */
+  private async orStandIns(view: InstanceView, applicationId: string, store: string, request: QueryRequest, part: StreamedPart, deadline: number): Promise<StreamedPart[]> {
+    const first = await part.stream.next();
+    if (!first.done) return [{ ...part, stream: withFirstChunk(first.value, part.stream) }];
+    const end = first.value;
+    const asIs = [{ ...part, stream: replayPart([], end) }];
+    if (end.ok || !STANDS_IN_FOR.has(end.kind) || Date.now() >= deadline) return asIs;
+    const topics = view.sourceTopicsForStore(store) ?? [];
+    const partitionsIn = (tps: readonly TopicPartition[]) => new Set(tps.filter((tp) => topics.includes(tp.topic)).map((tp) => tp.partition));
+    const hosts = view.allMetadata();
+    const gone = hosts.find((host) => !host.isLocal && remoteTarget(host).server === part.server);
+    const lost = gone === undefined ? [] : [...partitionsIn(gone.topicPartitions)].sort((a, b) => a - b);
+    const candidates = [...hosts.filter((host) => host.isLocal), ...hosts.filter((host) => !host.isLocal && host !== gone && request.options.remoteAccessAllowed)];
+    const asked = new Map<StreamsMetadata, number[]>();
+    for (const partition of lost) {
+      const holder = candidates.find((host) => partitionsIn(host.standbyTopicPartitions).has(partition));
+      if (holder === undefined) return asIs;
+      asked.set(holder, [...(asked.get(holder) ?? []), partition]);
+    }
+    if (asked.size === 0) return asIs;
+    return [...asked].map(([holder, standInPartitions]) => {
+      const standIn = { ...request, standInPartitions };
+      return holder.isLocal
+        ? { server: this.options.localServer, remote: false, stream: streamLocal(view, store, standIn, deadline) }
+        : this.remotePart(applicationId, store, standIn, remoteTarget(holder), deadline);
+    });
+  }
+
   private remotePart(applicationId: string, store: string, request: QueryRequest, target: RemoteTarget, deadline: number): StreamedPart {
     const part = { server: target.server, remote: true };
     if (target.grpcEndpoint === undefined) {
@@ -255,6 +295,9 @@ export class QueryService implements PeerQueryHandler {
     return { ...part, stream: bounded(stream, deadline) };
   }
 }
+
+/** The failures of a peer that its partitions' standbys may stand in for: it is gone, frozen or not ready. */
+const STANDS_IN_FOR: ReadonlySet<PeerFailure['kind']> = new Set(['UNREACHABLE', 'NOT_AVAILABLE', 'TIMED_OUT']);
 
 const NO_ANSWER_IN_TIME = { done: true, value: failedAnswer('no answer within the query timeout (query_timeout_ms)', 'TIMED_OUT') } as const;
 

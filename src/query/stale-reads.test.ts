@@ -1,7 +1,8 @@
 /**
  * Stale reads (KIP-535, `allow_stale` and `max_lag`) over three nodes in one process, on loopback gRPC: each node
  * holds the active partitions of its own keys and a standby of the next node's, whose values lag (they are one
- * less than the active's). A keyed query whose active does not answer is answered by a standby within max_lag.
+ * less than the active's). A keyed query whose active does not answer is answered by a standby within max_lag;
+ * a query over every partition asks the standbys of a node that does not answer for its partitions.
  */
 import { PeerClient } from '../cluster/peer-client';
 import type { PeerServer } from '../cluster/peer-server';
@@ -129,6 +130,40 @@ describe('stale reads over three nodes with a standby each', () => {
     expect(all.status).toBe('SUCCESS');
     expect(all.result.total).toBe(KEYS.length);
     expect(all.result.success.every((part) => part.standby === false && part.lag === 0)).toBe(true);
+  });
+
+  it('all and count with allow_stale read a frozen node\'s partitions from their standbys, and every record once', async () => {
+    const [a, b, c] = nodes as [Node, Node, Node];
+    c.frozen = true;
+    const all = await a.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { allow_stale: true, query_timeout_ms: 2000 } });
+    expect(all.status).toBe('SUCCESS');
+    expect(all.result.failure).toEqual([]);
+    expect(all.result.success.map((part) => [part.server, part.standby, part.lag])).toEqual([
+      [a.name, false, 0],
+      [b.name, false, 0],
+      [b.name, true, STANDBY_LAG],
+    ]);
+    const records = all.result.success.flatMap((part) => part.records) as { key: string; value: number }[];
+    expect(records.map((r) => r.key).sort()).toEqual([...KEYS].sort());
+    // Node c's keys, from node b's standby: one less than the active's.
+    for (const r of records) expect(r.value).toBe(valueOf(r.key) - (placement.partitionOf(r.key) === c.active ? 1 : 0));
+
+    const count = await a.service!.execute('app', 'kv', { type: 'key_value', query: { count: {} }, set_options: { allow_stale: true, query_timeout_ms: 2000 } });
+    expect(count.status).toBe('SUCCESS');
+    expect(count.result.success.reduce((n, part) => n + Number((part.records[0] as { value: number }).value), 0)).toBe(KEYS.length);
+
+    // Without allow_stale the frozen node's part fails, as before.
+    const plain = await a.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { query_timeout_ms: 500 } });
+    expect(plain.result.failure.map((f) => f.server)).toEqual([c.name]);
+  });
+
+  it('all with allow_stale reads this node\'s own standby of a frozen node\'s partition', async () => {
+    const [a, b] = nodes as [Node, Node, Node];
+    b.frozen = true;
+    const all = await a.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { allow_stale: true, query_timeout_ms: 2000 } });
+    expect(all.status).toBe('SUCCESS');
+    expect(all.result.total).toBe(KEYS.length);
+    expect(all.result.success.filter((part) => part.standby).map((part) => [part.server, part.remote])).toEqual([[a.name, false]]);
   });
 
   it.each([

@@ -51,6 +51,11 @@ export interface QueryRequest {
   options: QueryOptions;
   /** Where a paged query resumes, per store partition: from `options.next`, or from the peer that forwarded it. */
   positions: PartitionPosition[];
+  /**
+   * A stale-allowed query over every partition, asked of this node in place of one that did not answer: the
+   * partitions it reads, each from its active replica if queryable, else from its standby. Undefined: its own actives.
+   */
+  standInPartitions?: number[];
 }
 
 export type QueryStatus = 'SUCCESS' | 'PARTIAL' | 'ERROR' | 'NO_RESULT' | 'NOT_AVAILABLE';

@@ -96,6 +96,10 @@ export class FakeRuntime extends EventEmitter<StreamsEvents> implements StreamsR
     return undefined;
   }
 
+  sourceTopicsForStore() {
+    return undefined;
+  }
+
   hasStore() {
     return false;
   }

@@ -134,6 +134,10 @@ export class FakeView {
     return { activeHost, standbyHosts, partition };
   }
 
+  sourceTopicsForStore(store: string): string[] | undefined {
+    return this.stores.has(store) ? ['input'] : undefined;
+  }
+
   /** The partition of a key, as the runtime places it. */
   partitionOf(key: unknown): number {
     return partitionForKey(this.keySerde.serialize(key), this.numPartitions);

@@ -52,8 +52,8 @@ export const storeQueryBody = {
       description:
         'retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit, next (the continuation token a paged answer gave: ' +
         'opaque, URL-safe, valid for an hour and for the same application, store, clause and parameters; anything else is a 400 InvalidQuery), ' +
-        'allow_stale (boolean: a keyed query whose active replica is unreachable or restoring is answered by a standby replica; success parts ' +
-        'then carry standby and lag) and max_lag (records, with allow_stale only: the most a standby may be behind its changelog to answer)',
+        'allow_stale (boolean: a keyed query whose active replica is unreachable or restoring is answered by a standby replica, and a query ' +
+        'over every partition reads the partitions of a node that does not answer from their standbys; success parts then carry standby and lag) and max_lag (records, with allow_stale only: the most a standby may be behind its changelog to answer)',
       additionalProperties: { type: ['string', 'number', 'boolean'] },
     },
     query: {
@@ -102,10 +102,10 @@ export const storeQueryResult = {
               remote: { type: 'boolean' },
               total: { type: 'integer' },
               records: { type: 'array', items: storeRecord },
-              standby: { type: 'boolean', description: 'With set_options.allow_stale only: whether a standby replica answered this part' },
+              standby: { type: 'boolean', description: 'With set_options.allow_stale only: whether a standby replica answered this part (any of its partitions)' },
               lag: {
                 type: 'integer',
-                description: 'With set_options.allow_stale only: records of its changelog the replica that answered had not read yet (0 for an active)',
+                description: 'With set_options.allow_stale only: records of its changelog the replica that answered had not read yet (0 for an active; the largest among the part\'s partitions)',
               },
             },
           },

@@ -115,6 +115,8 @@ export interface InstanceView {
   allMetadata(): StreamsMetadata[];
   metadataForStore(store: string): StreamsMetadata[];
   keyQueryMetadata(store: string, keyBytes: Buffer): KeyQueryMetadata | undefined;
+  /** Source topics (real names) of the sub-topology that holds the store: its partitions are theirs. */
+  sourceTopicsForStore(store: string): string[] | undefined;
   /** Whether the topology has a store of that name. */
   hasStore(store: string): boolean;
   /** Whether the store is a global store: every node holds all of it. */

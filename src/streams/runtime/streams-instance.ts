@@ -625,6 +625,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     return this.metadataState.keyQueryMetadata(store, keyBytes);
   }
 
+  sourceTopicsForStore(store: string): string[] | undefined {
+    return this.metadataState.sourceTopicsForStore(store);
+  }
+
   hasStore(store: string): boolean {
     return this.topology.store(store) !== undefined;
   }
