@@ -6,7 +6,7 @@
 
 import type { TopologyDefinition } from '../src/host/topology-definition';
 import type { TopicSpec } from '../src/streams/kafka';
-import { CUSTOMERS_STORE, ORDER_TOPICS, orderEnrichmentTopology } from './order-enrichment';
+import { CUSTOMERS_STORE, LARGE_ORDER_AMOUNT, ORDER_TOPICS, orderEnrichmentTopology } from './order-enrichment';
 import { PAGE_VIEW_TOPICS, PAGE_VIEWS_PER_MINUTE_STORE, pageViewsTopology } from './page-views';
 import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT, WORD_COUNT_STORE, wordCountTopology } from './word-count';
 
@@ -91,14 +91,18 @@ const CUSTOMERS = [
 const ITEMS = ['tea', 'cake', 'scone', 'coffee'];
 let nextOrder = 0;
 
-/** Mostly orders; every eighth record updates a customer (its tier alternates), so the global table fills and changes. */
+/**
+ * Mostly orders; every eighth record updates a customer (its tier alternates), so the global table fills and changes.
+ */
 function orderSample(): SampleRecord {
   const n = nextOrder++;
   const customer = CUSTOMERS[n % CUSTOMERS.length]!;
   if (n % 8 === 0) {
     return { topic: ORDER_TOPICS.customers, key: customer.id, value: JSON.stringify({ name: customer.name, tier: customer.tiers[(n / 8) % 2]! }) };
   }
-  return { topic: ORDER_TOPICS.orders, key: `o${n}`, value: JSON.stringify({ customer: customer.id, item: ITEMS[n % ITEMS.length]!, amount: 1 + (n % 5) }) };
+  // One order in ten is large: the `large-orders` event type has something to show.
+  const amount = n % 10 === 5 ? LARGE_ORDER_AMOUNT + (n % 7) * 250 : 1 + (n % 5);
+  return { topic: ORDER_TOPICS.orders, key: `o${n}`, value: JSON.stringify({ customer: customer.id, item: ITEMS[n % ITEMS.length]!, amount }) };
 }
 
 export const DEMO_EXAMPLES: readonly DemoExample[] = [

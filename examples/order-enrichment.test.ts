@@ -1,5 +1,5 @@
 import { Serdes, TopologyTestDriver } from '../src';
-import { type Customer, CUSTOMERS_STORE, type EnrichedOrder, type Order, ORDER_TOPICS, orderEnrichmentTopology } from './order-enrichment';
+import { type Customer, CUSTOMERS_STORE, type EnrichedOrder, LARGE_ORDERS_EVENT, type Order, ORDER_TOPICS, orderEnrichmentTopology } from './order-enrichment';
 
 describe('order-enrichment example', () => {
   let driver: TopologyTestDriver;
@@ -30,6 +30,21 @@ describe('order-enrichment example', () => {
       { key: 'o4', value: { customer: 'c2', item: 'tea', amount: 3, name: 'Bob', tier: 'silver' } },
     ]);
     expect(driver.getKeyValueStore<string, { value: Customer }>(CUSTOMERS_STORE).get('c2')?.value).toEqual({ name: 'Bob', tier: 'silver' });
+  });
+
+  it('publishes the enriched orders of at least 1000 to the large-orders event type, and nothing else', () => {
+    const customers = driver.createInputTopic(ORDER_TOPICS.customers, Serdes.String(), Serdes.Json<Customer>());
+    const orders = driver.createInputTopic(ORDER_TOPICS.orders, Serdes.String(), Serdes.Json<Order>());
+    customers.pipeInput('c1', { name: 'Ada', tier: 'gold' }, 0);
+    orders.pipeInput('o1', { customer: 'c1', item: 'tea', amount: 3 }, 1);
+    orders.pipeInput('o2', { customer: 'c1', item: 'piano', amount: 4200 }, 2);
+    orders.pipeInput('o3', { customer: 'c9', item: 'car', amount: 1000 }, 3);
+    expect(orderEnrichmentTopology().eventTypes()).toEqual([LARGE_ORDERS_EVENT]);
+    expect(driver.publishedEvents(LARGE_ORDERS_EVENT)).toEqual([
+      { type: LARGE_ORDERS_EVENT, key: 'o2', value: { customer: 'c1', item: 'piano', amount: 4200, name: 'Ada', tier: 'gold' }, timestamp: 2 },
+      { type: LARGE_ORDERS_EVENT, key: 'o3', value: { customer: 'c9', item: 'car', amount: 1000, name: null, tier: null }, timestamp: 3 },
+    ]);
+    expect(driver.publishedEvents('other')).toEqual([]);
   });
 
   it('needs no co-partitioning and no repartition: the global store is a sub-topology of its own, which makes no task', () => {

@@ -20,6 +20,10 @@ export const ORDER_TOPICS: OrderTopics = {
 /** The global store that holds the customers table: queried on any node, always answered by that node. */
 export const CUSTOMERS_STORE = 'customers';
 
+/** The event type that enriched orders of at least LARGE_ORDER_AMOUNT are published to (`.../subscribe/large-orders`). */
+export const LARGE_ORDERS_EVENT = 'large-orders';
+export const LARGE_ORDER_AMOUNT = 1000;
+
 export interface Order {
   customer: string;
   item: string;
@@ -40,7 +44,8 @@ export interface EnrichedOrder extends Order {
 /**
  * Orders enriched with their customer from a GlobalKTable: every node holds all customers, so the orders are joined
  * on the customer id in their value, with no repartition and no co-partitioning (the two topics may have any number
- * of partitions each).
+ * of partitions each). Large orders are also published to the `large-orders` event type, for clients of the API
+ * to follow as they happen.
  */
 export function orderEnrichmentTopology(topics: OrderTopics = ORDER_TOPICS): Topology {
   const builder = new StreamsBuilder();
@@ -49,13 +54,14 @@ export function orderEnrichmentTopology(topics: OrderTopics = ORDER_TOPICS): Top
     { keySerde: Serdes.String(), valueSerde: Serdes.Json<Customer>() },
     { storeName: CUSTOMERS_STORE },
   );
-  builder
+  const enriched = builder
     .stream<string, Order>(topics.orders, { keySerde: Serdes.String(), valueSerde: Serdes.Json<Order>() })
     .leftJoin(
       customers,
       (_orderId, order) => order.customer,
       (order, customer): EnrichedOrder => ({ ...order, name: customer?.name ?? null, tier: customer?.tier ?? null }),
-    )
-    .to(topics.enrichedOrders, { keySerde: Serdes.String(), valueSerde: Serdes.Json<EnrichedOrder>() });
+    );
+  enriched.to(topics.enrichedOrders, { keySerde: Serdes.String(), valueSerde: Serdes.Json<EnrichedOrder>() });
+  enriched.filter((_orderId, order) => order.amount >= LARGE_ORDER_AMOUNT).publishEvents(LARGE_ORDERS_EVENT);
   return builder.build();
 }

@@ -26,8 +26,9 @@ const children: InstanceProcess[] = [];
 const admins = clients.admin();
 
 beforeAll(() => {
-  // 48 MB: the test's writes fill it in seconds.
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=48m', 'tmpfs', mountPoint]);
+  // Small enough that the test's writes fill it in seconds; after the filler goes, room for LMDB to write all the
+  // records again while it restores (copy-on-write: a restore batch's transaction takes new pages for all it writes).
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=96m', 'tmpfs', mountPoint]);
 });
 
 afterAll(async () => {
@@ -60,7 +61,7 @@ describe.each([
     'bootstrap.servers': bootstrapServers().join(','),
     'state.dir': path.join(mountPoint, uniqueName('state')),
     'commit.interval.ms': 200,
-    // The tmpfs is 48 MB: the default floor (64 MiB) would refuse every write from the start.
+    // The tmpfs is 96 MB, filled to leave less: the default floor (64 MiB) would refuse the first writes.
     'state.dir.min.free.bytes': MIN_FREE_BYTES,
   };
   const total = BATCH + more;

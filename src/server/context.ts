@@ -3,7 +3,7 @@
  * only reads and asks, so that it never depends on the host layer above it.
  */
 
-import type { InstanceView, RebalanceEvent, RestoreEvent } from '../streams/runtime/instance-view';
+import type { InstanceView, RebalanceEvent, RestoreEvent, TopologyEvent } from '../streams/runtime/instance-view';
 import type { ConfigValue } from '../streams/runtime/streams-config';
 import type { StreamsState } from '../streams/runtime/streams-state';
 import type { TopologyDescription } from '../streams/topology/description';
@@ -25,6 +25,7 @@ export interface LocalInstanceEvents {
   state: InstanceStateChange;
   rebalance: RebalanceEvent;
   restore: RestoreEvent;
+  topologyEvent: TopologyEvent;
 }
 
 /** A registered topology version, as `GET /api/v1/topologies` lists it. */
@@ -57,6 +58,8 @@ export interface LocalInstance {
   /** The current runtime; undefined once stopped. */
   readonly view: InstanceView | undefined;
   describe(): TopologyDescription;
+  /** The event types the topology declared, beside the built-in ones. */
+  eventTypes(): readonly string[];
   /** Registers a listener; the returned function removes it. */
   on<E extends keyof LocalInstanceEvents>(event: E, listener: (payload: LocalInstanceEvents[E]) => void): () => void;
 }

@@ -6,7 +6,7 @@
 
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { RebalanceEvent, RestoreEvent } from '../../streams/runtime/instance-view';
+import type { RebalanceEvent, RestoreEvent, TopologyEvent } from '../../streams/runtime/instance-view';
 import type { ConfigValue } from '../../streams/runtime/streams-config';
 import type { StateChange } from '../../streams/runtime/streams-state';
 import type { TopologyDescription } from '../../streams/topology/description';
@@ -81,6 +81,10 @@ export class ManagedInstance implements LocalInstance {
     return this.options.topology.describe();
   }
 
+  eventTypes(): readonly string[] {
+    return this.options.topology.eventTypes();
+  }
+
   on<E extends keyof LocalInstanceEvents>(event: E, listener: (payload: LocalInstanceEvents[E]) => void): () => void {
     this.events.on(event, listener);
     return () => this.events.off(event, listener);
@@ -145,17 +149,20 @@ export class ManagedInstance implements LocalInstance {
     };
     const onRebalance = (event: RebalanceEvent) => this.events.emit('rebalance', event);
     const onRestore = (event: RestoreEvent) => this.events.emit('restore', event);
+    const onTopologyEvent = (event: TopologyEvent) => this.events.emit('topologyEvent', event);
     // The runtime logs its errors and moves to PENDING_ERROR/ERROR, which subscribers see as state events; this
     // listener only keeps an 'error' event without listeners from throwing.
     const onError = () => undefined;
     runtime.on('state', onState);
     runtime.on('rebalance', onRebalance);
     runtime.on('restore', onRestore);
+    runtime.on('topologyEvent', onTopologyEvent);
     runtime.on('error', onError);
     this.detach = () => {
       runtime.off('state', onState);
       runtime.off('rebalance', onRebalance);
       runtime.off('restore', onRestore);
+      runtime.off('topologyEvent', onTopologyEvent);
       runtime.off('error', onError);
     };
     this.running = false;

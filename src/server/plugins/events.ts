@@ -7,7 +7,7 @@ import { instanceOrThrow } from '../lookup';
 import { applicationIdParams, withErrors, type ApplicationIdParams } from '../schemas/common';
 import { eventParams } from '../schemas/streams';
 import { EventStream, type EventStreamOptions } from '../sse/event-stream';
-import { EVENT_TYPES, isEventType, subscribe } from '../sse/instance-events';
+import { EVENT_TYPES, eventTypesOf, subscribe } from '../sse/instance-events';
 
 export interface EventsPluginOptions {
   instances: InstanceRegistry;
@@ -28,13 +28,11 @@ export const eventsPlugin: FastifyPluginAsync<EventsPluginOptions> = async (app,
     schema: {
       tags,
       summary: 'Event types that can be subscribed to',
+      description: `The built-in ${EVENT_TYPES.join(', ')}, then the event types the topology declares.`,
       params: applicationIdParams,
-      response: withErrors({ 200: { type: 'array', items: { type: 'string', enum: EVENT_TYPES } } }),
+      response: withErrors({ 200: { type: 'array', items: { type: 'string' } } }),
     },
-    handler: async (request) => {
-      instanceOrThrow(options.instances, request.params.applicationId);
-      return [...EVENT_TYPES];
-    },
+    handler: async (request) => eventTypesOf(instanceOrThrow(options.instances, request.params.applicationId)),
   });
 
   app.get<{ Params: ApplicationIdParams & { eventType: string } }>('/api/v1/streams/:applicationId/subscribe/:eventType', {
@@ -43,7 +41,9 @@ export const eventsPlugin: FastifyPluginAsync<EventsPluginOptions> = async (app,
       summary: 'Opens a server-sent-events stream of one event type',
       description:
         'Each event is `event: <type>`, `id: <sequence>`, `data: <one-line JSON>`; a comment line every 15 s keeps proxies open. ' +
-        'On overflow of the per-subscriber queue the oldest events are dropped and a `dropped` event says how many.',
+        'On overflow of the per-subscriber queue the oldest events are dropped and a `dropped` event says how many. ' +
+        `Built-in types: ${EVENT_TYPES.join(', ')}; a topology's own event types (GET .../subscriptions lists them) send each published record as ` +
+        '`{"record": {"key", "value", "timestamp"}}`, keys and values as JSON (bytes as base64).',
       params: eventParams,
       response: withErrors({
         200: { description: 'The event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
@@ -52,7 +52,8 @@ export const eventsPlugin: FastifyPluginAsync<EventsPluginOptions> = async (app,
     handler: async (request, reply) => {
       const { applicationId, eventType } = request.params;
       const instance = instanceOrThrow(options.instances, applicationId);
-      if (!isEventType(eventType)) throw new UnknownEventType(applicationId, eventType, EVENT_TYPES.join(', '));
+      const types = eventTypesOf(instance);
+      if (!types.includes(eventType)) throw new UnknownEventType(applicationId, eventType, types.join(', '));
       reply.hijack();
       reply.raw.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',

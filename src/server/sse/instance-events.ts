@@ -1,18 +1,33 @@
 /**
- * The built-in event types of an instance (compatibility file, section 6) and what each sends to a subscriber:
- * `state` (the current state first, then every transition), `rebalance`, `restore`, and `metrics` on a timer.
+ * The event types of an instance (compatibility file, section 6) and what each sends to a subscriber: the built-in
+ * `state` (the current state first, then every transition), `rebalance`, `restore`, and `metrics` on a timer; and
+ * the topology's own event types, each record its processors publish as `{"record": {key, value, timestamp}}`.
  */
 
 import { metricGroupsJson } from '../../streams/metrics/metrics-json';
+import { BUILT_IN_EVENT_TYPES } from '../../streams/topology/topology';
 import type { LocalInstance } from '../context';
 import { zonedTimestamp } from '../representations/timestamp';
 import type { EventStream } from './event-stream';
 
-export const EVENT_TYPES = ['state', 'rebalance', 'restore', 'metrics'] as const;
+export const EVENT_TYPES = BUILT_IN_EVENT_TYPES;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(type: string): type is EventType {
   return (EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** The built-in event types and the instance's topology's own. */
+export function eventTypesOf(instance: LocalInstance): string[] {
+  return [...EVENT_TYPES, ...instance.eventTypes()];
+}
+
+/** A key or value of a published record as JSON: bytes as base64, big integers as decimal text. */
+function jsonOf(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (Buffer.isBuffer(value) || value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (typeof value === 'bigint') return value.toString();
+  return value;
 }
 
 /** Default of `metrics.sse.interval.ms`. */
@@ -24,7 +39,15 @@ function metricsIntervalMs(instance: LocalInstance, fallback: number): number {
 }
 
 /** Connects the stream to the instance's events of one type; everything is released when the stream closes. */
-export function subscribe(stream: EventStream, instance: LocalInstance, type: EventType, defaultMetricsIntervalMs: number): void {
+export function subscribe(stream: EventStream, instance: LocalInstance, type: string, defaultMetricsIntervalMs: number): void {
+  if (!isEventType(type)) {
+    stream.onClose(
+      instance.on('topologyEvent', (event) => {
+        if (event.type === type) stream.send(type, { record: { key: jsonOf(event.key), value: jsonOf(event.value), timestamp: event.timestamp } });
+      }),
+    );
+    return;
+  }
   switch (type) {
     case 'state': {
       const change = instance.lastChange;

@@ -208,6 +208,10 @@ export class FakeInstance implements LocalInstance {
     return DAG;
   }
 
+  eventTypes(): readonly string[] {
+    return [];
+  }
+
   on<E extends keyof LocalInstanceEvents>(event: E, listener: (payload: LocalInstanceEvents[E]) => void): () => void {
     this.events.on(event, listener);
     return () => this.events.off(event, listener);

@@ -18,6 +18,7 @@ import {
   mapValuesProcessor,
   passThroughProcessor,
   peekProcessor,
+  publishEventProcessor,
   selectKeyProcessor,
 } from './internals/stream-processors';
 import { addTableSource } from './internals/table-source';
@@ -95,6 +96,16 @@ export class KStream<K, V> {
   /** Terminal: calls the action for every record. */
   foreach(action: (key: K, value: V) => void, named?: Named): void {
     this.derive('KSTREAM-FOREACH-', named, peekProcessor(action, false), this.keySerde, this.valueSerde, false);
+  }
+
+  /**
+   * Terminal: publishes every record to the topology's event type `eventType`, which this declares: clients of the
+   * node that processes the record receive it on `GET /api/v1/streams/{id}/subscribe/{eventType}`. Not in Kafka
+   * Streams: Azkarra's event streams.
+   */
+  publishEvents(eventType: string, named?: Named): void {
+    this.ctx.topology.addEventType(eventType);
+    this.derive('KSTREAM-EVENTS-', named, publishEventProcessor(eventType), this.keySerde, this.valueSerde, false);
   }
 
   /**

@@ -30,5 +30,6 @@ function fixedKeyContext<K, VOut>(context: ProcessorContext<K, VOut>): FixedKeyP
     currentStreamTimeMs: () => context.currentStreamTimeMs(),
     currentSystemTimeMs: () => context.currentSystemTimeMs(),
     commit: () => context.commit(),
+    publishEvent: (eventType, record) => context.publishEvent(eventType, record),
   };
 }

@@ -26,6 +26,11 @@ export interface ProcessingContext {
   commit(): void;
   /** Configuration of the running application (Kafka Streams names). */
   readonly appConfig: Readonly<Record<string, unknown>>;
+  /**
+   * Sends a record to the subscribers of one of the topology's event types (declared with `Topology.addEventType`),
+   * on the node that processes it. Not Kafka Streams: Azkarra's event streams.
+   */
+  publishEvent(eventType: string, record: StreamRecord<unknown, unknown>): void;
 }
 
 /** What a processor can do while processing: Kafka Streams' `api.ProcessorContext`. */

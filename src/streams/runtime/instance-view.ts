@@ -88,10 +88,19 @@ export type RestoreEvent = RestoreProgress & { store: string };
 export const GLOBAL_STORE_PARTITION = 0;
 
 /** Typed events of an instance. */
+/** A record a processor published to one of the topology's event types. */
+export interface TopologyEvent {
+  type: string;
+  key: unknown;
+  value: unknown;
+  timestamp: number;
+}
+
 export interface StreamsEvents {
   state: [StateChange];
   rebalance: [RebalanceEvent];
   restore: [RestoreEvent];
+  topologyEvent: [TopologyEvent];
   error: [Error];
 }
 

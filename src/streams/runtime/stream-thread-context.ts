@@ -5,7 +5,7 @@ import type { MetricsRegistry } from '../metrics/metrics-registry';
 import type { Serde } from '../serdes/serde';
 import type { StateStore } from '../state/store';
 import type { RestoreProgress } from './changelog-restorer';
-import type { ThreadState } from './instance-view';
+import type { ThreadState, TopologyEvent } from './instance-view';
 import type { SubscriptionInfo } from './partition-assignor';
 import type { StateDirectory } from './state-directory';
 import type { StreamsConfig } from './streams-config';
@@ -40,6 +40,8 @@ export interface StreamThreadContext {
   readonly standbys?: { release(taskId: string): Promise<void> };
   /** The node's global stores, restored before the thread starts: every task's processors may read them. */
   readonly globalStores?: ReadonlyMap<string, StateStore>;
+  /** Where the records the tasks' processors publish to the topology's event types go. */
+  readonly publishEvent?: (event: TopologyEvent) => void;
 }
 
 /** What a thread tells its instance. */

@@ -49,6 +49,8 @@ import { loadStoreConfigSetter, StoreStatisticsDumper } from './store-statistics
 export const SLUICE_VERSION = '0.1.0';
 const PROCESS_FILE = 'sluice-process-metadata';
 const END_OFFSETS_TTL_MS = 1000;
+/** How long the leader waits for the changelogs' end offsets it places stateful tasks by. */
+const END_OFFSETS_FOR_ASSIGNMENT_MS = 5_000;
 
 export interface StreamsInstanceOptions {
   logger?: Logger;
@@ -257,6 +259,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       ...(this.configureStore ? { configureStore: this.configureStore } : {}),
       ...(this.standbys ? { standbys: this.standbys } : {}),
       ...(this.globalThread ? { globalStores: this.globalThread.stores } : {}),
+      publishEvent: (event) => this.emit('topologyEvent', event),
     });
     thread.on('state', () => this.onThreadStateChange());
     thread.on('assignment', () => {
@@ -403,9 +406,9 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    * at once, as without warm-ups.
    */
   private async changelogEndOffsetSums(tasks: readonly TaskDefinition[], members: readonly MemberSubscription[]): Promise<Map<string, number>> {
-    const sums = new Map<string, number>();
-    if (new Set(members.map((m) => m.info.processId)).size < 2) return sums;
-    try {
+    if (new Set(members.map((m) => m.info.processId)).size < 2) return new Map();
+    const read = async (): Promise<Map<string, number>> => {
+      const sums = new Map<string, number>();
       for (const task of tasks) {
         const id = parseTaskId(task.taskId);
         const sub = task.stateful && id ? this.metadata.subtopology(id.subtopology) : undefined;
@@ -415,11 +418,19 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         for (const topic of changelogs) sum += (await this.endOffsets(topic)).get(id!.partition)?.high ?? 0;
         sums.set(task.taskId, sum);
       }
+      return sums;
+    };
+    let timer: NodeJS.Timeout | undefined;
+    // Bounded: the group waits for the leader's assignment.
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StreamsException(`no answer within ${END_OFFSETS_FOR_ASSIGNMENT_MS} ms`)), END_OFFSETS_FOR_ASSIGNMENT_MS)));
+    try {
+      return await Promise.race([read(), late]);
     } catch (error) {
-      this.logger.warn({ err: error }, 'reading the changelogs\' end offsets failed; stateful tasks move without warming up in this rebalance');
+      this.logger.warn({ err: error }, "reading the changelogs' end offsets failed; stateful tasks move without warming up in this rebalance");
       return new Map();
+    } finally {
+      clearTimeout(timer);
     }
-    return sums;
   }
 
   /** After `probing.rebalance.interval.ms` this node's threads join the group again: the leader's join rebalances it. */

@@ -22,6 +22,7 @@ import type { TaskFactory, TaskOutput } from './task-manager';
 import { taskIdToString } from './task-id';
 import { TaskTransaction } from './task-transaction';
 import type { TopologyMetadata } from './topology-metadata';
+import type { TopologyEvent } from './instance-view';
 
 export interface TaskFactoryOptions {
   readonly threadName: string;
@@ -40,6 +41,7 @@ export interface TaskFactoryOptions {
   readonly logger: Logger;
   readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
   readonly globalStores?: ReadonlyMap<string, StateStore>;
+  readonly publishEvent?: (event: TopologyEvent) => void;
 }
 
 /**
@@ -84,6 +86,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
         return meteredStore(store, storeScope);
       },
       ...(options.globalStores ? { globalStores: options.globalStores } : {}),
+      ...(options.publishEvent ? { publishEvent: options.publishEvent } : {}),
       wallClock: Date.now,
     });
     options.threadMetrics.taskCreated.record(1);

@@ -14,6 +14,7 @@ import { TopicPartitionMap } from '../kafka';
 import { PunctuationQueue } from './punctuation-queue';
 import type { RecordCollector } from './record-collector';
 import type { TaskId } from './task-id';
+import type { TopologyEvent } from './instance-view';
 import { taskIdToString } from './task-id';
 
 /** One input partition's fetched records; those before `head` are processed. */
@@ -61,6 +62,8 @@ export interface TaskEnvironment {
   readonly wallClock: () => number;
   /** The global stores, which every processor may read without being connected to them. */
   readonly globalStores?: ReadonlyMap<string, StateStore>;
+  /** Where the records processors publish to the topology's event types go (the instance's `topologyEvent`). */
+  readonly publishEvent?: (event: TopologyEvent) => void;
 }
 
 /**
@@ -97,7 +100,7 @@ export class StreamTask {
     private readonly env: TaskEnvironment,
   ) {
     this.name = env.taskName ?? taskIdToString(id);
-    this.context = new TaskProcessorContext(this, env);
+    this.context = new TaskProcessorContext(this, env, new Set(topology.eventTypes()));
   }
 
   /** Builds and opens the stores; the runtime restores them before `initializeProcessors`. */
@@ -519,6 +522,7 @@ class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
   constructor(
     private readonly task: StreamTask,
     private readonly env: TaskEnvironment,
+    private readonly topologyEventTypes: ReadonlySet<string>,
   ) {}
 
   get applicationId(): string {
@@ -603,6 +607,13 @@ class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
 
   commit(): void {
     this.task.requestCommit();
+  }
+
+  publishEvent(eventType: string, record: StreamRecord<unknown, unknown>): void {
+    if (!this.topologyEventTypes.has(eventType)) {
+      throw new ProcessorException(this.currentNode?.name ?? '(none)', this.task.name, `'${eventType}' is not an event type of the topology (Topology.addEventType)`);
+    }
+    this.env.publishEvent?.({ type: eventType, key: record.key, value: record.value, timestamp: record.timestamp });
   }
 
   /** Used by the DSL's processors for records they skip (null keys in aggregations, late records). */

@@ -79,6 +79,45 @@ describe('TopologyTestDriver', () => {
     await driver.close();
   });
 
+  describe('topology event types', () => {
+    it('publishes what a processor sends to a declared type, and fails a processor that names an undeclared one', async () => {
+      const topology = new Topology()
+        .addEventType('alerts')
+        .addSource('in', 'input', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
+        .addProcessor(
+          'alerting',
+          () => {
+            let context: ProcessorContext<never, never>;
+            return {
+              init(ctx: ProcessorContext<never, never>) {
+                context = ctx;
+              },
+              process(record: { key: string | null; value: string | null; timestamp: number; headers: Record<string, Buffer> }) {
+                context.publishEvent(record.value === 'typo' ? 'alert' : 'alerts', record);
+              },
+            };
+          },
+          'in',
+        );
+      const driver = new TopologyTestDriver(topology);
+      const input = driver.createInputTopic('input', Serdes.String(), Serdes.String());
+      input.pipeInput('k1', 'fire', 5);
+      expect(driver.publishedEvents('alerts')).toEqual([{ type: 'alerts', key: 'k1', value: 'fire', timestamp: 5 }]);
+      expect(() => input.pipeInput('k2', 'typo', 6)).toThrow("'alert' is not an event type of the topology (Topology.addEventType)");
+      await driver.close();
+    });
+
+    it.each([
+      ['', "event type '' must be 1 to 64 letters, digits, '.', '_' or '-'"],
+      ['a/b', "event type 'a/b' must be 1 to 64 letters, digits, '.', '_' or '-'"],
+      ['x'.repeat(65), 'must be 1 to 64 letters'],
+      ['state', "event type 'state' is reserved"],
+      ['dropped', "event type 'dropped' is reserved"],
+    ])('refuses the event type %j', (name, message) => {
+      expect(() => new Topology().addEventType(name)).toThrow(message);
+    });
+  });
+
   it('inserts a repartition sub-topology when grouping by a new key', async () => {
     const builder = new StreamsBuilder();
     builder

@@ -16,6 +16,7 @@ import { OUTER_JOIN_EMIT_INTERVAL_CONFIG } from '../kstream/internals/stream-str
 import type { Topology } from '../topology/topology';
 import { checkApplicationId } from '../runtime/application-id';
 import type { ConsumedRecord } from '../runtime/consumed-record';
+import type { TopologyEvent } from '../runtime/instance-view';
 import { namedHandlers } from '../runtime/exception-handlers';
 import type { ProducedRecord, RecordCollector } from '../runtime/record-collector';
 import { pathInside } from '../runtime/state-directory';
@@ -36,6 +37,7 @@ type RawRecord = { key: Buffer | null; value: Buffer | null; timestamp: number; 
  * unless the configuration sets `__emit.interval.ms.kstreams.outer.join.spurious.results.fix__`.
  */
 export class TopologyTestDriver {
+  private readonly events: TopologyEvent[] = [];
   readonly applicationId: string;
   private readonly tasks: StreamTask[] = [];
   private readonly taskByTopic = new Map<string, StreamTask>();
@@ -88,6 +90,7 @@ export class TopologyTestDriver {
         ...(deadLetterQueueTopic === undefined ? {} : { deadLetterQueueTopic: String(deadLetterQueueTopic) }),
         wallClock: () => this.wallClockMs,
         globalStores,
+        publishEvent: (event) => this.events.push(event),
       });
       task.initializeStores();
       if (dir === 'global') for (const [name, store] of task.stores) globalStores.set(name, store);
@@ -115,6 +118,11 @@ export class TopologyTestDriver {
 
   createOutputTopic<K, V>(topic: string, keySerde: Serde<K>, valueSerde: Serde<V>): TestOutputTopic<K, V> {
     return new TestOutputTopic<K, V>(topic, keySerde, valueSerde, this.outputQueue(topic));
+  }
+
+  /** The records processors published to an event type of the topology so far, in order (Sluice only). */
+  publishedEvents(eventType: string): TopologyEvent[] {
+    return this.events.filter((event) => event.type === eventType);
   }
 
   /** Moves the wall clock forward and runs the wall-clock punctuations that are due. */

@@ -37,6 +37,13 @@ export interface GlobalStoreDefinition {
   readonly topic: string;
 }
 
+/** What an event type of a topology may be called: it is a path segment of the subscribe route. */
+const EVENT_TYPE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+/** The instance's own event types (compatibility file, section 6). */
+export const BUILT_IN_EVENT_TYPES = ['state', 'rebalance', 'restore', 'metrics'] as const;
+/** Names a topology's event type may not take: the built-in ones and the overflow notice of a subscription. */
+const RESERVED_EVENT_TYPES: readonly string[] = [...BUILT_IN_EVENT_TYPES, 'dropped'];
+
 /**
  * A processing topology built with the Processor API (or by `StreamsBuilder`): sources, processors, sinks and
  * state stores. It knows nothing of Kafka or configuration; the runtime instantiates one copy of each
@@ -51,6 +58,7 @@ export class Topology {
   private readonly copartitionGroups: string[][] = [];
   private readonly globalStoreDefinitions = new Map<string, GlobalStoreDefinition>();
   private readonly globalStoreBuilders = new Map<string, StoreBuilder<StateStore>>();
+  private readonly declaredEventTypes = new Set<string>();
   private cachedGroups: { subtopologies: Subtopology[]; globalIds: Map<string, number> } | undefined;
 
   addSource<K, V>(name: string, topics: string | string[] | RegExp, options: SourceOptions<K, V> = {}): this {
@@ -190,6 +198,24 @@ export class Topology {
 
   children(name: string): readonly string[] {
     return this.childNames.get(name) ?? [];
+  }
+
+  /**
+   * Declares an event type of the topology: its processors publish records to it (`context.publishEvent`, or
+   * `KStream.publishEvents`), and clients receive them on `GET /api/v1/streams/{id}/subscribe/{eventType}`.
+   */
+  addEventType(eventType: string): this {
+    if (!EVENT_TYPE_NAME.test(eventType)) {
+      throw new TopologyException(`event type '${eventType}' must be 1 to 64 letters, digits, '.', '_' or '-'`);
+    }
+    if (RESERVED_EVENT_TYPES.includes(eventType)) throw new TopologyException(`event type '${eventType}' is reserved: the built-in types and 'dropped' are the instance's own`);
+    this.declaredEventTypes.add(eventType);
+    return this;
+  }
+
+  /** The event types the topology declared. */
+  eventTypes(): readonly string[] {
+    return [...this.declaredEventTypes];
   }
 
   /** The stores of the sub-topologies (global stores are not among them). */

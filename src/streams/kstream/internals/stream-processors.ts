@@ -98,6 +98,15 @@ export function peekProcessor<K, V>(action: (key: K, value: V) => void, forward:
     })() as Processor;
 }
 
+export function publishEventProcessor(eventType: string): Supplier {
+  return () =>
+    new (class extends ForwardingProcessor<unknown, unknown> {
+      process(record: StreamRecord<unknown, unknown>): void {
+        this.context.publishEvent(eventType, record);
+      }
+    })() as Processor;
+}
+
 export function passThroughProcessor(): Supplier {
   return () =>
     new (class extends ForwardingProcessor<unknown, unknown> {
