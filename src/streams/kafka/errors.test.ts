@@ -10,6 +10,11 @@ describe('isGroupMembershipError', () => {
     expect(isGroupMembershipError(Object.assign(new Error('retry wrapper'), { originalError: bare }))).toBe(true);
   });
 
+  it('recognises a commit refused while kafkajs restarts its crashed consumer', () => {
+    // What kafkajs' commitOffsets throws between a crash of its consumer and the consumer's next run.
+    expect(isGroupMembershipError(new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first'))).toBe(true);
+  });
+
   it('leaves other errors to fail the thread', () => {
     expect(isGroupMembershipError(Object.assign(new Error('x'), { type: 'MESSAGE_TOO_LARGE' }))).toBe(false);
     expect(isGroupMembershipError(new Error('plain'))).toBe(false);

@@ -7,10 +7,15 @@ import { KafkaAuthenticationFailed, KafkaTlsFailed, SluiceError, TaskMigrated } 
  */
 const MEMBERSHIP_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID']);
 
+/** kafkajs' refusal of a commit while its consumer restarts after a crash (its group is set up again by `run`). */
+const CONSUMER_RESTARTING = 'Consumer group was not initialized';
+
 export function isGroupMembershipError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const type = (error as { type?: unknown }).type;
   if (typeof type === 'string' && MEMBERSHIP_ERRORS.has(type)) return true;
+  const message = (error as { message?: unknown }).message;
+  if (typeof message === 'string' && message.startsWith(CONSUMER_RESTARTING)) return true;
   // kafkajs wraps errors it gives up on: the Kafka error is the `cause` (or `originalError`) of the wrapper.
   const wrapped = error as { cause?: unknown; originalError?: unknown };
   return isGroupMembershipError(wrapped.cause) || isGroupMembershipError(wrapped.originalError);
