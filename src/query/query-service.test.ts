@@ -223,6 +223,32 @@ describe('QueryService', () => {
     expect(response.result.error).toContain('node-a:8080: partition');
   });
 
+  it('follows a key whose partition moved on while this node still named itself its owner, retry by retry', async () => {
+    const hosts: FakeHost[] = HOSTS.map((host) => ({ ...host, partitions: [...host.partitions] }));
+    const stores = openStores([0, 3], builders.keyValue('kv', stringSerde, longSerde));
+    const view = new FakeView('app', new Map<string, Map<number, StateStore>>([['kv', stores]]), hosts, 6, stringSerde as Serde<unknown>);
+    const peers = new FakePeers();
+    const service = new QueryService({ applications: (id) => (id === 'app' ? view.asView() : undefined), localServer: 'node-a:8080', peers });
+    const key = [...Array(100).keys()].map((i) => `key-${i}`).find((k) => view.partitionOf(k) === 0)!;
+    // Partition 0 is closed here (it moved), and the host map learns its new owner a moment later.
+    view.restoring.add(0);
+    setTimeout(() => {
+      hosts[0]!.partitions = [3];
+      hosts[1]!.partitions.push(0);
+    }, 150);
+    peers.answers.set('node-b:9090', async () => ({ ok: true, records: [{ key, value: 7 }] }));
+    const moved = await service.execute('app', 'kv', { type: 'key_value', query: { get: { key } }, set_options: { retries: 10, retry_backoff_ms: 50 } });
+    expect(moved.status).toBe('SUCCESS');
+    expect(moved.result.success).toEqual([{ server: 'node-b:8080', remote: true, total: 1, records: [{ key, value: 7 }] }]);
+
+    // Without retries it is answered where the host map says, as before.
+    hosts[0]!.partitions = [0, 3];
+    hosts[1]!.partitions = [1, 4];
+    const once = await service.execute('app', 'kv', { type: 'key_value', query: { get: { key } } });
+    expect(once.status).toBe('NOT_AVAILABLE');
+    expect(once.result.failure.map((f) => f.server)).toEqual(['node-a:8080']);
+  });
+
   it('learns the store from a peer when no local partition is queryable', async () => {
     const { service, view, peers, keyOn } = setup();
     view.restoring.add(0).add(3);

@@ -16,12 +16,12 @@ import { InvalidQuery, NoLocalInstance, UnknownApplication, UnknownStore } from 
 import type { TopicPartition } from '../streams/kafka';
 import type { InstanceView } from '../streams/runtime/instance-view';
 import type { StreamsMetadata } from '../streams/runtime/streams-metadata';
-import { bindQuery } from './bind';
+import { bindQuery, type BoundQuery } from './bind';
 import { clauseSpec, pages } from './clauses';
 import { PageTokens, queryFingerprint } from './page-token';
 import { executeLocal, staleReadKey, streamLocal } from './execute-local';
 import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
-import { planQuery, remoteTarget, type RemoteTarget } from './plan';
+import { type Plan, planQuery, remoteTarget, type RemoteTarget } from './plan';
 import { collectBody, recordsBody, responseBody, type Paging, type StreamedPart, type Unanswered } from './response-body';
 import { retryUntilReady, type Attempt } from './retry';
 import { describeSchema, schemaOfDescription, schemaOfStore, type StoreSchema } from './schema';
@@ -139,7 +139,11 @@ export class QueryService implements PeerQueryHandler {
     const staleKey = staleReadKey(view, store, bound);
     if (staleKey !== undefined) return answer([await this.staleKeyedPart(view, applicationId, store, request, staleKey, deadline)]);
 
-    const plan = planQuery(view, store, bound);
+    let plan = planQuery(view, store, bound);
+    let localRequest = request;
+    if (plan.kind === 'parts' && plan.local && bound.keyBytes !== undefined && request.options.retries > 0) {
+      ({ plan, localRequest } = await this.routeWhileMoving(view, store, bound, bound.keyBytes, plan, deadline));
+    }
     if (plan.kind !== 'parts') return answer([], { status: plan.kind === 'not_available' ? 'NOT_AVAILABLE' : 'NO_RESULT', reason: plan.reason });
     // Peers' calls start here and run while the local part is read; their chunks wait for their turn.
     const standIns = request.options.allowStale && !bound.keyed && !view.isGlobalStore(store);
@@ -147,7 +151,7 @@ export class QueryService implements PeerQueryHandler {
     const peerDeadline = standIns ? Date.now() + Math.max(1, Math.floor((deadline - Date.now()) / 2)) : deadline;
     let remote = plan.remotes.map((target) => this.remotePart(applicationId, store, request, target, peerDeadline));
     if (standIns) remote = (await Promise.all(remote.map((part) => this.orStandIns(view, applicationId, store, request, part, deadline)))).flat();
-    const local: StreamedPart[] = plan.local ? [{ server: this.options.localServer, remote: false, stream: streamLocal(view, store, request, deadline) }] : [];
+    const local: StreamedPart[] = plan.local ? [{ server: this.options.localServer, remote: false, stream: streamLocal(view, store, localRequest, deadline) }] : [];
     return answer([...local, ...remote]);
   }
 
@@ -247,6 +251,27 @@ export class QueryService implements PeerQueryHandler {
         : `no replica of the key's partition${metadata === undefined ? '' : ` ${metadata.partition}`} of store '${store}' can be asked right now`;
     const timedOut = Date.now() >= deadline;
     return { server, remote: server !== this.options.localServer, stream: failed(reason, timedOut ? 'TIMED_OUT' : kind) };
+  }
+
+  /**
+   * A keyed query routed here whose partition is not queryable here: during a rebalance this node's host map may
+   * still name it the owner of a partition that just moved on, until it reads the group again. Each retry routes the
+   * query again, so it follows the partition to its new owner. With the retries spent, it is read here once more,
+   * without retries, to say why it failed.
+   */
+  private async routeWhileMoving(view: InstanceView, store: string, bound: BoundQuery, keyBytes: Buffer, plan: Plan, deadline: number): Promise<{ plan: Plan; localRequest: QueryRequest }> {
+    const routed = await retryUntilReady<Plan>(
+      () => {
+        const again = planQuery(view, store, bound);
+        if (again.kind !== 'parts' || !again.local) return { ready: true, value: again };
+        const partition = view.keyQueryMetadata(store, keyBytes)?.partition;
+        return partition !== undefined && view.queryableStores(store).has(partition) ? { ready: true, value: again } : { ready: false, reason: 'not queryable here' };
+      },
+      bound.request.options,
+      deadline,
+    );
+    if (routed.ready) return { plan: routed.value, localRequest: bound.request };
+    return { plan, localRequest: { ...bound.request, options: { ...bound.request.options, retries: 0 } } };
   }
 
   /**
