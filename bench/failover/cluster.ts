@@ -96,6 +96,8 @@ export async function startCluster(settings: ClusterSettings, count: number): Pr
           'bootstrap.servers': settings.bootstrapServers,
           'state.dir': path.join(dir, 'state'),
           'commit.interval.ms': 1000,
+          // The nodes start together: the store spreads over them at once, not after warm-ups and a probing rebalance.
+          'acceptable.recovery.lag': Number.MAX_SAFE_INTEGER,
           'num.standby.replicas': settings.standbys,
           'session.timeout.ms': settings.sessionTimeoutMs,
           // Kafka's rule of thumb: a third of the session timeout at most.

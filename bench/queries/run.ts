@@ -55,7 +55,13 @@ async function startNode(name: string, dir: string, bootstrap: string, applicati
   const config = {
     server: { host: '127.0.0.1', port: httpPort, grpcPort, advertisedHost: '127.0.0.1' },
     log: { level: 'warn' },
-    streams: { 'bootstrap.servers': bootstrap, 'state.dir': path.join(dir, 'state'), 'commit.interval.ms': 1000 },
+    streams: {
+      'bootstrap.servers': bootstrap,
+      'state.dir': path.join(dir, 'state'),
+      'commit.interval.ms': 1000,
+      // The nodes start together: the store spreads over them at once, not after warm-ups and a probing rebalance.
+      'acceptable.recovery.lag': Number.MAX_SAFE_INTEGER,
+    },
     topologies: [{ module: path.join(__dirname, 'topology.js') }],
     instances: [{ topology: 'query-bench', applicationId }],
   };
