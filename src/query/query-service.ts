@@ -2,12 +2,14 @@ import type { PeerClient } from '../cluster/peer-client';
 import {
   drainPart,
   failedAnswer,
+  type PartEnd,
   type PartStream,
   type PeerAnswer,
   type PeerFailure,
   type PeerQuery,
   type PeerQueryHandler,
   type PeerQueryRequest,
+  type RecordChunk,
   replayPart,
   type StoreDescription,
   withFirstChunk,
@@ -146,11 +148,13 @@ export class QueryService implements PeerQueryHandler {
     }
     if (plan.kind !== 'parts') return answer([], { status: plan.kind === 'not_available' ? 'NOT_AVAILABLE' : 'NO_RESULT', reason: plan.reason });
     // Peers' calls start here and run while the local part is read; their chunks wait for their turn.
-    const standIns = request.options.allowStale && !bound.keyed && !view.isGlobalStore(store);
-    // Stale-allowed, a peer has half the time left: the other half is for the standbys that stand in for it.
-    const peerDeadline = standIns ? Date.now() + Math.max(1, Math.floor((deadline - Date.now()) / 2)) : deadline;
-    let remote = plan.remotes.map((target) => this.remotePart(applicationId, store, request, target, peerDeadline));
-    if (standIns) remote = (await Promise.all(remote.map((part) => this.orStandIns(view, applicationId, store, request, part, deadline)))).flat();
+    let remote = plan.remotes.map((target) => this.remotePart(applicationId, store, request, target, deadline));
+    if (request.options.allowStale && !bound.keyed && !view.isGlobalStore(store)) {
+      // Stale-allowed, a peer has half the time left to start answering: the other half is for the standbys that
+      // stand in for it. One that has started has until the deadline, however late its part is read.
+      const answerBy = Date.now() + Math.max(1, Math.floor((deadline - Date.now()) / 2));
+      remote = (await Promise.all(remote.map((part) => this.orStandIns(view, applicationId, store, request, part, answerBy, deadline)))).flat();
+    }
     const local: StreamedPart[] = plan.local ? [{ server: this.options.localServer, remote: false, stream: streamLocal(view, store, localRequest, deadline) }] : [];
     return answer([...local, ...remote]);
   }
@@ -280,10 +284,18 @@ export class QueryService implements PeerQueryHandler {
    * holds. Only when every one of its partitions has a standby to ask: else its failure stands, as without
    * allow_stale. A peer that answers streams on as it came.
    */
-  private async orStandIns(view: InstanceView, applicationId: string, store: string, request: QueryRequest, part: StreamedPart, deadline: number): Promise<StreamedPart[]> {
-    const first = await part.stream.next();
-    if (!first.done) return [{ ...part, stream: withFirstChunk(first.value, part.stream) }];
-    const end = first.value;
+  private async orStandIns(
+    view: InstanceView,
+    applicationId: string,
+    store: string,
+    request: QueryRequest,
+    part: StreamedPart,
+    answerBy: number,
+    deadline: number,
+  ): Promise<StreamedPart[]> {
+    const first = await firstWithin(part.stream, answerBy);
+    if (first !== undefined && !first.done) return [{ ...part, stream: withFirstChunk(first.value, part.stream) }];
+    const end = first?.value ?? failedAnswer('no answer within half the query timeout (query_timeout_ms)', 'TIMED_OUT');
     const asIs = [{ ...part, stream: replayPart([], end) }];
     if (end.ok || !STANDS_IN_FOR.has(end.kind) || Date.now() >= deadline) return asIs;
     const topics = view.sourceTopicsForStore(store) ?? [];
@@ -318,6 +330,20 @@ export class QueryService implements PeerQueryHandler {
     const legacyJson = () => requestToJson(request, { ...request.options, remoteAccessAllowed: false, queryTimeoutMs: timeoutMs });
     const stream = this.options.peers.streamQuery(target.grpcEndpoint, requestToPeer(request, applicationId, store, timeoutMs), deadline, legacyJson);
     return { ...part, stream: bounded(stream, deadline) };
+  }
+}
+
+/** The part's first chunk or its end, if either comes by `until`; else undefined, and the part is let go. */
+async function firstWithin(stream: PartStream, until: number): Promise<IteratorResult<RecordChunk, PartEnd> | undefined> {
+  const next = stream.next();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, until - Date.now()))));
+  try {
+    const first = await Promise.race([next, late]);
+    if (first === undefined) void next.then(() => stream.return(failedAnswer('let go', 'TIMED_OUT')), () => undefined);
+    return first;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

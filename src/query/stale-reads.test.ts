@@ -134,8 +134,9 @@ describe('stale reads over three nodes with a standby each', () => {
 
   it('all and count with allow_stale read a frozen node\'s partitions from their standbys, and every record once', async () => {
     const [a, b, c] = nodes as [Node, Node, Node];
+    // 4 s: each peer has half of it before its standbys stand in, which is slow on a loaded machine.
     c.frozen = true;
-    const all = await a.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { allow_stale: true, query_timeout_ms: 2000 } });
+    const all = await a.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { allow_stale: true, query_timeout_ms: 4000 } });
     expect(all.status).toBe('SUCCESS');
     expect(all.result.failure).toEqual([]);
     expect(all.result.success.map((part) => [part.server, part.standby, part.lag])).toEqual([
@@ -148,7 +149,7 @@ describe('stale reads over three nodes with a standby each', () => {
     // Node c's keys, from node b's standby: one less than the active's.
     for (const r of records) expect(r.value).toBe(valueOf(r.key) - (placement.partitionOf(r.key) === c.active ? 1 : 0));
 
-    const count = await a.service!.execute('app', 'kv', { type: 'key_value', query: { count: {} }, set_options: { allow_stale: true, query_timeout_ms: 2000 } });
+    const count = await a.service!.execute('app', 'kv', { type: 'key_value', query: { count: {} }, set_options: { allow_stale: true, query_timeout_ms: 4000 } });
     expect(count.status).toBe('SUCCESS');
     expect(count.result.success.reduce((n, part) => n + Number((part.records[0] as { value: number }).value), 0)).toBe(KEYS.length);
 
@@ -160,7 +161,7 @@ describe('stale reads over three nodes with a standby each', () => {
   it('all with allow_stale reads this node\'s own standby of a frozen node\'s partition', async () => {
     const [a, b] = nodes as [Node, Node, Node];
     b.frozen = true;
-    const all = await a.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { allow_stale: true, query_timeout_ms: 2000 } });
+    const all = await a.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { allow_stale: true, query_timeout_ms: 4000 } });
     expect(all.status).toBe('SUCCESS');
     expect(all.result.total).toBe(KEYS.length);
     expect(all.result.success.filter((part) => part.standby).map((part) => [part.server, part.remote])).toEqual([[a.name, false]]);
