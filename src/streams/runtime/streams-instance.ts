@@ -420,17 +420,14 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       }
       return sums;
     };
-    let timer: NodeJS.Timeout | undefined;
     // Bounded: the group waits for the leader's assignment.
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StreamsException(`no answer within ${END_OFFSETS_FOR_ASSIGNMENT_MS} ms`)), END_OFFSETS_FOR_ASSIGNMENT_MS)));
-    try {
-      return await Promise.race([read(), late]);
-    } catch (error) {
+    const sums = await withTimeout(read(), END_OFFSETS_FOR_ASSIGNMENT_MS).catch((error: unknown) => {
       this.logger.warn({ err: error }, "reading the changelogs' end offsets failed; stateful tasks move without warming up in this rebalance");
-      return new Map();
-    } finally {
-      clearTimeout(timer);
-    }
+      return new Map<string, number>();
+    });
+    if (sums !== undefined) return sums;
+    this.logger.warn(`no changelog end offsets within ${END_OFFSETS_FOR_ASSIGNMENT_MS} ms; stateful tasks move without warming up in this rebalance`);
+    return new Map();
   }
 
   /** After `probing.rebalance.interval.ms` this node's threads join the group again: the leader's join rebalances it. */
@@ -752,12 +749,12 @@ function decodeAssignment(userData: Buffer): AssignmentInfo {
 /** How long a failed thread's close may delay its replacement. */
 const FAILED_THREAD_CLOSE_MS = 10_000;
 
-/** Waits for `work`, or `timeoutMs` if given, whichever comes first (the work goes on in the background). */
-async function withTimeout(work: Promise<void>, timeoutMs: number | undefined): Promise<void> {
+/** What `work` gives, or undefined if `timeoutMs` (when given) passes first; the work goes on in the background. */
+async function withTimeout<T>(work: Promise<T>, timeoutMs: number | undefined): Promise<T | undefined> {
   if (timeoutMs === undefined) return work;
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    return await Promise.race([work, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)))]);
   } finally {
     clearTimeout(timer);
   }
