@@ -1,4 +1,4 @@
-import { KafkaJSConnectionError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, KafkaJSSASLAuthenticationError } from 'kafkajs';
+import { KafkaJSConnectionError, KafkaJSGroupCoordinatorNotFound, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, KafkaJSSASLAuthenticationError } from 'kafkajs';
 import { ProcessorException, TaskMigrated } from '../../errors';
 import { isGroupMembershipError, isTransactionLostError, isTransientKafkaError, kafkaSecurityFailure } from './errors';
 
@@ -31,6 +31,12 @@ describe('isTransientKafkaError', () => {
     // How kafkajs' retrier wraps what it stops retrying (seen when a broker is down).
     const NonRetriable = KafkaJSNonRetriableError as unknown as new (e: Error, options: { cause: Error }) => Error;
     expect(isTransientKafkaError(new NonRetriable(refused, { cause: refused }))).toBe(true);
+  });
+
+  it('recognises a coordinator not found because no broker answered (a commit while a lone broker restarts)', () => {
+    // The typings omit the message kafkajs passes (cluster/index.js, findGroupCoordinatorMetadata).
+    const NotFound = KafkaJSGroupCoordinatorNotFound as unknown as new (message: string) => Error;
+    expect(isTransientKafkaError(new NotFound('Failed to find group coordinator'))).toBe(true);
   });
 
   it('leaves a broker refusal that retrying cannot cure to fail the thread', () => {

@@ -46,11 +46,18 @@ export function isTransactionLostError(error: unknown): boolean {
  * or a non-retriable error whose root cause is retriable); the runtime keeps retrying them within
  * `task.timeout.ms`, as Kafka Streams does, instead of failing the instance.
  */
+/**
+ * kafkajs errors marked not retriable that a broker coming back cures: its retries given up, and no coordinator
+ * found because no broker answered (kafkajs raises the latter, without a cause, when every broker it knows of
+ * refuses the connection, as a transaction's offset commit does while a lone broker restarts).
+ */
+const TRANSIENT_WRAPPERS = new Set(['KafkaJSNumberOfRetriesExceeded', 'KafkaJSGroupCoordinatorNotFound']);
+
 export function isTransientKafkaError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   // A refused login or an untrusted certificate looks like a lost connection to kafkajs, but no retry cures it.
   if (kafkaSecurityFailure(error) !== undefined) return false;
-  if ((error as { name?: unknown }).name === 'KafkaJSNumberOfRetriesExceeded') return true;
+  if (TRANSIENT_WRAPPERS.has(String((error as { name?: unknown }).name))) return true;
   let root: unknown = error;
   for (let depth = 0; depth < 10; depth++) {
     const next = (root as { cause?: unknown; originalError?: unknown }).cause ?? (root as { originalError?: unknown }).originalError;
