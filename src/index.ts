@@ -64,7 +64,7 @@ export type {
 export { TopologyTestDriver } from './streams/test-driver/topology-test-driver';
 export { TestInputTopic, TestOutputTopic } from './streams/test-driver/test-topics';
 export type { TestRecord } from './streams/test-driver/test-topics';
-export type { TopologyEvent } from './streams/runtime/instance-view';
+export type { ThreadEvent, TopologyEvent } from './streams/runtime/instance-view';
 export { StreamsInstance } from './streams/runtime/streams-instance';
 export type { StreamsInstanceOptions } from './streams/runtime/streams-instance';
 export { DLQ_HEADERS } from './streams/runtime/exception-handlers';
@@ -75,6 +75,8 @@ export type {
   HandlerResponse,
   ProcessingExceptionHandler,
   ProductionExceptionHandler,
+  StreamsUncaughtExceptionHandler,
+  StreamThreadExceptionResponse,
 } from './streams/runtime/exception-handlers';
 export type { ProducedRecord } from './streams/runtime/record-collector';
 export type { OAuthBearerToken, OAuthBearerTokenProvider } from './streams/kafka';

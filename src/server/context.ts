@@ -3,7 +3,7 @@
  * only reads and asks, so that it never depends on the host layer above it.
  */
 
-import type { InstanceView, RebalanceEvent, RestoreEvent, TopologyEvent } from '../streams/runtime/instance-view';
+import type { InstanceView, RebalanceEvent, RestoreEvent, ThreadEvent, TopologyEvent } from '../streams/runtime/instance-view';
 import type { ConfigValue } from '../streams/runtime/streams-config';
 import type { StreamsState } from '../streams/runtime/streams-state';
 import type { TopologyDescription } from '../streams/topology/description';
@@ -26,6 +26,7 @@ export interface LocalInstanceEvents {
   rebalance: RebalanceEvent;
   restore: RestoreEvent;
   topologyEvent: TopologyEvent;
+  thread: ThreadEvent;
 }
 
 /** A registered topology version, as `GET /api/v1/topologies` lists it. */

@@ -26,6 +26,18 @@ function storeValues(instance: StreamsInstance, store: string, standby = false):
 }
 
 function topology(spec: ChildSpec): { topology: Topology; store: string } {
+  const failOn = spec.failOnLine;
+  if (failOn !== undefined) {
+    const builder = new StreamsBuilder();
+    builder
+      .stream<string | null, string>(spec.input, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
+      .mapValues((line) => {
+        if (line === failOn) throw new Error(`cannot process the line "${line}"`);
+        return line;
+      })
+      .to(spec.output, { keySerde: Serdes.String(), valueSerde: Serdes.String() });
+    return { topology: builder.build(), store: WORD_COUNT_STORE };
+  }
   if (spec.topology !== 'table') return { topology: wordCountTopology(spec.input, spec.output), store: WORD_COUNT_STORE };
   const builder = new StreamsBuilder();
   builder.table<string, string>(spec.input, { keySerde: Serdes.String(), valueSerde: Serdes.String() }, { storeName: TABLE_STORE });

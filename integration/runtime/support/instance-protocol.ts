@@ -12,6 +12,8 @@ export interface ChildSpec {
   logLevel: string;
   /** `table`: the input read into the table store `values` (string to string), output unused; default: the word count. */
   topology?: 'table';
+  /** The word count, except that a processor throws on this line (a processing failure, for the uncaught-exception handler). */
+  failOnLine?: string;
 }
 
 /** The store of the `table` topology. */

@@ -35,8 +35,11 @@ export class WordCountProcesses {
     });
   }
 
-  /** Starts a process with this application's id and the broker under test, plus `config` (where `spawner` says). */
-  start(name: string, config: Record<string, string | number | boolean>, spawner?: ChildSpawner): InstanceProcess {
+  /**
+   * Starts a process with this application's id and the broker under test, plus `config` (where `spawner` says;
+   * with `failOnLine`, a topology that fails on that line instead of the word count).
+   */
+  start(name: string, config: Record<string, string | number | boolean>, spawner?: ChildSpawner, failOnLine?: string): InstanceProcess {
     const child = InstanceProcess.start(
       {
         name,
@@ -44,6 +47,7 @@ export class WordCountProcesses {
         output: this.output,
         logLevel: process.env.SLUICE_TEST_LOG_LEVEL ?? 'warn',
         config: { 'application.id': this.applicationId, 'bootstrap.servers': bootstrapServers().join(','), ...config },
+        ...(failOnLine === undefined ? {} : { failOnLine }),
       },
       this.workDir,
       spawner,

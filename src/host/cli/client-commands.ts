@@ -108,7 +108,7 @@ export function addClientCommands(cli: Command): void {
     cli
       .command('events')
       .argument('<application>', 'application id')
-      .argument('<type>', 'event type: state, rebalance, restore, metrics, or one the topology declares')
+      .argument('<type>', 'event type: state, rebalance, restore, metrics, thread, or one the topology declares')
       .description("prints an instance's events as they come (server-sent events), until Ctrl-C")
       .addHelpText('after', '\nOne event per line: `<type> [<id>] <data>` (table), or one JSON object {type, id, data} (json).\n'),
   ).action(async (application: string, type: string, flags: ConnectionFlags) =>

@@ -6,7 +6,7 @@
 
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { RebalanceEvent, RestoreEvent, TopologyEvent } from '../../streams/runtime/instance-view';
+import type { RebalanceEvent, RestoreEvent, ThreadEvent, TopologyEvent } from '../../streams/runtime/instance-view';
 import type { ConfigValue } from '../../streams/runtime/streams-config';
 import type { StateChange } from '../../streams/runtime/streams-state';
 import type { TopologyDescription } from '../../streams/topology/description';
@@ -150,6 +150,7 @@ export class ManagedInstance implements LocalInstance {
     const onRebalance = (event: RebalanceEvent) => this.events.emit('rebalance', event);
     const onRestore = (event: RestoreEvent) => this.events.emit('restore', event);
     const onTopologyEvent = (event: TopologyEvent) => this.events.emit('topologyEvent', event);
+    const onThread = (event: ThreadEvent) => this.events.emit('thread', event);
     // The runtime logs its errors and moves to PENDING_ERROR/ERROR, which subscribers see as state events; this
     // listener only keeps an 'error' event without listeners from throwing.
     const onError = () => undefined;
@@ -157,12 +158,14 @@ export class ManagedInstance implements LocalInstance {
     runtime.on('rebalance', onRebalance);
     runtime.on('restore', onRestore);
     runtime.on('topologyEvent', onTopologyEvent);
+    runtime.on('thread', onThread);
     runtime.on('error', onError);
     this.detach = () => {
       runtime.off('state', onState);
       runtime.off('rebalance', onRebalance);
       runtime.off('restore', onRestore);
       runtime.off('topologyEvent', onTopologyEvent);
+      runtime.off('thread', onThread);
       runtime.off('error', onError);
     };
     this.running = false;

@@ -133,7 +133,7 @@ it('unknown instance or event type: 404 with the error body before any stream st
 
 it('subscriptions lists the event types', async () => {
   const response = await request(`${base}/api/v1/streams/wc/subscriptions`);
-  expect(await response.body.json()).toEqual(['state', 'rebalance', 'restore', 'metrics']);
+  expect(await response.body.json()).toEqual(['state', 'rebalance', 'restore', 'metrics', 'thread']);
 });
 
 it('closing the server ends open streams instead of waiting for them', async () => {
@@ -154,12 +154,12 @@ it('HEAD answers the headers alone and ends, so the connection serves the next r
     socket.write('HEAD /api/v1/streams/wc/subscribe/state HTTP/1.1\r\nHost: sluice\r\n\r\n');
     socket.write('GET /api/v1/streams/wc/subscriptions HTTP/1.1\r\nHost: sluice\r\n\r\n');
     const deadline = Date.now() + 2000;
-    while (!received.includes('"metrics"]') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (!received.includes('"thread"]') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     const [head, next] = received.split(/(?=HTTP\/1\.1 )/);
     expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(head).toContain('content-type: text/event-stream; charset=utf-8');
     expect(head).toMatch(/\r\n\r\n$/);
-    expect(next).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\["state","rebalance","restore","metrics"\]$/);
+    expect(next).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\["state","rebalance","restore","metrics","thread"\]$/);
     // Nobody is left subscribed.
     expect(registry.get('wc')!.listenerCount()).toBe(0);
   } finally {

@@ -1,6 +1,7 @@
 /**
  * The event types of an instance (compatibility file, section 6) and what each sends to a subscriber: the built-in
- * `state` (the current state first, then every transition), `rebalance`, `restore`, and `metrics` on a timer; and
+ * `state` (the current state first, then every transition), `rebalance`, `restore`, `metrics` on a timer, `thread`
+ * (a stream thread failed, was replaced, added or removed: Sluice's, beyond the compatibility file); and
  * the topology's own event types, each record its processors publish as `{"record": {key, value, timestamp}}`.
  */
 
@@ -85,6 +86,9 @@ export function subscribe(stream: EventStream, instance: LocalInstance, type: st
           }),
         ),
       );
+      return;
+    case 'thread':
+      stream.onClose(instance.on('thread', (event) => stream.send('thread', event)));
       return;
     case 'metrics': {
       const publish = () => stream.send('metrics', metricGroupsJson(instance.view?.metrics.metrics() ?? []));

@@ -201,7 +201,7 @@ export class FakeInstance implements LocalInstance {
   }
 
   listenerCount(): number {
-    return this.events.listenerCount('state') + this.events.listenerCount('rebalance') + this.events.listenerCount('restore');
+    return this.events.listenerCount('state') + this.events.listenerCount('rebalance') + this.events.listenerCount('restore') + this.events.listenerCount('thread');
   }
 
   describe(): TopologyDescription {

@@ -23,6 +23,7 @@ import {
   serdeName,
   type Validator,
 } from './validators';
+import { THREAD_EXCEPTION_RESPONSES } from '../runtime/exception-handlers';
 
 /** Values a configuration entry can take (as in a properties file or JSON). */
 export type ConfigValue = string | number | boolean;
@@ -320,6 +321,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   // Sluice's own (the compatibility file, section 7).
   { name: 'grpc.endpoint', type: 'string', validator: endpoint, scopes: SLUICE, applied: always, doc: 'host:port of this node\'s gRPC peer service, told to the other nodes through the group.' },
   { name: 'state.dir.min.free.bytes', type: 'long', default: 64 * 1024 * 1024, validator: atLeast(0), scopes: SLUICE, applied: always, doc: 'Persistent stores refuse writes, failing their task, while the state directory\'s disk has less free; 0 turns the check off.' },
+  { name: 'uncaught.exception.handler', type: 'string', default: 'SHUTDOWN_CLIENT', validator: oneOf(...THREAD_EXCEPTION_RESPONSES), scopes: SLUICE, applied: always, doc: 'What a stream thread\'s failure does (Kafka Streams\' StreamsUncaughtExceptionHandler, set here by its response): REPLACE_THREAD starts a new thread in its place, SHUTDOWN_CLIENT stops this node (ERROR), SHUTDOWN_APPLICATION stops every node of the application.' },
   { name: 'embeddedstore.config.setter', type: 'string', scopes: SLUICE, applied: always, doc: 'Module whose function adjusts each persistent store\'s LMDB options (the role of rocksdb.config.setter).' },
   { name: 'metrics.sse.interval.ms', type: 'long', validator: atLeast(0), scopes: SLUICE, applied: always, doc: 'How often the metrics event stream sends.' },
   { name: 'stats.enable', type: 'boolean', default: false, scopes: SLUICE, applied: always, doc: 'Writes each persistent store\'s statistics to log.dir.' },

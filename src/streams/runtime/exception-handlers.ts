@@ -28,11 +28,23 @@ export type ProcessingExceptionHandler = (context: ErrorHandlerContext, record: 
 /** `default.production.exception.handler`: the broker refused a record (too large, invalid). */
 export type ProductionExceptionHandler = (context: { readonly taskId: string }, record: ProducedRecord, error: Error) => HandlerResponse;
 
-/** The three handlers of an instance; StreamsInstance options override what the configuration names. */
+/**
+ * What the instance does when a stream thread fails (Kafka Streams' `StreamThreadExceptionResponse`): start a new
+ * thread in its place, stop this node (state ERROR), or stop every node of the application (each goes to ERROR).
+ */
+export const THREAD_EXCEPTION_RESPONSES = ['REPLACE_THREAD', 'SHUTDOWN_CLIENT', 'SHUTDOWN_APPLICATION'] as const;
+export type StreamThreadExceptionResponse = (typeof THREAD_EXCEPTION_RESPONSES)[number];
+
+/** Kafka Streams' `StreamsUncaughtExceptionHandler`: decides for a stream thread that failed with `error`. */
+export type StreamsUncaughtExceptionHandler = (error: Error) => StreamThreadExceptionResponse;
+
+/** The handlers of an instance; StreamsInstance options override what the configuration names. */
 export interface ExceptionHandlers {
   readonly deserialization: DeserializationExceptionHandler;
   readonly processing: ProcessingExceptionHandler;
   readonly production: ProductionExceptionHandler;
+  /** A stream thread failed (`uncaught.exception.handler`; Kafka Streams' default: SHUTDOWN_CLIENT). */
+  readonly uncaught: StreamsUncaughtExceptionHandler;
 }
 
 // The built-in handlers only decide: the runtime logs and counts every record skipped, whoever decided.
@@ -57,13 +69,18 @@ export function namedHandler(key: HandlerKey, name: string): (() => HandlerRespo
   return Object.hasOwn(handlers, short) ? handlers[short] : undefined;
 }
 
-/** The handlers named by `name(key)` for each key; one not named, or naming no handler, fails. */
-export function namedHandlers(name: (key: HandlerKey) => string | undefined): ExceptionHandlers {
+/**
+ * The handlers named by `name(key)` for each key; one not named, or naming no handler, fails, and a failed thread
+ * shuts the client down unless `uncaught.exception.handler` names another response.
+ */
+export function namedHandlers(name: (key: HandlerKey | 'uncaught.exception.handler') => string | undefined): ExceptionHandlers {
   const handler = (key: HandlerKey) => namedHandler(key, name(key) ?? '') ?? logAndFail;
+  const uncaught = THREAD_EXCEPTION_RESPONSES.find((response) => response === name('uncaught.exception.handler')) ?? 'SHUTDOWN_CLIENT';
   return {
     deserialization: handler('default.deserialization.exception.handler'),
     processing: handler('processing.exception.handler'),
     production: handler('default.production.exception.handler'),
+    uncaught: () => uncaught,
   };
 }
 

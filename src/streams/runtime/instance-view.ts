@@ -87,7 +87,20 @@ export type RestoreEvent = RestoreProgress & { store: string };
 /** The partition under which a global store, whole on every node, is queried. */
 export const GLOBAL_STORE_PARTITION = 0;
 
-/** Typed events of an instance. */
+/**
+ * A stream thread's life beyond the rebalances: `failed` (with the handler's response), `replaced` (by
+ * `replacement`), `added` and `removed` (addStreamThread and removeStreamThread).
+ */
+export interface ThreadEvent {
+  thread: string;
+  action: 'failed' | 'replaced' | 'added' | 'removed';
+  replacement?: string;
+  /** The failure's message (failed). */
+  error?: string;
+  /** What the uncaught-exception handler decided (failed). */
+  response?: string;
+}
+
 /** A record a processor published to one of the topology's event types. */
 export interface TopologyEvent {
   type: string;
@@ -101,6 +114,7 @@ export interface StreamsEvents {
   rebalance: [RebalanceEvent];
   restore: [RestoreEvent];
   topologyEvent: [TopologyEvent];
+  thread: [ThreadEvent];
   error: [Error];
 }
 

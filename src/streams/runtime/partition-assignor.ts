@@ -28,6 +28,8 @@ export interface SubscriptionInfo {
    * larger, the less a task placed here has to restore.
    */
   taskOffsetSums?: Record<string, number>;
+  /** The node asks the application to shut down (SHUTDOWN_APPLICATION): the leader assigns nothing, and tells every member. */
+  shutdownRequested?: boolean;
 }
 
 export interface TaskDefinition {

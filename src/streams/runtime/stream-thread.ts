@@ -90,6 +90,11 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
     return this.threadState;
   }
 
+  /** The thread's slot (from 0), which a replacement takes over. */
+  get slot(): number {
+    return this.ctx.index;
+  }
+
   async start(): Promise<void> {
     this.setState('STARTING');
     await this.clients.producer?.connect();
@@ -98,8 +103,9 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
       onBatch: (payload) => this.runExclusive(() => this.onBatch(payload)),
       onRebalancing: () => this.setState('PARTITIONS_REVOKED'),
       onAssignment: (assigned, lost) => {
-        // A join that completes while the thread closes brings no tasks: they would outlive the thread.
-        if (!this.stopping) void this.runExclusive(() => this.onAssignment(assigned, lost)).catch((error) => this.fail(error));
+        // A join that completes while the thread closes brings no tasks: they would outlive the thread. A failed
+        // thread's join carried a shutdown request: its tasks stay as they are until it closes.
+        if (!this.stopping && !this.failed) void this.runExclusive(() => this.onAssignment(assigned, lost)).catch((error) => this.fail(error));
       },
       onFatal: (error) => this.fail(error),
       onRestart: (error) => this.ctx.logger.warn({ err: error, thread: this.name }, 'consumer crashed; kafkajs restarts it'),
@@ -126,6 +132,14 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
   /** Joins the group again (a probing rebalance when this thread's consumer leads the group). */
   requestRejoin(): void {
     if (!this.stopping && !this.failed) this.clients.consumer.requestRejoin();
+  }
+
+  /**
+   * Joins the group again to carry the instance's shutdown request (SHUTDOWN_APPLICATION), even when this
+   * thread failed: its consumer is still a member until the thread closes.
+   */
+  sendShutdownRequest(): void {
+    if (!this.stopping) this.clients.consumer.requestRejoin();
   }
 
   /** Subscription userData for the next join. */

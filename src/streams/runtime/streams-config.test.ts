@@ -7,6 +7,14 @@ const base = { 'application.id': 'app', 'bootstrap.servers': 'localhost:9092' };
 const CONTEXT: ErrorHandlerContext = { taskId: '0_0', processorNodeId: 'n', topic: 't', partition: 0, offset: 0, timestamp: 0, headers: {}, sourceRawKey: null, sourceRawValue: null };
 
 describe('parseStreamsConfig', () => {
+  it("answers a failed thread as uncaught.exception.handler says, SHUTDOWN_CLIENT by default (Kafka Streams' default)", () => {
+    const failure = new Error('boom');
+    expect(parseStreamsConfig(base).exceptionHandlers.uncaught(failure)).toBe('SHUTDOWN_CLIENT');
+    for (const response of ['REPLACE_THREAD', 'SHUTDOWN_CLIENT', 'SHUTDOWN_APPLICATION']) {
+      expect(parseStreamsConfig({ ...base, 'uncaught.exception.handler': response }).exceptionHandlers.uncaught(failure)).toBe(response);
+    }
+  });
+
   it("completes the configuration with Kafka Streams' defaults", () => {
     const config = parseStreamsConfig(base);
     expect(config.bootstrapServers).toEqual(['localhost:9092']);
@@ -30,6 +38,7 @@ describe('parseStreamsConfig', () => {
     [{ ...base, 'default.deserialization.exception.handler': 'Whatever' }, 'LogAndContinueExceptionHandler'],
     [{ ...base, 'processing.exception.handler': 'LogAndContinueExceptionHandler' }, "'processing.exception.handler' must be LogAndContinueProcessingExceptionHandler or LogAndFailProcessingExceptionHandler"],
     [{ ...base, 'default.production.exception.handler': 'com.acme.Handler' }, "'default.production.exception.handler' must be DefaultProductionExceptionHandler or LogAndContinueProductionExceptionHandler"],
+    [{ ...base, 'uncaught.exception.handler': 'RESTART' }, "'uncaught.exception.handler' must be one of REPLACE_THREAD, SHUTDOWN_CLIENT, SHUTDOWN_APPLICATION"],
     [{ ...base, 'errors.dead.letter.queue.topic.name': '' }, "'errors.dead.letter.queue.topic.name' must be a non-empty string"],
     [{ ...base, 'default.key.serde': 'com.acme.AvroSerde' }, "'default.key.serde' must be a serde"],
     [{ ...base, 'auto.offset.reset': 'smallest' }, "'auto.offset.reset' must be one of latest, earliest, none, got \"smallest\""],

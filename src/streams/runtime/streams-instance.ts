@@ -25,7 +25,7 @@ import type {
 } from './instance-view';
 import type { MemberSubscription, SubscriptionInfo, TaskDefinition } from './partition-assignor';
 import { assignStandbyTasks, assignTasks, compareTaskIds, holdBackColdMoves, tasksFor } from './partition-assignor';
-import type { ExceptionHandlers } from './exception-handlers';
+import { asError, type ExceptionHandlers, type StreamsUncaughtExceptionHandler, type StreamThreadExceptionResponse, THREAD_EXCEPTION_RESPONSES } from './exception-handlers';
 import { GlobalStreamThread } from './global-stream-thread';
 import { type StandbyReplica, StandbyTasks, standbyTaskFactory } from './standby-task';
 import { TaskCheckpoints } from './task-checkpoints';
@@ -106,6 +106,9 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private standbys: StandbyTasks | undefined;
   /** The global stores of this node; undefined when the topology has none. */
   private readonly globalThread: GlobalStreamThread | undefined;
+  private uncaughtExceptionHandler: StreamsUncaughtExceptionHandler;
+  /** The failure this node asked the application to shut down for (SHUTDOWN_APPLICATION); every join carries it. */
+  private shutdownRequest: Error | undefined;
 
   constructor(
     readonly topology: Topology,
@@ -152,6 +155,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.metadata = new TopologyMetadata(topology, this.applicationId);
     this.globalThread = topology.globalStores().length > 0 ? this.createGlobalThread() : undefined;
     this.metadataState = new StreamsMetadataState(this.metadata, this.processId);
+    this.uncaughtExceptionHandler = this.config.exceptionHandlers.uncaught;
     this.recovery = new ThreadRecovery({ exactlyOnce: this.config.processingGuarantee === 'exactly_once_v2', taskTimeoutMs: this.config.taskTimeoutMs });
     this.machine = new StreamsStateMachine((change) => {
       this.logger.info({ from: change.previous, to: change.state }, 'state transition');
@@ -185,6 +189,52 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
   describe(): TopologyDescription {
     return this.topology.describe();
+  }
+
+  /** Kafka Streams' `setUncaughtExceptionHandler`: decides what a stream thread's failure does; before start only. */
+  setUncaughtExceptionHandler(handler: StreamsUncaughtExceptionHandler): void {
+    if (this.state !== 'CREATED') throw new IllegalState(`the uncaught-exception handler can only be set before start (state ${this.state})`);
+    this.uncaughtExceptionHandler = handler;
+  }
+
+  /**
+   * Kafka Streams' `addStreamThread`: one more stream thread joins the group (a rebalance spreads the tasks over
+   * it). Answers its name, or undefined unless the instance is RUNNING or REBALANCING.
+   */
+  async addStreamThread(): Promise<string | undefined> {
+    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return undefined;
+    const thread = this.createThread(this.freeThreadSlot());
+    this.streamThreads.push(thread);
+    this.logger.info({ thread: thread.name }, 'stream thread added');
+    this.emit('thread', { thread: thread.name, action: 'added' });
+    this.onThreadStateChange();
+    await thread.start().catch((e: unknown) => this.onThreadFailed(thread, asError(e)));
+    return thread.name;
+  }
+
+  /**
+   * Kafka Streams' `removeStreamThread`: the first live stream thread (as Kafka Streams picks it) commits, closes its tasks and leaves the group
+   * (a static member too), and the others take its tasks. Answers its name, or undefined unless the instance is
+   * RUNNING or REBALANCING with a thread to remove. Gives up waiting after `timeoutMs`; the thread still closes.
+   */
+  async removeStreamThread(timeoutMs?: number): Promise<string | undefined> {
+    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return undefined;
+    const thread = this.streamThreads.find((t) => t.state !== 'DEAD' && t.state !== 'PENDING_SHUTDOWN');
+    if (!thread) return undefined;
+    this.streamThreads.splice(this.streamThreads.indexOf(thread), 1);
+    await withTimeout(thread.close(true).catch((e: unknown) => this.logger.warn({ err: e, thread: thread.name }, 'closing the removed thread failed')), timeoutMs);
+    this.logger.info({ thread: thread.name }, 'stream thread removed');
+    this.emit('thread', { thread: thread.name, action: 'removed' });
+    this.onThreadStateChange();
+    return thread.name;
+  }
+
+  /** The lowest slot no live thread has: it numbers the thread's static member, as Kafka Streams reuses indexes. */
+  private freeThreadSlot(): number {
+    const taken = new Set(this.streamThreads.map((t) => t.slot));
+    let slot = 0;
+    while (taken.has(slot)) slot++;
+    return slot;
   }
 
   /** Connects, prepares the internal topics and starts the threads; the instance then rebalances and runs. */
@@ -269,7 +319,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       );
     });
     thread.on('restore', (store, progress) => this.emit('restore', { store, ...progress }));
-    thread.on('fatal', (error) => void this.onThreadFailed(index, thread, error));
+    thread.on('fatal', (error) => void this.onThreadFailed(thread, error));
     thread.on('groupWait', (reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }));
     return thread;
   }
@@ -345,6 +395,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       stateTasks,
       standbyTasks: [...(this.standbys?.assigned ?? [])],
       taskOffsetSums: this.taskOffsetSums(stateTasks),
+      ...(this.shutdownRequest ? { shutdownRequested: true } : {}),
     };
   }
 
@@ -374,6 +425,12 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     topics: readonly string[],
   ): Promise<Map<string, MemberAssignment>> {
     const subscriptions: MemberSubscription[] = members.map((m) => ({ memberId: m.memberId, info: decodeSubscription(m.userData, m.memberId) }));
+    const requester = subscriptions.find((m) => m.info.shutdownRequested === true);
+    if (requester) {
+      this.logger.error({ requestedBy: requester.info.processId }, 'a node asked the application to shut down; every member is told so');
+      const assignment: AssignmentInfo = { version: 1, standbyTasks: [], shutdownRequestedBy: requester.info.processId };
+      return new Map(subscriptions.map((m) => [m.memberId, { partitions: [], userData: Buffer.from(JSON.stringify(assignment)) }]));
+    }
     const subtopologies = this.metadata.subtopologies.map((sub) => ({
       id: sub.id,
       sourceTopics: this.metadata.sourceTopicsAmong(sub, topics),
@@ -496,7 +553,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private onThreadStateChange(): void {
     const state = this.machine.state;
     if (state === 'PENDING_SHUTDOWN' || state === 'NOT_RUNNING' || state === 'PENDING_ERROR' || state === 'ERROR') return;
-    const allRunning = this.streamThreads.length > 0 && this.streamThreads.every((t) => t.state === 'RUNNING');
+    // With none left (removeStreamThread took the last), the instance stays RUNNING, as Kafka Streams does.
+    const allRunning = this.streamThreads.every((t) => t.state === 'RUNNING');
     if (allRunning) this.recovery.recovered();
     if (allRunning && state !== 'RUNNING') this.machine.transition('RUNNING');
     else if (!allRunning && state === 'RUNNING') this.machine.transition('REBALANCING');
@@ -510,6 +568,11 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       try {
         const group = await describeGroup(admin, this.applicationId);
         if (group.state !== 'Stable') return;
+        const requester = group.members.map((m) => decodeAssignment(m.assignmentUserData).shutdownRequestedBy).find((by) => by !== undefined);
+        if (requester !== undefined) {
+          void this.failWith(this.shutdownRequest ?? new StreamsException(`node ${requester} shut the application down (SHUTDOWN_APPLICATION)`));
+          return;
+        }
         const members = group.members.map((m) => {
           const standbyTasks = decodeAssignment(m.assignmentUserData).standbyTasks;
           return {
@@ -535,20 +598,66 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     await this.hostMapRefresh;
   }
 
-  /** A thread failed: replaced when ThreadRecovery says its failure is recoverable, else the instance fails. */
-  private async onThreadFailed(index: number, failed: StreamThread, error: Error): Promise<void> {
-    if (!this.recovery.recoverable(error)) return this.failWith(error);
-    this.logger.warn({ err: error, thread: failed.name }, "stream thread lost its transactions; replacing it (its tasks restore from their changelogs)");
+  /**
+   * A thread failed. Under exactly-once, lost transactions and a broker out of reach replace it within
+   * task.timeout.ms, as Kafka Streams recovers from them inside the thread; any other failure goes to the
+   * uncaught-exception handler.
+   */
+  private async onThreadFailed(failed: StreamThread, error: Error): Promise<void> {
+    if (this.closeBegun || this.error) return;
+    this.clientMetrics.failedStreamThreads.record(1);
+    const recoverable = this.recovery.recoverable(error);
+    const response = recoverable ? 'REPLACE_THREAD' : this.uncaughtResponse(error);
+    this.emit('thread', { thread: failed.name, action: 'failed', error: error.message, response });
+    if (response === 'SHUTDOWN_CLIENT') return this.failWith(error);
+    if (response === 'SHUTDOWN_APPLICATION') return this.shutDownApplication(failed, error);
+    if (recoverable) this.logger.warn({ err: error, thread: failed.name }, 'stream thread lost its transactions; replacing it (its tasks restore from their changelogs)');
+    else this.logger.warn({ err: error, thread: failed.name }, 'stream thread failed; the uncaught-exception handler replaces it');
     // Closing aborts each task's transaction, which waits out kafkajs' retries while the broker is away; the
     // replacement need not wait for it (its producers fence the old ones, and it takes over the task locks).
     const closed = failed.close().catch((e: unknown) => this.logger.warn({ err: e, thread: failed.name }, 'closing the failed thread failed'));
     await withTimeout(closed, FAILED_THREAD_CLOSE_MS);
-    if (this.closeBegun || this.error) return;
-    const replacement = this.createThread(index);
-    this.streamThreads[this.streamThreads.indexOf(failed)] = replacement;
+    const slot = this.streamThreads.indexOf(failed);
+    if (this.closeBegun || this.error || slot < 0) return;
+    const replacement = this.createThread(failed.slot);
+    this.streamThreads[slot] = replacement;
+    this.emit('thread', { thread: failed.name, action: 'replaced', replacement: replacement.name });
     this.onThreadStateChange();
     // A start that fails (the broker still out of reach: kafkajs has retried its connection for seconds) comes back here.
-    await replacement.start().catch((e: unknown) => this.onThreadFailed(index, replacement, e instanceof Error ? e : new StreamsException(String(e))));
+    await replacement.start().catch((e: unknown) => this.onThreadFailed(replacement, asError(e)));
+  }
+
+  /** The handler's response; one that throws or answers something else shuts the client down, as in Kafka Streams. */
+  private uncaughtResponse(error: Error): StreamThreadExceptionResponse {
+    try {
+      const response = this.uncaughtExceptionHandler(error);
+      if (THREAD_EXCEPTION_RESPONSES.includes(response)) return response;
+      this.logger.error({ response }, 'the uncaught-exception handler answered no known response; shutting the client down');
+    } catch (thrown) {
+      this.logger.error({ err: thrown }, 'the uncaught-exception handler threw; shutting the client down');
+    }
+    return 'SHUTDOWN_CLIENT';
+  }
+
+  /**
+   * SHUTDOWN_APPLICATION, through the group as Kafka Streams does it: a thread of this node joins again with the
+   * request in its subscription (the failed thread itself when it is the only one: its consumer is still in the
+   * group), the leader gives every member no task and the request in its assignment, and each node that reads
+   * it goes to ERROR. This node goes to ERROR when it has seen the request assigned, or after
+   * SHUTDOWN_REQUEST_WAIT_MS (a group out of reach, or a consumer that failed with the thread).
+   */
+  private async shutDownApplication(failed: StreamThread, error: Error): Promise<void> {
+    this.logger.error({ err: error, thread: failed.name }, 'stream thread failed; the uncaught-exception handler shuts the whole application down');
+    this.shutdownRequest = error;
+    const messenger = this.streamThreads.find((t) => t !== failed && t.state !== 'DEAD' && t.state !== 'PENDING_SHUTDOWN') ?? failed;
+    messenger.sendShutdownRequest();
+    const deadline = Date.now() + SHUTDOWN_REQUEST_WAIT_MS;
+    while (!this.error && !this.closeBegun && Date.now() < deadline) {
+      await this.refreshHostMap();
+      if (!this.error) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    if (!this.error && !this.closeBegun) this.logger.error(`the shutdown request was not seen assigned within ${SHUTDOWN_REQUEST_WAIT_MS} ms; shutting this node down`);
+    return this.failWith(error);
   }
 
   private async failWith(error: Error): Promise<void> {
@@ -734,12 +843,20 @@ interface AssignmentInfo {
   version: number;
   /** The standby tasks of the member's process. */
   standbyTasks: string[];
+  /** The process id of a node that asked the application to shut down (Kafka Streams' SHUTDOWN_REQUESTED error code). */
+  shutdownRequestedBy?: string;
 }
 
 function decodeAssignment(userData: Buffer): AssignmentInfo {
   try {
     const info = JSON.parse(userData.toString('utf8')) as Partial<AssignmentInfo>;
-    if (Array.isArray(info.standbyTasks)) return { version: Number(info.version), standbyTasks: info.standbyTasks.filter((t) => typeof t === 'string') };
+    if (Array.isArray(info.standbyTasks)) {
+      return {
+        version: Number(info.version),
+        standbyTasks: info.standbyTasks.filter((t) => typeof t === 'string'),
+        ...(typeof info.shutdownRequestedBy === 'string' ? { shutdownRequestedBy: info.shutdownRequestedBy } : {}),
+      };
+    }
   } catch {
     // Empty (an assignment before standbys existed) or not Sluice's: no standbys.
   }
@@ -748,6 +865,8 @@ function decodeAssignment(userData: Buffer): AssignmentInfo {
 
 /** How long a failed thread's close may delay its replacement. */
 const FAILED_THREAD_CLOSE_MS = 10_000;
+/** How long a node that asked the application to shut down waits to see the request go round the group. */
+const SHUTDOWN_REQUEST_WAIT_MS = 60_000;
 
 /** What `work` gives, or undefined if `timeoutMs` (when given) passes first; the work goes on in the background. */
 async function withTimeout<T>(work: Promise<T>, timeoutMs: number | undefined): Promise<T | undefined> {
