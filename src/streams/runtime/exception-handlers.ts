@@ -9,7 +9,8 @@ export interface ErrorHandlerContext {
   readonly taskId: string;
   /** The node that failed; for a deserialization failure, the source node. */
   readonly processorNodeId: string;
-  readonly topic: string;
+  /** Where the record was read; in a punctuation, which reads none: null, -1 and -1 (as in Kafka Streams). */
+  readonly topic: string | null;
   readonly partition: number;
   readonly offset: number;
   readonly timestamp: number;
@@ -19,11 +20,17 @@ export interface ErrorHandlerContext {
   readonly sourceRawValue: Buffer | null;
 }
 
+/** The context of a failure on a consumed record: it has a source. */
+export type ConsumedErrorContext = ErrorHandlerContext & { readonly topic: string };
+
 /** `default.deserialization.exception.handler`: a consumed record whose key or value its source's serde cannot read. */
 export type DeserializationExceptionHandler = (context: ErrorHandlerContext, error: Error) => HandlerResponse;
 
-/** `processing.exception.handler` (KIP-1033): a processor threw while processing a consumed record. */
-export type ProcessingExceptionHandler = (context: ErrorHandlerContext, record: StreamRecord<unknown, unknown>, error: Error) => HandlerResponse;
+/**
+ * `processing.exception.handler` (KIP-1033): a processor threw while processing a consumed record, or a punctuator
+ * threw (`record` null, and no source in the context).
+ */
+export type ProcessingExceptionHandler = (context: ErrorHandlerContext, record: StreamRecord<unknown, unknown> | null, error: Error) => HandlerResponse;
 
 /** `default.production.exception.handler`: the broker refused a record (too large, invalid). */
 export type ProductionExceptionHandler = (context: { readonly taskId: string }, record: ProducedRecord, error: Error) => HandlerResponse;
@@ -99,7 +106,7 @@ export const DLQ_HEADERS = {
  * value, its timestamp and headers, plus the error and where the record was read. The partition is left to the
  * producer (murmur2 of the key).
  */
-export function deadLetterRecord(topic: string, context: ErrorHandlerContext, error: Error): ProducedRecord {
+export function deadLetterRecord(topic: string, context: ConsumedErrorContext, error: Error): ProducedRecord {
   return {
     topic,
     key: context.sourceRawKey,

@@ -1,6 +1,8 @@
 import { StreamsBuilder } from '../kstream/streams-builder';
 import { Serdes } from '../serdes/serdes';
 import { TopologyTestDriver } from '../test-driver/topology-test-driver';
+import type { ProcessorContext } from '../processor/processor';
+import { Topology } from '../topology/topology';
 import { DLQ_HEADERS } from './exception-handlers';
 
 /** in → (throws on key 'bad') → out-a, and in → out-b: two branches of one source. */
@@ -18,6 +20,29 @@ function twoBranches() {
 }
 
 const strings = Serdes.String();
+
+/** A wall-clock punctuator every 100 ms that throws at its first run and forwards its timestamp after. */
+function failingPunctuator(): Topology {
+  return new Topology()
+    .addSource('in', 'input', { keySerde: strings, valueSerde: strings })
+    .addProcessor(
+      'ticker',
+      () => {
+        let runs = 0;
+        return {
+          init(context: ProcessorContext<string, string>) {
+            context.schedule(100, 'WALL_CLOCK_TIME', (ts) => {
+              if (++runs === 1) throw new RangeError(`tick ${ts} failed`);
+              context.forward({ key: 'tick', value: String(ts), timestamp: ts, headers: {} });
+            });
+          },
+          process() {},
+        };
+      },
+      'in',
+    )
+    .addSink('out', 'output', { keySerde: strings, valueSerde: strings }, 'ticker');
+}
 
 describe("a task's exception handlers", () => {
   it('skip a failed record at the node that threw: its sibling branch still gets it, and the dead-letter queue the raw record', () => {
@@ -70,5 +95,18 @@ describe("a task's exception handlers", () => {
     expect(driver.createOutputTopic('out', strings, Serdes.Long()).readRecordsToList()).toEqual([]);
     expect(driver.droppedRecords).toBe(1);
     driver.close();
+  });
+
+  it("ask the processing handler about a punctuator's error, with no record and no source, as Kafka Streams does", () => {
+    const continuing = new TopologyTestDriver(failingPunctuator(), { 'processing.exception.handler': 'LogAndContinueProcessingExceptionHandler' }, 1000);
+    continuing.advanceWallClockTime(100);
+    continuing.advanceWallClockTime(100);
+    expect(continuing.createOutputTopic('output', strings, strings).readValuesToList()).toEqual(['1200']);
+    expect(continuing.droppedRecords).toBe(1);
+    continuing.close();
+
+    const failing = new TopologyTestDriver(failingPunctuator(), {}, 1000);
+    expect(() => failing.advanceWallClockTime(100)).toThrow(/Processor 'ticker' of task 0_0 failed: tick 1100 failed/);
+    failing.close();
   });
 });

@@ -8,7 +8,7 @@ import { type ChangelogRecord, isCachingStore, type StateStore, type StoreContex
 import type { NodeDefinition, SinkDefinition, SourceDefinition } from '../topology/node-definitions';
 import type { Subtopology, Topology } from '../topology/topology';
 import type { ConsumedRecord } from './consumed-record';
-import { asError, deadLetterRecord, type ErrorHandlerContext, type ExceptionHandlers, type HandlerResponse } from './exception-handlers';
+import { asError, type ConsumedErrorContext, deadLetterRecord, type ExceptionHandlers, type HandlerResponse } from './exception-handlers';
 import { ProcessorNode, wrapNodeError } from './processor-node';
 import { TopicPartitionMap } from '../kafka';
 import { PunctuationQueue } from './punctuation-queue';
@@ -287,8 +287,8 @@ export class StreamTask {
 
   /**
    * Whether the record a node's processor threw on is skipped at that node: the processing handler's choice, asked
-   * only about errors of user code while a consumed record is processed (not in punctuations or cache flushes, and not
-   * about errors Sluice raises itself, such as a failed send).
+   * only about errors of user code while a consumed record is processed (punctuations: below; not cache flushes, and
+   * not errors Sluice raises itself, such as a failed send).
    */
   private skipFailedProcessing(node: ProcessorNode, record: StreamRecord<unknown, unknown>, error: unknown): boolean {
     const consumed = this.current;
@@ -300,7 +300,21 @@ export class StreamTask {
     return true;
   }
 
-  private errorContext(consumed: ConsumedRecord, processorNodeId: string, timestamp: number): ErrorHandlerContext {
+  /**
+   * Whether a punctuator's error is let go: the processing handler's choice, asked with no record and no source, as
+   * Kafka Streams asks it. What the punctuation was to do is dropped and counted; there is no record for a dead-letter
+   * queue.
+   */
+  private skipFailedPunctuation(node: ProcessorNode, timestamp: number, error: unknown): boolean {
+    if (error instanceof SluiceError) return false;
+    const cause = asError(error);
+    const context = { taskId: this.name, processorNodeId: node.name, topic: null, partition: -1, offset: -1, timestamp, headers: {}, sourceRawKey: null, sourceRawValue: null };
+    if (ask('processing', () => this.env.exceptionHandlers.processing(context, null, cause)) !== 'CONTINUE') return false;
+    this.drop(`punctuator of '${node.name}' failed at ${timestamp}: ${cause.message}`, undefined, cause);
+    return true;
+  }
+
+  private errorContext(consumed: ConsumedRecord, processorNodeId: string, timestamp: number): ConsumedErrorContext {
     return {
       taskId: this.name,
       processorNodeId,
@@ -315,7 +329,7 @@ export class StreamTask {
   }
 
   /** A record a handler skipped: dropped, and sent to the dead-letter queue when there is one. */
-  private skip(reason: string, context: ErrorHandlerContext, error: Error): void {
+  private skip(reason: string, context: ConsumedErrorContext, error: Error): void {
     this.drop(reason, { topic: context.topic, partition: context.partition, offset: context.offset }, error);
     const topic = this.env.deadLetterQueueTopic;
     if (topic === undefined) return;
@@ -377,7 +391,7 @@ export class StreamTask {
         try {
           punctuator(timestamp);
         } catch (error) {
-          throw wrapNodeError(error, node.name, this.name);
+          if (!this.skipFailedPunctuation(node, timestamp, error)) throw wrapNodeError(error, node.name, this.name);
         }
       });
     } finally {
