@@ -20,13 +20,7 @@ const storeCounts = (instance: StreamsInstance): Map<string, number> => storeVal
 
 const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
 
-/**
- * Under exactly_once_v2 this runs under `npm run test:faults` (SLUICE_FAULTS_ALL=1) only: in about one clean-clone CI
- * run in four the replacement thread still counts nothing after the broker is back (cause not found yet).
- */
-const GUARANTEES = process.env.SLUICE_FAULTS_ALL === '1' ? FAULT_GUARANTEES : FAULT_GUARANTEES.filter((g) => g === 'at_least_once');
-
-describe.each(GUARANTEES)('the broker bounced under %s', (guarantee) => {
+describe.each(FAULT_GUARANTEES)('the broker bounced under %s', (guarantee) => {
   let broker: LocalKafka;
   let clients: KafkaTestClients;
   let instance: StreamsInstance | undefined;
