@@ -3,11 +3,12 @@
  * the example topologies as a child process, with no input. Once the node is ready, prints its RSS over a minute,
  * and the V8 heap and external memory as its /prometheus reports them. Figures only; nothing is asserted: it exits
  * 1 only when the node never became ready.
- * Usage: `npm run bench:idle`.
+ * Usage: `npm run bench:idle [-- --threads N]` (num.stream.threads of every instance, default 1: what more threads cost).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { DEMO_EXAMPLES } from '../../examples';
 import { createKafkaClient, createTopics } from '../../src/streams/kafka';
@@ -24,6 +25,9 @@ const PROMETHEUS_FIGURES = ['nodejs_heap_size_total_bytes', 'nodejs_heap_size_us
 
 
 async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { threads: { type: 'string', default: '1' } } });
+  const threads = Number(values.threads);
+  if (!Number.isInteger(threads) || threads < 1) throw new Error(`--threads must be a positive integer, not ${values.threads}`);
   const broker = await provideBroker({ log });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-idle-'));
   try {
@@ -35,7 +39,7 @@ async function main(): Promise<void> {
     const node = await startSluiceNode('sluice start', path.join(dir, 'node'), {
       server: { host: '127.0.0.1', port: PORT, advertisedHost: 'localhost' },
       log: { level: 'warn' },
-      streams: { 'bootstrap.servers': broker.bootstrapServers, 'state.dir': path.join(dir, 'state') },
+      streams: { 'bootstrap.servers': broker.bootstrapServers, 'state.dir': path.join(dir, 'state'), 'num.stream.threads': threads },
       // Compiled, beside this benchmark in dist/.
       topologies: [{ module: path.join(__dirname, '..', '..', 'examples') }],
       instances: DEMO_EXAMPLES.map((example) => ({ topology: example.topology.name, applicationId: example.applicationId })),
@@ -52,7 +56,7 @@ async function main(): Promise<void> {
       const prometheus = await (await request(`${node.url}/prometheus`)).body.text();
       process.stdout.write(
         [
-          `idle node: sluice start with ${DEMO_EXAMPLES.length} example topologies (${DEMO_EXAMPLES.map((e) => e.applicationId).join(', ')}), no input`,
+          `idle node: sluice start with ${DEMO_EXAMPLES.length} example topologies (${DEMO_EXAMPLES.map((e) => e.applicationId).join(', ')}), ${threads} stream thread(s) each, no input`,
           `  ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}`,
           ...readings,
           ...PROMETHEUS_FIGURES.map((name) => `  ${name.padEnd(30)}${mb(prometheusSum(prometheus, name))}`),
