@@ -1,5 +1,6 @@
 import type { StreamPartitioner, TimestampExtractor } from '../processor/processor';
 import type { Serde } from '../serdes/serde';
+import type { KeyValueBytesStoreSupplier } from '../state/store-suppliers';
 
 /** How a source topic is read (Kafka Streams' `Consumed`). */
 export interface Consumed<K, V> {
@@ -53,7 +54,22 @@ export interface Materialized<K, V> {
   cachingEnabled?: boolean;
   /** Window and session stores: how long windows are kept. */
   retentionMs?: number;
+  /**
+   * The store's supplier (Kafka Streams' `Materialized.as(supplier)`); it names the store. A versioned supplier
+   * (`Stores.persistentVersionedKeyValueStore`) makes a source table versioned: never cached, and read by stream
+   * joins as of each stream record's timestamp.
+   */
+  storeSupplier?: KeyValueBytesStoreSupplier;
 }
+
+/** Kafka Streams' `Materialized.as`: a materialization named after a store, or built by a store supplier. */
+export const Materialized = {
+  as<K, V>(nameOrSupplier: string | KeyValueBytesStoreSupplier): Materialized<K, V> {
+    return typeof nameOrSupplier === 'string'
+      ? { storeName: nameOrSupplier }
+      : { storeName: nameOrSupplier.name, storeSupplier: nameOrSupplier };
+  },
+};
 
 /**
  * Serdes and name of a stream-table join (Kafka Streams' `Joined`). The name names the join processor and, when the

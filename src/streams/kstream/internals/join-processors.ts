@@ -1,7 +1,7 @@
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../../processor/processor';
 import type { StreamRecord } from '../../processor/record';
 import type { ValueAndTimestamp } from '../../state/store';
-import type { Change } from './change';
+import { type Change, isLatest } from './change';
 import { dropRecord, isNull } from './drop';
 import type { OldValues } from './table-processors';
 import type { ValueGetter, ValueGetterSupplier } from './value-getters';
@@ -52,7 +52,9 @@ export function streamTableJoinProcessor<K, V, KT, VT, VR>(
           dropRecord(this.context, 'null join key or value in a stream-table join');
           return;
         }
-        const tableValue = isNull(joinKey) ? null : (this.getter(joinKey)?.value ?? null);
+        // A versioned table answers as of the stream record's time (Kafka Streams 3.5+).
+        const asOf = table.versioned ? record.timestamp : undefined;
+        const tableValue = isNull(joinKey) ? null : (this.getter(joinKey, asOf)?.value ?? null);
         if (tableValue === null && !leftJoin) return;
         this.context.forward({ ...record, value: joiner(record.value, tableValue, record.key) });
       }
@@ -119,6 +121,8 @@ export function tableTableJoinProcessor<K, V1, V2, VR>(
           dropRecord(this.context, 'null key in a table-table join');
           return;
         }
+        // An out-of-order update of a versioned table changes its history, not the join's current result.
+        if (!isLatest(record.value)) return;
         const joined = joinUpdate(kind, record.key, record.value, record.timestamp, this.getter(record.key), joiner, oldValues.send);
         if (joined) this.context.forward({ key: record.key, value: joined.change, timestamp: joined.timestamp, headers: record.headers });
       }
