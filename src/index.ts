@@ -18,13 +18,12 @@ export type {
   Branched,
   Consumed,
   Grouped,
-  Joined,
   Named,
   Produced,
   Repartitioned,
   StreamJoined,
 } from './streams/kstream/options';
-export { Materialized } from './streams/kstream/options';
+export { Joined, Materialized } from './streams/kstream/options';
 export { Topology } from './streams/topology/topology';
 export type { TopologyDescription } from './streams/topology/description';
 export type {

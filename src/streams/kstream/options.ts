@@ -80,7 +80,25 @@ export interface Joined<K, V, VO> {
   valueSerde?: Serde<V>;
   otherValueSerde?: Serde<VO>;
   name?: string;
+  /**
+   * A grace period for the stream side (KIP-923, joins with a versioned table only): each stream record waits until
+   * stream time is this far past it, so that table updates arriving out of order up to then are seen by its join.
+   */
+  gracePeriodMs?: number;
 }
+
+/** Kafka Streams' `Joined` factories, for code written the Java way. */
+export const Joined = {
+  as<K, V, VO>(name: string): Joined<K, V, VO> {
+    return { name };
+  },
+  with<K, V, VO>(keySerde?: Serde<K>, valueSerde?: Serde<V>, otherValueSerde?: Serde<VO>): Joined<K, V, VO> {
+    return { ...(keySerde ? { keySerde } : {}), ...(valueSerde ? { valueSerde } : {}), ...(otherValueSerde ? { otherValueSerde } : {}) };
+  },
+  withGracePeriod<K, V, VO>(gracePeriodMs: number): Joined<K, V, VO> {
+    return { gracePeriodMs };
+  },
+};
 
 /**
  * Serdes, names and stores of a stream-stream join (Kafka Streams' `StreamJoined`): `name` names the processors

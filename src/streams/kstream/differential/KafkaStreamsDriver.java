@@ -274,6 +274,15 @@ public class KafkaStreamsDriver {
         stream.leftJoin(table, KafkaStreamsDriver::joined).to("left-out");
         break;
       }
+      case "versioned-join-grace": {
+        KTable<String, String> table = b.table("t", Materialized.<String, String>as(Stores.persistentVersionedKeyValueStore("versions", Duration.ofMillis(10_000))));
+        KStream<String, String> stream = b.stream("s");
+        Joined<String, String, String> grace = Joined.<String, String, String>with(Serdes.String(), Serdes.String(), Serdes.String())
+            .withGracePeriod(Duration.ofMillis(2_000));
+        stream.join(table, KafkaStreamsDriver::joined, grace).to("inner");
+        stream.leftJoin(table, KafkaStreamsDriver::joined, grace).to("left-out");
+        break;
+      }
       case "processors": {
         b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("seen"), Serdes.String(), Serdes.Long()));
         KStream<String, String> in = b.stream("in");

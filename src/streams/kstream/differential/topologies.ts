@@ -5,7 +5,7 @@ import type { KeyValueStore, Windowed } from '../../state/store';
 import { Stores } from '../../state/stores';
 import type { KStream } from '../kstream';
 import type { KTable } from '../ktable';
-import { Materialized } from '../options';
+import { Joined, Materialized } from '../options';
 import type { StreamsBuilder } from '../streams-builder';
 import { BufferConfig, Suppressed } from '../suppressed';
 import { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from '../windows';
@@ -122,6 +122,12 @@ export const TOPOLOGIES = {
     const stream = b.stream<string, string>('s');
     stream.join(table, joined).to('inner');
     stream.leftJoin(table, joined).to('left-out');
+  },
+  'versioned-join-grace': (b: StreamsBuilder): void => {
+    const table = b.table<string, string>('t', {}, Materialized.as(Stores.persistentVersionedKeyValueStore('versions', 10_000)));
+    const stream = b.stream<string, string>('s');
+    stream.join(table, joined, Joined.withGracePeriod(2_000)).to('inner');
+    stream.leftJoin(table, joined, { gracePeriodMs: 2_000 }).to('left-out');
   },
   processors: (b: StreamsBuilder): void => {
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('seen'), Serdes.String(), Serdes.Long()));
