@@ -81,10 +81,14 @@ let nextView = 0;
  */
 function pageViewSample(): SampleRecord {
   const n = nextView++;
-  const user = USERS[(n * 7) % USERS.length]!;
   if (n % 10 === 0) {
-    return { topic: PAGE_VIEW_TOPICS.users, key: user.id, value: JSON.stringify({ name: user.name, region: user.regions[(n / 10) % 2]! }) };
+    // Each user in turn, its region alternating from one round of updates to the next.
+    const update = n / 10;
+    const user = USERS[update % USERS.length]!;
+    const region = user.regions[Math.floor(update / USERS.length) % 2]!;
+    return { topic: PAGE_VIEW_TOPICS.users, key: user.id, value: JSON.stringify({ name: user.name, region }) };
   }
+  const user = USERS[(n * 7) % USERS.length]!;
   return { topic: PAGE_VIEW_TOPICS.pageViews, key: user.id, value: PAGES[(n * 3) % PAGES.length]! };
 }
 
