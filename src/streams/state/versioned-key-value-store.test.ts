@@ -106,6 +106,19 @@ describe.each([
     expect(store.get('k')).toEqual({ value: 'c', timestamp: 2_000 });
   });
 
+  it('drops the segments whose versions all ended past the history retention', () => {
+    const store = openStore(1_000, 100);
+    for (let t = 0; t < 1_000; t += 50) store.put('k', `v${t}`, t);
+    const before = store.stats!()!.entries;
+    store.put('k', 'far', 10_000);
+    // One entry per segment before; then the latest and the version it ended (in the newest segment) are left: the
+    // other versions ended more than the retention before stream time, and their segments are gone.
+    expect(before).toBeGreaterThan(5);
+    expect(store.stats!()!.entries).toBe(2);
+    expect(store.get('k', 8_999)).toBeUndefined();
+    expect(store.get('k', 9_500)).toEqual({ value: 'v950', timestamp: 950, validTo: 10_000 });
+  });
+
   it('logs every put and delete with its timestamp, and restores the same versions from that log', async () => {
     const context = new RecordingStoreContext(dir);
     const store = openStore(1_000, 300, context);

@@ -272,6 +272,7 @@ public class KafkaStreamsDriver {
         KStream<String, String> stream = b.stream("s");
         stream.join(table, KafkaStreamsDriver::joined).to("inner");
         stream.leftJoin(table, KafkaStreamsDriver::joined).to("left-out");
+        stream.join(table.filter((k, v) -> !v.endsWith("2")), KafkaStreamsDriver::joined).to("filtered");
         break;
       }
       case "versioned-join-grace": {

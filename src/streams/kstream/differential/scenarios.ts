@@ -381,7 +381,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'stream join with a versioned table: each record meets the table as of its own time, out-of-order on both sides',
     topology: 'versioned-stream-table-join',
-    outputs: strings('inner', 'left-out'),
+    outputs: strings('inner', 'left-out', 'filtered'),
     inputs: [
       r('t', 'a', 't1', 1_000),
       r('t', 'a', 't3', 5_000),
