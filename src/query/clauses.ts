@@ -82,11 +82,13 @@ export function clausesOf(type: StoreType): ClauseName[] {
 
 /**
  * Whether a query of type `requested` may run on a store of type `actual`: the same type, or a plain type on the
- * timestamped store of its kind (whose values are then answered without their timestamps, as Kafka Streams allows).
+ * timestamped store of its kind (whose values are then answered without their timestamps, as Kafka Streams allows),
+ * or a key-value query on a versioned store, whose `get` then answers the latest value (its other clauses do not apply).
  */
 export function typeMatches(requested: StoreType, actual: StoreType): boolean {
   if (requested === actual) return true;
-  return (requested === 'key_value' && actual === 'timestamped_key_value') || (requested === 'window' && actual === 'timestamped_window');
+  if (requested === 'key_value') return actual === 'timestamped_key_value' || actual === 'versioned_key_value';
+  return requested === 'window' && actual === 'timestamped_window';
 }
 
 /**

@@ -78,12 +78,21 @@ describe('executeLocal over real in-memory stores of two partitions', () => {
       expect(await get({ as_of: 99 })).toEqual([]);
     });
 
-    it('refuses a query of another type, and as_of on other stores', async () => {
-      expect(await run('ver', { type: 'key_value', query: { get: { key: 'abc' } } })).toMatchObject({
+    it('answers a key_value get with the latest value, and refuses the other key_value clauses', async () => {
+      expect(records(await run('ver', { type: 'key_value', query: { get: { key: 'abc' } } }))).toEqual([{ key: 'abc', value: 30 }]);
+      expect(await run('ver', { type: 'key_value', query: { all: {} } })).toMatchObject({
         ok: false,
         kind: 'INVALID_QUERY',
-        messages: ["Invalid query: store 'ver' is a versioned_key_value store; a key_value query does not apply to it"],
+        messages: ["Invalid query: store 'ver' is a versioned_key_value store; clause 'all' does not apply to it"],
       });
+      expect(await run('ver', { type: 'window', query: { fetch: { key: 'abc', time: 0 } } })).toMatchObject({
+        ok: false,
+        kind: 'INVALID_QUERY',
+        messages: ["Invalid query: store 'ver' is a versioned_key_value store; a window query does not apply to it"],
+      });
+    });
+
+    it('refuses as_of on other stores, a time that is not one, and clauses versioned stores do not have', () => {
       expect(() => parseQueryRequest({ type: 'key_value', query: { get: { key: 'abc', as_of: 5 } } })).toThrow(/no parameter 'as_of'/);
       expect(() => parseQueryRequest({ type: 'versioned_key_value', query: { get: { key: 'abc', as_of: 'yesterday' } } })).toThrow(/'as_of' must be a time/);
       expect(() => parseQueryRequest({ type: 'versioned_key_value', query: { all: {} } })).toThrow(/does not apply to versioned_key_value stores/);

@@ -225,6 +225,11 @@ function* readVersioned(stores: readonly (readonly [number, VersionedView])[], b
     if (version === undefined) continue;
     const key = store.keySerde.toJson(bound.keys.key);
     const value = store.valueSerde.toJson(version.value);
+    // A key_value query of a versioned store answers as of a plain store: the key and its latest value.
+    if (bound.request.type !== 'versioned_key_value') {
+      yield { key, value };
+      continue;
+    }
     yield version.validTo === undefined ? { key, value, timestamp: version.timestamp } : { key, value, timestamp: version.timestamp, valid_to: version.validTo };
   }
 }
