@@ -63,7 +63,8 @@ export const storeQueryBody = {
         'prefix_scan{prefix}, reverse_range{key_from,key_to}, reverse_all{}; window and timestamped_window: fetch{key,time}, ' +
         'fetch_key_range{key_from,key_to,time_from,time_to}, fetch_time_range{key,time_from,time_to}, fetch_all{time_from,time_to}, all{}; ' +
         'session: fetch{key}, fetch_key_range{key_from,key_to}; versioned_key_value: get{key, as_of?} (the latest version, or with as_of, ' +
-        'epoch ms, the version valid then; records carry timestamp, the version\'s start, and valid_to unless it is the latest)',
+        'epoch ms, the version valid then; records carry timestamp, the version\'s start, and valid_to unless it is the latest; ' +
+        'a key_value get of a versioned store answers its latest value)',
       additionalProperties: { type: 'object' },
     },
   },
