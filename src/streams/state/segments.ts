@@ -108,6 +108,11 @@ export class Segments {
     for (const segment of this.live.values()) segment.table.clear();
   }
 
+  /** Forgets the observed stream time, for a store that rebuilds it by replaying its changelog from the start. */
+  resetObservedStreamTime(): void {
+    this.observed = -1;
+  }
+
   /** Writes the observed stream time when it moved, to be committed with the data. */
   saveObservedStreamTime(): void {
     if (this.observed === this.savedObserved) return;

@@ -150,6 +150,20 @@ describe.each([
     }
   });
 
+  it('cleared, then restored from its whole changelog, keeps the latest versions that are older than the retention', () => {
+    const context = new RecordingStoreContext(dir);
+    const store = openStore(1_000, 300, context);
+    store.put('old', 'kept', 100);
+    store.put('k', 'a', 5_000);
+    store.put('k', 'b', 5_500);
+    store.clear();
+    expect(store.get('old')).toBeUndefined();
+    store.restore(context.changelog.splice(0));
+    expect(store.get('old')).toEqual({ value: 'kept', timestamp: 100 });
+    expect(store.get('k', 5_200)).toEqual({ value: 'a', timestamp: 5_000, validTo: 5_500 });
+    expect(store.put('k', 'too old', 4_000)).toBe(PUT_RETURN_CODE_NOT_PUT);
+  });
+
   it('keeps its versions and observed stream time across a reopen', async () => {
     if (kind === 'in-memory') return;
     const store = openStore(1_000, 300);

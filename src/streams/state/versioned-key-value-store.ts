@@ -128,7 +128,11 @@ export class TypedVersionedKeyValueStore<K, V> extends SegmentedStoreBase implem
 
   clear(): void {
     this.latest().clear();
-    this.openSegments().clear();
+    const segments = this.openSegments();
+    segments.clear();
+    // The restoration that follows replays every put from the start: with the stream time it ends at, it would drop
+    // the latest versions of keys not updated within the history retention, which never expire.
+    segments.resetObservedStreamTime();
   }
 
   approximateNumEntries(): number {
