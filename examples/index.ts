@@ -7,7 +7,7 @@
 import type { TopologyDefinition } from '../src/host/topology-definition';
 import type { TopicSpec } from '../src/streams/kafka';
 import { CUSTOMERS_STORE, LARGE_ORDER_AMOUNT, ORDER_TOPICS, orderEnrichmentTopology } from './order-enrichment';
-import { PAGE_VIEW_TOPICS, PAGE_VIEWS_PER_MINUTE_STORE, pageViewsTopology } from './page-views';
+import { PAGE_VIEW_TOPICS, pageViewsTopology, USERS_STORE } from './page-views';
 import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT, WORD_COUNT_STORE, wordCountTopology } from './word-count';
 
 export const wordCount: TopologyDefinition = {
@@ -21,7 +21,7 @@ export const wordCount: TopologyDefinition = {
 export const pageViews: TopologyDefinition = {
   name: 'io.sluice.examples.PageViews',
   version: '1.0.0',
-  description: `Page views (${PAGE_VIEW_TOPICS.pageViews}) per page per minute, per user session, and joined with ${PAGE_VIEW_TOPICS.users}`,
+  description: `Page views (${PAGE_VIEW_TOPICS.pageViews}) per page per minute, per user session, and joined with ${PAGE_VIEW_TOPICS.users} as of each view`,
   aliases: ['page-views', 'PageViews'],
   build: () => pageViewsTopology(),
 };
@@ -49,7 +49,7 @@ export interface DemoExample {
   readonly topics: readonly TopicSpec[];
   /** The next record of the steady trickle of sample input. */
   sample(): SampleRecord;
-  /** A query for the printed curl command. */
+  /** A query for the printed curl commands, one per example. */
   readonly query: { store: string; body: unknown };
 }
 
@@ -68,18 +68,27 @@ let nextLine = 0;
 
 const PAGES = ['/home', '/docs', '/pricing', '/blog', '/about'];
 const USERS = [
-  { id: 'u1', name: 'Ada', region: 'eu' },
-  { id: 'u2', name: 'Bob', region: 'us' },
-  { id: 'u3', name: 'Chen', region: 'apac' },
-  { id: 'u4', name: 'Dana', region: 'eu' },
+  { id: 'u1', name: 'Ada', regions: ['eu', 'us'] },
+  { id: 'u2', name: 'Bob', regions: ['us', 'apac'] },
+  { id: 'u3', name: 'Chen', regions: ['apac', 'eu'] },
+  { id: 'u4', name: 'Dana', regions: ['eu', 'latam'] },
 ];
 let nextView = 0;
 
-/** Mostly page views; every tenth record updates a user, so that the users table fills and changes. */
+/**
+ * Mostly page views; every tenth record updates a user, whose region alternates, so that the versioned users table
+ * fills and keeps a history, which each view is joined against as of its own time.
+ */
 function pageViewSample(): SampleRecord {
   const n = nextView++;
+  if (n % 10 === 0) {
+    // Each user in turn, its region alternating from one round of updates to the next.
+    const update = n / 10;
+    const user = USERS[update % USERS.length]!;
+    const region = user.regions[Math.floor(update / USERS.length) % 2]!;
+    return { topic: PAGE_VIEW_TOPICS.users, key: user.id, value: JSON.stringify({ name: user.name, region }) };
+  }
   const user = USERS[(n * 7) % USERS.length]!;
-  if (n % 10 === 0) return { topic: PAGE_VIEW_TOPICS.users, key: user.id, value: JSON.stringify({ name: user.name, region: user.region }) };
   return { topic: PAGE_VIEW_TOPICS.pageViews, key: user.id, value: PAGES[(n * 3) % PAGES.length]! };
 }
 
@@ -122,7 +131,7 @@ export const DEMO_EXAMPLES: readonly DemoExample[] = [
     // The views and the users must be co-partitioned: the same number of partitions.
     topics: Object.values(PAGE_VIEW_TOPICS).map((name) => ({ name, partitions: 3 })),
     sample: pageViewSample,
-    query: { store: PAGE_VIEWS_PER_MINUTE_STORE, body: { type: 'window', query: { all: {} } } },
+    query: { store: USERS_STORE, body: { type: 'versioned_key_value', query: { get: { key: 'u1' } } } },
   },
   {
     topology: orderEnrichment,

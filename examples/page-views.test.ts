@@ -7,6 +7,7 @@ import {
   pageViewsTopology,
   type User,
   USER_SESSIONS_STORE,
+  USERS_STORE,
   VIEW_WINDOW_MS,
 } from './page-views';
 
@@ -96,6 +97,23 @@ describe('page-view example', () => {
       { user: 'u2', page: '/home', name: 'Bob', region: 'us' },
       { user: 'u3', page: '/docs', name: null, region: null },
     ]);
+  });
+
+  it('joins each view with the user as they were at the time of the view, late views and out-of-order updates included', () => {
+    const users = driver.createInputTopic(PAGE_VIEW_TOPICS.users, Serdes.String(), Serdes.Json<User>());
+    users.pipeInput('u1', { name: 'Ada', region: 'us' }, 30 * SECOND);
+    users.pipeInput('u1', { name: 'Ada', region: 'apac' }, 50 * SECOND);
+    views.pipeInput('u1', '/home', 45 * SECOND);
+    users.pipeInput('u1', { name: 'Ada', region: 'latam' }, 40 * SECOND); // out of order: between the two
+    views.pipeInput('u1', '/blog', 45 * SECOND);
+    views.pipeInput('u1', '/docs', 10 * SECOND); // late: before the move to us
+    views.pipeInput('u1', '/about', 55 * SECOND);
+    const output = driver.createOutputTopic(PAGE_VIEW_TOPICS.enrichedViews, Serdes.String(), Serdes.Json<EnrichedPageView>());
+    expect(output.readValuesToList().map((view) => `${view?.page}:${view?.region}`)).toEqual(['/home:us', '/blog:latam', '/docs:eu', '/about:apac']);
+    const store = driver.getVersionedKeyValueStore<string, User>(USERS_STORE);
+    expect(store.get('u1')).toEqual({ value: { name: 'Ada', region: 'apac' }, timestamp: 50 * SECOND });
+    expect(store.get('u1', 45 * SECOND)).toEqual({ value: { name: 'Ada', region: 'latam' }, timestamp: 40 * SECOND, validTo: 50 * SECOND });
+    expect(store.get('u1', 20 * SECOND)).toEqual({ value: { name: 'Ada', region: 'eu' }, timestamp: 0, validTo: 30 * SECOND });
   });
 
   it('declares the views and the users topics co-partitioned', () => {

@@ -1,11 +1,11 @@
-import { Serdes, SessionWindows, StreamsBuilder, Suppressed, TimeWindows } from '../src';
+import { Materialized, Serdes, SessionWindows, Stores, StreamsBuilder, Suppressed, TimeWindows } from '../src';
 import type { Topology } from '../src';
 
 /** The topics of the page-view example; page views are keyed by user id with the page as value. */
 export interface PageViewTopics {
   /** Input: user id → page. */
   pageViews: string;
-  /** Input, a table: user id → `{"name", "region"}` (JSON). */
+  /** Input, a versioned table: user id → `{"name", "region"}` (JSON), as it was from each record's time on. */
   users: string;
   /** Views per page per minute, on every update: windowed page → count. */
   viewCounts: string;
@@ -34,6 +34,8 @@ export const VIEW_WINDOW_MS = 60_000;
 export const SESSION_GAP_MS = 5 * 60_000;
 /** How late a view may come and still count. */
 export const GRACE_MS = 10_000;
+/** How long the users table keeps the past versions of a user: a view up to this late still meets the user as they were. */
+export const USER_HISTORY_MS = 60 * 60_000;
 
 export interface User {
   name: string;
@@ -50,7 +52,9 @@ export interface EnrichedPageView {
 
 /**
  * Page views three ways: counted per page in 1-minute tumbling windows (updates and final results), counted per
- * user session with a 5-minute inactivity gap, and joined with the users table.
+ * user session with a 5-minute inactivity gap, and joined with the users table. The users table is versioned: each
+ * view meets the user as they were at the view's time, also when the view arrives after a later update of the user
+ * (or the update arrives out of order), within the table's hour of history.
  */
 export function pageViewsTopology(topics: PageViewTopics = PAGE_VIEW_TOPICS): Topology {
   const builder = new StreamsBuilder();
@@ -58,7 +62,7 @@ export function pageViewsTopology(topics: PageViewTopics = PAGE_VIEW_TOPICS): To
   const users = builder.table<string, User>(
     topics.users,
     { keySerde: Serdes.String(), valueSerde: Serdes.Json<User>() },
-    { storeName: USERS_STORE },
+    Materialized.as(Stores.persistentVersionedKeyValueStore(USERS_STORE, USER_HISTORY_MS)),
   );
 
   const perMinute = views

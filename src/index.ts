@@ -18,13 +18,12 @@ export type {
   Branched,
   Consumed,
   Grouped,
-  Joined,
-  Materialized,
   Named,
   Produced,
   Repartitioned,
   StreamJoined,
 } from './streams/kstream/options';
+export { Joined, Materialized } from './streams/kstream/options';
 export { Topology } from './streams/topology/topology';
 export type { TopologyDescription } from './streams/topology/description';
 export type {
@@ -48,7 +47,8 @@ export type { Serde } from './streams/serdes/serde';
 export { Serdes } from './streams/serdes/serdes';
 export { sessionWindowedSerde, timeWindowedSerde } from './streams/serdes/windowed';
 export { Stores } from './streams/state/stores';
-export type { StoreBuilder } from './streams/state/stores';
+export type { StoreBuilder, VersionedBytesStoreSupplier } from './streams/state/stores';
+export { PUT_RETURN_CODE_NOT_PUT, PUT_RETURN_CODE_VALID_TO_UNDEFINED } from './streams/state/versioned-key-value-store';
 export type {
   KeyValue,
   KeyValueStore,
@@ -57,6 +57,9 @@ export type {
   ReadOnlyWindowStore,
   SessionStore,
   ValueAndTimestamp,
+  VersionedKeyValueStore,
+  VersionedRecord,
+  ReadOnlyVersionedKeyValueStore,
   Window,
   WindowStore,
   Windowed,

@@ -102,6 +102,7 @@ async function refusal(run: () => Promise<unknown>): Promise<SluiceApiError> {
 const counts = () => client.store(id, 'count').keyValue<string, number>();
 const perMinute = () => client.store(pageViews, 'page-views-per-minute').window<string, number>();
 const sessions = () => client.store(pageViews, 'user-sessions').session<string, number>();
+const users = () => client.store(pageViews, 'users').versionedKeyValue<string, { name: string; region: string }>();
 
 beforeAll(async () => {
   buildDir = buildCli();
@@ -150,6 +151,16 @@ beforeAll(async () => {
   });
   await waitFor(async () => (await perMinute().fetch('/home', 60_000)).value === 1, '/home counted in the second minute', 60_000);
   await waitFor(async () => (await sessions().fetch('alice')).value === 3, "alice's session of 3 views", 60_000);
+  // alice moves from eu to us at 1.5 s; the update that puts her in apac at 1.2 s comes last, out of order.
+  await producer.send({
+    topic: pageViewTopics.users,
+    messages: [
+      { key: 'alice', value: JSON.stringify({ name: 'Alice', region: 'eu' }), timestamp: '500' },
+      { key: 'alice', value: JSON.stringify({ name: 'Alice', region: 'us' }), timestamp: '1500' },
+      { key: 'alice', value: JSON.stringify({ name: 'Alice', region: 'apac' }), timestamp: '1200' },
+    ],
+  });
+  await waitFor(async () => (await users().get('alice', 1300)).value?.region === 'apac', "alice's out-of-order update in the users table", 60_000);
 }, BROKER_TEST_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -190,6 +201,15 @@ describe('the client', () => {
     expect(timestamped.records).toEqual([{ key: { key: '/home', window_start: 0, window_end: 60_000 }, value: 2, timestamp: 3000 }]);
     expect((await sessions().fetch('alice')).records).toEqual([{ key: { key: 'alice', window_start: 1000, window_end: 61_000 }, value: 3 }]);
     expect(windows((await sessions().fetchKeyRange('a', 'c')).records)).toEqual({ 'alice@1000': 3, 'bob@3000': 1 });
+  });
+
+  it('reads the versioned users table: the latest version, and the version valid at a time', async () => {
+    expect((await users().get('alice')).records).toEqual([{ key: 'alice', value: { name: 'Alice', region: 'us' }, timestamp: 1500 }]);
+    expect((await users().get('alice', new Date(1000))).records).toEqual([{ key: 'alice', value: { name: 'Alice', region: 'eu' }, timestamp: 500, valid_to: 1200 }]);
+    expect((await users().get('alice', 499)).records).toEqual([]);
+    const run = await sluice(['query', pageViews, 'users', 'get', 'key=alice', 'as_of=1970-01-01T00:00:01.300Z', '--type', 'versioned_key_value']);
+    expect(run.code).toBe(0);
+    expect(rows(run.stdout)).toEqual([{ KEY: 'alice', VALUE: '{"name":"Alice","region":"apac"}', TIMESTAMP: '1200', VALID_TO: '1500' }]);
   });
 
   it('shows the instance, its resources, the application, the topologies and health', async () => {

@@ -35,6 +35,8 @@ async function http(method: 'GET' | 'POST', url: string, body?: unknown, timeout
 export interface LaunchOptions {
   /** From buildSluice (cluster/support/sluice-cluster.ts): the compiled CLI and the test topology's module. */
   build: { launcher: string; topologyModule: string };
+  /** Another compiled module of topologies and the alias of the one to run, instead of the cluster queries' topology. */
+  topology?: { module: string; alias: string };
   /** The node's directory under `workDir`. */
   name: string;
   workDir: string;
@@ -61,8 +63,8 @@ export function launchSluice(options: LaunchOptions): { child: ChildProcess; log
     ...(options.peers === undefined ? {} : { peers: options.peers }),
     log: { level: process.env.SLUICE_TEST_LOG_LEVEL ?? 'warn' },
     streams: { 'state.dir': path.join(dir, 'state'), 'commit.interval.ms': 200, 'heartbeat.interval.ms': 1000, ...options.streams },
-    topologies: [{ module: options.build.topologyModule }],
-    instances: [{ topology: 'cluster-queries', applicationId: options.applicationId }],
+    topologies: [{ module: options.topology?.module ?? options.build.topologyModule }],
+    instances: [{ topology: options.topology?.alias ?? 'cluster-queries', applicationId: options.applicationId }],
     shutdownTimeoutMs: 10_000,
   };
   const configFile = path.join(dir, 'sluice.json');

@@ -7,7 +7,7 @@ export type { ClientOptions, TlsOptions } from './transport';
 export { SluiceApiError } from './errors';
 export type { ErrorName } from './errors';
 export { InvalidClientRequest, ServerUnreachable, SluiceError, UnexpectedResponse } from '../errors';
-export { CountResult, KeyValueQueries, QueryResult, SessionQueries, StoreRef, WindowQueries } from './store';
+export { CountResult, KeyValueQueries, QueryResult, SessionQueries, StoreRef, VersionedKeyValueQueries, WindowQueries } from './store';
 export type {
   KeyValueRecord,
   QueryOptions,
@@ -15,6 +15,7 @@ export type {
   Time,
   TimestampedKeyValueRecord,
   TimestampedWindowRecord,
+  VersionedKeyValueRecord,
   WindowedKey,
   WindowRecord,
 } from './store';

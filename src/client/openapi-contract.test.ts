@@ -16,7 +16,7 @@ import { topologies } from '../server/schemas/topologies';
 import { topologyDag } from '../server/schemas/topology';
 import { FakeQueries, FakeRegistry } from '../server/testing/fake-instances';
 import { pathParameters, ROUTES, type JsonAnswers, type JsonBodies, type RouteName, type RouteSpec } from './routes';
-import { KeyValueQueries, SessionQueries, WindowQueries } from './store';
+import { KeyValueQueries, SessionQueries, VersionedKeyValueQueries, WindowQueries } from './store';
 import type { Equal, SchemaType } from './testing/schema-type';
 import type { ErrorBody } from './types';
 
@@ -167,4 +167,5 @@ it('each store handle has a method for every clause the server takes for its typ
   expect([...WindowQueries.CLAUSES].sort()).toEqual(clausesOf('window').sort());
   expect([...WindowQueries.CLAUSES].sort()).toEqual(clausesOf('timestamped_window').sort());
   expect([...SessionQueries.CLAUSES].sort()).toEqual(clausesOf('session').sort());
+  expect([...VersionedKeyValueQueries.CLAUSES].sort()).toEqual(clausesOf('versioned_key_value').sort());
 });

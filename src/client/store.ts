@@ -36,6 +36,11 @@ export interface TimestampedKeyValueRecord<K, V> extends KeyValueRecord<K, V> {
   timestamp: number;
 }
 
+/** A versioned store's record: the version's value, from `timestamp`, until `valid_to` (absent: the latest version). */
+export interface VersionedKeyValueRecord<K, V> extends TimestampedKeyValueRecord<K, V> {
+  valid_to?: number;
+}
+
 /** The key of a window or session store's record: the record's key and its window, in epoch ms. */
 export interface WindowedKey<K> {
   key: K;
@@ -104,7 +109,7 @@ function epochMs(name: string, value: unknown): number {
   return ms;
 }
 
-const TIME_PARAMS = new Set(['time', 'time_from', 'time_to']);
+const TIME_PARAMS = new Set(['time', 'time_from', 'time_to', 'as_of']);
 
 /** The store query body for a type, a clause and its parameters (snake_case), checked as the server would. */
 export function storeQueryRequest(type: string, clause: string, params: Readonly<Record<string, unknown>>, options: QueryOptions = {}): StoreQueryRequest {
@@ -121,6 +126,7 @@ export function storeQueryRequest(type: string, clause: string, params: Readonly
   }
   const checked: Record<string, unknown> = {};
   for (const name of spec.params) {
+    if (!(name in params) && spec.optional?.includes(name)) continue;
     if (!(name in params)) throw new InvalidClientRequest(`${clauseName} needs the parameter ${name} (parameters: ${spec.params.join(', ')})`);
     checked[name] = TIME_PARAMS.has(name) ? epochMs(name, params[name]) : jsonKey(name, params[name]);
   }
@@ -263,6 +269,18 @@ export class SessionQueries<K, V> {
   }
 }
 
+/** Queries of a versioned key-value store. */
+export class VersionedKeyValueQueries<K, V> {
+  static readonly CLAUSES = ['get'] as const;
+
+  constructor(private readonly run: Run) {}
+
+  /** The latest version of the key, or with `asOf` the version valid at that time. */
+  get(key: K, asOf?: Time): Promise<QueryResult<VersionedKeyValueRecord<K, V>>> {
+    return this.run('versioned_key_value', 'get', asOf === undefined ? { key } : { key, as_of: asOf });
+  }
+}
+
 /** One store of one application, with the query options its queries send. */
 export class StoreRef {
   constructor(
@@ -297,6 +315,10 @@ export class StoreRef {
 
   session<K = unknown, V = unknown>(): SessionQueries<K, V> {
     return new SessionQueries(this.runner());
+  }
+
+  versionedKeyValue<K = unknown, V = unknown>(): VersionedKeyValueQueries<K, V> {
+    return new VersionedKeyValueQueries(this.runner());
   }
 
   /** Any clause of any type, its parameters by their snake_case names: for callers that learn them at run time. */

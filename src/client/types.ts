@@ -218,7 +218,7 @@ export interface StopRequest {
   cleanup?: boolean;
 }
 
-export type StoreType = 'key_value' | 'timestamped_key_value' | 'window' | 'timestamped_window' | 'session';
+export type StoreType = 'key_value' | 'timestamped_key_value' | 'window' | 'timestamped_window' | 'session' | 'versioned_key_value';
 
 export type ClauseName =
   | 'get'
@@ -261,6 +261,8 @@ export interface StoreRecord {
   key: unknown;
   value: unknown;
   timestamp?: number;
+  /** A past version of a versioned store: when it stopped being valid. */
+  valid_to?: number;
 }
 
 export type QueryStatus = 'SUCCESS' | 'PARTIAL' | 'ERROR' | 'NO_RESULT' | 'NOT_AVAILABLE';

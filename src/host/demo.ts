@@ -70,7 +70,10 @@ function banner(url: string, broker: ProvidedBroker): string[] {
     '',
     'Try:',
     `  curl -s ${url}/api/v1/streams/${id}`,
-    `  curl -s -X POST ${url}/api/v1/applications/${id}/stores/${first!.query.store} -H 'content-type: application/json' -d '${JSON.stringify(first!.query.body)}'`,
+    ...DEMO_EXAMPLES.map(
+      (example) =>
+        `  curl -s -X POST ${url}/api/v1/applications/${example.applicationId}/stores/${example.query.store} -H 'content-type: application/json' -d '${JSON.stringify(example.query.body)}'`,
+    ),
     `  curl -sN ${url}/api/v1/streams/${id}/subscribe/state`,
     '',
     'Ctrl-C stops everything the demo started.',

@@ -49,10 +49,13 @@ export function bindQuery(request: QueryRequest, schema: StoreSchema, store: str
     if (param === 'key') keyBytes = decoded.bytes;
   }
   const spec = clauseSpec(schema.type, request.clause);
+  if (spec === undefined) {
+    throw new InvalidQuery(`store '${store}' is a ${schema.type} store; clause '${request.clause}' does not apply to it`);
+  }
   return {
     request,
     storeType: schema.type,
-    keyed: spec?.keyed ?? false,
+    keyed: spec.keyed,
     keys,
     keyBytes,
     prefixBytes: 'prefix' in request.keys ? prefixBytes(schema, request.keys.prefix) : undefined,

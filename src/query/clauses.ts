@@ -2,10 +2,12 @@
 import type { StoreType } from '../streams/state/store';
 import type { ClauseName, ParamName } from './types';
 
-export type StoreFamily = 'key_value' | 'window' | 'session';
+export type StoreFamily = 'key_value' | 'window' | 'session' | 'versioned';
 
 export interface ClauseSpec {
   params: readonly ParamName[];
+  /** Parameters that may be left out. */
+  optional?: readonly ParamName[];
   /** Answered by the one server that owns the key's partition. */
   keyed: boolean;
 }
@@ -32,9 +34,13 @@ const CLAUSES: Record<StoreFamily, Partial<Record<ClauseName, ClauseSpec>>> = {
     fetch: { params: ['key'], keyed: true },
     fetch_key_range: { params: ['key_from', 'key_to'], keyed: false },
   },
+  // Kafka Streams' VersionedKeyQuery: the latest version, or with as_of the one valid then.
+  versioned: {
+    get: { params: ['key', 'as_of'], optional: ['as_of'], keyed: true },
+  },
 };
 
-export const STORE_TYPES: readonly StoreType[] = ['key_value', 'timestamped_key_value', 'window', 'timestamped_window', 'session'];
+export const STORE_TYPES: readonly StoreType[] = ['key_value', 'timestamped_key_value', 'window', 'timestamped_window', 'session', 'versioned_key_value'];
 
 export const CLAUSE_NAMES: readonly ClauseName[] = [
   'get',
@@ -53,11 +59,17 @@ export const CLAUSE_NAMES: readonly ClauseName[] = [
 export function familyOf(type: StoreType): StoreFamily {
   if (type === 'key_value' || type === 'timestamped_key_value') return 'key_value';
   if (type === 'window' || type === 'timestamped_window') return 'window';
+  if (type === 'versioned_key_value') return 'versioned';
   return 'session';
 }
 
 export function isTimestamped(type: StoreType): boolean {
   return type === 'timestamped_key_value' || type === 'timestamped_window';
+}
+
+/** The parameters a clause cannot do without. */
+export function requiredParams(spec: ClauseSpec): ParamName[] {
+  return spec.params.filter((name) => !spec.optional?.includes(name));
 }
 
 export function clauseSpec(type: StoreType, clause: ClauseName): ClauseSpec | undefined {
@@ -70,11 +82,13 @@ export function clausesOf(type: StoreType): ClauseName[] {
 
 /**
  * Whether a query of type `requested` may run on a store of type `actual`: the same type, or a plain type on the
- * timestamped store of its kind (whose values are then answered without their timestamps, as Kafka Streams allows).
+ * timestamped store of its kind (whose values are then answered without their timestamps, as Kafka Streams allows),
+ * or a key-value query on a versioned store, whose `get` then answers the latest value (its other clauses do not apply).
  */
 export function typeMatches(requested: StoreType, actual: StoreType): boolean {
   if (requested === actual) return true;
-  return (requested === 'key_value' && actual === 'timestamped_key_value') || (requested === 'window' && actual === 'timestamped_window');
+  if (requested === 'key_value') return actual === 'timestamped_key_value' || actual === 'versioned_key_value';
+  return requested === 'window' && actual === 'timestamped_window';
 }
 
 /**

@@ -7,7 +7,7 @@ import type { PeerServer } from '../cluster/peer-server';
 import { longSerde } from '../streams/serdes/long';
 import type { Serde } from '../streams/serdes/serde';
 import { stringSerde } from '../streams/serdes/string';
-import type { SessionStore, StateStore, TimestampedKeyValueStore, WindowStore } from '../streams/state/store';
+import type { SessionStore, StateStore, TimestampedKeyValueStore, VersionedKeyValueStore, WindowStore } from '../streams/state/store';
 import { QueryService } from './query-service';
 import { startLoopbackPeer, type LoopbackNode } from './testing/loopback-peers';
 import { builders, FakeView, openStores, type FakeHost } from './testing/fake-view';
@@ -49,17 +49,21 @@ describe('queries over a cluster of three nodes on loopback gRPC', () => {
       const kv = openStores(node.partitions, builders.timestampedKeyValue('kv', stringSerde, longSerde));
       const win = openStores(node.partitions, builders.window('win', WINDOW, stringSerde, longSerde));
       const ses = openStores(node.partitions, builders.session('ses', stringSerde, longSerde));
+      const ver = openStores(node.partitions, builders.versioned('ver', stringSerde, longSerde));
       for (const key of KEYS) {
         const partition = placement.partitionOf(key);
         if (!node.partitions.includes(partition)) continue;
         (kv.get(partition) as TimestampedKeyValueStore<string, number>).put(key, { value: valueOf(key), timestamp: 1 });
         (win.get(partition) as WindowStore<string, number>).put(key, valueOf(key), 0);
         (ses.get(partition) as SessionStore<string, number>).put({ key, window: { start: 10, end: 20 } }, valueOf(key));
+        (ver.get(partition) as VersionedKeyValueStore<string, number>).put(key, 1, 100);
+        (ver.get(partition) as VersionedKeyValueStore<string, number>).put(key, valueOf(key), 200);
       }
       const stores = new Map<string, Map<number, StateStore>>([
         ['kv', kv],
         ['win', win],
         ['ses', ses],
+        ['ver', ver],
       ]);
       const view = new FakeView('app', stores, hosts, PARTITIONS, stringSerde as Serde<unknown>);
       node.view = view;
@@ -81,6 +85,18 @@ describe('queries over a cluster of three nodes on loopback gRPC', () => {
         expect(response.status).toBe('SUCCESS');
         expect(response.server).toBe(node.name);
         expect(response.result.success).toEqual([{ server: owner(key), remote: owner(key) !== node.name, total: 1, records: [{ key, value: valueOf(key) }] }]);
+      }
+    }
+  });
+
+  it('a versioned get as of a time goes to the owner of the key over gRPC, as a get does', async () => {
+    for (const node of nodes) {
+      for (const key of KEYS.slice(0, 12)) {
+        const remote = owner(key) !== node.name;
+        const past = await node.service!.execute('app', 'ver', { type: 'versioned_key_value', query: { get: { key, as_of: 150 } } });
+        expect(past.result.success).toEqual([{ server: owner(key), remote, total: 1, records: [{ key, value: 1, timestamp: 100, valid_to: 200 }] }]);
+        const latest = await node.service!.execute('app', 'ver', { type: 'versioned_key_value', query: { get: { key } } });
+        expect(latest.result.success).toEqual([{ server: owner(key), remote, total: 1, records: [{ key, value: valueOf(key), timestamp: 200 }] }]);
       }
     }
   });

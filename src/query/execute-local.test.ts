@@ -2,7 +2,15 @@ import type { PeerAnswer } from '../cluster/peer-protocol';
 import { longSerde } from '../streams/serdes/long';
 import type { Serde } from '../streams/serdes/serde';
 import { stringSerde } from '../streams/serdes/string';
-import type { KeyValueStore, SessionStore, StateStore, TimestampedKeyValueStore, TimestampedWindowStore, WindowStore } from '../streams/state/store';
+import type {
+  KeyValueStore,
+  SessionStore,
+  StateStore,
+  TimestampedKeyValueStore,
+  TimestampedWindowStore,
+  VersionedKeyValueStore,
+  WindowStore,
+} from '../streams/state/store';
 import { executeLocal } from './execute-local';
 import { parseQueryRequest } from './parse';
 import { builders, FakeView, openStores } from './testing/fake-view';
@@ -23,6 +31,7 @@ describe('executeLocal over real in-memory stores of two partitions', () => {
   const win = openStores(PARTITIONS, builders.window('win', SIZE, stringSerde, longSerde));
   const twin = openStores(PARTITIONS, builders.timestampedWindow('twin', SIZE, stringSerde, longSerde));
   const ses = openStores(PARTITIONS, builders.session('ses', stringSerde, longSerde));
+  const ver = openStores(PARTITIONS, builders.versioned('ver', stringSerde, longSerde));
   const view = new FakeView(
     'app',
     new Map<string, Map<number, StateStore>>([
@@ -31,6 +40,7 @@ describe('executeLocal over real in-memory stores of two partitions', () => {
       ['win', win],
       ['twin', twin],
       ['ses', ses],
+      ['ver', ver],
     ]),
     [{ endpoint: 'localhost:8080', partitions: PARTITIONS, isLocal: true }],
     PARTITIONS.length,
@@ -45,6 +55,8 @@ describe('executeLocal over real in-memory stores of two partitions', () => {
     (at(win, key) as WindowStore<string, number>).put(key, 10 * (i + 1), SIZE);
     (at(twin, key) as TimestampedWindowStore<string, number>).put(key, { value: i + 1, timestamp: 7 }, 0);
     (at(ses, key) as SessionStore<string, number>).put({ key, window: { start: 5, end: 50 } }, i + 1);
+    (at(ver, key) as VersionedKeyValueStore<string, number>).put(key, i + 1, 100);
+    (at(ver, key) as VersionedKeyValueStore<string, number>).put(key, 10 * (i + 1), 200);
   });
   // Both partitions must hold keys, or the test proves nothing about reading several.
   expect(new Set(keys.map((key) => view.partitionOf(key))).size).toBe(2);
@@ -55,6 +67,36 @@ describe('executeLocal over real in-memory stores of two partitions', () => {
   afterEach(() => {
     view.state = 'RUNNING';
     view.restoring.clear();
+  });
+
+  describe('versioned key-value', () => {
+    it('get: the latest version, or with as_of (asOf) the one valid then, with its validity', async () => {
+      const get = async (params: object) => records(await run('ver', { type: 'versioned_key_value', query: { get: { key: 'abc', ...params } } }));
+      expect(await get({})).toEqual([{ key: 'abc', value: 30, timestamp: 200 }]);
+      expect(await get({ as_of: 150 })).toEqual([{ key: 'abc', value: 3, timestamp: 100, valid_to: 200 }]);
+      expect(await get({ asOf: '250' })).toEqual([{ key: 'abc', value: 30, timestamp: 200 }]);
+      expect(await get({ as_of: 99 })).toEqual([]);
+    });
+
+    it('answers a key_value get with the latest value, and refuses the other key_value clauses', async () => {
+      expect(records(await run('ver', { type: 'key_value', query: { get: { key: 'abc' } } }))).toEqual([{ key: 'abc', value: 30 }]);
+      expect(await run('ver', { type: 'key_value', query: { all: {} } })).toMatchObject({
+        ok: false,
+        kind: 'INVALID_QUERY',
+        messages: ["Invalid query: store 'ver' is a versioned_key_value store; clause 'all' does not apply to it"],
+      });
+      expect(await run('ver', { type: 'window', query: { fetch: { key: 'abc', time: 0 } } })).toMatchObject({
+        ok: false,
+        kind: 'INVALID_QUERY',
+        messages: ["Invalid query: store 'ver' is a versioned_key_value store; a window query does not apply to it"],
+      });
+    });
+
+    it('refuses as_of on other stores, a time that is not one, and clauses versioned stores do not have', () => {
+      expect(() => parseQueryRequest({ type: 'key_value', query: { get: { key: 'abc', as_of: 5 } } })).toThrow(/no parameter 'as_of'/);
+      expect(() => parseQueryRequest({ type: 'versioned_key_value', query: { get: { key: 'abc', as_of: 'yesterday' } } })).toThrow(/'as_of' must be a time/);
+      expect(() => parseQueryRequest({ type: 'versioned_key_value', query: { all: {} } })).toThrow(/does not apply to versioned_key_value stores/);
+    });
   });
 
   describe('key-value', () => {

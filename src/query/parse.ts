@@ -1,13 +1,13 @@
 import type { PeerQuery } from '../cluster/peer-protocol';
 import { InvalidQuery } from '../errors';
 import { describeJson } from '../streams/serdes/serde-errors';
-import { CLAUSE_NAMES, clauseSpec, clausesOf, STORE_TYPES } from './clauses';
+import { CLAUSE_NAMES, clauseSpec, clausesOf, requiredParams, STORE_TYPES } from './clauses';
 import { isJsonObject, matchName } from './names';
 import { DEFAULT_OPTIONS, optionsToJson, parseOptions } from './options';
 import type { KeyParam, ParamName, QueryOptions, QueryRequest, TimeParam } from './types';
 
 const FIELDS = ['type', 'query', 'set_options'] as const;
-const TIME_PARAMS: readonly ParamName[] = ['time', 'time_from', 'time_to'];
+const TIME_PARAMS: readonly ParamName[] = ['time', 'time_from', 'time_to', 'as_of'];
 
 function isTimeParam(name: ParamName): name is TimeParam {
   return TIME_PARAMS.includes(name);
@@ -81,7 +81,7 @@ export function parseQueryRequest(body: unknown): QueryRequest {
     if (isTimeParam(name)) times[name] = epochMs(name, value);
     else keys[name as KeyParam] = value;
   }
-  const missing = spec.params.filter((name) => !seen.has(name));
+  const missing = requiredParams(spec).filter((name) => !seen.has(name));
   if (missing.length > 0) {
     throw new InvalidQuery(`clause '${clause}' needs parameter${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')}`);
   }
@@ -149,7 +149,7 @@ export function requestFromPeer(query: PeerQuery): QueryRequest {
     if (!spec.params.includes(name as ParamName) || !isTimeParam(name as ParamName)) throw new InvalidQuery(`clause '${clause}' has no time parameter '${name}'`);
     times[name as TimeParam] = epochMs(name, time);
   }
-  const missing = spec.params.filter((name) => !(name in keys) && !(name in times));
+  const missing = requiredParams(spec).filter((name) => !(name in keys) && !(name in times));
   if (missing.length > 0) throw new InvalidQuery(`clause '${clause}' needs ${missing.join(', ')}`);
   const integer = (name: string, n: number, min: number) => {
     if (!Number.isSafeInteger(n) || n < min) throw new InvalidQuery(`${name} must be an integer >= ${min}, got ${n}`);

@@ -6,6 +6,7 @@ import type {
   ReadOnlySessionStore,
   ReadOnlyWindowStore,
   StateStore,
+  ReadOnlyVersionedKeyValueStore,
   ValueAndTimestamp,
   Windowed,
 } from '../streams/state/store';
@@ -21,6 +22,7 @@ interface Serdes {
 type KeyValueView = StateStore & Serdes & ReadOnlyKeyValueStore<unknown, unknown>;
 type WindowView = StateStore & Serdes & ReadOnlyWindowStore<unknown, unknown> & { windowSize: number };
 type SessionView = StateStore & Serdes & ReadOnlySessionStore<unknown, unknown>;
+type VersionedView = StateStore & Serdes & ReadOnlyVersionedKeyValueStore<unknown, unknown>;
 
 /**
  * A record of the answer from its key's JSON and its stored value: a timestamped store's value carries its
@@ -214,6 +216,24 @@ function* readSession(stores: readonly (readonly [number, SessionView])[], bound
   }
 }
 
+/** A versioned store's `get`: the latest version, or the one valid at `as_of`, with its validity (`valid_to` absent: still valid). */
+function* readVersioned(stores: readonly (readonly [number, VersionedView])[], bound: BoundQuery): Generator<unknown, void, undefined> {
+  const { clause } = bound.request;
+  if (clause !== 'get') throw new IllegalState(`clause ${clause} reached a versioned store`);
+  for (const [, store] of stores) {
+    const version = store.get(bound.keys.key, bound.request.times.as_of);
+    if (version === undefined) continue;
+    const key = store.keySerde.toJson(bound.keys.key);
+    const value = store.valueSerde.toJson(version.value);
+    // A key_value query of a versioned store answers as of a plain store: the key and its latest value.
+    if (bound.request.type !== 'versioned_key_value') {
+      yield { key, value };
+      continue;
+    }
+    yield version.validTo === undefined ? { key, value, timestamp: version.timestamp } : { key, value, timestamp: version.timestamp, valid_to: version.validTo };
+  }
+}
+
 function* upTo<T>(limit: number, source: Iterable<T>): Generator<T, void, undefined> {
   if (limit === 0) return;
   let count = 0;
@@ -233,7 +253,8 @@ export interface StoreRead {
 /**
  * Reads a bound query on store partitions of one server, in the order given, lazily: store iterators are opened
  * one after the other as the records are pulled, and closed when the reader stops. The records are in the shapes
- * of the API: `{key, value}`, `timestamp` added for timestamped queries, windowed keys as
+ * of the API: `{key, value}`, `timestamp` added for timestamped and versioned queries (and `valid_to` for a past
+ * version), windowed keys as
  * `{key, window_start, window_end}`; `count` is one record for all the partitions. At most `limit` records. A
  * paged clause resumes each partition where the request's positions say and, with a limit, tells where it stopped.
  */
@@ -251,6 +272,9 @@ export function readRecords(partitions: readonly (readonly [number, StateStore])
       break;
     case 'session':
       records = readSession(partitions as (readonly [number, SessionView])[], bound);
+      break;
+    case 'versioned':
+      records = readVersioned(partitions as (readonly [number, VersionedView])[], bound);
       break;
   }
   return { records: limit < 0 ? records : upTo(limit, records), paging: paging && (() => paging.result()) };

@@ -16,7 +16,7 @@ export type ClauseName =
   | 'fetch_all';
 
 export type KeyParam = 'key' | 'key_from' | 'key_to' | 'prefix';
-export type TimeParam = 'time' | 'time_from' | 'time_to';
+export type TimeParam = 'time' | 'time_from' | 'time_to' | 'as_of';
 export type ParamName = KeyParam | TimeParam;
 
 /** `set_options`, with the defaults filled in. */

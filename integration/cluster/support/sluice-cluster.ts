@@ -77,6 +77,8 @@ export interface NodeOptions {
   peers?: Record<string, unknown>;
   /** Kafka Streams settings over the defaults below. */
   streams?: Record<string, string | number | boolean>;
+  /** Another compiled topology module (under `build.root`) and the alias of the topology to run. */
+  topology?: { module: string; alias: string };
 }
 
 /** One `sluice start` process on loopback. */

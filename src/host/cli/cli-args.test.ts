@@ -81,6 +81,7 @@ describe('output', () => {
     expect(formatRecords([{ key: { key: 'alice', window_start: 0, window_end: 60000 }, value: 2, timestamp: 59000 }])).toBe(
       'KEY    WINDOW_START  WINDOW_END  VALUE  TIMESTAMP\nalice  0             60000       2      59000\n',
     );
+    expect(formatRecords([{ key: 'u1', value: 'eu', timestamp: 10, valid_to: 20 }])).toBe('KEY  VALUE  TIMESTAMP  VALID_TO\nu1   eu     10         20\n');
     expect(formatRecords([])).toBe('(no records)\n');
   });
 

@@ -28,11 +28,12 @@ async function withClient(flags: ConnectionFlags, work: (client: SluiceClient) =
 const QUERY_HELP = `
 Parameters are name=value, in snake_case or camelCase: key for get and fetch; key_from and key_to for range,
 reverse_range and fetch_key_range; prefix for prefix_scan; time, time_from and time_to (epoch ms or an ISO-8601 date)
-for the window clauses. A key is read as JSON when it parses (key=42 is a number, key='"42"' a string), else as the
+for the window clauses; as_of (the same) for a versioned get, which without it answers the latest version. A key is read as JSON when it parses (key=42 is a number, key='"42"' a string), else as the
 text itself (key=kafka). Clauses by --type:
   key_value, timestamped_key_value  get, range, all, count, prefix_scan, reverse_range, reverse_all
   window, timestamped_window        fetch, fetch_key_range, fetch_time_range, fetch_all, all
   session                           fetch, fetch_key_range
+  versioned_key_value               get
 Options (--set name=value, repeatable): retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit, allow_stale, max_lag.
 The exit status is 0 when every part of the store answered (SUCCESS), 1 otherwise: the records that came are printed,
 and the status and the failed parts go to standard error.
@@ -65,7 +66,7 @@ export function addClientCommands(cli: Command): void {
       .argument('<store>', 'state store name')
       .argument('<clause>', 'get, range, all, count, prefix_scan, fetch, ... (below)')
       .argument('[params...]', 'the clause parameters, name=value')
-      .option('-t, --type <type>', 'store type: key_value, timestamped_key_value, window, timestamped_window, session', 'key_value')
+      .option('-t, --type <type>', 'store type: key_value, timestamped_key_value, window, timestamped_window, session, versioned_key_value', 'key_value')
       .option('--set <option=value>', 'a query option (set_options), repeatable', (value: string, all: string[]) => [...all, value], [] as string[])
       .description("queries an application's state store (interactive query)")
       .addHelpText('after', QUERY_HELP),

@@ -65,19 +65,25 @@ function isWindowedKey(key: unknown): key is { key: unknown; window_start: numbe
   return typeof key === 'object' && key !== null && 'window_start' in key && 'window_end' in key;
 }
 
-/** The records as a table: window and session keys get their window's columns, timestamped records a TIMESTAMP. */
+/**
+ * The records as a table: window and session keys get their window's columns, timestamped records a TIMESTAMP, and
+ * past versions of a versioned store a VALID_TO.
+ */
 export function formatRecords(records: readonly StoreRecord[]): string {
   if (records.length === 0) return '(no records)\n';
   const windowed = records.some((record) => isWindowedKey(record.key));
   const timestamped = records.some((record) => record.timestamp !== undefined);
+  const versioned = records.some((record) => record.valid_to !== undefined);
   const header = windowed ? ['KEY', 'WINDOW_START', 'WINDOW_END', 'VALUE'] : ['KEY', 'VALUE'];
   if (timestamped) header.push('TIMESTAMP');
+  if (versioned) header.push('VALID_TO');
   const rows = records.map((record) => {
     const key = record.key;
     const cells = isWindowedKey(key) ? [cell(key.key), String(key.window_start), String(key.window_end)] : [cell(key)];
     if (windowed && !isWindowedKey(key)) cells.push('', '');
     cells.push(cell(record.value));
     if (timestamped) cells.push(record.timestamp === undefined ? '' : String(record.timestamp));
+    if (versioned) cells.push(record.valid_to === undefined ? '' : String(record.valid_to));
     return cells;
   });
   return table(header, rows);

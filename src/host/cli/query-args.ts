@@ -7,7 +7,7 @@
 import { InvalidClientRequest } from '../../errors';
 import type { QueryOptions } from '../../client';
 
-const TIME_PARAMS = new Set(['time', 'time_from', 'time_to']);
+const TIME_PARAMS = new Set(['time', 'time_from', 'time_to', 'as_of']);
 
 /** `keyFrom` → `key_from`; snake_case stays. */
 function snakeCase(name: string): string {

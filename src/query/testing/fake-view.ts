@@ -10,7 +10,7 @@ import type { StreamsState } from '../../streams/runtime/streams-state';
 import type { Serde } from '../../streams/serdes/serde';
 import { stringSerde } from '../../streams/serdes/string';
 import { RecordingStoreContext } from '../../streams/state/recording-store-context';
-import type { KeyValueStore, SessionStore, StateStore, TimestampedKeyValueStore, TimestampedWindowStore, WindowStore } from '../../streams/state/store';
+import type { KeyValueStore, SessionStore, StateStore, TimestampedKeyValueStore, TimestampedWindowStore, VersionedKeyValueStore, WindowStore } from '../../streams/state/store';
 import { Stores } from '../../streams/state/stores';
 import type { TopologyDescription } from '../../streams/topology/description';
 
@@ -68,6 +68,8 @@ export const builders = {
     Stores.timestampedWindowStoreBuilder(Stores.inMemoryWindowStore(name, 86_400_000, windowSize, false), keySerde, valueSerde).build(defaults),
   session: <K, V>(name: string, keySerde: Serde<K>, valueSerde: Serde<V>): (() => SessionStore<K, V>) => () =>
     Stores.sessionStoreBuilder(Stores.inMemorySessionStore(name, 86_400_000), keySerde, valueSerde).build(defaults),
+  versioned: <K, V>(name: string, keySerde: Serde<K>, valueSerde: Serde<V>): (() => VersionedKeyValueStore<K, V>) => () =>
+    Stores.versionedKeyValueStoreBuilder(Stores.inMemoryVersionedKeyValueStore(name, 86_400_000), keySerde, valueSerde).build(defaults),
 };
 
 /**

@@ -9,6 +9,7 @@ export interface ConsoleModel {
   headless: boolean;
   canChange: boolean;
   applications: { id: string; stores: { name: string; type: string | null }[] }[];
-  storeTypes: { type: string; clauses: { name: string; params: string[] }[] }[];
+  /** Each clause's parameters, and those of them that may be left out. */
+  storeTypes: { type: string; clauses: { name: string; params: string[]; optional: string[] }[] }[];
   options: string[];
 }

@@ -105,7 +105,11 @@ export const uiPlugin: FastifyPluginAsync<UiPluginOptions> = async (app, options
         applications: instances.list().map((instance) => ({ id: instance.id, stores: storesOf(instance) })),
         storeTypes: STORE_TYPES.map((type) => ({
           type,
-          clauses: clausesOf(type).map((clause) => ({ name: clause, params: [...(clauseSpec(type, clause)?.params ?? [])] })),
+          clauses: clausesOf(type).map((clause) => ({
+            name: clause,
+            params: [...(clauseSpec(type, clause)?.params ?? [])],
+            optional: [...(clauseSpec(type, clause)?.optional ?? [])],
+          })),
         })),
         options: QUERY_OPTIONS,
       };

@@ -45,7 +45,7 @@ export const storeQueryBody = {
   properties: {
     type: {
       type: 'string',
-      description: 'key_value, timestamped_key_value, window, timestamped_window or session (any case)',
+      description: 'key_value, timestamped_key_value, window, timestamped_window, session or versioned_key_value (any case)',
     },
     set_options: {
       type: 'object',
@@ -58,7 +58,13 @@ export const storeQueryBody = {
     },
     query: {
       type: 'object',
-      description: 'Exactly one clause: its name maps to its parameters',
+      description:
+        'Exactly one clause: its name maps to its parameters. key_value and timestamped_key_value: get{key}, range{key_from,key_to}, all{}, count{}, ' +
+        'prefix_scan{prefix}, reverse_range{key_from,key_to}, reverse_all{}; window and timestamped_window: fetch{key,time}, ' +
+        'fetch_key_range{key_from,key_to,time_from,time_to}, fetch_time_range{key,time_from,time_to}, fetch_all{time_from,time_to}, all{}; ' +
+        'session: fetch{key}, fetch_key_range{key_from,key_to}; versioned_key_value: get{key, as_of?} (the latest version, or with as_of, ' +
+        'epoch ms, the version valid then; records carry timestamp, the version\'s start, and valid_to unless it is the latest; ' +
+        'a key_value get of a versioned store answers its latest value)',
       additionalProperties: { type: 'object' },
     },
   },
@@ -67,7 +73,12 @@ export const storeQueryBody = {
 const storeRecord = {
   type: 'object',
   required: ['key', 'value'],
-  properties: { key: {}, value: {}, timestamp: { type: 'integer' } },
+  properties: {
+    key: {},
+    value: {},
+    timestamp: { type: 'integer' },
+    valid_to: { type: 'integer', description: 'versioned_key_value: when the version stopped being valid (absent for the latest)' },
+  },
 } as const;
 
 export const storeQueryResult = {

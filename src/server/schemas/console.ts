@@ -41,7 +41,11 @@ export const consoleModel = {
           type: { type: 'string' },
           clauses: {
             type: 'array',
-            items: { type: 'object', required: ['name', 'params'], properties: { name: { type: 'string' }, params: stringArray } },
+            items: {
+              type: 'object',
+              required: ['name', 'params', 'optional'],
+              properties: { name: { type: 'string' }, params: stringArray, optional: { ...stringArray, description: 'The params that may be left out' } },
+            },
           },
         },
       },

@@ -2,6 +2,7 @@ import type { FixedKeyProcessorSupplier, ProcessorSupplier } from '../processor/
 import { Serdes } from '../serdes/serdes';
 import type { StateStore } from '../state/store';
 import { Stores, type StoreBuilder } from '../state/stores';
+import { Joined, Materialized } from './options';
 import { StreamsBuilder } from './streams-builder';
 import { BufferConfig, Suppressed } from './suppressed';
 import { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from './windows';
@@ -1241,6 +1242,49 @@ const CASES: { name: string; build: (b: StreamsBuilder) => void; kafkaStreams: s
       --> KSTREAM-SINK-0000000007
     Sink: KSTREAM-SINK-0000000007 (topic: o4)
       <-- KSTREAM-SOURCE-0000000006
+
+`,
+  },
+  {
+    name: 'versioned-tables',
+    build: (b) => {
+      const prices = b.table<string, string>('prices', {}, Materialized.as(Stores.persistentVersionedKeyValueStore('prices-store', 600_000)));
+      const orders = b.stream<string, string>('orders');
+      orders.join(prices, (v, p) => v + p).to('o1');
+      orders.leftJoin(prices, (v, p) => `${v}${p}`, Joined.withGracePeriod(5_000)).to('o2');
+      b.stream<string, string>('updates').toTable(undefined, Materialized.as(Stores.persistentVersionedKeyValueStore('updates-store', 600_000))).toStream().to('o3');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000002 (topics: [orders])
+      --> KSTREAM-JOIN-0000000003, KSTREAM-LEFTJOIN-0000000005
+    Processor: KSTREAM-JOIN-0000000003 (stores: [prices-store])
+      --> KSTREAM-SINK-0000000004
+      <-- KSTREAM-SOURCE-0000000002
+    Processor: KSTREAM-LEFTJOIN-0000000005 (stores: [prices-store, KSTREAM-LEFTJOIN-0000000005-Buffer])
+      --> KSTREAM-SINK-0000000006
+      <-- KSTREAM-SOURCE-0000000002
+    Source: KSTREAM-SOURCE-0000000000 (topics: [prices])
+      --> KTABLE-SOURCE-0000000001
+    Sink: KSTREAM-SINK-0000000004 (topic: o1)
+      <-- KSTREAM-JOIN-0000000003
+    Sink: KSTREAM-SINK-0000000006 (topic: o2)
+      <-- KSTREAM-LEFTJOIN-0000000005
+    Processor: KTABLE-SOURCE-0000000001 (stores: [prices-store])
+      --> none
+      <-- KSTREAM-SOURCE-0000000000
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000007 (topics: [updates])
+      --> KSTREAM-TOTABLE-0000000008
+    Processor: KSTREAM-TOTABLE-0000000008 (stores: [updates-store])
+      --> KTABLE-TOSTREAM-0000000009
+      <-- KSTREAM-SOURCE-0000000007
+    Processor: KTABLE-TOSTREAM-0000000009 (stores: [])
+      --> KSTREAM-SINK-0000000010
+      <-- KSTREAM-TOTABLE-0000000008
+    Sink: KSTREAM-SINK-0000000010 (topic: o3)
+      <-- KTABLE-TOSTREAM-0000000009
 
 `,
   },

@@ -1,5 +1,6 @@
 import type { StreamPartitioner, TimestampExtractor } from '../processor/processor';
 import type { Serde } from '../serdes/serde';
+import type { KeyValueBytesStoreSupplier } from '../state/store-suppliers';
 
 /** How a source topic is read (Kafka Streams' `Consumed`). */
 export interface Consumed<K, V> {
@@ -53,7 +54,22 @@ export interface Materialized<K, V> {
   cachingEnabled?: boolean;
   /** Window and session stores: how long windows are kept. */
   retentionMs?: number;
+  /**
+   * The store's supplier (Kafka Streams' `Materialized.as(supplier)`); it names the store. A versioned supplier
+   * (`Stores.persistentVersionedKeyValueStore`) makes a source table versioned: never cached, and read by stream
+   * joins as of each stream record's timestamp.
+   */
+  storeSupplier?: KeyValueBytesStoreSupplier;
 }
+
+/** Kafka Streams' `Materialized.as`: a materialization named after a store, or built by a store supplier. */
+export const Materialized = {
+  as<K, V>(nameOrSupplier: string | KeyValueBytesStoreSupplier): Materialized<K, V> {
+    return typeof nameOrSupplier === 'string'
+      ? { storeName: nameOrSupplier }
+      : { storeName: nameOrSupplier.name, storeSupplier: nameOrSupplier };
+  },
+};
 
 /**
  * Serdes and name of a stream-table join (Kafka Streams' `Joined`). The name names the join processor and, when the
@@ -64,7 +80,25 @@ export interface Joined<K, V, VO> {
   valueSerde?: Serde<V>;
   otherValueSerde?: Serde<VO>;
   name?: string;
+  /**
+   * A grace period for the stream side (KIP-923, joins with a versioned table only): each stream record waits until
+   * stream time is this far past it, so that table updates arriving out of order up to then are seen by its join.
+   */
+  gracePeriodMs?: number;
 }
+
+/** Kafka Streams' `Joined` factories, for code written the Java way. */
+export const Joined = {
+  as<K, V, VO>(name: string): Joined<K, V, VO> {
+    return { name };
+  },
+  with<K, V, VO>(keySerde?: Serde<K>, valueSerde?: Serde<V>, otherValueSerde?: Serde<VO>): Joined<K, V, VO> {
+    return { ...(keySerde ? { keySerde } : {}), ...(valueSerde ? { valueSerde } : {}), ...(otherValueSerde ? { otherValueSerde } : {}) };
+  },
+  withGracePeriod<K, V, VO>(gracePeriodMs: number): Joined<K, V, VO> {
+    return { gracePeriodMs };
+  },
+};
 
 /**
  * Serdes, names and stores of a stream-stream join (Kafka Streams' `StreamJoined`): `name` names the processors

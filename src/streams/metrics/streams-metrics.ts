@@ -302,6 +302,7 @@ export function storeMetricsScope(persistent: boolean, type: StoreType): StoreMe
   switch (type) {
     case 'key_value':
     case 'timestamped_key_value':
+    case 'versioned_key_value':
       return base;
     case 'window':
     case 'timestamped_window':

@@ -63,10 +63,7 @@ export class Segments {
    * Advances the observed stream time first, as Kafka Streams does for every put (deletes included).
    */
   forWrite(time: number): BytesTable | undefined {
-    if (time > this.observed) {
-      this.observed = time;
-      this.retireExpired();
-    }
+    this.observe(time);
     if (this.isExpired(time)) return undefined;
     const id = this.segmentId(time);
     let segment = this.live.get(id);
@@ -76,6 +73,13 @@ export class Segments {
       this.live.set(id, segment);
     }
     return segment.table;
+  }
+
+  /** Advances the observed stream time to `time` if it is later, retiring the segments that expire with it. */
+  observe(time: number): void {
+    if (time <= this.observed) return;
+    this.observed = time;
+    this.retireExpired();
   }
 
   /** The segment holding time `time`, if it exists and has not expired. */
@@ -102,6 +106,11 @@ export class Segments {
   /** Empties every segment. The observed stream time stays: what has expired stays expired. */
   clear(): void {
     for (const segment of this.live.values()) segment.table.clear();
+  }
+
+  /** Forgets the observed stream time, for a store that rebuilds it by replaying its changelog from the start. */
+  resetObservedStreamTime(): void {
+    this.observed = -1;
   }
 
   /** Writes the observed stream time when it moved, to be committed with the data. */

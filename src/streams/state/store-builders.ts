@@ -1,9 +1,13 @@
+import { TopologyException } from '../../errors';
 import { resolveSerde } from '../serdes/default-serde';
 import type { Serde } from '../serdes/serde';
 import type { StateStore, StoreType } from './store';
 
 /** Changelog topic configuration that Kafka Streams adds for window and session stores (`windowstore.changelog.additional.retention.ms`). */
 export const ADDITIONAL_CHANGELOG_RETENTION_MS = 86400000;
+
+/** Kafka Streams' extra compaction lag of a versioned store's changelog over its history retention (`VersionedChangelogTopicConfig`). */
+export const VERSIONED_CHANGELOG_ADDITIONAL_COMPACTION_LAG_MS = 86400000;
 
 /** Serdes a builder falls back to: the application's `default.key.serde` / `default.value.serde`. */
 export interface StoreSerdeDefaults {
@@ -28,6 +32,8 @@ export interface StoreBuilder<S extends StateStore> {
   readonly logConfig: Record<string, string>;
   /** Window and session stores: how long a window or session is kept. */
   readonly retentionPeriod?: number;
+  /** Versioned stores: how long past versions are kept. */
+  readonly historyRetention?: number;
   withLoggingEnabled(config?: Record<string, string>): this;
   withLoggingDisabled(): this;
   /** Whether the store is built behind a record cache (Kafka Streams' caching layer; off unless enabled). */
@@ -84,11 +90,14 @@ export class ConfigurableStoreBuilder<S extends StateStore, K, V> implements Sto
 
   get logConfig(): Record<string, string> {
     if (!this.logging) return {};
-    const defaults: Record<string, string> =
-      this.retentionPeriod === undefined
-        ? { 'cleanup.policy': 'compact' }
-        : { 'cleanup.policy': 'compact,delete', 'retention.ms': String(this.retentionPeriod + ADDITIONAL_CHANGELOG_RETENTION_MS) };
-    return { ...defaults, ...this.userLogConfig };
+    return { ...this.changelogDefaults(), ...this.userLogConfig };
+  }
+
+  /** Kafka Streams' defaults of the changelog topic, under the user's configs. */
+  protected changelogDefaults(): Record<string, string> {
+    return this.retentionPeriod === undefined
+      ? { 'cleanup.policy': 'compact' }
+      : { 'cleanup.policy': 'compact,delete', 'retention.ms': String(this.retentionPeriod + ADDITIONAL_CHANGELOG_RETENTION_MS) };
   }
 
   withLoggingEnabled(config: Record<string, string> = {}): this {
@@ -110,5 +119,32 @@ export class ConfigurableStoreBuilder<S extends StateStore, K, V> implements Sto
       resolveSerde(this.valueSerde as Serde<unknown> | undefined, defaults.valueSerde) as Serde<V>,
     );
     return this.caching && options.cachingAllowed !== false ? this.cachingWrapper(store) : store;
+  }
+}
+
+/**
+ * The builder of a versioned store (Kafka Streams' `VersionedKeyValueStoreBuilder`): never cached, as Kafka Streams
+ * refuses caching on versioned stores; its changelog is compacted, but only once a record is older than the history
+ * retention plus a day (`min.compaction.lag.ms`), so that restoration still finds every version reads may ask for.
+ */
+export class VersionedStoreBuilder<S extends StateStore, K, V> extends ConfigurableStoreBuilder<S, K, V> {
+  constructor(
+    name: string,
+    persistent: boolean,
+    readonly historyRetention: number,
+    keySerde: Serde<K> | undefined,
+    valueSerde: Serde<V> | undefined,
+    factory: StoreFactory<S, K, V>,
+  ) {
+    super(name, 'versioned_key_value', persistent, undefined, keySerde, valueSerde, factory, (store) => store);
+  }
+
+  override withCachingEnabled(): this {
+    throw new TopologyException(`versioned store ${this.name} cannot be cached (Kafka Streams does not cache versioned stores)`);
+  }
+
+  protected override changelogDefaults(): Record<string, string> {
+    const lag = Math.min(this.historyRetention + VERSIONED_CHANGELOG_ADDITIONAL_COMPACTION_LAG_MS, Number.MAX_SAFE_INTEGER);
+    return { 'cleanup.policy': 'compact', 'min.compaction.lag.ms': String(lag) };
   }
 }

@@ -24,6 +24,17 @@ export interface WindowBytesStoreSupplier extends KeyValueBytesStoreSupplier {
   readonly retainDuplicates: boolean;
 }
 
+/** A versioned key-value store's supplier (Kafka Streams' `VersionedBytesStoreSupplier`). */
+export interface VersionedBytesStoreSupplier extends KeyValueBytesStoreSupplier {
+  readonly versioned: true;
+  readonly historyRetentionMs: number;
+  readonly segmentIntervalMs: number;
+}
+
+export function isVersionedSupplier(supplier: KeyValueBytesStoreSupplier): supplier is VersionedBytesStoreSupplier {
+  return (supplier as Partial<VersionedBytesStoreSupplier>).versioned === true;
+}
+
 export interface SessionBytesStoreSupplier extends KeyValueBytesStoreSupplier {
   readonly retentionPeriod: number;
   readonly segmentInterval: number;
@@ -84,4 +95,26 @@ export function sessionSupplier(name: string, persistent: boolean, retentionPeri
     segmentInterval: defaultSegmentInterval(retentionPeriod),
     createStorage: storageFactory(persistent),
   };
+}
+
+/** Kafka Streams' default segment interval of a versioned store (`RocksDbVersionedKeyValueBytesStoreSupplier`). */
+export function defaultVersionedSegmentInterval(historyRetentionMs: number): number {
+  if (historyRetentionMs <= 60_000) return Math.max(Math.floor(historyRetentionMs / 3), 2_000);
+  if (historyRetentionMs <= 300_000) return Math.max(Math.floor(historyRetentionMs / 5), 20_000);
+  if (historyRetentionMs <= 3_600_000) return Math.max(Math.floor(historyRetentionMs / 12), 60_000);
+  return Math.max(Math.floor(historyRetentionMs / 24), 300_000);
+}
+
+export function versionedSupplier(
+  name: string,
+  persistent: boolean,
+  historyRetentionMs: number,
+  segmentIntervalMs: number = defaultVersionedSegmentInterval(historyRetentionMs),
+): VersionedBytesStoreSupplier {
+  checkName(name);
+  checkDuration(name, 'the history retention', historyRetentionMs);
+  if (!Number.isSafeInteger(segmentIntervalMs) || segmentIntervalMs < 1) {
+    throw new TopologyException(`the segment interval of store ${name} must be a positive integer of ms, got ${segmentIntervalMs}`);
+  }
+  return { name, persistent, versioned: true, historyRetentionMs, segmentIntervalMs, createStorage: storageFactory(persistent) };
 }

@@ -104,7 +104,8 @@ export type StoreType =
   | 'timestamped_key_value'
   | 'window'
   | 'timestamped_window'
-  | 'session';
+  | 'session'
+  | 'versioned_key_value';
 
 /** Every store, whatever its type. */
 export interface StateStore {
@@ -238,4 +239,35 @@ export interface SessionStore<K, V> extends StateStore, ReadOnlySessionStore<K, 
   put(session: Windowed<K>, value: V): void;
   remove(session: Windowed<K>): void;
   readonly retentionPeriod: number;
+}
+
+/** One version of a key in a versioned store: valid from `timestamp` (inclusive) until `validTo` (exclusive; absent for the latest). */
+export interface VersionedRecord<V> {
+  value: V;
+  timestamp: number;
+  validTo?: number;
+}
+
+/** Read-only view of a versioned key-value store. */
+export interface ReadOnlyVersionedKeyValueStore<K, V> {
+  /** The latest version of `key`; with `asOfTimestamp`, the version valid at that time (undefined past the history retention). */
+  get(key: K, asOfTimestamp?: number): VersionedRecord<V> | undefined;
+}
+
+/**
+ * A versioned key-value store (Kafka Streams' `VersionedKeyValueStore`, KIP-889): each key keeps its past versions
+ * for `historyRetention` ms of stream time.
+ */
+export interface VersionedKeyValueStore<K, V> extends StateStore, ReadOnlyVersionedKeyValueStore<K, V> {
+  readonly keySerde: Serde<K>;
+  readonly valueSerde: Serde<V>;
+  readonly historyRetention: number;
+  /**
+   * Adds a version (null: a deletion) valid from `timestamp`. Returns the version's validTo: -1 when it is the latest
+   * (`PUT_RETURN_CODE_VALID_TO_UNDEFINED`), `PUT_RETURN_CODE_NOT_PUT` when it was older than the history retention.
+   */
+  put(key: K, value: V | null, timestamp: number): number;
+  /** A deletion at `timestamp`; returns the version that was valid then. */
+  delete(key: K, timestamp: number): VersionedRecord<V> | undefined;
+  approximateNumEntries(): number;
 }

@@ -4,27 +4,36 @@ import type {
   SessionStore,
   TimestampedKeyValueStore,
   TimestampedWindowStore,
+  VersionedKeyValueStore,
   WindowStore,
 } from './store';
 import { CachingKeyValueStore } from './caching-key-value-store';
 import { CachingSessionStore } from './caching-session-store';
 import { CachingWindowStore } from './caching-window-store';
-import { ConfigurableStoreBuilder, type StoreBuilder } from './store-builders';
+import { ConfigurableStoreBuilder, type StoreBuilder, VersionedStoreBuilder } from './store-builders';
 import {
   type KeyValueBytesStoreSupplier,
   keyValueSupplier,
   type SessionBytesStoreSupplier,
   sessionSupplier,
+  type VersionedBytesStoreSupplier,
+  versionedSupplier,
   type WindowBytesStoreSupplier,
   windowSupplier,
 } from './store-suppliers';
 import { plainValues, timestampedValues } from './stored-value-format';
 import { TypedKeyValueStore } from './typed-key-value-store';
 import { TypedSessionStore } from './typed-session-store';
+import { TypedVersionedKeyValueStore } from './versioned-key-value-store';
 import { TypedWindowStore } from './typed-window-store';
 
 export type { StoreBuilder, StoreSerdeDefaults } from './store-builders';
-export type { KeyValueBytesStoreSupplier, SessionBytesStoreSupplier, WindowBytesStoreSupplier } from './store-suppliers';
+export type {
+  KeyValueBytesStoreSupplier,
+  SessionBytesStoreSupplier,
+  VersionedBytesStoreSupplier,
+  WindowBytesStoreSupplier,
+} from './store-suppliers';
 
 /** A store that keeps every duplicate (a join's) has no single value per window to cache: it stays uncached. */
 function cachingWindowStore<S extends WindowStore<K, V, VS>, K, V, VS>(store: S, supplier: WindowBytesStoreSupplier): S {
@@ -55,6 +64,16 @@ export const Stores = {
   persistentSessionStore: (name: string, retentionMs: number): SessionBytesStoreSupplier => sessionSupplier(name, true, retentionMs),
   inMemorySessionStore: (name: string, retentionMs: number): SessionBytesStoreSupplier => sessionSupplier(name, false, retentionMs),
 
+  /**
+   * A versioned key-value store (KIP-889) in LMDB that keeps past versions for `historyRetentionMs` of stream time,
+   * in segments of `segmentIntervalMs` (default as Kafka Streams chooses it).
+   */
+  persistentVersionedKeyValueStore: (name: string, historyRetentionMs: number, segmentIntervalMs?: number): VersionedBytesStoreSupplier =>
+    versionedSupplier(name, true, historyRetentionMs, segmentIntervalMs),
+  /** The same in memory (Sluice's; Kafka Streams has only the persistent one): restored from its changelog after every start. */
+  inMemoryVersionedKeyValueStore: (name: string, historyRetentionMs: number, segmentIntervalMs?: number): VersionedBytesStoreSupplier =>
+    versionedSupplier(name, false, historyRetentionMs, segmentIntervalMs),
+
   keyValueStoreBuilder<K, V>(
     supplier: KeyValueBytesStoreSupplier,
     keySerde?: Serde<K>,
@@ -75,6 +94,16 @@ export const Stores = {
     return new ConfigurableStoreBuilder<TimestampedKeyValueStore<K, V>, K, V>(supplier.name, type, supplier.persistent, undefined, keySerde, valueSerde, (ks, vs) =>
       new TypedKeyValueStore(supplier.name, type, supplier.createStorage(), ks, vs, timestampedValues(vs)),
       (store) => new CachingKeyValueStore(store),
+    );
+  },
+
+  versionedKeyValueStoreBuilder<K, V>(
+    supplier: VersionedBytesStoreSupplier,
+    keySerde?: Serde<K>,
+    valueSerde?: Serde<V>,
+  ): StoreBuilder<VersionedKeyValueStore<K, V>> {
+    return new VersionedStoreBuilder<VersionedKeyValueStore<K, V>, K, V>(supplier.name, supplier.persistent, supplier.historyRetentionMs, keySerde, valueSerde, (ks, vs) =>
+      new TypedVersionedKeyValueStore<K, V>(supplier.name, supplier.createStorage(), ks, vs, supplier.historyRetentionMs, supplier.segmentIntervalMs),
     );
   },
 

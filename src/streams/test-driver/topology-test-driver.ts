@@ -8,6 +8,7 @@ import { serdeByName } from '../serdes/serde-by-name';
 import type {
   KeyValueStore,
   SessionStore,
+  VersionedKeyValueStore,
   StateStore,
   ValueAndTimestamp,
   WindowStore,
@@ -152,6 +153,11 @@ export class TopologyTestDriver {
 
   getWindowStore<K, V>(name: string): WindowStore<K, V> {
     return this.getStateStore<WindowStore<K, V>>(name);
+  }
+
+  /** Kafka Streams' `getVersionedKeyValueStore`. */
+  getVersionedKeyValueStore<K, V>(name: string): VersionedKeyValueStore<K, V> {
+    return this.getStateStore<VersionedKeyValueStore<K, V>>(name);
   }
 
   getSessionStore<K, V>(name: string): SessionStore<K, V> {

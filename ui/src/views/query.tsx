@@ -10,7 +10,7 @@ import { ErrorNote, Section } from '../components/common';
 
 /** What a parameter input holds: times are numbers; keys are strings unless "keys as JSON" is ticked. */
 function paramValue(param: string, text: string, keysAsJson: boolean): unknown {
-  if (param.startsWith('time')) return Number(text);
+  if (param.startsWith('time') || param === 'as_of') return Number(text);
   return keysAsJson ? (JSON.parse(text) as unknown) : text;
 }
 
@@ -34,6 +34,7 @@ export function QueryView({ model }: { model: ConsoleModel }) {
   const clauses = model.storeTypes.find((t) => t.type === type)?.clauses ?? [];
   const [clause, setClause] = useState(clauses[0]?.name ?? '');
   const params = clauses.find((c) => c.name === clause)?.params ?? [];
+  const optional = clauses.find((c) => c.name === clause)?.optional ?? [];
   const [values, setValues] = useState<Record<string, string>>({});
   const [keysAsJson, setKeysAsJson] = useState(false);
   const [options, setOptions] = useState<Record<string, string>>({});
@@ -52,7 +53,9 @@ export function QueryView({ model }: { model: ConsoleModel }) {
   let bodyError: unknown;
   try {
     const setOptions = Object.fromEntries(Object.entries(options).filter(([, v]) => v.trim() !== ''));
-    body = { type, set_options: setOptions, query: { [clause]: Object.fromEntries(params.map((p) => [p, paramValue(p, values[p] ?? '', keysAsJson)])) } };
+    // An optional parameter left empty is left out (a versioned get without as_of answers the latest version).
+    const given = params.filter((p) => !optional.includes(p) || (values[p] ?? '').trim() !== '');
+    body = { type, set_options: setOptions, query: { [clause]: Object.fromEntries(given.map((p) => [p, paramValue(p, values[p] ?? '', keysAsJson)])) } };
   } catch (parseError) {
     bodyError = parseError;
   }
@@ -102,7 +105,7 @@ export function QueryView({ model }: { model: ConsoleModel }) {
           <div class="row">
             {params.map((p) => (
               <label key={p}>
-                {p}
+                {optional.includes(p) ? `${p} (optional)` : p}
                 <input value={values[p] ?? ''} onInput={(e) => setValues({ ...values, [p]: (e.target as HTMLInputElement).value })} data-testid={`param-${p}`} />
               </label>
             ))}

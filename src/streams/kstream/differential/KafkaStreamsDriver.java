@@ -257,6 +257,33 @@ public class KafkaStreamsDriver {
         orders.leftJoin(users, (k, v) -> v, KafkaStreamsDriver::joined).to("left-out");
         break;
       }
+      case "versioned-table": {
+        KTable<String, String> table = b.table("t", Materialized.<String, String>as(Stores.persistentVersionedKeyValueStore("versions", Duration.ofMillis(5_000))));
+        table.toStream().to("out");
+        table.mapValues(v -> v.toUpperCase()).toStream().to("mapped");
+        table.groupBy((k, v) -> KeyValue.pair(v, k)).count().toStream().to("count", Produced.valueSerde(Serdes.Long()));
+        b.<String, String>stream("u").toTable(Materialized.<String, String>as(Stores.persistentVersionedKeyValueStore("u-versions", Duration.ofMillis(5_000))))
+            .toStream().to("u-out");
+        break;
+      }
+      case "versioned-stream-table-join": {
+        KTable<String, String> table = b.table("t",
+            Materialized.<String, String>as(Stores.persistentVersionedKeyValueStore("versions", Duration.ofMillis(10_000), Duration.ofMillis(2_000))));
+        KStream<String, String> stream = b.stream("s");
+        stream.join(table, KafkaStreamsDriver::joined).to("inner");
+        stream.leftJoin(table, KafkaStreamsDriver::joined).to("left-out");
+        stream.join(table.filter((k, v) -> !v.endsWith("2")), KafkaStreamsDriver::joined).to("filtered");
+        break;
+      }
+      case "versioned-join-grace": {
+        KTable<String, String> table = b.table("t", Materialized.<String, String>as(Stores.persistentVersionedKeyValueStore("versions", Duration.ofMillis(10_000))));
+        KStream<String, String> stream = b.stream("s");
+        Joined<String, String, String> grace = Joined.<String, String, String>with(Serdes.String(), Serdes.String(), Serdes.String())
+            .withGracePeriod(Duration.ofMillis(2_000));
+        stream.join(table, KafkaStreamsDriver::joined, grace).to("inner");
+        stream.leftJoin(table, KafkaStreamsDriver::joined, grace).to("left-out");
+        break;
+      }
       case "processors": {
         b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("seen"), Serdes.String(), Serdes.Long()));
         KStream<String, String> in = b.stream("in");

@@ -5,6 +5,7 @@ import type { KeyValueStore, Windowed } from '../../state/store';
 import { Stores } from '../../state/stores';
 import type { KStream } from '../kstream';
 import type { KTable } from '../ktable';
+import { Joined, Materialized } from '../options';
 import type { StreamsBuilder } from '../streams-builder';
 import { BufferConfig, Suppressed } from '../suppressed';
 import { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from '../windows';
@@ -108,6 +109,27 @@ export const TOPOLOGIES = {
     const orders = b.stream<string, string>('orders');
     orders.join(users, (_k, v) => v, joined).to('inner');
     orders.leftJoin(users, (_k, v) => v, joined).to('left-out');
+  },
+  'versioned-table': (b: StreamsBuilder): void => {
+    const table = b.table<string, string>('t', {}, Materialized.as(Stores.persistentVersionedKeyValueStore('versions', 5_000)));
+    table.toStream().to('out');
+    table.mapValues((v) => v.toUpperCase()).toStream().to('mapped');
+    table.groupBy((key, value) => ({ key: value, value: key })).count().toStream().to('count', long);
+    b.stream<string, string>('u').toTable(undefined, Materialized.as(Stores.persistentVersionedKeyValueStore('u-versions', 5_000))).toStream().to('u-out');
+  },
+  'versioned-stream-table-join': (b: StreamsBuilder): void => {
+    const table = b.table<string, string>('t', {}, Materialized.as(Stores.persistentVersionedKeyValueStore('versions', 10_000, 2_000)));
+    const stream = b.stream<string, string>('s');
+    stream.join(table, joined).to('inner');
+    stream.leftJoin(table, joined).to('left-out');
+    // A filter of a versioned table is read as of a time too, through the table's store.
+    stream.join(table.filter((_k, v) => !v.endsWith('2')), joined).to('filtered');
+  },
+  'versioned-join-grace': (b: StreamsBuilder): void => {
+    const table = b.table<string, string>('t', {}, Materialized.as(Stores.persistentVersionedKeyValueStore('versions', 10_000)));
+    const stream = b.stream<string, string>('s');
+    stream.join(table, joined, Joined.withGracePeriod(2_000)).to('inner');
+    stream.leftJoin(table, joined, { gracePeriodMs: 2_000 }).to('left-out');
   },
   processors: (b: StreamsBuilder): void => {
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('seen'), Serdes.String(), Serdes.Long()));

@@ -4,6 +4,17 @@ import type { Serde } from '../../serdes/serde';
 export interface Change<V> {
   newValue: V | null;
   oldValue: V | null;
+  /**
+   * False for an out-of-order update of a versioned table (older than the key's latest version): it went to the
+   * table's history, and the operations that keep a current state of their own (groupBy, table joins) skip it, as
+   * Kafka Streams' `Change.isLatest`. Absent: true.
+   */
+  isLatest?: boolean;
+}
+
+/** Whether an update is the latest of its key (every update but a versioned table's out-of-order ones). */
+export function isLatest(change: Change<unknown>): boolean {
+  return change.isLatest !== false;
 }
 
 const HAS_NEW = 1;

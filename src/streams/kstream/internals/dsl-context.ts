@@ -1,7 +1,9 @@
+import { TopologyException } from '../../../errors';
 import type { Serde } from '../../serdes/serde';
 import { Stores } from '../../state/stores';
 import type { StoreBuilder } from '../../state/stores';
 import type { StateStore } from '../../state/store';
+import { isVersionedSupplier } from '../../state/store-suppliers';
 import type { Topology } from '../../topology/topology';
 import type { Materialized } from '../options';
 import { nullKeyFilterProcessor } from './stream-processors';
@@ -26,23 +28,36 @@ export function processorName(ctx: DslContext, userName: string | undefined, pre
 
 /** The store name of a materialization: the user's, or one generated with Kafka Streams' prefix. */
 export function storeName(ctx: DslContext, materialized: Materialized<unknown, unknown> | undefined, prefix: string): ResolvedName {
-  return materialized?.storeName
-    ? { name: materialized.storeName }
+  const given = materialized?.storeSupplier?.name ?? materialized?.storeName;
+  return given
+    ? { name: given }
     : { name: ctx.names.store(prefix) };
 }
 
-/** The timestamped key-value store that backs a table or an aggregation. */
+/** Whether a materialization keeps its table in a versioned store. */
+export function isVersionedMaterialization(materialized: Materialized<unknown, unknown> | undefined): boolean {
+  return materialized?.storeSupplier !== undefined && isVersionedSupplier(materialized.storeSupplier);
+}
+
+/** The timestamped key-value store that backs a table or an aggregation (or a versioned one, given its supplier). */
 export function keyValueStoreBuilder(
   name: string,
   materialized: Materialized<unknown, unknown> | undefined,
   keySerde: Serde<unknown> | undefined,
   valueSerde: Serde<unknown> | undefined,
+  versionedAllowed = false,
 ): StoreBuilder<StateStore> {
+  const given = materialized?.storeSupplier;
+  if (given !== undefined && isVersionedSupplier(given) && !versionedAllowed) {
+    throw new TopologyException(`store ${given.name}: only a source table (builder.table, toTable) may be materialized in a versioned store`);
+  }
+  const keys = materialized?.keySerde ?? keySerde;
+  const values = materialized?.valueSerde ?? valueSerde;
+  // As in Kafka Streams, a versioned store is never cached, whatever the materialization asks.
+  if (given !== undefined && isVersionedSupplier(given)) return withLogging(Stores.versionedKeyValueStoreBuilder(given, keys, values), materialized);
   const supplier =
-    materialized?.storeType === 'in-memory'
-      ? Stores.inMemoryKeyValueStore(name)
-      : Stores.persistentTimestampedKeyValueStore(name);
-  const builder = Stores.timestampedKeyValueStoreBuilder(supplier, materialized?.keySerde ?? keySerde, materialized?.valueSerde ?? valueSerde);
+    given ?? (materialized?.storeType === 'in-memory' ? Stores.inMemoryKeyValueStore(name) : Stores.persistentTimestampedKeyValueStore(name));
+  const builder = Stores.timestampedKeyValueStoreBuilder(supplier, keys, values);
   return withLogging(withCaching(builder, materialized), materialized);
 }
 

@@ -7,6 +7,7 @@ import type { Joined, Materialized, Named, StreamJoined } from '../options';
 import type { JoinWindows } from '../windows';
 import { addRepartitionNodes, copartition, keyValueStoreBuilder, processorName, repartitionNames, storeName, windowStoreBuilder, withLogging } from './dsl-context';
 import {
+  type JoinGrace,
   type Joiner,
   reverseJoiner,
   streamTableJoinProcessor,
@@ -14,6 +15,7 @@ import {
   tableTableJoinGetter,
   tableTableJoinProcessor,
 } from './join-processors';
+import { joinBufferBuilder } from './stream-table-join-buffer';
 import { joinWindowProcessor, outerJoinStoreBuilder, SharedTimeTrackers, streamStreamJoinProcessor } from './stream-stream-join';
 import { passThroughProcessor } from './stream-processors';
 import { tableMapValuesProcessor } from './table-processors';
@@ -61,7 +63,18 @@ function repartitionedForJoin<K, V>(
   return new KStream<K, V>(stream.ctx, source, keys, values, false);
 }
 
-/** KStream-KTable join: `KSTREAM-JOIN-`/`KSTREAM-LEFTJOIN-`, reading the table through its value getter. */
+/** A join's grace period, checked: only a versioned table can be read as of a buffered record's time (KIP-923). */
+function joinGrace(getter: { readonly versioned?: boolean }, name: string, graceMs: number | undefined): JoinGrace | undefined {
+  if (graceMs === undefined) return undefined;
+  if (!Number.isSafeInteger(graceMs) || graceMs < 0) throw new TopologyException(`the grace period of join ${name} must be a non-negative integer of ms, got ${graceMs}`);
+  if (!getter.versioned) throw new TopologyException(`join ${name}: the table must be versioned to use a grace period in a stream-table join`);
+  return { storeName: `${name}-Buffer`, graceMs };
+}
+
+/**
+ * KStream-KTable join: `KSTREAM-JOIN-`/`KSTREAM-LEFTJOIN-`, reading the table through its value getter; with a grace
+ * period, the stream records wait in the store `<name>-Buffer`.
+ */
 export function streamTableJoin<K, V, VT, VR>(
   stream: KStream<K, V>,
   table: KTable<K, VT>,
@@ -73,8 +86,15 @@ export function streamTableJoin<K, V, VT, VR>(
   const getter = getterOf(table, 'joined');
   const input = repartitionedForJoin(stream, joined.name, joined.keySerde, joined.valueSerde);
   const name = processorName(ctx, joined.name, leftJoin ? 'KSTREAM-LEFTJOIN-' : 'KSTREAM-JOIN-');
-  ctx.topology.addProcessor(name, streamTableJoinProcessor(getter, joiner, leftJoin), input.nodeName);
+  const grace = joinGrace(getter, name, joined.gracePeriodMs);
+  ctx.topology.addProcessor(name, streamTableJoinProcessor(getter, joiner, leftJoin, undefined, grace), input.nodeName);
   ctx.topology.connectProcessorAndStateStores(name, ...getter.storeNames);
+  if (grace !== undefined) {
+    ctx.topology.addStateStore(
+      joinBufferBuilder(grace.storeName, (joined.keySerde ?? input.keySerde) as Serde<unknown> | undefined, (joined.valueSerde ?? input.valueSerde) as Serde<unknown> | undefined),
+      name,
+    );
+  }
   copartition(ctx, input.nodeName, table.nodeName);
   return new KStream<K, VR>(ctx, name, input.keySerde, undefined, false);
 }

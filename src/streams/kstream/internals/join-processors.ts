@@ -1,9 +1,10 @@
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../../processor/processor';
-import type { StreamRecord } from '../../processor/record';
-import type { ValueAndTimestamp } from '../../state/store';
-import type { Change } from './change';
+import type { Headers, StreamRecord } from '../../processor/record';
+import type { KeyValueStore, ValueAndTimestamp } from '../../state/store';
+import { type Change, isLatest } from './change';
 import { dropRecord, isNull } from './drop';
 import type { OldValues } from './table-processors';
+import type { JoinBufferKey } from './stream-table-join-buffer';
 import type { ValueGetter, ValueGetterSupplier } from './value-getters';
 
 type Supplier = ProcessorSupplier<unknown, unknown, unknown, unknown>;
@@ -31,20 +32,43 @@ abstract class GetterProcessor<K, VIn, V2, KG = K> implements Processor<K, VIn, 
   abstract process(record: StreamRecord<K, VIn>): void;
 }
 
+/** A stream-table join's grace period (KIP-923): the store that buffers stream records, and for how long. */
+export interface JoinGrace {
+  storeName: string;
+  graceMs: number;
+}
+
 /**
  * KStream-KTable and KStream-GlobalKTable joins (Kafka Streams' `KStreamKTableJoinProcessor`): each stream record is
  * joined with the table's current value of its key, or (global tables) of the key `keyMapper` computes from it; only
  * stream records trigger output. Records with a null value or join key are dropped, except that a left join passes
- * a null-key record through, joined with null unless its join key finds a value.
+ * a null-key record through, joined with null unless its join key finds a value. A versioned table is read as of
+ * the stream record's time. With a grace period, each record waits in the buffer store until the buffer's stream time
+ * (the largest timestamp it was given) is `graceMs` past it, so that out-of-order table updates up to then count;
+ * waiting records are joined in timestamp order, and a record already older than that is joined at once.
  */
 export function streamTableJoinProcessor<K, V, KT, VT, VR>(
   table: ValueGetterSupplier<KT, VT>,
   joiner: Joiner<K, V, VT, VR>,
   leftJoin: boolean,
   keyMapper: (key: K, value: V) => KT = (key) => key as unknown as KT,
+  grace?: JoinGrace,
 ): Supplier {
   return () =>
     new (class extends GetterProcessor<K, V, VT, KT> {
+      private buffer: KeyValueStore<JoinBufferKey<K>, V> | undefined;
+      private readonly bufferedHeaders = new Map<string, Headers>();
+      private bufferTime = -1;
+      private seq = 0;
+
+      override init(context: ProcessorContext<unknown, unknown>): void {
+        super.init(context);
+        if (grace === undefined) return;
+        this.buffer = context.getStateStore<KeyValueStore<JoinBufferKey<K>, V>>(grace.storeName);
+        // After a restart the buffer's stream time is that of the records still waiting in it.
+        for (const { key } of this.buffer.all()) this.bufferTime = Math.max(this.bufferTime, key.time);
+      }
+
       process(record: StreamRecord<K, V>): void {
         const joinKey = keyMapper(record.key, record.value);
         const passNullKey = leftJoin && isNull(record.key) && !isNull(record.value);
@@ -52,7 +76,37 @@ export function streamTableJoinProcessor<K, V, KT, VT, VR>(
           dropRecord(this.context, 'null join key or value in a stream-table join');
           return;
         }
-        const tableValue = isNull(joinKey) ? null : (this.getter(joinKey)?.value ?? null);
+        // A null-key record cannot be buffered (Kafka Streams fails on it): it is joined at once.
+        if (this.buffer === undefined || isNull(record.key) || record.timestamp < this.bufferTime - grace!.graceMs) {
+          this.join(record, joinKey);
+          return;
+        }
+        this.bufferTime = Math.max(this.bufferTime, record.timestamp);
+        this.seq = (this.seq + 1) >>> 0;
+        const bufferKey: JoinBufferKey<K> = { time: record.timestamp, key: record.key, seq: this.seq };
+        this.buffer.put(bufferKey, record.value);
+        this.bufferedHeaders.set(this.buffer.keySerde.serialize(bufferKey).toString('latin1'), record.headers);
+        this.evict(this.buffer, this.bufferTime - grace!.graceMs);
+      }
+
+      private evict(buffer: KeyValueStore<JoinBufferKey<K>, V>, upTo: number): void {
+        if (upTo < 0) return;
+        // Read first, then deleted and joined: a join may not write into the store an iterator is reading.
+        const due = [...buffer.range({ time: 0 }, { time: upTo + 1 })];
+        for (const { key, value } of due) {
+          buffer.delete(key);
+          const id = buffer.keySerde.serialize(key).toString('latin1');
+          const headers = this.bufferedHeaders.get(id) ?? {};
+          this.bufferedHeaders.delete(id);
+          const recordKey = key.key as K;
+          this.join({ key: recordKey, value, timestamp: key.time, headers }, keyMapper(recordKey, value));
+        }
+      }
+
+      private join(record: StreamRecord<K, V>, joinKey: KT): void {
+        // A versioned table answers as of the stream record's time (Kafka Streams 3.5+).
+        const asOf = table.versioned ? record.timestamp : undefined;
+        const tableValue = isNull(joinKey) ? null : (this.getter(joinKey, asOf)?.value ?? null);
         if (tableValue === null && !leftJoin) return;
         this.context.forward({ ...record, value: joiner(record.value, tableValue, record.key) });
       }
@@ -119,6 +173,8 @@ export function tableTableJoinProcessor<K, V1, V2, VR>(
           dropRecord(this.context, 'null key in a table-table join');
           return;
         }
+        // An out-of-order update of a versioned table changes its history, not the join's current result.
+        if (!isLatest(record.value)) return;
         const joined = joinUpdate(kind, record.key, record.value, record.timestamp, this.getter(record.key), joiner, oldValues.send);
         if (joined) this.context.forward({ key: record.key, value: joined.change, timestamp: joined.timestamp, headers: record.headers });
       }

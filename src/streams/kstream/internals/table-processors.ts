@@ -1,7 +1,8 @@
-import type { KeyValue, KeyValueStore, ValueAndTimestamp } from '../../state/store';
+import type { KeyValue, KeyValueStore, ValueAndTimestamp, VersionedKeyValueStore } from '../../state/store';
+import { PUT_RETURN_CODE_NOT_PUT, PUT_RETURN_CODE_VALID_TO_UNDEFINED } from '../../state/versioned-key-value-store';
 import type { Processor, ProcessorContext, ProcessorSupplier } from '../../processor/processor';
 import type { StreamRecord } from '../../processor/record';
-import type { Change } from './change';
+import { type Change, isLatest } from './change';
 import { dropRecord } from './drop';
 import { TableForwarder } from './table-forwarder';
 
@@ -16,6 +17,8 @@ export interface OldValues {
 export interface SourceStore {
   readonly name: string;
   readonly materialized: boolean;
+  /** The store is versioned (given by a versioned supplier), which a source table writes with its records' timestamps. */
+  readonly versioned?: boolean;
 }
 
 type Supplier = ProcessorSupplier<unknown, unknown, unknown, unknown>;
@@ -65,16 +68,42 @@ abstract class TableProcessor<K, VIn> implements Processor<K, VIn, unknown, unkn
   }
 }
 
+/** An update that carries on the isLatest flag of the one it was computed from. */
+function withLatest<V>(change: Change<V>, from: Change<unknown>): Change<V> {
+  return isLatest(from) ? change : { ...change, isLatest: false };
+}
+
 /**
  * `builder.table()` and `toTable()`: every record upserts (or with null deletes) its key; not materialized, the
- * updates go downstream without old values.
+ * updates go downstream without old values. In a versioned store (Kafka Streams' `KTableSource` with a
+ * `KeyValueStoreWrapper`), a record older than the history retention is neither stored nor forwarded, and one older
+ * than its key's latest version goes downstream flagged as not the latest; the old value is the latest version.
  */
 export function tableSourceProcessor<K, V>(store: SourceStore, oldValues: OldValues): Supplier {
   return () =>
     new (class extends TableProcessor<K, V> {
+      private versioned: VersionedKeyValueStore<K, V> | undefined;
+
+      override init(context: ProcessorContext<unknown, unknown>): void {
+        if (!store.versioned) {
+          super.init(context);
+          return;
+        }
+        this.context = context;
+        this.versioned = context.getStateStore<VersionedKeyValueStore<K, V>>(store.name);
+      }
+
       process(record: StreamRecord<K, V>): void {
         if (record.key === null || record.key === undefined) {
           dropRecord(this.context, 'null key in a table update');
+          return;
+        }
+        if (this.versioned !== undefined) {
+          const old = this.versioned.get(record.key)?.value ?? null;
+          const putResult = this.versioned.put(record.key, record.value ?? null, record.timestamp);
+          if (putResult === PUT_RETURN_CODE_NOT_PUT) return;
+          const change: Change<V> = { newValue: record.value ?? null, oldValue: oldValues.send ? old : null };
+          this.context.forward({ ...record, value: putResult === PUT_RETURN_CODE_VALID_TO_UNDEFINED ? change : { ...change, isLatest: false } });
           return;
         }
         const old = this.materialize(record.key, record.value, record.timestamp) as V | null;
@@ -99,7 +128,7 @@ export function tableFilterProcessor<K, V>(
         const oldValue = oldValues.send ? apply(record.key, record.value.oldValue) : null;
         if (oldValues.send && newValue === null && oldValue === null) return;
         this.materialize(record.key, newValue, record.timestamp);
-        this.forwardChange(record, { newValue, oldValue });
+        this.forwardChange(record, withLatest({ newValue, oldValue }, record.value));
       }
     })(storeName, oldValues) as Processor;
 }
@@ -116,7 +145,7 @@ export function tableMapValuesProcessor<K, V, V2>(
         const newValue = change.newValue === null ? null : mapper(change.newValue, record.key);
         const oldValue = oldValues.send && change.oldValue !== null ? mapper(change.oldValue, record.key) : null;
         this.materialize(record.key, newValue, record.timestamp);
-        this.forwardChange(record, { newValue, oldValue });
+        this.forwardChange(record, withLatest({ newValue, oldValue }, change));
       }
     })(storeName, oldValues) as Processor;
 }
@@ -146,6 +175,8 @@ export function tableRepartitionMapProcessor<K, V, K2, V2>(selector: (key: K, va
     new (class extends ForwardingProcessor<K, Change<V>> {
       process(record: StreamRecord<K, Change<V>>): void {
         const change = record.value;
+        // An out-of-order update of a versioned table is not part of the table's current state that the aggregate follows.
+        if (!isLatest(change)) return;
         const newPair = change.newValue === null ? null : selector(record.key, change.newValue);
         const oldPair = change.oldValue === null ? null : selector(record.key, change.oldValue);
         const send = (key: K2, value: Change<V2>): void =>

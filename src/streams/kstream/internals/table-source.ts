@@ -2,14 +2,15 @@ import type { Serde } from '../../serdes/serde';
 import { KTable } from '../ktable';
 import type { Materialized } from '../options';
 import type { DslContext } from './dsl-context';
-import { keyValueStoreBuilder } from './dsl-context';
+import { isVersionedMaterialization, keyValueStoreBuilder } from './dsl-context';
 import { type OldValues, tableSourceProcessor } from './table-processors';
-import { keyValueStoreGetter } from './value-getters';
+import { keyValueStoreGetter, versionedStoreGetter } from './value-getters';
 
 /**
  * A source table (`StreamsBuilder.table()`, `KStream.toTable()`), as Kafka Streams' `KTableSource`: materialized in
  * its store when the user named the store, otherwise only once an operation downstream reads the table (a join) or
- * needs its old values (groupBy, suppress, left and outer table joins). The store's name is drawn either way.
+ * needs its old values (groupBy, suppress, left and outer table joins). The store's name is drawn either way. A
+ * versioned store (given by its supplier) is always materialized, and joins read it as of a time.
  */
 export function addTableSource<K, V>(
   ctx: DslContext,
@@ -20,11 +21,12 @@ export function addTableSource<K, V>(
   keySerde: Serde<K> | undefined,
   valueSerde: Serde<V> | undefined,
 ): KTable<K, V> {
-  const store = { name: storeName, materialized: false };
+  const versioned = isVersionedMaterialization(materialized as Materialized<unknown, unknown> | undefined);
+  const store = { name: storeName, materialized: false, versioned };
   const materialize = (): void => {
     if (store.materialized) return;
     store.materialized = true;
-    ctx.topology.addStateStore(keyValueStoreBuilder(storeName, materialized as Materialized<unknown, unknown>, keySerde, valueSerde), name);
+    ctx.topology.addStateStore(keyValueStoreBuilder(storeName, materialized as Materialized<unknown, unknown>, keySerde, valueSerde, true), name);
   };
   const oldValues: OldValues = { send: false, materialize };
   ctx.topology.addProcessor(name, tableSourceProcessor(store, oldValues), parent);
@@ -33,7 +35,7 @@ export function addTableSource<K, V>(
   return new KTable<K, V>(ctx, name, keySerde, valueSerde, queryable ? storeName : undefined, oldValues, [], {
     valueGetter: () => {
       materialize();
-      return keyValueStoreGetter(storeName);
+      return versioned ? versionedStoreGetter(storeName) : keyValueStoreGetter(storeName);
     },
   });
 }

@@ -1,8 +1,18 @@
 import type { ProcessorContext } from '../../processor/processor';
-import type { KeyValueStore, SessionStore, TimestampedWindowStore, ValueAndTimestamp, Windowed } from '../../state/store';
+import type {
+  KeyValueStore,
+  SessionStore,
+  TimestampedWindowStore,
+  ValueAndTimestamp,
+  VersionedKeyValueStore,
+  Windowed,
+} from '../../state/store';
 
-/** Reads a table's current value of a key, as a join sees it. */
-export type ValueGetter<K, V> = (key: K) => ValueAndTimestamp<V> | undefined;
+/**
+ * Reads a table's current value of a key, as a join sees it; a versioned table answers `asOf` with the value valid
+ * then, other tables ignore it.
+ */
+export type ValueGetter<K, V> = (key: K, asOf?: number) => ValueAndTimestamp<V> | undefined;
 
 /**
  * How a join reads the current value of a table (Kafka Streams' `KTableValueGetterSupplier`): the stores it needs
@@ -11,6 +21,8 @@ export type ValueGetter<K, V> = (key: K) => ValueAndTimestamp<V> | undefined;
  */
 export interface ValueGetterSupplier<K, V> {
   readonly storeNames: readonly string[];
+  /** The table is versioned (Kafka Streams' `KTableValueGetter.isVersioned`): a stream join reads it as of each record's time. */
+  readonly versioned?: boolean;
   get(context: ProcessorContext<unknown, unknown>): ValueGetter<K, V>;
 }
 
@@ -21,6 +33,21 @@ export function keyValueStoreGetter<K, V>(storeName: string): ValueGetterSupplie
     get(context) {
       const store = context.getStateStore<KeyValueStore<K, ValueAndTimestamp<V>>>(storeName);
       return (key) => store.get(key);
+    },
+  };
+}
+
+/** The getter of a table materialized in a versioned store: the latest version, or the one valid at `asOf`. */
+export function versionedStoreGetter<K, V>(storeName: string): ValueGetterSupplier<K, V> {
+  return {
+    storeNames: [storeName],
+    versioned: true,
+    get(context) {
+      const store = context.getStateStore<VersionedKeyValueStore<K, V>>(storeName);
+      return (key, asOf) => {
+        const record = store.get(key, asOf);
+        return record === undefined ? undefined : { value: record.value, timestamp: record.timestamp };
+      };
     },
   };
 }
@@ -57,10 +84,11 @@ export function mappedGetter<K, V, V2>(
 ): ValueGetterSupplier<K, V2> {
   return {
     storeNames: parent.storeNames,
+    ...(parent.versioned ? { versioned: true } : {}),
     get(context) {
       const get = parent.get(context);
-      return (key) => {
-        const current = get(key);
+      return (key, asOf) => {
+        const current = get(key, asOf);
         return current === undefined ? undefined : map(key, current);
       };
     },
