@@ -185,9 +185,10 @@ export interface ForeignKeySerdes<K, V, KO> {
 }
 
 /**
- * The left table's updates as subscriptions (Kafka Streams' `SubscriptionSendProcessorSupplier`): to the new foreign
- * key, and a deletion to the old one when it changed. Inner joins skip null foreign keys; left joins send them
- * (the result is the left value joined with null).
+ * The left table's updates as subscriptions (Kafka Streams 3.9.1's `SubscriptionSendProcessorSupplier`): to the new
+ * foreign key, and a silent deletion to the old one when it changed. An inner join deletes the result of a left value
+ * that is gone or lost its foreign key, and skips values without one; a left join sends null foreign keys too (the
+ * result is the left value joined with null).
  */
 export function subscriptionSendProcessor<K, V, KO>(
   extractor: (value: V, key: K) => KO | null | undefined,
@@ -228,35 +229,28 @@ export function subscriptionSendProcessor<K, V, KO>(
           if (oldValue !== null) {
             const oldKey = foreignKeyOf(oldValue);
             const newKey = foreignKeyOf(newValue);
-            if (oldKey !== null && changed(newKey, oldKey)) send(oldKey, Instruction.DELETE_KEY_AND_PROPAGATE);
+            if (oldKey !== null && changed(newKey, oldKey)) send(oldKey, Instruction.DELETE_KEY_NO_PROPAGATE);
             send(newKey, Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE);
           } else if (newValue !== null) {
             send(foreignKeyOf(newValue), Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE);
           }
           return;
         }
-        if (oldValue !== null) {
-          const oldKey = foreignKeyOf(oldValue);
-          if (oldKey === null) {
-            dropRecord(this.context, 'null foreign key in a foreign-key join');
-            return;
-          }
-          if (newValue === null) {
-            send(oldKey, Instruction.DELETE_KEY_AND_PROPAGATE);
-            return;
-          }
-          const newKey = foreignKeyOf(newValue);
-          if (newKey === null) {
-            dropRecord(this.context, 'null foreign key in a foreign-key join');
-            return;
-          }
-          if (changed(newKey, oldKey)) send(oldKey, Instruction.DELETE_KEY_NO_PROPAGATE);
-          // The new foreign key may have no value: the result set by the old one must be unset, even in an inner join.
+        const oldKey = foreignKeyOf(oldValue);
+        const newKey = foreignKeyOf(newValue);
+        if (oldKey === null && newKey === null) {
+          if (newValue !== null) dropRecord(this.context, 'null foreign key in a foreign-key join');
+        } else if (oldKey === null) {
+          send(newKey, Instruction.PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE);
+        } else if (newKey === null) {
+          // The left value is gone or has no foreign key any more: its result is deleted.
+          send(oldKey, Instruction.DELETE_KEY_AND_PROPAGATE);
+        } else if (changed(newKey, oldKey)) {
+          send(oldKey, Instruction.DELETE_KEY_NO_PROPAGATE);
+          // The new foreign key may have no value: the result set by the old one must be unset.
           send(newKey, Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE);
-        } else if (newValue !== null) {
-          const newKey = foreignKeyOf(newValue);
-          if (newKey === null) dropRecord(this.context, 'null foreign key in a foreign-key join');
-          else send(newKey, Instruction.PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE);
+        } else {
+          send(newKey, Instruction.PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE);
         }
       }
     })() as Processor;
