@@ -40,6 +40,8 @@ export interface LaunchOptions {
   workDir: string;
   applicationId: string;
   inputTopic: string;
+  /** The topology the node runs, by alias: `cluster-queries` unless given. */
+  topology?: string;
   /** The configuration's `server` section. */
   server: Record<string, unknown>;
   /** Streams settings of this kind of node, beside those every test node has. */
@@ -62,7 +64,7 @@ export function launchSluice(options: LaunchOptions): { child: ChildProcess; log
     log: { level: process.env.SLUICE_TEST_LOG_LEVEL ?? 'warn' },
     streams: { 'state.dir': path.join(dir, 'state'), 'commit.interval.ms': 200, 'heartbeat.interval.ms': 1000, ...options.streams },
     topologies: [{ module: options.build.topologyModule }],
-    instances: [{ topology: 'cluster-queries', applicationId: options.applicationId }],
+    instances: [{ topology: options.topology ?? 'cluster-queries', applicationId: options.applicationId }],
     shutdownTimeoutMs: 10_000,
   };
   const configFile = path.join(dir, 'sluice.json');

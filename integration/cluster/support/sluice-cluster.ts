@@ -72,6 +72,8 @@ export interface NodeOptions {
   bootstrapServers: string;
   applicationId: string;
   inputTopic: string;
+  /** The topology of integration/cluster/fixtures/cluster-topology.ts the node runs, by alias (`cluster-queries`). */
+  topology?: string;
   workDir: string;
   /** The configuration's `peers` section: TLS files and the cluster secret. */
   peers?: Record<string, unknown>;
