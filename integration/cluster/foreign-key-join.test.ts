@@ -3,6 +3,11 @@
  * 4-partition topic name one of 200 products on a 3-partition topic, so that subscriptions cross partitions and
  * nodes both ways. Then orders move to other products, some are deleted, products change and some are deleted,
  * while the nodes run. The last output record of each order must be the join of the final tables.
+ *
+ * The nodes run without record caches. With caching, Kafka Streams 3.9.1's FK join (and so Sluice's) can keep a
+ * result whose foreign value is gone: an order that moves to another product and back within one commit reaches the
+ * join as an update that keeps its product, which asks for an answer only if the product exists, while the answer to
+ * the product's deletion was dropped as stale (sent for the order's earlier value).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -95,8 +100,8 @@ describe('a foreign-key join across two Sluice processes', () => {
     actual.size === expected.size && [...expected].every(([key, value]) => actual.get(key) === value);
   const difference = (expected: Map<string, string>) => (actual: Map<string, string>) => {
     const wrong = [...expected].filter(([key, value]) => actual.get(key) !== value).slice(0, 5);
-    const extra = [...actual.keys()].filter((key) => !expected.has(key)).slice(0, 5);
-    return `${actual.size} joined of ${expected.size} expected (${outputRecords} output records); wrong or missing: ${JSON.stringify(wrong.map(([k, v]) => [k, v, actual.get(k)]))}; extra: ${JSON.stringify(extra)}`;
+    const extra = [...actual].filter(([key]) => !expected.has(key)).slice(0, 5);
+    return `${actual.size} joined of ${expected.size} expected (${outputRecords} output records); wrong or missing: ${JSON.stringify(wrong.map(([k, v]) => [k, v, actual.get(k)]))}; extra: ${JSON.stringify(extra.map(([k, v]) => [k, v, tables.orders.get(k)]))}`;
   };
   const settle = async (what: string) => {
     const expected = tables.expected();
@@ -114,11 +119,24 @@ describe('a foreign-key join across two Sluice processes', () => {
     nodes.push(
       ...(await Promise.all(
         ['node-a', 'node-b'].map((name) =>
-          SluiceNode.start({ build: build!, name, bootstrapServers: bootstrap, applicationId, inputTopic: topics.orders, topology: 'fk-join', workDir }),
+          SluiceNode.start({
+            build: build!,
+            name,
+            bootstrapServers: bootstrap,
+            applicationId,
+            inputTopic: topics.orders,
+            topology: 'fk-join',
+            workDir,
+            streams: { 'statestore.cache.max.bytes': 0 },
+          }),
         ),
       )),
     );
     await settle('the join of the first orders and products');
+    // Both nodes hold tasks: subscriptions and answers go from one to the other.
+    const instances = async () =>
+      ((await nodes[0]!.get(`/api/v1/applications/${applicationId}`)).body as { instances: { metadata: { assignments: { partitions: number[] }[] } }[] }).instances;
+    await eventually('both nodes to hold tasks', instances, (all) => all.length === 2 && all.every((i) => i.metadata.assignments.some((a) => a.partitions.length > 0)));
   }, 300_000);
 
   it('follows foreign key changes, deleted orders, and changed, new and deleted products', async () => {
