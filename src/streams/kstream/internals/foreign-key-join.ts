@@ -223,23 +223,18 @@ export function subscriptionSendProcessor<K, V, KO>(
           };
           this.context.forward({ key: foreignKey, value: subscription, timestamp: record.timestamp, headers: record.headers });
         };
+        // Foreign keys compare by their bytes, as the subscription store and the partitioner see them.
         const changed = (a: KO | null, b: KO | null): boolean =>
-          (a === null || b === null) ? a !== b : !this.foreignKeySerde.serialize(a).equals(this.foreignKeySerde.serialize(b));
-        if (leftJoin) {
-          if (oldValue !== null) {
-            const oldKey = foreignKeyOf(oldValue);
-            const newKey = foreignKeyOf(newValue);
-            if (oldKey !== null && changed(newKey, oldKey)) send(oldKey, Instruction.DELETE_KEY_NO_PROPAGATE);
-            send(newKey, Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE);
-          } else if (newValue !== null) {
-            send(foreignKeyOf(newValue), Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE);
-          }
-          return;
-        }
+          a === null || b === null ? a !== b : !this.foreignKeySerde.serialize(a).equals(this.foreignKeySerde.serialize(b));
         const oldKey = foreignKeyOf(oldValue);
         const newKey = foreignKeyOf(newValue);
+        if (leftJoin) {
+          if (oldKey !== null && changed(newKey, oldKey)) send(oldKey, Instruction.DELETE_KEY_NO_PROPAGATE);
+          if (oldValue !== null || newValue !== null) send(newKey, Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE);
+          return;
+        }
         if (oldKey === null && newKey === null) {
-          if (newValue !== null) dropRecord(this.context, 'null foreign key in a foreign-key join');
+          if (oldValue !== null || newValue !== null) dropRecord(this.context, 'null foreign key in a foreign-key join');
         } else if (oldKey === null) {
           send(newKey, Instruction.PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE);
         } else if (newKey === null) {
