@@ -103,9 +103,11 @@ function orderSample(): SampleRecord {
     return { topic: ORDER_TOPICS.customers, key: customer.id, value: JSON.stringify({ name: customer.name, tier: customer.tiers[(n / 8) % 2]! }) };
   }
   if (n % 8 === 4) {
-    const item = ((n - 4) / 8) % ITEMS.length;
-    // Prices go up a little, then back down.
-    return { topic: ORDER_TOPICS.products, key: ITEMS[item]!, value: JSON.stringify({ price: PRICES[item]! + (n % 16 === 4 ? 0 : 0.5) }) };
+    const update = (n - 4) / 8;
+    const item = update % ITEMS.length;
+    // Each round of updates raises every price a little, the next one lowers it back.
+    const raise = Math.floor(update / ITEMS.length) % 2 === 1 ? 0.5 : 0;
+    return { topic: ORDER_TOPICS.products, key: ITEMS[item]!, value: JSON.stringify({ price: PRICES[item]! + raise }) };
   }
   // One order in ten is large: the `large-orders` event type has something to show.
   const amount = n % 10 === 5 ? LARGE_ORDER_AMOUNT + (n % 7) * 250 : 1 + (n % 5);
