@@ -134,8 +134,12 @@ export function responseSerde<VO>(foreignValueSerde: Serde<VO> | undefined): Ser
     : deriveFromDefault('fk-join-response(default)', (serde) => responseSerdeOf(serde as Serde<VO>));
 }
 
-/** Responses go back to the partition of the left key that subscribed. */
-export const responsePartitioner = (_topic: string, _key: unknown, response: SubscriptionResponse<unknown>): number => response.primaryPartition;
+/**
+ * Responses go back to the partition of the left key that subscribed; subscriptions of version 0 carry none, and
+ * their responses are partitioned by key as Kafka Streams did then.
+ */
+export const responsePartitioner = (_topic: string, _key: unknown, response: SubscriptionResponse<unknown>): number | undefined =>
+  response.primaryPartition >= 0 ? response.primaryPartition : undefined;
 
 /**
  * Keys of the subscription store (Kafka Streams' `CombinedKeySchema`): `{4-byte foreign key length}{foreign key}
