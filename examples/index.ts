@@ -29,7 +29,7 @@ export const pageViews: TopologyDefinition = {
 export const orderEnrichment: TopologyDefinition = {
   name: 'io.sluice.examples.OrderEnrichment',
   version: '1.0.0',
-  description: `Orders (${ORDER_TOPICS.orders}) joined with their customer from a GlobalKTable of ${ORDER_TOPICS.customers}`,
+  description: `Orders (${ORDER_TOPICS.orders}) joined with their customer from a GlobalKTable of ${ORDER_TOPICS.customers}, and priced with their item from a table of ${ORDER_TOPICS.products} (foreign-key join)`,
   aliases: ['order-enrichment', 'OrderEnrichment'],
   build: () => orderEnrichmentTopology(),
 };
@@ -98,16 +98,25 @@ const CUSTOMERS = [
   { id: 'c3', name: 'Chen', tiers: ['bronze', 'silver'] },
 ];
 const ITEMS = ['tea', 'cake', 'scone', 'coffee'];
+const PRICES = [3, 4, 2.5, 3.5];
 let nextOrder = 0;
 
 /**
- * Mostly orders; every eighth record updates a customer (its tier alternates), so the global table fills and changes.
+ * Mostly orders; every eighth record updates a customer (its tier alternates), so the global table fills and changes,
+ * and every eighth (four later) the price of an item, which re-prices the orders of that item.
  */
 function orderSample(): SampleRecord {
   const n = nextOrder++;
   const customer = CUSTOMERS[n % CUSTOMERS.length]!;
   if (n % 8 === 0) {
     return { topic: ORDER_TOPICS.customers, key: customer.id, value: JSON.stringify({ name: customer.name, tier: customer.tiers[(n / 8) % 2]! }) };
+  }
+  if (n % 8 === 4) {
+    const update = (n - 4) / 8;
+    const item = update % ITEMS.length;
+    // Each round of updates raises every price a little, the next one lowers it back.
+    const raise = Math.floor(update / ITEMS.length) % 2 === 1 ? 0.5 : 0;
+    return { topic: ORDER_TOPICS.products, key: ITEMS[item]!, value: JSON.stringify({ price: PRICES[item]! + raise }) };
   }
   // One order in ten is large: the `large-orders` event type has something to show.
   const amount = n % 10 === 5 ? LARGE_ORDER_AMOUNT + (n % 7) * 250 : 1 + (n % 5);
@@ -136,11 +145,14 @@ export const DEMO_EXAMPLES: readonly DemoExample[] = [
   {
     topology: orderEnrichment,
     applicationId: 'order-enrichment',
-    // A global table needs no co-partitioning: customers have fewer partitions than orders.
+    // Neither a global table nor a foreign-key join needs co-partitioning: customers and products have fewer
+    // partitions than orders.
     topics: [
       { name: ORDER_TOPICS.orders, partitions: 3 },
       { name: ORDER_TOPICS.customers, partitions: 2 },
       { name: ORDER_TOPICS.enrichedOrders, partitions: 3 },
+      { name: ORDER_TOPICS.products, partitions: 2 },
+      { name: ORDER_TOPICS.pricedOrders, partitions: 3 },
     ],
     sample: orderSample,
     query: { store: CUSTOMERS_STORE, body: { type: 'key_value', query: { get: { key: 'c1' } } } },

@@ -1,5 +1,16 @@
 import { Serdes, TopologyTestDriver } from '../src';
-import { type Customer, CUSTOMERS_STORE, type EnrichedOrder, LARGE_ORDERS_EVENT, type Order, ORDER_TOPICS, orderEnrichmentTopology } from './order-enrichment';
+import {
+  type Customer,
+  CUSTOMERS_STORE,
+  type EnrichedOrder,
+  LARGE_ORDERS_EVENT,
+  type Order,
+  ORDER_TOPICS,
+  orderEnrichmentTopology,
+  type PricedOrder,
+  PRICED_ORDERS_STORE,
+  type Product,
+} from './order-enrichment';
 
 describe('order-enrichment example', () => {
   let driver: TopologyTestDriver;
@@ -47,10 +58,41 @@ describe('order-enrichment example', () => {
     expect(driver.publishedEvents('other')).toEqual([]);
   });
 
-  it('needs no co-partitioning and no repartition: the global store is a sub-topology of its own, which makes no task', () => {
+  it('prices the latest version of each order with its item from the products table, and re-prices them as prices change', () => {
+    const products = driver.createInputTopic(ORDER_TOPICS.products, Serdes.String(), Serdes.Json<Product>());
+    const orders = driver.createInputTopic(ORDER_TOPICS.orders, Serdes.String(), Serdes.Json<Order>());
+    const priced = driver.createOutputTopic(ORDER_TOPICS.pricedOrders, Serdes.String(), Serdes.Json<PricedOrder>());
+    products.pipeInput('tea', { price: 3 }, 0);
+    orders.pipeInput('o1', { customer: 'c1', item: 'tea', amount: 2 }, 1);
+    orders.pipeInput('o2', { customer: 'c2', item: 'cake', amount: 1 }, 2);
+    products.pipeInput('cake', { price: 4 }, 3);
+    // o1 changes item: it is priced with cake from now on, and tea's price no longer reaches it.
+    orders.pipeInput('o1', { customer: 'c1', item: 'cake', amount: 2 }, 4);
+    products.pipeInput('tea', { price: 3.5 }, 5);
+    products.pipeInput('cake', { price: 4.5 }, 6);
+    expect(priced.readKeyValuesToList()).toEqual([
+      { key: 'o1', value: { customer: 'c1', item: 'tea', amount: 2, price: 3, total: 6 } },
+      { key: 'o2', value: { customer: 'c2', item: 'cake', amount: 1, price: null, total: null } },
+      { key: 'o2', value: { customer: 'c2', item: 'cake', amount: 1, price: 4, total: 4 } },
+      { key: 'o1', value: { customer: 'c1', item: 'cake', amount: 2, price: 4, total: 8 } },
+      { key: 'o1', value: { customer: 'c1', item: 'cake', amount: 2, price: 4.5, total: 9 } },
+      { key: 'o2', value: { customer: 'c2', item: 'cake', amount: 1, price: 4.5, total: 4.5 } },
+    ]);
+    expect(driver.getTimestampedKeyValueStore<string, PricedOrder>(PRICED_ORDERS_STORE).get('o1')?.value.total).toBe(9);
+  });
+
+  it('needs no co-partitioning of its inputs: the global store makes no task, and the foreign-key join sizes its own topics', () => {
     const topology = orderEnrichmentTopology();
-    expect(topology.copartitionedTopics()).toEqual([]);
-    expect(topology.repartitionTopics()).toEqual([]);
+    const internal = topology.repartitionTopics().map((t) => t.name);
+    expect(internal).toEqual([expect.stringMatching(/^KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-\d+-topic$/), expect.stringMatching(/^KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-\d+-topic$/)]);
+    // Each of the join's topics is co-partitioned with one input, never the inputs with each other.
+    expect(topology.copartitionedTopics()).toEqual([
+      [internal[0], ORDER_TOPICS.products],
+      [internal[1], ORDER_TOPICS.orders],
+    ]);
     expect(topology.toString()).toContain('Sub-topology: 0 for global store (will not generate tasks)');
+    const withoutPricing = orderEnrichmentTopology({ orders: 'o', customers: 'c', enrichedOrders: 'e' });
+    expect(withoutPricing.copartitionedTopics()).toEqual([]);
+    expect(withoutPricing.repartitionTopics()).toEqual([]);
   });
 });

@@ -9,16 +9,28 @@ export interface OrderTopics {
   customers: string;
   /** Each order with its customer: order id → EnrichedOrder (JSON). */
   enrichedOrders: string;
+  /**
+   * Input, a table: product id (an order's `item`) → Product (JSON). Without it (and `pricedOrders`), the topology
+   * leaves the pricing out.
+   */
+  products?: string;
+  /** The latest version of each order with the current price of its item: order id → PricedOrder (JSON). */
+  pricedOrders?: string;
 }
 
-export const ORDER_TOPICS: OrderTopics = {
+export const ORDER_TOPICS: Required<OrderTopics> = {
   orders: 'orders',
   customers: 'customers',
   enrichedOrders: 'enriched-orders',
+  products: 'products',
+  pricedOrders: 'priced-orders',
 };
 
 /** The global store that holds the customers table: queried on any node, always answered by that node. */
 export const CUSTOMERS_STORE = 'customers';
+
+/** The store of the priced orders: each order with the price of its item, by order id. */
+export const PRICED_ORDERS_STORE = 'priced-orders';
 
 /** The event type that enriched orders of at least LARGE_ORDER_AMOUNT are published to (`.../subscribe/large-orders`). */
 export const LARGE_ORDERS_EVENT = 'large-orders';
@@ -35,6 +47,16 @@ export interface Customer {
   tier: string;
 }
 
+export interface Product {
+  price: number;
+}
+
+export interface PricedOrder extends Order {
+  /** Null while the products table does not know the order's item. */
+  price: number | null;
+  total: number | null;
+}
+
 export interface EnrichedOrder extends Order {
   /** Null for a customer the table does not know (yet). */
   name: string | null;
@@ -45,7 +67,9 @@ export interface EnrichedOrder extends Order {
  * Orders enriched with their customer from a GlobalKTable: every node holds all customers, so the orders are joined
  * on the customer id in their value, with no repartition and no co-partitioning (the two topics may have any number
  * of partitions each). Large orders are also published to the `large-orders` event type, for clients of the API
- * to follow as they happen.
+ * to follow as they happen. The orders are also read as a table (the latest version of each order) and priced with the
+ * product their item names: a foreign-key table join, which needs no co-partitioning either, and re-prices the orders
+ * of a product when its price changes.
  */
 export function orderEnrichmentTopology(topics: OrderTopics = ORDER_TOPICS): Topology {
   const builder = new StreamsBuilder();
@@ -54,14 +78,27 @@ export function orderEnrichmentTopology(topics: OrderTopics = ORDER_TOPICS): Top
     { keySerde: Serdes.String(), valueSerde: Serdes.Json<Customer>() },
     { storeName: CUSTOMERS_STORE },
   );
-  const enriched = builder
-    .stream<string, Order>(topics.orders, { keySerde: Serdes.String(), valueSerde: Serdes.Json<Order>() })
-    .leftJoin(
-      customers,
-      (_orderId, order) => order.customer,
-      (order, customer): EnrichedOrder => ({ ...order, name: customer?.name ?? null, tier: customer?.tier ?? null }),
-    );
+  const orders = builder.stream<string, Order>(topics.orders, { keySerde: Serdes.String(), valueSerde: Serdes.Json<Order>() });
+  const enriched = orders.leftJoin(
+    customers,
+    (_orderId, order) => order.customer,
+    (order, customer): EnrichedOrder => ({ ...order, name: customer?.name ?? null, tier: customer?.tier ?? null }),
+  );
   enriched.to(topics.enrichedOrders, { keySerde: Serdes.String(), valueSerde: Serdes.Json<EnrichedOrder>() });
   enriched.filter((_orderId, order) => order.amount >= LARGE_ORDER_AMOUNT).publishEvents(LARGE_ORDERS_EVENT);
+  if (topics.products !== undefined && topics.pricedOrders !== undefined) {
+    const products = builder.table<string, Product>(topics.products, { keySerde: Serdes.String(), valueSerde: Serdes.Json<Product>() });
+    const priced = { keySerde: Serdes.String(), valueSerde: Serdes.Json<PricedOrder>() };
+    orders
+      .toTable()
+      .leftJoin(
+        products,
+        (order) => order.item,
+        (order, product): PricedOrder => ({ ...order, price: product?.price ?? null, total: product ? product.price * order.amount : null }),
+        { materialized: { storeName: PRICED_ORDERS_STORE, ...priced } },
+      )
+      .toStream()
+      .to(topics.pricedOrders, priced);
+  }
   return builder.build();
 }

@@ -17,6 +17,7 @@ export { BufferConfig, Suppressed } from './streams/kstream/suppressed';
 export type {
   Branched,
   Consumed,
+  ForeignKeyJoined,
   Grouped,
   Named,
   Produced,

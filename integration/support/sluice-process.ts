@@ -35,8 +35,11 @@ async function http(method: 'GET' | 'POST', url: string, body?: unknown, timeout
 export interface LaunchOptions {
   /** From buildSluice (cluster/support/sluice-cluster.ts): the compiled CLI and the test topology's module. */
   build: { launcher: string; topologyModule: string };
-  /** Another compiled module of topologies and the alias of the one to run, instead of the cluster queries' topology. */
-  topology?: { module: string; alias: string };
+  /**
+   * The topology the node runs, by alias (`cluster-queries` unless given), from the test topologies' module or from
+   * another compiled module of topologies.
+   */
+  topology?: { module?: string; alias: string };
   /** The node's directory under `workDir`. */
   name: string;
   workDir: string;

@@ -77,8 +77,11 @@ export interface NodeOptions {
   peers?: Record<string, unknown>;
   /** Kafka Streams settings over the defaults below. */
   streams?: Record<string, string | number | boolean>;
-  /** Another compiled topology module (under `build.root`) and the alias of the topology to run. */
-  topology?: { module: string; alias: string };
+  /**
+   * The topology the node runs, by alias (`cluster-queries` unless given): of integration/cluster/fixtures/cluster-topology.ts,
+   * or of another compiled module (under `build.root`).
+   */
+  topology?: { module?: string; alias: string };
 }
 
 /** One `sluice start` process on loopback. */

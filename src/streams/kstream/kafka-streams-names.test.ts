@@ -1288,6 +1288,93 @@ const CASES: { name: string; build: (b: StreamsBuilder) => void; kafkaStreams: s
 
 `,
   },
+  {
+    name: 'foreign-key-joins',
+    build: (b) => {
+      const orders = b.table<string, string>('orders');
+      const products = b.table<string, string>('products');
+      orders.join(products, (v) => v.split(':')[0], (o, p) => o + p).toStream().to('o1');
+      orders.leftJoin(products, (v) => v.split(':')[0], (o, p) => `${o}${p}`, { name: 'lj', materialized: { storeName: 'lj-store' } }).toStream().to('o2');
+    },
+    kafkaStreams: `Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000001 (topics: [orders])
+      --> KTABLE-SOURCE-0000000002
+    Processor: KTABLE-SOURCE-0000000002 (stores: [orders-STATE-STORE-0000000000])
+      --> KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000007, lj-subscription-registration-processor
+      <-- KSTREAM-SOURCE-0000000001
+    Source: KTABLE-SOURCE-0000000016 (topics: [KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000014-topic])
+      --> KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-0000000017
+    Source: lj-subscription-response-source (topics: [lj-subscription-response-topic])
+      --> lj-subscription-response-resolver
+    Processor: KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-0000000017 (stores: [orders-STATE-STORE-0000000000])
+      --> KTABLE-FK-JOIN-OUTPUT-0000000018
+      <-- KTABLE-SOURCE-0000000016
+    Processor: lj-subscription-response-resolver (stores: [orders-STATE-STORE-0000000000])
+      --> lj-result
+      <-- lj-subscription-response-source
+    Processor: KTABLE-FK-JOIN-OUTPUT-0000000018 (stores: [])
+      --> KTABLE-TOSTREAM-0000000020
+      <-- KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-0000000017
+    Processor: lj-result (stores: [lj-store])
+      --> KTABLE-TOSTREAM-0000000035
+      <-- lj-subscription-response-resolver
+    Processor: KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000007 (stores: [])
+      --> KTABLE-SINK-0000000008
+      <-- KTABLE-SOURCE-0000000002
+    Processor: KTABLE-TOSTREAM-0000000020 (stores: [])
+      --> KSTREAM-SINK-0000000021
+      <-- KTABLE-FK-JOIN-OUTPUT-0000000018
+    Processor: KTABLE-TOSTREAM-0000000035 (stores: [])
+      --> KSTREAM-SINK-0000000036
+      <-- lj-result
+    Processor: lj-subscription-registration-processor (stores: [])
+      --> lj-subscription-registration-sink
+      <-- KTABLE-SOURCE-0000000002
+    Sink: KSTREAM-SINK-0000000021 (topic: o1)
+      <-- KTABLE-TOSTREAM-0000000020
+    Sink: KSTREAM-SINK-0000000036 (topic: o2)
+      <-- KTABLE-TOSTREAM-0000000035
+    Sink: KTABLE-SINK-0000000008 (topic: KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000006-topic)
+      <-- KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000007
+    Sink: lj-subscription-registration-sink (topic: lj-subscription-registration-topic)
+      <-- lj-subscription-registration-processor
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000004 (topics: [products])
+      --> KTABLE-SOURCE-0000000005
+    Processor: KTABLE-SOURCE-0000000005 (stores: [products-STATE-STORE-0000000003])
+      --> lj-foreign-join-subscription, KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000013
+      <-- KSTREAM-SOURCE-0000000004
+    Source: KTABLE-SOURCE-0000000009 (topics: [KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000006-topic])
+      --> KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000011
+    Source: lj-subscription-registration-source (topics: [lj-subscription-registration-topic])
+      --> lj-subscription-receive
+    Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000011 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000010])
+      --> KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000012
+      <-- KTABLE-SOURCE-0000000009
+    Processor: lj-subscription-receive (stores: [lj-subscription-store])
+      --> lj-subscription-join-foreign
+      <-- lj-subscription-registration-source
+    Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000012 (stores: [products-STATE-STORE-0000000003])
+      --> KTABLE-SINK-0000000015
+      <-- KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000011
+    Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000013 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000010])
+      --> KTABLE-SINK-0000000015
+      <-- KTABLE-SOURCE-0000000005
+    Processor: lj-foreign-join-subscription (stores: [lj-subscription-store])
+      --> lj-subscription-response-sink
+      <-- KTABLE-SOURCE-0000000005
+    Processor: lj-subscription-join-foreign (stores: [products-STATE-STORE-0000000003])
+      --> lj-subscription-response-sink
+      <-- lj-subscription-receive
+    Sink: KTABLE-SINK-0000000015 (topic: KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000014-topic)
+      <-- KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000012, KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000013
+    Sink: lj-subscription-response-sink (topic: lj-subscription-response-topic)
+      <-- lj-subscription-join-foreign, lj-foreign-join-subscription
+
+`,
+  },
 ];
 
 describe("names as Kafka Streams 3.9 generates them", () => {

@@ -2,7 +2,7 @@ import type { Serde } from '../serdes/serde';
 import type { KeyValue, ValueAndTimestamp } from '../state/store';
 import { KGroupedTable } from './kgrouped-table';
 import { KStream } from './kstream';
-import type { Grouped, Materialized, Named } from './options';
+import type { ForeignKeyJoined, Grouped, Materialized, Named } from './options';
 import type { DslContext } from './internals/dsl-context';
 import { keyValueStoreBuilder, processorName } from './internals/dsl-context';
 import type { OldValues } from './internals/table-processors';
@@ -13,7 +13,7 @@ import {
   tableToStreamProcessor,
 } from './internals/table-processors';
 import type { Joiner } from './internals/join-processors';
-import { tableTableJoin } from './internals/join-builders';
+import { foreignKeyJoin, tableTableJoin } from './internals/join-builders';
 import { suppressionBufferBuilder, suppressProcessor } from './internals/suppress-processor';
 import { keyValueStoreGetter, mappedGetter, type ValueGetterSupplier } from './internals/value-getters';
 import type { Suppressed } from './suppressed';
@@ -113,24 +113,68 @@ export class KTable<K, V> {
       ({ value: mapper(current.value, key), timestamp: current.timestamp }));
   }
 
+  /**
+   * Foreign-key inner join (KIP-213): each value of this table joins the other table's value of the key that
+   * `foreignKeyExtractor` extracts from it; a result while both exist. A null foreign key gives no result.
+   */
+  join<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKeyExtractor: (value: V, key: K) => KO | null | undefined,
+    joiner: (value: V, otherValue: VO) => VR,
+    options?: ForeignKeyJoined<K, VR>,
+  ): KTable<K, VR>;
   /** Inner join with another table of the same key: a result while both have a value (Kafka Streams' semantics). */
-  join<VO, VR>(
-    other: KTable<K, VO>,
-    joiner: (value: V, otherValue: VO, key: K) => VR,
-    named?: Named,
-    materialized?: Materialized<K, VR>,
+  join<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO, key: K) => VR, named?: Named, materialized?: Materialized<K, VR>): KTable<K, VR>;
+  join<KO, VO, VR>(
+    other: KTable<K, VO> | KTable<KO, VO>,
+    joinerOrExtractor: (...args: never[]) => unknown,
+    third?: Named | ((...args: never[]) => VR),
+    fourth?: Materialized<K, VR> | ForeignKeyJoined<K, VR>,
   ): KTable<K, VR> {
-    return tableTableJoin(this, other, joiner as Joiner<K, V, VO, VR>, 'inner', named, materialized);
+    return this.keyOrForeignKeyJoin<KO, VO, VR>('inner', other, joinerOrExtractor, third, fourth);
   }
 
+  /**
+   * Foreign-key left join (KIP-213): a result while this table has a value, joined with null while its foreign key
+   * is null or has no value in the other table.
+   */
+  leftJoin<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKeyExtractor: (value: V, key: K) => KO | null | undefined,
+    joiner: (value: V, otherValue: VO | null) => VR,
+    options?: ForeignKeyJoined<K, VR>,
+  ): KTable<K, VR>;
   /** Left join: a result while this table has a value, joined with null while the other has none. */
   leftJoin<VO, VR>(
     other: KTable<K, VO>,
     joiner: (value: V, otherValue: VO | null, key: K) => VR,
     named?: Named,
     materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  leftJoin<KO, VO, VR>(
+    other: KTable<K, VO> | KTable<KO, VO>,
+    joinerOrExtractor: (...args: never[]) => unknown,
+    third?: Named | ((...args: never[]) => VR),
+    fourth?: Materialized<K, VR> | ForeignKeyJoined<K, VR>,
   ): KTable<K, VR> {
-    return tableTableJoin(this, other, joiner as Joiner<K, V, VO, VR>, 'left', named, materialized);
+    return this.keyOrForeignKeyJoin<KO, VO, VR>('left', other, joinerOrExtractor, third, fourth);
+  }
+
+  /** The join of the same key, or (with a foreign-key extractor before the joiner) the foreign-key join. */
+  private keyOrForeignKeyJoin<KO, VO, VR>(
+    kind: 'inner' | 'left',
+    other: KTable<K, VO> | KTable<KO, VO>,
+    joinerOrExtractor: (...args: never[]) => unknown,
+    third: Named | ((...args: never[]) => VR) | undefined,
+    fourth: Materialized<K, VR> | ForeignKeyJoined<K, VR> | undefined,
+  ): KTable<K, VR> {
+    if (typeof third === 'function') {
+      const extractor = joinerOrExtractor as unknown as (value: V, key: K) => KO;
+      const joiner = third as (value: V | null, otherValue: VO | null) => VR;
+      return foreignKeyJoin(this, other as KTable<KO, VO>, extractor, joiner, kind === 'left', (fourth ?? {}) as ForeignKeyJoined<K, VR>);
+    }
+    const joiner = joinerOrExtractor as unknown as Joiner<K, V, VO, VR>;
+    return tableTableJoin(this, other as KTable<K, VO>, joiner, kind, third, fourth as Materialized<K, VR> | undefined);
   }
 
   /** Outer join: a result while either table has a value. */

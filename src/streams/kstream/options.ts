@@ -123,6 +123,15 @@ export interface Named {
   name?: string;
 }
 
+/**
+ * Options of a foreign-key table join: its name (Kafka Streams' `TableJoined.as`, the base of its internal topics,
+ * store and nodes) and the materialization of its result.
+ */
+export interface ForeignKeyJoined<K, VR> {
+  name?: string;
+  materialized?: Materialized<K, VR>;
+}
+
 /** One branch of `split()` (Kafka Streams' `Branched`). */
 export interface Branched<K, V> {
   name?: string;

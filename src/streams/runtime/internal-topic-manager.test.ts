@@ -47,4 +47,19 @@ describe('planInternalTopics', () => {
     expect(() => planInternalTopics(mismatched, new Map([['clicks', 3], ['users', 4]]), options)).toThrow(TopologyException);
     expect(() => planInternalTopics(mismatched, new Map([['clicks', 4], ['users', 4]]), options)).not.toThrow();
   });
+
+  it("sizes a foreign-key join's subscription topic by the right table and its response topic by the left table", () => {
+    const builder = new StreamsBuilder();
+    const products = builder.table<string, string>('products');
+    builder.table<string, string>('orders').join(products, (order) => order.split('/')[0], (order, product) => `${order}:${product}`);
+    const { specs } = planInternalTopics(new TopologyMetadata(builder.build(), 'app'), new Map([['orders', 4], ['products', 2]]), options);
+    const partitions = Object.fromEntries(specs.map((s) => [s.name, s.partitions]));
+    expect(partitions).toMatchObject({
+      'app-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000006-topic': 2,
+      'app-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000014-topic': 4,
+      // The subscription store lives with the right table's tasks.
+      'app-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000010-changelog': 2,
+    });
+    expect(specs.find((s) => s.name.endsWith('-topic'))!.configs).toMatchObject({ 'cleanup.policy': 'delete', 'retention.ms': '-1' });
+  });
 });

@@ -635,6 +635,11 @@ class TaskProcessorContext implements ProcessorContext<unknown, unknown> {
     this.task.drop(reason, this.recordMetadata());
   }
 
+  /** Used by the DSL's foreign-key joins, which serialize keys and values of tables that may have no serde of their own. */
+  defaultSerdes(): { key: Serde<unknown>; value: Serde<unknown> } {
+    return { key: this.env.defaultKeySerde, value: this.env.defaultValueSerde };
+  }
+
   /**
    * Used by the DSL's table processors: what they forward from a store's cache flush (at commit, outside their
    * `process`) must leave from their node, as Kafka Streams' cache flush listeners do.

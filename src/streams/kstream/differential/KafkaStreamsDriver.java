@@ -213,6 +213,16 @@ public class KafkaStreamsDriver {
         a.outerJoin(c, KafkaStreamsDriver::joined).toStream().to("outer");
         break;
       }
+      case "foreign-key-join": {
+        KTable<String, String> left = b.table("left");
+        KTable<String, String> right = b.table("right");
+        java.util.function.Function<String, String> fk = v -> v.contains(":") ? v.split(":")[0] : null;
+        left.join(right, fk, KafkaStreamsDriver::joined).toStream().to("inner");
+        left.leftJoin(right, fk, KafkaStreamsDriver::joined).toStream().to("left-out");
+        left.join(right, fk, KafkaStreamsDriver::joined, TableJoined.as("fk"), Materialized.as("fk-store")).toStream().to("materialized");
+        left.filter((k, v) -> !v.endsWith("!")).leftJoin(right.mapValues(v -> v.toUpperCase()), fk, KafkaStreamsDriver::joined).toStream().to("derived");
+        break;
+      }
       case "table-aggregations": {
         KGroupedTable<String, String> regrouped = b.<String, String>table("t").groupBy((k, v) -> KeyValue.pair(v, k));
         regrouped.count().toStream().to("count", Produced.valueSerde(Serdes.Long()));

@@ -77,6 +77,15 @@ export const TOPOLOGIES = {
     a.leftJoin(c, joined).toStream().to('left-out');
     a.outerJoin(c, joined).toStream().to('outer');
   },
+  'foreign-key-join': (b: StreamsBuilder): void => {
+    const left = b.table<string, string>('left');
+    const right = b.table<string, string>('right');
+    const fk = (v: string): string | null => (v.includes(':') ? v.split(':')[0]! : null);
+    left.join(right, fk, joined).toStream().to('inner');
+    left.leftJoin(right, fk, joined).toStream().to('left-out');
+    left.join(right, fk, joined, { name: 'fk', materialized: { storeName: 'fk-store' } }).toStream().to('materialized');
+    left.filter((_k, v) => !v.endsWith('!')).leftJoin(right.mapValues((v) => v.toUpperCase()), fk, joined).toStream().to('derived');
+  },
   'table-aggregations': (b: StreamsBuilder): void => {
     const regrouped = b.table<string, string>('t').groupBy((key, value) => ({ key: value, value: key }));
     regrouped.count().toStream().to('count', long);

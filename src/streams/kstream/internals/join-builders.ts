@@ -1,9 +1,10 @@
 import { TopologyException } from '../../../errors';
 import type { Serde } from '../../serdes/serde';
+import { Serdes } from '../../serdes/serdes';
 import type { GlobalKTable } from '../global-ktable';
 import { KStream } from '../kstream';
 import { KTable } from '../ktable';
-import type { Joined, Materialized, Named, StreamJoined } from '../options';
+import type { ForeignKeyJoined, Joined, Materialized, Named, StreamJoined } from '../options';
 import type { JoinWindows } from '../windows';
 import { addRepartitionNodes, copartition, keyValueStoreBuilder, processorName, repartitionNames, storeName, windowStoreBuilder, withLogging } from './dsl-context';
 import {
@@ -16,9 +17,21 @@ import {
   tableTableJoinProcessor,
 } from './join-processors';
 import { joinBufferBuilder } from './stream-table-join-buffer';
+import {
+  foreignTableJoinProcessor,
+  responseJoinProcessor,
+  responsePartitioner,
+  responseSerde,
+  subscriptionJoinProcessor,
+  subscriptionReceiveProcessor,
+  subscriptionSendProcessor,
+  subscriptionSerde,
+  subscriptionStoreBuilder,
+} from './foreign-key-join';
 import { joinWindowProcessor, outerJoinStoreBuilder, SharedTimeTrackers, streamStreamJoinProcessor } from './stream-stream-join';
 import { passThroughProcessor } from './stream-processors';
 import { tableMapValuesProcessor } from './table-processors';
+import { addTableSource } from './table-source';
 import type { ValueGetterSupplier } from './value-getters';
 
 /**
@@ -247,4 +260,67 @@ export function tableTableJoin<K, V1, V2, VR>(
     [...left.oldValuesSwitches(), ...right.oldValuesSwitches()],
     store ? {} : { valueGetter: () => tableTableJoinGetter(kind, leftGetter, rightGetter, joiner) },
   );
+}
+
+/**
+ * Foreign-key KTable-KTable join (Kafka Streams' `KTableImpl.doJoinOnForeignKey`): the left table's subscriptions
+ * go through `<name>-subscription-registration-topic`, co-partitioned with the right table; the answers come back
+ * through `<name>-subscription-response-topic`, co-partitioned with the left table, to a table source of the result.
+ * Both tables send old values: the left to retract a changed foreign key, the right as Kafka Streams asks.
+ */
+export function foreignKeyJoin<K, V, KO, VO, VR>(
+  left: KTable<K, V>,
+  right: KTable<KO, VO>,
+  extractor: (value: V, key: K) => KO | null | undefined,
+  joiner: (value: V | null, foreignValue: VO | null) => VR,
+  leftJoin: boolean,
+  options: ForeignKeyJoined<K, VR>,
+): KTable<K, VR> {
+  const ctx = left.ctx;
+  right.enableSendingOldValues();
+  left.enableSendingOldValues();
+  // Kafka Streams' NamedInternal.suffixWithOrElseGet: the user's name and a suffix, or a generated name.
+  const named = (suffix: string, prefix: string): string => processorName(ctx, options.name && options.name + suffix, prefix);
+  const subscriptionTopic = `${named('-subscription-registration', 'KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-')}-topic`;
+  const send = named('-subscription-registration-processor', 'KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-');
+  const subscriptionSink = named('-subscription-registration-sink', 'KTABLE-SINK-');
+  const subscriptionSource = named('-subscription-registration-source', 'KTABLE-SOURCE-');
+  const store = named('-subscription-store', 'KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-');
+  const receive = named('-subscription-receive', 'KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-');
+  const joinForeign = named('-subscription-join-foreign', 'KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-');
+  const foreignJoin = named('-foreign-join-subscription', 'KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-');
+  const responseTopic = `${named('-subscription-response', 'KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-')}-topic`;
+  const responseSink = named('-subscription-response-sink', 'KTABLE-SINK-');
+  const responseSource = named('-subscription-response-source', 'KTABLE-SOURCE-');
+  const resolver = named('-subscription-response-resolver', 'KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-');
+  const result = named('-result', 'KTABLE-FK-JOIN-OUTPUT-');
+  const materialized = options.materialized;
+  const resultStore = storeName(ctx, materialized as Materialized<unknown, unknown> | undefined, 'KTABLE-FK-JOIN-OUTPUT-').name;
+
+  const rightGetter = getterOf(right, 'right');
+  const leftGetter = getterOf(left, 'left');
+  const serdes = { primaryKey: left.keySerde, value: left.valueSerde, foreignKey: right.keySerde };
+  const subscriptions = { ...(right.keySerde ? { keySerde: right.keySerde } : {}), valueSerde: subscriptionSerde };
+  const responses = { ...(left.keySerde ? { keySerde: left.keySerde } : {}), valueSerde: responseSerde(right.valueSerde) };
+  ctx.topology
+    .addInternalTopic({ name: subscriptionTopic })
+    .addProcessor(send, subscriptionSendProcessor(extractor, leftJoin, serdes), left.nodeName)
+    .addSink(subscriptionSink, subscriptionTopic, subscriptions, send)
+    .addSource(subscriptionSource, subscriptionTopic, subscriptions)
+    .addProcessor(receive, subscriptionReceiveProcessor(store, right.keySerde), subscriptionSource)
+    .addStateStore(subscriptionStoreBuilder(store), receive)
+    .addProcessor(joinForeign, subscriptionJoinProcessor(rightGetter), receive)
+    .connectProcessorAndStateStores(joinForeign, ...rightGetter.storeNames)
+    .addProcessor(foreignJoin, foreignTableJoinProcessor(store, right.keySerde), right.nodeName)
+    .connectProcessorAndStateStores(foreignJoin, store)
+    .addInternalTopic({ name: responseTopic })
+    // Keyed by the serialized left key the subscription carried, sent to the left key's partition.
+    .addSink(responseSink, responseTopic, { keySerde: Serdes.Bytes(), valueSerde: responses.valueSerde, partitioner: responsePartitioner }, joinForeign, foreignJoin)
+    .addSource(responseSource, responseTopic, responses)
+    .addProcessor(resolver, responseJoinProcessor(leftGetter, left.valueSerde, joiner, leftJoin), responseSource)
+    .connectProcessorAndStateStores(resolver, ...leftGetter.storeNames);
+  copartition(ctx, subscriptionSource, right.nodeName);
+  copartition(ctx, responseSource, left.nodeName);
+  const keySerde = materialized?.keySerde ?? left.keySerde;
+  return addTableSource<K, VR>(ctx, result, resolver, resultStore, materialized, keySerde, materialized?.valueSerde);
 }
