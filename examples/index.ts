@@ -29,7 +29,7 @@ export const pageViews: TopologyDefinition = {
 export const orderEnrichment: TopologyDefinition = {
   name: 'io.sluice.examples.OrderEnrichment',
   version: '1.0.0',
-  description: `Orders (${ORDER_TOPICS.orders}) joined with their customer from a GlobalKTable of ${ORDER_TOPICS.customers}, and priced with their item from a table of ${ORDER_TOPICS.products} (foreign-key join)`,
+  description: `Orders (${ORDER_TOPICS.orders}) joined with their customer from a GlobalKTable of ${ORDER_TOPICS.customers}, and priced with their item from a table of ${ORDER_TOPICS.products} (foreign-key join), and each customer's balance from the orders and ${ORDER_TOPICS.payments} (cogroup)`,
   aliases: ['order-enrichment', 'OrderEnrichment'],
   build: () => orderEnrichmentTopology(),
 };
@@ -103,13 +103,17 @@ let nextOrder = 0;
 
 /**
  * Mostly orders; every eighth record updates a customer (its tier alternates), so the global table fills and changes,
- * and every eighth (four later) the price of an item, which re-prices the orders of that item.
+ * every eighth (four later) the price of an item, which re-prices the orders of that item, and every eighth (two
+ * later) a customer pays something (nothing, one time in five: the payment is dropped).
  */
 function orderSample(): SampleRecord {
   const n = nextOrder++;
   const customer = CUSTOMERS[n % CUSTOMERS.length]!;
   if (n % 8 === 0) {
     return { topic: ORDER_TOPICS.customers, key: customer.id, value: JSON.stringify({ name: customer.name, tier: customer.tiers[(n / 8) % 2]! }) };
+  }
+  if (n % 8 === 2) {
+    return { topic: ORDER_TOPICS.payments, key: customer.id, value: JSON.stringify({ amount: (n % 5) * 1.5 }) };
   }
   if (n % 8 === 4) {
     const update = (n - 4) / 8;
@@ -146,13 +150,15 @@ export const DEMO_EXAMPLES: readonly DemoExample[] = [
     topology: orderEnrichment,
     applicationId: 'order-enrichment',
     // Neither a global table nor a foreign-key join needs co-partitioning: customers and products have fewer
-    // partitions than orders.
+    // partitions than orders. Nor does the cogroup: the orders are repartitioned into as many partitions as payments.
     topics: [
       { name: ORDER_TOPICS.orders, partitions: 3 },
       { name: ORDER_TOPICS.customers, partitions: 2 },
       { name: ORDER_TOPICS.enrichedOrders, partitions: 3 },
       { name: ORDER_TOPICS.products, partitions: 2 },
       { name: ORDER_TOPICS.pricedOrders, partitions: 3 },
+      { name: ORDER_TOPICS.payments, partitions: 2 },
+      { name: ORDER_TOPICS.balances, partitions: 2 },
     ],
     sample: orderSample,
     query: { store: CUSTOMERS_STORE, body: { type: 'key_value', query: { get: { key: 'c1' } } } },

@@ -1,11 +1,14 @@
 import { Serdes, TopologyTestDriver } from '../src';
 import {
+  type Balance,
+  BALANCES_STORE,
   type Customer,
   CUSTOMERS_STORE,
   type EnrichedOrder,
   LARGE_ORDERS_EVENT,
   type Order,
   ORDER_TOPICS,
+  type Payment,
   orderEnrichmentTopology,
   type PricedOrder,
   PRICED_ORDERS_STORE,
@@ -81,18 +84,42 @@ describe('order-enrichment example', () => {
     expect(driver.getTimestampedKeyValueStore<string, PricedOrder>(PRICED_ORDERS_STORE).get('o1')?.value.total).toBe(9);
   });
 
-  it('needs no co-partitioning of its inputs: the global store makes no task, and the foreign-key join sizes its own topics', () => {
+  it('needs no co-partitioning of its inputs: the global store makes no task, and the foreign-key join and the cogroup size their own topics', () => {
     const topology = orderEnrichmentTopology();
     const internal = topology.repartitionTopics().map((t) => t.name);
-    expect(internal).toEqual([expect.stringMatching(/^KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-\d+-topic$/), expect.stringMatching(/^KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-\d+-topic$/)]);
-    // Each of the join's topics is co-partitioned with one input, never the inputs with each other.
+    expect(internal).toEqual([
+      expect.stringMatching(/^KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-\d+-topic$/),
+      expect.stringMatching(/^KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-\d+-topic$/),
+      'orders-by-customer-repartition',
+    ]);
+    // Each internal topic is co-partitioned with one input, never the inputs with each other.
     expect(topology.copartitionedTopics()).toEqual([
       [internal[0], ORDER_TOPICS.products],
       [internal[1], ORDER_TOPICS.orders],
+      [internal[2], ORDER_TOPICS.payments],
     ]);
     expect(topology.toString()).toContain('Sub-topology: 0 for global store (will not generate tasks)');
     const withoutPricing = orderEnrichmentTopology({ orders: 'o', customers: 'c', enrichedOrders: 'e' });
     expect(withoutPricing.copartitionedTopics()).toEqual([]);
     expect(withoutPricing.repartitionTopics()).toEqual([]);
+  });
+
+  it("folds each customer's orders and valid payments into one balance (cogroup); payments of zero or less are dropped (processValues)", () => {
+    const orders = driver.createInputTopic(ORDER_TOPICS.orders, Serdes.String(), Serdes.Json<Order>());
+    const payments = driver.createInputTopic(ORDER_TOPICS.payments, Serdes.String(), Serdes.Json<Payment>());
+    orders.pipeInput('o1', { customer: 'c1', item: 'tea', amount: 3 }, 1);
+    orders.pipeInput('o2', { customer: 'c2', item: 'cake', amount: 4.5 }, 2);
+    payments.pipeInput('c1', { amount: 2.004 }, 3);
+    payments.pipeInput('c1', { amount: 0 }, 4);
+    payments.pipeInput('c2', { amount: -1 }, 5);
+    orders.pipeInput('o3', { customer: 'c1', item: 'scone', amount: 2.5 }, 6);
+    const output = driver.createOutputTopic(ORDER_TOPICS.balances, Serdes.String(), Serdes.Json<Balance>());
+    expect(output.readKeyValuesToList()).toEqual([
+      { key: 'c1', value: { ordered: 3, paid: 0, due: 3 } },
+      { key: 'c2', value: { ordered: 4.5, paid: 0, due: 4.5 } },
+      { key: 'c1', value: { ordered: 3, paid: 2, due: 1 } },
+      { key: 'c1', value: { ordered: 5.5, paid: 2, due: 3.5 } },
+    ]);
+    expect(driver.getKeyValueStore<string, { value: Balance }>(BALANCES_STORE).get('c2')?.value).toEqual({ ordered: 4.5, paid: 0, due: 4.5 });
   });
 });

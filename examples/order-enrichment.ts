@@ -1,5 +1,5 @@
 import { Serdes, StreamsBuilder } from '../src';
-import type { Topology } from '../src';
+import type { FixedKeyProcessorContext, FixedKeyProcessorSupplier, Topology } from '../src';
 
 /** The topics of the order-enrichment example. */
 export interface OrderTopics {
@@ -16,6 +16,13 @@ export interface OrderTopics {
   products?: string;
   /** The latest version of each order with the current price of its item: order id → PricedOrder (JSON). */
   pricedOrders?: string;
+  /**
+   * Input: customer id → Payment (JSON). Without it (and `balances`), the topology leaves the balances out. Payments
+   * are keyed by customer, orders by order id: the orders are repartitioned by customer to meet them.
+   */
+  payments?: string;
+  /** What each customer has ordered and paid: customer id → Balance (JSON), on every change. */
+  balances?: string;
 }
 
 export const ORDER_TOPICS: Required<OrderTopics> = {
@@ -24,7 +31,12 @@ export const ORDER_TOPICS: Required<OrderTopics> = {
   enrichedOrders: 'enriched-orders',
   products: 'products',
   pricedOrders: 'priced-orders',
+  payments: 'payments',
+  balances: 'customer-balances',
 };
+
+/** The store of the customers' balances, by customer id. */
+export const BALANCES_STORE = 'customer-balances';
 
 /** The global store that holds the customers table: queried on any node, always answered by that node. */
 export const CUSTOMERS_STORE = 'customers';
@@ -57,6 +69,37 @@ export interface PricedOrder extends Order {
   total: number | null;
 }
 
+/** A payment of a customer, in currency units; one of zero or less is refused (dropped). */
+export interface Payment {
+  amount: number;
+}
+
+/** What a customer has ordered (the sum of their orders' amounts, at most 2 decimals) and paid, and what they owe. */
+export interface Balance {
+  ordered: number;
+  paid: number;
+  due: number;
+}
+
+const cents = (n: number): number => Math.round(n * 100) / 100;
+
+/**
+ * A fixed-key processor (`processValues`): it keeps the key, so nothing is repartitioned after it. It drops a payment
+ * of zero or less and rounds the others to cents.
+ */
+export const validPayments: FixedKeyProcessorSupplier<string, Payment, Payment> = () => {
+  let context: FixedKeyProcessorContext<string, Payment>;
+  return {
+    init(c) {
+      context = c;
+    },
+    process(record) {
+      if (!(record.value.amount > 0)) return;
+      context.forward(record.withValue({ amount: cents(record.value.amount) }));
+    },
+  };
+};
+
 export interface EnrichedOrder extends Order {
   /** Null for a customer the table does not know (yet). */
   name: string | null;
@@ -69,7 +112,9 @@ export interface EnrichedOrder extends Order {
  * of partitions each). Large orders are also published to the `large-orders` event type, for clients of the API
  * to follow as they happen. The orders are also read as a table (the latest version of each order) and priced with the
  * product their item names: a foreign-key table join, which needs no co-partitioning either, and re-prices the orders
- * of a product when its price changes.
+ * of a product when its price changes. Last, each customer's balance folds two streams into one aggregate (a cogroup):
+ * the orders, repartitioned by customer, add to what is ordered and due; the payments, checked by a fixed-key
+ * processor (`processValues`), add to what is paid and take from what is due.
  */
 export function orderEnrichmentTopology(topics: OrderTopics = ORDER_TOPICS): Topology {
   const builder = new StreamsBuilder();
@@ -99,6 +144,24 @@ export function orderEnrichmentTopology(topics: OrderTopics = ORDER_TOPICS): Top
       )
       .toStream()
       .to(topics.pricedOrders, priced);
+  }
+  if (topics.payments !== undefined && topics.balances !== undefined) {
+    const balance = { keySerde: Serdes.String(), valueSerde: Serdes.Json<Balance>() };
+    const ordersByCustomer = orders.groupBy((_orderId, order) => order.customer, {
+      keySerde: Serdes.String(),
+      valueSerde: Serdes.Json<Order>(),
+      name: 'orders-by-customer',
+    });
+    const payments = builder
+      .stream<string, Payment>(topics.payments, { keySerde: Serdes.String(), valueSerde: Serdes.Json<Payment>() })
+      .processValues(validPayments)
+      .groupByKey();
+    ordersByCustomer
+      .cogroup((_customer, order, b: Balance) => ({ ...b, ordered: cents(b.ordered + order.amount), due: cents(b.due + order.amount) }))
+      .cogroup(payments, (_customer, payment, b) => ({ ...b, paid: cents(b.paid + payment.amount), due: cents(b.due - payment.amount) }))
+      .aggregate(() => ({ ordered: 0, paid: 0, due: 0 }), { storeName: BALANCES_STORE, ...balance })
+      .toStream()
+      .to(topics.balances, balance);
   }
   return builder.build();
 }
