@@ -7,12 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Serdes } from '../serdes/serdes';
-import type { BytesRange, BytesTable } from './bytes-table';
-import { InMemoryStorage } from './in-memory-storage';
 import { RecordingStoreContext } from './recording-store-context';
 import { isCachingStore, type KeyValue, type PositionedEntry, type SessionStore, type StoreIterator, type WindowStore, type Windowed } from './store';
 import { plainValues } from './stored-value-format';
 import { Stores } from './stores';
+import { CountingStorage } from './testing/counting-storage';
 import { TypedSessionStore } from './typed-session-store';
 import { TypedWindowStore } from './typed-window-store';
 
@@ -195,30 +194,6 @@ describe.each([
     expectResumable((after) => store.resumableScan(scan, after), expected);
   });
 });
-
-/** In-memory tables that count the entries their range reads hand out. */
-class CountingStorage extends InMemoryStorage {
-  visited = 0;
-
-  override table(name: string): BytesTable {
-    const table = super.table(name);
-    const counter = this;
-    return {
-      ...table,
-      get: (key: Buffer) => table.get(key),
-      put: (key: Buffer, value: Buffer | null) => table.put(key, value),
-      restore: (key: Buffer, value: Buffer | null) => table.restore(key, value),
-      approximateNumEntries: () => table.approximateNumEntries(),
-      clear: () => table.clear(),
-      *range(range: BytesRange) {
-        for (const entry of table.range(range)) {
-          counter.visited++;
-          yield entry;
-        }
-      },
-    };
-  }
-}
 
 describe('a page of a resumed scan costs the page, not what came before it', () => {
   const RECORDS = 200_000;
