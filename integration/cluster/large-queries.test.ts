@@ -171,7 +171,9 @@ it(
       const partitions = new Map<number, string[]>();
       for (const record of records) {
         const partition = partitionForKey(Buffer.from(record.key.key), PARTITIONS);
-        partitions.set(partition, [...(partitions.get(partition) ?? []), `${record.key.key}@${record.key.window_start}-${record.key.window_end}=${record.value}`]);
+        let list = partitions.get(partition);
+        if (list === undefined) partitions.set(partition, (list = []));
+        list.push(`${record.key.key}@${record.key.window_start}-${record.key.window_end}=${record.value}`);
       }
       return partitions;
     };
