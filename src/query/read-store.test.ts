@@ -43,7 +43,6 @@ function sessionStore(storage: CountingStorage): StateStore {
 
 it.each([
   ['window all', windowStore, { type: 'window', query: { all: {} } }],
-  ['window fetch_all', windowStore, { type: 'window', query: { fetch_all: { time_from: 0, time_to: 2_000_000 } } }],
   ['session fetch_key_range', sessionStore, { type: 'session', query: { fetch_key_range: { key_from: 'key-', key_to: 'key-99999' } } }],
 ])('%s: 200 000 records paged 1 000 at a time, each page reads 1 000 store entries, every record once', (_name, build, body) => {
   const storage = new CountingStorage();
