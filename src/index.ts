@@ -52,12 +52,15 @@ export type { StoreBuilder } from './streams/state/stores';
 export type {
   KeyValue,
   KeyValueStore,
+  PositionedEntry,
   ReadOnlyKeyValueStore,
   ReadOnlySessionStore,
   ReadOnlyWindowStore,
+  SessionScan,
   SessionStore,
   ValueAndTimestamp,
   Window,
+  WindowScan,
   WindowStore,
   Windowed,
 } from './streams/state/store';
