@@ -53,15 +53,18 @@ export { PUT_RETURN_CODE_NOT_PUT, PUT_RETURN_CODE_VALID_TO_UNDEFINED } from './s
 export type {
   KeyValue,
   KeyValueStore,
+  PositionedEntry,
   ReadOnlyKeyValueStore,
   ReadOnlySessionStore,
   ReadOnlyWindowStore,
+  SessionScan,
   SessionStore,
   ValueAndTimestamp,
   VersionedKeyValueStore,
   VersionedRecord,
   ReadOnlyVersionedKeyValueStore,
   Window,
+  WindowScan,
   WindowStore,
   Windowed,
 } from './streams/state/store';

@@ -10,7 +10,7 @@ import { request } from 'undici';
 import * as applicationSchemas from '../../src/server/schemas/applications';
 import { expectMatchesSchema } from '../../src/server/testing/schema-check';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
-import { KV_STORE } from './fixtures/cluster-topology';
+import { KV_STORE, SESSION_STORE, WINDOW_STORE } from './fixtures/cluster-topology';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { buildSluice, eventually, SluiceNode, type SluiceBuild } from './support/sluice-cluster';
 
@@ -34,8 +34,8 @@ const nodes: SluiceNode[] = [];
 const storePath = `/api/v1/applications/${applicationId}/stores/${KV_STORE}`;
 
 /** A query's answer as the wire gives it: status, headers and the body's text. */
-async function post(node: SluiceNode, body: unknown): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
-  const response = await request(`http://${node.server}${storePath}`, {
+async function post(node: SluiceNode, body: unknown, path = storePath): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+  const response = await request(`http://${node.server}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -45,8 +45,8 @@ async function post(node: SluiceNode, body: unknown): Promise<{ status: number; 
   return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
 }
 
-async function query(node: SluiceNode, body: unknown): Promise<QueryResult> {
-  const answer = await post(node, body);
+async function query(node: SluiceNode, body: unknown, path = storePath): Promise<QueryResult> {
+  const answer = await post(node, body, path);
   if (answer.status !== 200) throw new Error(`${node.name}: HTTP ${answer.status} ${answer.text.slice(0, 500)}`);
   return JSON.parse(answer.text) as QueryResult;
 }
@@ -158,6 +158,54 @@ it(
       expect(answer.status).toBe(400);
       const body = JSON.parse(answer.text) as Record<string, unknown>;
       expect(body).toEqual({ error_code: 400, exception: 'InvalidQuery', message: expect.stringContaining('set_options.next is not a continuation token'), path: storePath });
+    }
+  },
+  BROKER_TEST_TIMEOUT_MS,
+);
+
+it(
+  'paging with limit=1000 through the 200 000 windows and sessions answers every record exactly once, each partition in the order of the whole scan, asked of two nodes',
+  async () => {
+    type Windowed = { key: { key: string; window_start: number; window_end: number }; value: string };
+    const byPartition = (records: Windowed[]) => {
+      const partitions = new Map<number, string[]>();
+      for (const record of records) {
+        const partition = partitionForKey(Buffer.from(record.key.key), PARTITIONS);
+        let list = partitions.get(partition);
+        if (list === undefined) partitions.set(partition, (list = []));
+        list.push(`${record.key.key}@${record.key.window_start}-${record.key.window_end}=${record.value}`);
+      }
+      return partitions;
+    };
+    const scans = [
+      { store: WINDOW_STORE, type: 'window', query: { all: {} } },
+      { store: SESSION_STORE, type: 'session', query: { fetch_key_range: { key_from: keyOf(0), key_to: keyOf(KEYS - 1) } } },
+    ];
+    for (const { store, type, query: clause } of scans) {
+      const path = `/api/v1/applications/${applicationId}/stores/${store}`;
+      const whole = (await query(nodes[0]!, { type, query: clause }, path)).result.success.flatMap((part) => part.records) as unknown as Windowed[];
+      expect(whole).toHaveLength(KEYS);
+      const paged: Windowed[] = [];
+      let next: string | undefined;
+      let pages = 0;
+      do {
+        const result = (await query(nodes[pages % 2]!, { type, query: clause, set_options: { limit: 1000, ...(next ? { next } : {}) } }, path)) as QueryResult & { next?: string };
+        expectMatchesSchema(applicationSchemas.storeQueryResult, result);
+        expect(result.status).toBe('SUCCESS');
+        for (const part of result.result.success) expect(part.total).toBeLessThanOrEqual(1000);
+        paged.push(...(result.result.success.flatMap((part) => part.records) as unknown as Windowed[]));
+        next = result.next;
+        pages++;
+      } while (next !== undefined && pages < 1000);
+      expect(next).toBeUndefined();
+      expect(paged).toHaveLength(KEYS);
+      expect(byPartition(paged)).toEqual(byPartition(whole));
+      expect(pages).toBeGreaterThanOrEqual(KEYS / 3000);
+
+      const kvToken = ((await query(nodes[0]!, { type: 'key_value', query: { all: {} }, set_options: { limit: 10 } })) as QueryResult & { next?: string }).next!;
+      const answer = await post(nodes[1]!, { type, query: clause, set_options: { limit: 10, next: kvToken } }, path);
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.text)).toEqual({ error_code: 400, exception: 'InvalidQuery', message: expect.stringContaining('issued for another query'), path });
     }
   },
   BROKER_TEST_TIMEOUT_MS,

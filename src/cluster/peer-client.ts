@@ -14,7 +14,7 @@ import {
 } from './peer-protocol';
 import { callMetadata, channelCredentials, type PeerSecurity } from './peer-security';
 import { UNLIMITED_MESSAGES } from './peer-server';
-import { peerService, type QueryChunkMessage, type QueryReplyMessage } from './peer-service';
+import { peerService, positionFromMessage, type QueryChunkMessage, type QueryReplyMessage } from './peer-service';
 
 export interface PeerClientOptions {
   /** How long a channel to a peer is kept after its last use, in seconds (default 300). */
@@ -159,7 +159,7 @@ export class PeerClient {
     if (failure) return this.peerFailure(failure);
     const answered = replica ? { replica: { standby: replica.standby, lag: Number(replica.lag) } } : {};
     if (!paged) return { ok: true, ...answered };
-    const read = (positions ?? []).map(({ partition, done, afterKey }) => (done ? { partition, done } : { partition, done, afterKey }));
+    const read = (positions ?? []).map(positionFromMessage);
     return { ok: true, paging: { positions: read, complete: complete === true }, ...answered };
   }
 

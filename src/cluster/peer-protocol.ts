@@ -60,11 +60,15 @@ export interface PeerQuery {
   standInPartitions?: number[];
 }
 
-/** Where reading one store partition stopped: done, or after the record whose serialized key is `afterKey`. */
+/**
+ * Where reading one store partition stopped: done, or after the record whose serialized key is `afterKey` (key-value
+ * scans), or after the entry at `afterEntry` (window and session scans: the entry's position, see PositionedEntry).
+ */
 export interface PartitionPosition {
   partition: number;
   done: boolean;
   afterKey?: Buffer;
+  afterEntry?: Buffer;
 }
 
 /** Records already serialized: `count` JSON values joined by commas, without the enclosing brackets. */

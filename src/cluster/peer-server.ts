@@ -5,6 +5,7 @@ import { failedAnswer, failureKindOf, type NodeInfo, type PeerAnswer, type PeerF
 import { secretInterceptor, serverCredentials, type PeerSecurity } from './peer-security';
 import {
   peerService,
+  positionFromMessage,
   type DescribeStoreReplyMessage,
   type DescribeStoreRequestMessage,
   type PingReplyMessage,
@@ -82,7 +83,7 @@ function endMessage(end: PartEnd): NonNullable<QueryChunkMessage['end']> {
   if (!end.ok) return { failure: failureMessage(end) };
   const replica = end.replica === undefined ? {} : { replica: end.replica };
   if (end.paging === undefined) return replica;
-  const positions = end.paging.positions.map(({ partition, done, afterKey }) => ({ partition, done, afterKey: afterKey ?? Buffer.alloc(0) }));
+  const positions = end.paging.positions.map((position) => ({ ...position, afterKey: position.afterKey ?? Buffer.alloc(0) }));
   return { paged: true, positions, complete: end.paging.complete, ...replica };
 }
 
@@ -161,7 +162,7 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
     },
     StreamQuery(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage>) {
       const { request } = call;
-      const positions = request.positions.map(({ partition, done, afterKey }) => (done ? { partition, done } : { partition, done, afterKey }));
+      const positions = request.positions.map(positionFromMessage);
       const query = { ...request, keysJson: { ...request.keysJson }, times: { ...request.times }, positions };
       void writePart(call, () => handler.streamPeer(query, deadlineOf(call)));
     },

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MethodDefinition } from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import type { PartitionPosition } from './peer-protocol';
 
 export interface QueryRequestMessage {
   applicationId: string;
@@ -46,6 +47,14 @@ export interface PartitionPositionMessage {
   done: boolean;
   /** Absent when sent for a done partition; received as an empty buffer then. */
   afterKey?: Buffer;
+  /** Likewise, and absent (empty) for a key-value position. */
+  afterEntry?: Buffer;
+}
+
+/** A position as a peer sent it: absent bytes arrive empty, and an entry position is never empty. */
+export function positionFromMessage({ partition, done, afterKey, afterEntry }: PartitionPositionMessage): PartitionPosition {
+  if (done) return { partition, done };
+  return afterEntry !== undefined && afterEntry.length > 0 ? { partition, done, afterEntry } : { partition, done, afterKey };
 }
 
 export type FailureMessage = NonNullable<QueryReplyMessage['failure']>;

@@ -75,6 +75,7 @@ class FakeHandler implements PeerQueryHandler {
       yield { json: '{"key":"a","value":1}', count: 1 };
       return { ok: false, messages: ['store closed under the read'], kind: 'NOT_AVAILABLE', timedOut: false };
     }
+    if (query.store === 'paged') return { ok: true, paging: { positions: query.positions, complete: false } };
     const chunks = query.store === 'many' ? 50 : 2;
     let ended = false;
     try {
@@ -111,6 +112,7 @@ const peerQuery = (store: string): PeerQuery => ({
   positions: [
     { partition: 1, done: true },
     { partition: 4, done: false, afterKey: Buffer.from('k-7') },
+    { partition: 5, done: false, afterEntry: Buffer.concat([Buffer.alloc(8), Buffer.from('k-8'), Buffer.alloc(12)]) },
   ],
 });
 
@@ -267,6 +269,12 @@ describe('peer service over gRPC on loopback', () => {
     expect(JSON.parse(`[${chunks.map((c) => c.json).join(',')}]`)).toHaveLength(200);
     // A repeated field not sent arrives empty.
     expect(handler.streamed.at(-1)).toEqual({ ...peerQuery('kv'), standInPartitions: [] });
+  });
+
+  it('carries the positions of a paged read both ways, after a key or after an entry', async () => {
+    const { end } = await drainPart(client.streamQuery(endpoint, peerQuery('paged'), Date.now() + 2000, () => 'unused'));
+    expect(handler.streamed.at(-1)!.positions).toEqual(peerQuery('paged').positions);
+    expect(end).toEqual({ ok: true, paging: { positions: peerQuery('paged').positions, complete: false } });
   });
 
   it('carries the partitions a stand-in reads', async () => {

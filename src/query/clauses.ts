@@ -1,5 +1,6 @@
 /** Which clauses each store type takes, with their parameters (compatibility file, section 5). */
 import type { StoreType } from '../streams/state/store';
+import type { PlaceKind } from './page-token';
 import type { ClauseName, ParamName } from './types';
 
 export type StoreFamily = 'key_value' | 'window' | 'session' | 'versioned';
@@ -93,10 +94,22 @@ export function typeMatches(requested: StoreType, actual: StoreType): boolean {
 
 /**
  * Clauses whose answers page with a continuation token: the key-value scans, which read each partition in key
- * order and so resume after a key. Window and session scans and prefix_scan take `limit` without a token.
+ * order and so resume after a key, and the window and session scans, which read each partition segment by segment
+ * in store-key order and so resume after an entry's position. prefix_scan and point reads (a versioned store's get
+ * too) take `limit` without one.
  */
-const PAGED: readonly ClauseName[] = ['all', 'reverse_all', 'range', 'reverse_range'];
+const PAGED: Record<StoreFamily, readonly ClauseName[]> = {
+  key_value: ['all', 'reverse_all', 'range', 'reverse_range'],
+  window: ['fetch_key_range', 'fetch_time_range', 'fetch_all', 'all'],
+  session: ['fetch', 'fetch_key_range'],
+  versioned: [],
+};
 
 export function pages(type: StoreType, clause: ClauseName): boolean {
-  return familyOf(type) === 'key_value' && PAGED.includes(clause);
+  return PAGED[familyOf(type)].includes(clause);
+}
+
+/** What a paged clause of a store type resumes after. */
+export function placeKind(type: StoreType): PlaceKind {
+  return familyOf(type) === 'key_value' ? 'key' : 'entry';
 }

@@ -16,6 +16,15 @@ const PARTITIONS = 6;
 const KEYS = Array.from({ length: 60 }, (_, i) => `user-${i}`);
 const valueOf = (key: string) => Number(key.slice('user-'.length)) * 10;
 const WINDOW = 1000;
+/** Window starts of the paged window store: every key in nine windows over two segments (the interval is 43 200 000). */
+const STARTS = Array.from({ length: 9 }, (_, i) => i * 10_000_000);
+/** Sessions of the paged session store, [start, end]: ends in both segments, one straddling their boundary. */
+const SESSIONS = [
+  { start: 0, end: 100 },
+  { start: 43_000_000, end: 43_300_000 },
+  { start: 50_000_000, end: 50_000_000 },
+  { start: 80_000_000, end: 86_000_000 },
+];
 
 interface Node extends LoopbackNode {
   name: string;
@@ -50,6 +59,8 @@ describe('queries over a cluster of three nodes on loopback gRPC', () => {
       const win = openStores(node.partitions, builders.window('win', WINDOW, stringSerde, longSerde));
       const ses = openStores(node.partitions, builders.session('ses', stringSerde, longSerde));
       const ver = openStores(node.partitions, builders.versioned('ver', stringSerde, longSerde));
+      const wins = openStores(node.partitions, builders.window('wins', WINDOW, stringSerde, longSerde));
+      const sess = openStores(node.partitions, builders.session('sess', stringSerde, longSerde));
       for (const key of KEYS) {
         const partition = placement.partitionOf(key);
         if (!node.partitions.includes(partition)) continue;
@@ -58,12 +69,16 @@ describe('queries over a cluster of three nodes on loopback gRPC', () => {
         (ses.get(partition) as SessionStore<string, number>).put({ key, window: { start: 10, end: 20 } }, valueOf(key));
         (ver.get(partition) as VersionedKeyValueStore<string, number>).put(key, 1, 100);
         (ver.get(partition) as VersionedKeyValueStore<string, number>).put(key, valueOf(key), 200);
+        for (const start of STARTS) (wins.get(partition) as WindowStore<string, number>).put(key, valueOf(key) + start, start);
+        for (const window of SESSIONS) (sess.get(partition) as SessionStore<string, number>).put({ key, window }, valueOf(key) + window.end);
       }
       const stores = new Map<string, Map<number, StateStore>>([
         ['kv', kv],
         ['win', win],
         ['ses', ses],
         ['ver', ver],
+        ['wins', wins],
+        ['sess', sess],
       ]);
       const view = new FakeView('app', stores, hosts, PARTITIONS, stringSerde as Serde<unknown>);
       node.view = view;
@@ -161,12 +176,54 @@ describe('queries over a cluster of three nodes on loopback gRPC', () => {
     });
     await expect(node.service!.execute('app', 'win', { type: 'window', query: { all: {} }, set_options: { next } })).rejects.toMatchObject({
       exception: 'InvalidQuery',
+      message: expect.stringContaining('issued for another query'),
+    });
+    await expect(node.service!.execute('app', 'win', { type: 'window', query: { fetch: { key: 'user-1', time: 0 } }, set_options: { next } })).rejects.toMatchObject({
+      exception: 'InvalidQuery',
       message: expect.stringContaining('does not page'),
     });
     // Without a limit the rest comes at once, and there is no next page.
     const rest = await node.service!.execute('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { next } });
     expect(rest.next).toBeUndefined();
     expect(rest.result.total + first.result.total).toBe(KEYS.length);
+  });
+
+  type Windowed = { key: { key: string; window_start: number; window_end: number }; value: number };
+  const recordId = (record: Windowed) => `${record.key.key}@${record.key.window_start}-${record.key.window_end}=${record.value}`;
+
+  it.each([
+    ['wins', 'window', 'all', {}],
+    ['wins', 'window', 'fetch_all', { time_from: 10_000_000, time_to: 60_000_000 }],
+    ['wins', 'window', 'fetch_key_range', { key_from: 'user-2', key_to: 'user-4', time_from: 0, time_to: 80_000_000 }],
+    ['wins', 'window', 'fetch_time_range', { key: 'user-7', time_from: 0, time_to: 80_000_000 }],
+    ['sess', 'session', 'fetch_key_range', { key_from: 'user-1', key_to: 'user-3' }],
+    ['sess', 'session', 'fetch', { key: 'user-7' }],
+  ])('%s %s %s pages with limit and next: every record once, each partition in the order of the unpaged scan', async (store, type, clause, params) => {
+    const query = { [clause]: params };
+    const whole = (await nodes[0]!.service!.execute('app', store, { type, query }, { recordsOnly: true })) as Windowed[];
+    expect(whole.length).toBeGreaterThan(3);
+    const seen: Windowed[] = [];
+    let next: string | undefined;
+    let pages = 0;
+    for (; pages < 1000; pages++) {
+      // Pages asked of two nodes in turn.
+      const node = nodes[pages % 2]!;
+      const response = await node.service!.execute('app', store, { type, query, set_options: { limit: 3, ...(next ? { next } : {}) } });
+      expect(response.status).toBe('SUCCESS');
+      expect(response.result.success.every((part) => part.total <= 3)).toBe(true);
+      seen.push(...response.result.success.flatMap((part) => part.records as Windowed[]));
+      next = response.next;
+      if (next === undefined) break;
+    }
+    expect(next).toBeUndefined();
+    // `pages` is the last page's index: there were several.
+    expect(pages).toBeGreaterThan(0);
+    expect(seen.map(recordId).sort()).toEqual(whole.map(recordId).sort());
+    expect(new Set(seen.map(recordId)).size).toBe(seen.length);
+    for (const partition of [0, 1, 2, 3, 4, 5]) {
+      const inPartition = (records: Windowed[]) => records.filter((r) => placement.partitionOf(r.key.key) === partition).map(recordId);
+      expect(inPartition(seen)).toEqual(inPartition(whole));
+    }
   });
 
   it('window fetch, fetch_key_range and session fetch answer over the cluster', async () => {

@@ -19,7 +19,7 @@ import type { TopicPartition } from '../streams/kafka';
 import type { InstanceView } from '../streams/runtime/instance-view';
 import type { StreamsMetadata } from '../streams/runtime/streams-metadata';
 import { bindQuery, type BoundQuery } from './bind';
-import { clauseSpec, pages } from './clauses';
+import { clauseSpec, pages, placeKind } from './clauses';
 import { PageTokens, queryFingerprint } from './page-token';
 import { executeLocal, staleReadKey, streamLocal } from './execute-local';
 import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
@@ -124,7 +124,7 @@ export class QueryService implements PeerQueryHandler {
     const fingerprint = paged ? queryFingerprint(applicationId, store, request) : '';
     if (request.options.next !== undefined) {
       if (!paged) throw new InvalidQuery(`clause '${request.clause}' of ${request.type} stores does not page: it takes no set_options.next`);
-      request.positions = this.tokens.decode(request.options.next, fingerprint).positions;
+      request.positions = this.tokens.decode(request.options.next, fingerprint, placeKind(request.type)).positions;
     }
     const paging: Paging | undefined =
       paged && request.options.limit >= 0 ? { requested: request.positions, encode: (positions) => this.tokens.encode(fingerprint, positions) } : undefined;

@@ -2,13 +2,16 @@ import { IllegalState, InvalidStateStore } from '../errors';
 import type { Serde } from '../streams/serdes/serde';
 import type {
   KeyValue,
+  PositionedEntry,
   ReadOnlyKeyValueStore,
   ReadOnlySessionStore,
   ReadOnlyWindowStore,
+  SessionScan,
   StateStore,
   ReadOnlyVersionedKeyValueStore,
   ValueAndTimestamp,
   Windowed,
+  WindowScan,
 } from '../streams/state/store';
 import type { BoundQuery } from './bind';
 import type { PartitionPosition } from '../cluster/peer-protocol';
@@ -58,12 +61,13 @@ function* entriesOf<T>(store: StateStore, open: () => Iterable<T>): Generator<T,
 }
 
 /**
- * Where a paged read stands in each partition: those it finished, and the last key it answered in the one it is
- * reading. Records are handed out one at a time, so the last key mapped is the last key answered.
+ * Where a paged read stands in each partition: those it finished, and the last record it answered in the one it is
+ * reading (its key, or its entry's position), made a position only once the read stops. Records are handed out one
+ * at a time, so the last one mapped is the last one answered.
  */
 class Paging {
   private readonly positions: Map<number, PartitionPosition>;
-  private current: { partition: number; serde: Serde<unknown>; key: unknown; answered: boolean } | undefined;
+  private current: { partition: number; resumeAfter: (last: unknown) => PartitionPosition; last: unknown; answered: boolean } | undefined;
 
   constructor(
     given: readonly PartitionPosition[],
@@ -76,12 +80,13 @@ class Paging {
     return this.positions.get(partition);
   }
 
-  enter(partition: number, serde: Serde<unknown>): void {
-    this.current = { partition, serde, key: undefined, answered: false };
+  /** `resumeAfter`: the position that resumes the partition after a record answered, from what `answered` was given. */
+  enter<T>(partition: number, resumeAfter: (last: T) => PartitionPosition): void {
+    this.current = { partition, resumeAfter: resumeAfter as (last: unknown) => PartitionPosition, last: undefined, answered: false };
   }
 
-  answered(key: unknown): void {
-    this.current!.key = key;
+  answered(last: unknown): void {
+    this.current!.last = last;
     this.current!.answered = true;
   }
 
@@ -93,7 +98,7 @@ class Paging {
   /** The positions of this server's partitions once the read stopped, and whether all of them are done. */
   result(): { positions: PartitionPosition[]; complete: boolean } {
     const current = this.current;
-    if (current?.answered) this.positions.set(current.partition, { partition: current.partition, done: false, afterKey: current.serde.serialize(current.key) });
+    if (current?.answered) this.positions.set(current.partition, current.resumeAfter(current.last));
     const positions = this.partitions.map((p) => this.positions.get(p)).filter((p): p is PartitionPosition => p !== undefined);
     return { positions, complete: this.partitions.every((p) => this.positions.get(p)?.done === true) };
   }
@@ -123,7 +128,7 @@ function* readKeyValue(stores: readonly (readonly [number, KeyValueView])[], bou
     const start = paging?.startOf(partition);
     if (start?.done) continue;
     const resume = start?.afterKey === undefined ? undefined : keys.deserialize(start.afterKey);
-    paging?.enter(partition, keys);
+    paging?.enter(partition, (key: unknown) => ({ partition, done: false, afterKey: keys.serialize(key) }));
     const entries = (open: () => Iterable<KeyValue<unknown, unknown>>) =>
       mapIterable(after(keys, start?.afterKey, entriesOf(store, open)), (kv) => {
         paging?.answered(kv.key);
@@ -159,60 +164,52 @@ function* readKeyValue(stores: readonly (readonly [number, KeyValueView])[], bou
   }
 }
 
-function* readWindow(stores: readonly (readonly [number, WindowView])[], bound: BoundQuery): Generator<unknown, void, undefined> {
+/** The resumable scan of a window clause (every one but `fetch`). */
+function windowScan(bound: BoundQuery): WindowScan<unknown> {
   const { clause } = bound.request;
-  const { time, time_from: from, time_to: to } = bound.request.times;
-  for (const [, store] of stores) {
-    const record = recordJson(store, bound);
-    const keys = store.keySerde;
-    const entries = (open: () => Iterable<KeyValue<Windowed<unknown>, unknown>>) =>
-      mapIterable(entriesOf(store, open), (kv) => record(windowedJson(keys, kv.key.key, kv.key.window.start, kv.key.window.end), kv.value));
-    switch (clause) {
-      case 'fetch': {
-        const start = need(time, 'time');
-        const stored = store.fetch(bound.keys.key, start);
-        if (stored !== undefined) yield record(windowedJson(keys, bound.keys.key, start, start + store.windowSize), stored);
-        break;
-      }
-      case 'fetch_time_range':
-        yield* mapIterable(
-          entriesOf(store, () => store.fetchRange(bound.keys.key, need(from, 'time_from'), need(to, 'time_to'))),
-          (kv: KeyValue<number, unknown>) => record(windowedJson(keys, bound.keys.key, kv.key, kv.key + store.windowSize), kv.value),
-        );
-        break;
-      case 'fetch_key_range':
-        yield* entries(() => store.fetchKeyRange(bound.keys.key_from, bound.keys.key_to, need(from, 'time_from'), need(to, 'time_to')));
-        break;
-      case 'fetch_all':
-        yield* entries(() => store.fetchAll(need(from, 'time_from'), need(to, 'time_to')));
-        break;
-      case 'all':
-        yield* entries(() => store.all());
-        break;
-      default:
-        throw new IllegalState(`clause ${clause} reached a window store`);
-    }
+  const { time_from: from, time_to: to } = bound.request.times;
+  switch (clause) {
+    case 'fetch_time_range':
+      return { key: bound.keys.key, timeFrom: need(from, 'time_from'), timeTo: need(to, 'time_to') };
+    case 'fetch_key_range':
+      return { keyFrom: bound.keys.key_from, keyTo: bound.keys.key_to, timeFrom: need(from, 'time_from'), timeTo: need(to, 'time_to') };
+    case 'fetch_all':
+      return { timeFrom: need(from, 'time_from'), timeTo: need(to, 'time_to') };
+    case 'all':
+      return { timeFrom: 0, timeTo: Number.MAX_SAFE_INTEGER };
+    default:
+      throw new IllegalState(`clause ${clause} reached a window store`);
   }
 }
 
-function* readSession(stores: readonly (readonly [number, SessionView])[], bound: BoundQuery): Generator<unknown, void, undefined> {
+function sessionScan(bound: BoundQuery): SessionScan<unknown> {
   const { clause } = bound.request;
-  for (const [, store] of stores) {
-    const entries = (open: () => Iterable<KeyValue<Windowed<unknown>, unknown>>) =>
-      mapIterable(entriesOf(store, open), (kv) => ({
-        key: windowedJson(store.keySerde, kv.key.key, kv.key.window.start, kv.key.window.end),
-        value: store.valueSerde.toJson(kv.value),
-      }));
-    switch (clause) {
-      case 'fetch':
-        yield* entries(() => store.fetch(bound.keys.key));
-        break;
-      case 'fetch_key_range':
-        yield* entries(() => store.fetchKeyRange(bound.keys.key_from, bound.keys.key_to));
-        break;
-      default:
-        throw new IllegalState(`clause ${clause} reached a session store`);
-    }
+  if (clause === 'fetch') return { key: bound.keys.key };
+  if (clause === 'fetch_key_range') return { keyFrom: bound.keys.key_from, keyTo: bound.keys.key_to };
+  throw new IllegalState(`clause ${clause} reached a session store`);
+}
+
+/**
+ * The scan of each partition as the API shows its records, resumed where the paging says: a window or session
+ * scan reads each partition segment by segment, and a partition resumes right after the position of the last
+ * entry it answered, without reading what comes before it.
+ */
+function* readScans<S extends StateStore & Serdes>(
+  stores: readonly (readonly [number, S])[],
+  paging: Paging | undefined,
+  scan: (store: S, after: Buffer | undefined) => Iterable<PositionedEntry<Windowed<unknown>, unknown>>,
+  record: (store: S) => (key: unknown, stored: unknown) => object,
+): Generator<unknown, void, undefined> {
+  for (const [partition, store] of stores) {
+    const start = paging?.startOf(partition);
+    if (start?.done) continue;
+    const json = record(store);
+    paging?.enter(partition, (position: Buffer) => ({ partition, done: false, afterEntry: position }));
+    yield* mapIterable(entriesOf(store, () => scan(store, start?.afterEntry)), (kv) => {
+      paging?.answered(kv.position);
+      return json(windowedJson(store.keySerde, kv.key.key, kv.key.window.start, kv.key.window.end), kv.value);
+    });
+    paging?.finish(partition);
   }
 }
 
@@ -232,6 +229,29 @@ function* readVersioned(stores: readonly (readonly [number, VersionedView])[], b
     }
     yield version.validTo === undefined ? { key, value, timestamp: version.timestamp } : { key, value, timestamp: version.timestamp, valid_to: version.validTo };
   }
+}
+
+function* readWindow(stores: readonly (readonly [number, WindowView])[], bound: BoundQuery, paging: Paging | undefined): Generator<unknown, void, undefined> {
+  if (bound.request.clause !== 'fetch') {
+    const scan = windowScan(bound);
+    yield* readScans(stores, paging, (store, after) => store.resumableScan(scan, after), (store) => recordJson(store, bound));
+    return;
+  }
+  const start = need(bound.request.times.time, 'time');
+  for (const [, store] of stores) {
+    const stored = store.fetch(bound.keys.key, start);
+    if (stored !== undefined) yield recordJson(store, bound)(windowedJson(store.keySerde, bound.keys.key, start, start + store.windowSize), stored);
+  }
+}
+
+function readSession(stores: readonly (readonly [number, SessionView])[], bound: BoundQuery, paging: Paging | undefined): Generator<unknown, void, undefined> {
+  const scan = sessionScan(bound);
+  return readScans(
+    stores,
+    paging,
+    (store, after) => store.resumableScan(scan, after),
+    (store) => (key, stored) => ({ key, value: store.valueSerde.toJson(stored) }),
+  );
 }
 
 function* upTo<T>(limit: number, source: Iterable<T>): Generator<T, void, undefined> {
@@ -268,10 +288,10 @@ export function readRecords(partitions: readonly (readonly [number, StateStore])
       records = readKeyValue(partitions as (readonly [number, KeyValueView])[], bound, paging);
       break;
     case 'window':
-      records = readWindow(partitions as (readonly [number, WindowView])[], bound);
+      records = readWindow(partitions as (readonly [number, WindowView])[], bound, paging);
       break;
     case 'session':
-      records = readSession(partitions as (readonly [number, SessionView])[], bound);
+      records = readSession(partitions as (readonly [number, SessionView])[], bound, paging);
       break;
     case 'versioned':
       records = readVersioned(partitions as (readonly [number, VersionedView])[], bound);

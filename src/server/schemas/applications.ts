@@ -92,7 +92,8 @@ export const storeQueryResult = {
     next: {
       type: 'string',
       description:
-        'Paging (limit set on all, reverse_all, range, reverse_range): present while records remain; send the same query with ' +
+        'Paging (limit set on a key-value all, reverse_all, range or reverse_range, a window fetch_key_range, fetch_time_range, fetch_all or all, ' +
+        'a session fetch or fetch_key_range): present while records remain; send the same query with ' +
         'set_options.next set to it for the next page. It holds a position per store partition, so pages stay right whichever ' +
         'servers hold the partitions; each part still answers at most limit records, and a failed part is read again from where it was.',
     },

@@ -25,6 +25,7 @@ const TIMED: Record<string, keyof StateStoreMetrics> = {
   all: 'all',
   reverseAll: 'all',
   backwardAll: 'all',
+  resumableScan: 'fetch',
 };
 
 /**

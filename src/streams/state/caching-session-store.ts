@@ -3,7 +3,7 @@ import { int64Bytes } from '../serdes/int64';
 import { type CachedItem, mergeWithCache } from './cache-merge';
 import { type CacheEntry, CachingStoreBase } from './caching-store-base';
 import { sessionStoreKey } from './session-key-schema';
-import type { KeyValue, SessionStore, StoreIterator, Window, Windowed } from './store';
+import type { KeyValue, PositionedEntry, SessionScan, SessionStore, StoreIterator, Window, Windowed } from './store';
 
 interface SessionBounds {
   keyFrom?: Buffer;
@@ -72,6 +72,23 @@ export class CachingSessionStore<K, V> extends CachingStoreBase<SessionStore<K, 
     });
   }
 
+  /** The sort keys of cached sessions are their positions in the store's scans (PositionedEntry). */
+  resumableScan(scan: SessionScan<K>, after: Buffer | undefined): StoreIterator<PositionedEntry<Windowed<K>, V>> {
+    const stored = this.inner.resumableScan(scan, after);
+    if (this.cache.size === 0) return stored;
+    const [keyFrom, keyTo] = scan.key === undefined ? [scan.keyFrom, scan.keyTo] : [scan.key, scan.key];
+    const bounds = {
+      ...(keyFrom === undefined ? {} : { keyFrom: this.keySerde.serialize(keyFrom) }),
+      ...(keyTo === undefined ? {} : { keyTo: this.keySerde.serialize(keyTo) }),
+      ...ALL_SESSIONS,
+    };
+    const cached = this.cachedWithin(bounds, after).map(({ sortKey, entry }) => ({
+      sortKey,
+      item: entry.value === null ? null : { key: entry.key, value: entry.value, position: sortKey },
+    }));
+    return mergeWithCache(stored, cached, (kv) => kv.position, false);
+  }
+
   protected storedValue(entry: CacheEntry<Windowed<K>, V>): V | null {
     return this.inner.fetchSession(entry.key.key, entry.key.window.start, entry.key.window.end) ?? null;
   }
@@ -87,16 +104,26 @@ export class CachingSessionStore<K, V> extends CachingStoreBase<SessionStore<K, 
 
   private merged(stored: StoreIterator<KeyValue<Windowed<K>, V>>, bounds: SessionBounds): StoreIterator<KeyValue<Windowed<K>, V>> {
     if (this.cache.size === 0) return stored;
-    const cached: CachedItem<KeyValue<Windowed<K>, V>>[] = [];
+    const cached: CachedItem<KeyValue<Windowed<K>, V>>[] = this.cachedWithin(bounds, undefined).map(({ sortKey, entry }) => ({
+      sortKey,
+      item: entry.value === null ? null : { key: entry.key, value: entry.value },
+    }));
+    return mergeWithCache(stored, cached, (kv) => this.sortKey(this.keySerde.serialize(kv.key.key), kv.key.window), false);
+  }
+
+  /** The cached sessions within `bounds` (and sorting after `after`), with their sort keys. */
+  private cachedWithin(bounds: SessionBounds, after: Buffer | undefined): { sortKey: Buffer; entry: CacheEntry<Windowed<K>, V> }[] {
+    const within: { sortKey: Buffer; entry: CacheEntry<Windowed<K>, V> }[] = [];
     for (const entry of this.cache.values()) {
       const { window } = entry.key;
       if (window.end < bounds.earliestEnd || window.start > bounds.latestStart) continue;
       const keyBytes = this.keySerde.serialize(entry.key.key);
       if (bounds.keyFrom !== undefined && Buffer.compare(keyBytes, bounds.keyFrom) < 0) continue;
       if (bounds.keyTo !== undefined && Buffer.compare(keyBytes, bounds.keyTo) > 0) continue;
-      cached.push({ sortKey: this.sortKey(keyBytes, window), item: entry.value === null ? null : { key: entry.key, value: entry.value } });
+      const sortKey = this.sortKey(keyBytes, window);
+      if (after === undefined || Buffer.compare(sortKey, after) > 0) within.push({ sortKey, entry });
     }
-    return mergeWithCache(stored, cached, (kv) => this.sortKey(this.keySerde.serialize(kv.key.key), kv.key.window), false);
+    return within;
   }
 
   private sortKey(keyBytes: Buffer, window: Window): Buffer {

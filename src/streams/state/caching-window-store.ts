@@ -2,7 +2,7 @@ import type { Serde } from '../serdes/serde';
 import { int64Bytes } from '../serdes/int64';
 import { type CachedItem, mergeWithCache } from './cache-merge';
 import { type CacheEntry, CachingStoreBase } from './caching-store-base';
-import type { KeyValue, StoreIterator, Windowed, WindowStore } from './store';
+import type { KeyValue, PositionedEntry, StoreIterator, Windowed, WindowScan, WindowStore } from './store';
 import { windowStoreKey } from './window-key-schema';
 
 interface WindowBounds {
@@ -86,6 +86,18 @@ export class CachingWindowStore<K, V, VS = V> extends CachingStoreBase<WindowSto
     return this.mergedWindows(this.inner.backwardAll(), { timeFrom: 0, timeTo: Number.MAX_SAFE_INTEGER }, true);
   }
 
+  /** The sort keys of cached windows are their positions in the store's scans (PositionedEntry), duplicates aside. */
+  resumableScan(scan: WindowScan<K>, after: Buffer | undefined): StoreIterator<PositionedEntry<Windowed<K>, V>> {
+    const stored = this.inner.resumableScan(scan, after);
+    if (this.cache.size === 0) return stored;
+    const keys = scan.key === undefined ? this.keyBounds(scan.keyFrom, scan.keyTo) : this.keyBounds(scan.key, scan.key);
+    const cached = this.cachedWithin({ ...keys, timeFrom: scan.timeFrom, timeTo: scan.timeTo }, after).map(({ sortKey, entry }) => ({
+      sortKey,
+      item: entry.value === null ? null : { key: entry.key, value: entry.value, position: sortKey },
+    }));
+    return mergeWithCache(stored, cached, (kv) => kv.position, false);
+  }
+
   protected storedValue(entry: CacheEntry<Windowed<K>, V>): V | null {
     return this.inner.fetch(entry.key.key, entry.key.window.start) ?? null;
   }
@@ -116,16 +128,26 @@ export class CachingWindowStore<K, V, VS = V> extends CachingStoreBase<WindowSto
 
   private mergedWindows(stored: StoreIterator<KeyValue<Windowed<K>, V>>, bounds: WindowBounds, reverse: boolean): StoreIterator<KeyValue<Windowed<K>, V>> {
     if (this.cache.size === 0) return stored;
-    const cached: CachedItem<KeyValue<Windowed<K>, V>>[] = [];
+    const cached: CachedItem<KeyValue<Windowed<K>, V>>[] = this.cachedWithin(bounds, undefined).map(({ sortKey, entry }) => ({
+      sortKey,
+      item: entry.value === null ? null : { key: entry.key, value: entry.value },
+    }));
+    return mergeWithCache(stored, cached, (kv) => this.sortKey(this.keySerde.serialize(kv.key.key), kv.key.window.start), reverse);
+  }
+
+  /** The cached windows within `bounds` (and sorting after `after`), with their sort keys. */
+  private cachedWithin(bounds: WindowBounds, after: Buffer | undefined): { sortKey: Buffer; entry: CacheEntry<Windowed<K>, V> }[] {
+    const within: { sortKey: Buffer; entry: CacheEntry<Windowed<K>, V> }[] = [];
     for (const entry of this.cache.values()) {
       const keyBytes = this.keySerde.serialize(entry.key.key);
       const start = entry.key.window.start;
       if (start < bounds.timeFrom || start > bounds.timeTo) continue;
       if (bounds.keyFrom !== undefined && Buffer.compare(keyBytes, bounds.keyFrom) < 0) continue;
       if (bounds.keyTo !== undefined && Buffer.compare(keyBytes, bounds.keyTo) > 0) continue;
-      cached.push({ sortKey: this.sortKey(keyBytes, start), item: entry.value === null ? null : { key: entry.key, value: entry.value } });
+      const sortKey = this.sortKey(keyBytes, start);
+      if (after === undefined || Buffer.compare(sortKey, after) > 0) within.push({ sortKey, entry });
     }
-    return mergeWithCache(stored, cached, (kv) => this.sortKey(this.keySerde.serialize(kv.key.key), kv.key.window.start), reverse);
+    return within;
   }
 
   private sortKey(keyBytes: Buffer, windowStart: number): Buffer {

@@ -89,12 +89,17 @@ export class Segments {
 
   /** The live segments that may hold times in [from, to], oldest first (newest first when `reverse`). */
   overlapping(from: number, to: number, reverse: boolean): BytesTable[] {
+    return this.overlappingById(from, to, reverse).map((segment) => segment.table);
+  }
+
+  /** As overlapping, with the segments' ids. */
+  overlappingById(from: number, to: number, reverse: boolean): { id: number; table: BytesTable }[] {
     const first = this.segmentId(from);
     const last = this.segmentId(to);
     return [...this.live]
       .filter(([id]) => id >= first && id <= last)
       .sort(([a], [b]) => (reverse ? b - a : a - b))
-      .map(([, segment]) => segment.table);
+      .map(([id, segment]) => ({ id, table: segment.table }));
   }
 
   approximateNumEntries(): number {

@@ -182,6 +182,32 @@ export interface KeyValueStore<K, V, VS = V> extends StateStore, ReadOnlyKeyValu
   delete(key: K): V | undefined;
 }
 
+/**
+ * An entry of a resumable scan of a window or session store, with its position in the scan's order: the 8-byte
+ * big-endian id of its time segment, then its store key. Scans read segment by segment, oldest first, and each
+ * segment in store-key order, so positions in unsigned byte order are the scan's order: a scan resumed after a
+ * position starts at its segment and key, without reading what comes before.
+ */
+export interface PositionedEntry<K, V> extends KeyValue<K, V> {
+  position: Buffer;
+}
+
+/** What a resumable window scan reads: the windows of `key`, or of keys in [keyFrom, keyTo] (undefined: open), starting within [timeFrom, timeTo]. */
+export interface WindowScan<K> {
+  key?: K;
+  keyFrom?: K;
+  keyTo?: K;
+  timeFrom: number;
+  timeTo: number;
+}
+
+/** What a resumable session scan reads: every session of `key`, or of keys in [keyFrom, keyTo] (undefined: open). */
+export interface SessionScan<K> {
+  key?: K;
+  keyFrom?: K;
+  keyTo?: K;
+}
+
 /** Read-only view of a window store. Times in epoch ms, inclusive bounds, as in Kafka Streams. */
 export interface ReadOnlyWindowStore<K, V> {
   /** The value of the window of `key` that starts exactly at `windowStart`. */
@@ -206,6 +232,8 @@ export interface ReadOnlyWindowStore<K, V> {
   backwardFetchAll(timeFrom: number, timeTo: number): StoreIterator<KeyValue<Windowed<K>, V>>;
   all(): StoreIterator<KeyValue<Windowed<K>, V>>;
   backwardAll(): StoreIterator<KeyValue<Windowed<K>, V>>;
+  /** The scan's windows, oldest segment first, each with its position; `after`: only those after that position. */
+  resumableScan(scan: WindowScan<K>, after: Buffer | undefined): StoreIterator<PositionedEntry<Windowed<K>, V>>;
 }
 
 /** Values with the timestamp of their record; stored as `[8-byte BE timestamp][value bytes]`. */
@@ -229,6 +257,8 @@ export interface ReadOnlySessionStore<K, V> {
   /** Sessions of `key` that end at or after `earliestSessionEndTime` and start at or before `latestSessionStartTime`. */
   findSessions(key: K, earliestSessionEndTime: number, latestSessionStartTime: number): StoreIterator<KeyValue<Windowed<K>, V>>;
   fetchSession(key: K, sessionStart: number, sessionEnd: number): V | undefined;
+  /** The scan's sessions, oldest segment (of their ends) first, each with its position; `after`: only those after that position. */
+  resumableScan(scan: SessionScan<K>, after: Buffer | undefined): StoreIterator<PositionedEntry<Windowed<K>, V>>;
 }
 
 export type TimestampedWindowStore<K, V> = WindowStore<K, ValueAndTimestamp<V>, V>;

@@ -1,7 +1,8 @@
 import type { Serde } from '../serdes/serde';
 import type { BytesRange, BytesTable } from './bytes-table';
 import { SESSION_SUFFIX_BYTES, sessionKeyUpperBound, sessionStoreKey, sessionStoreKeyParts } from './session-key-schema';
-import type { ChangelogRecords, KeyValue, SessionStore, StoreIterator, Window, Windowed } from './store';
+import { positionOf, resumedSegments } from './scan-position';
+import type { ChangelogRecords, KeyValue, PositionedEntry, SessionScan, SessionStore, StoreIterator, Window, Windowed } from './store';
 import { SegmentedStoreBase } from './segmented-store-base';
 import { concatIterables } from './store-iterators';
 import type { StoreStorage } from './store-storage';
@@ -56,27 +57,18 @@ export class TypedSessionStore<K, V> extends SegmentedStoreBase implements Sessi
   }
 
   findSessions(key: K, earliestSessionEndTime: number, latestSessionStartTime: number): StoreIterator<KeyValue<Windowed<K>, V>> {
-    const keyBytes = this.keySerde.serialize(key);
-    const earliestEnd = Math.max(earliestSessionEndTime, 0);
-    return this.sessions(
-      {
-        from: sessionStoreKey(keyBytes, { start: 0, end: earliestEnd }),
-        to: sessionStoreKey(keyBytes, { start: Math.max(latestSessionStartTime, 0), end: LATEST }),
-        toInclusive: true,
-        reverse: false,
-      },
-      { keyLength: keyBytes.length, earliestEnd, latestStart: latestSessionStartTime },
-    );
+    const { range, filter } = this.keySessions(key, earliestSessionEndTime, latestSessionStartTime);
+    return this.sessions(range, filter);
   }
 
   fetchKeyRange(keyFrom: K | undefined, keyTo: K | undefined): StoreIterator<KeyValue<Windowed<K>, V>> {
-    const from = keyFrom === undefined ? undefined : this.keySerde.serialize(keyFrom);
-    const to = keyTo === undefined ? undefined : this.keySerde.serialize(keyTo);
-    if (from !== undefined && to !== undefined && Buffer.compare(from, to) > 0) return this.iterators.track([][Symbol.iterator]());
-    return this.sessions(
-      { from, to: to === undefined ? undefined : sessionKeyUpperBound(to), toInclusive: true, reverse: false },
-      { keyFrom: from, keyTo: to, earliestEnd: 0, latestStart: LATEST },
-    );
+    const scan = this.keyRangeSessions(keyFrom, keyTo);
+    return scan === undefined ? this.iterators.track([][Symbol.iterator]()) : this.sessions(scan.range, scan.filter);
+  }
+
+  resumableScan(scan: SessionScan<K>, after: Buffer | undefined): StoreIterator<PositionedEntry<Windowed<K>, V>> {
+    const read = scan.key === undefined ? this.keyRangeSessions(scan.keyFrom, scan.keyTo) : this.keySessions(scan.key, 0, LATEST);
+    return read === undefined ? this.iterators.track([][Symbol.iterator]()) : this.sessions(read.range, read.filter, { after });
   }
 
   restore(records: ChangelogRecords): void {
@@ -105,20 +97,57 @@ export class TypedSessionStore<K, V> extends SegmentedStoreBase implements Sessi
     this.log(storeKey, stored, this.recordTimestamp());
   }
 
-  private sessions(range: BytesRange, filter: SessionFilter): StoreIterator<KeyValue<Windowed<K>, V>> {
+  private keySessions(key: K, earliestSessionEndTime: number, latestSessionStartTime: number): { range: BytesRange; filter: SessionFilter } {
+    const keyBytes = this.keySerde.serialize(key);
+    const earliestEnd = Math.max(earliestSessionEndTime, 0);
+    return {
+      range: {
+        from: sessionStoreKey(keyBytes, { start: 0, end: earliestEnd }),
+        to: sessionStoreKey(keyBytes, { start: Math.max(latestSessionStartTime, 0), end: LATEST }),
+        toInclusive: true,
+        reverse: false,
+      },
+      filter: { keyLength: keyBytes.length, earliestEnd, latestStart: latestSessionStartTime },
+    };
+  }
+
+  /** Undefined for an empty range (keyFrom after keyTo). */
+  private keyRangeSessions(keyFrom: K | undefined, keyTo: K | undefined): { range: BytesRange; filter: SessionFilter } | undefined {
+    const from = keyFrom === undefined ? undefined : this.keySerde.serialize(keyFrom);
+    const to = keyTo === undefined ? undefined : this.keySerde.serialize(keyTo);
+    if (from !== undefined && to !== undefined && Buffer.compare(from, to) > 0) return undefined;
+    return {
+      range: { from, to: to === undefined ? undefined : sessionKeyUpperBound(to), toInclusive: true, reverse: false },
+      filter: { keyFrom: from, keyTo: to, earliestEnd: 0, latestStart: LATEST },
+    };
+  }
+
+  /** Sessions segment by segment; a resumable scan (`resume`) starts after its position and gives every entry its position. */
+  private sessions(range: BytesRange, filter: SessionFilter): StoreIterator<KeyValue<Windowed<K>, V>>;
+  private sessions(range: BytesRange, filter: SessionFilter, resume: { after: Buffer | undefined }): StoreIterator<PositionedEntry<Windowed<K>, V>>;
+  private sessions(range: BytesRange, filter: SessionFilter, resume?: { after: Buffer | undefined }): StoreIterator<KeyValue<Windowed<K>, V> & { position?: Buffer }> {
     const segments = this.openSegments();
     const earliestEnd = Math.max(filter.earliestEnd, segments.firstLiveTime);
     const live = { ...filter, earliestEnd };
-    const tables = segments.overlapping(earliestEnd, LATEST, false);
-    return this.iterators.track(concatIterables(tables.map((table) => () => this.decode(table, range, live))));
+    const overlapping = segments.overlappingById(earliestEnd, LATEST, false);
+    const parts = resume === undefined ? overlapping.map(({ table }) => ({ table, range, segment: undefined })) : resumedSegments(overlapping, range, resume.after);
+    return this.iterators.track(concatIterables(parts.map((part) => () => this.decode(part.table, part.range, live, part.segment))));
   }
 
-  private *decode(table: BytesTable, range: BytesRange, filter: SessionFilter): Generator<KeyValue<Windowed<K>, V>, void, undefined> {
+  /** `segment`: the id bytes of the table's segment, for a resumable scan, whose entries carry their positions. */
+  private *decode(
+    table: BytesTable,
+    range: BytesRange,
+    filter: SessionFilter,
+    segment: Buffer | undefined,
+  ): Generator<KeyValue<Windowed<K>, V> & { position?: Buffer }, void, undefined> {
     for (const entry of table.range(range)) {
       if (filter.keyLength !== undefined && entry.key.length !== filter.keyLength + SESSION_SUFFIX_BYTES) continue;
       const { keyBytes, window } = sessionStoreKeyParts(entry.key);
       if (!this.keeps(keyBytes, window, filter)) continue;
-      yield { key: { key: this.keySerde.deserialize(keyBytes), window }, value: this.valueSerde.deserialize(entry.value) };
+      const key = { key: this.keySerde.deserialize(keyBytes), window };
+      const value = this.valueSerde.deserialize(entry.value);
+      yield segment === undefined ? { key, value } : { key, value, position: positionOf(segment, entry.key) };
     }
   }
 

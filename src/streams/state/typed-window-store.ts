@@ -1,6 +1,7 @@
 import type { Serde } from '../serdes/serde';
 import type { BytesRange, BytesTable } from './bytes-table';
-import type { ChangelogRecords, KeyValue, StoreIterator, StoreType, WindowStore, Windowed } from './store';
+import { positionOf, resumedSegments } from './scan-position';
+import type { ChangelogRecords, KeyValue, PositionedEntry, StoreIterator, StoreType, WindowScan, WindowStore, Windowed } from './store';
 import { SegmentedStoreBase } from './segmented-store-base';
 import { concatIterables } from './store-iterators';
 import type { StoreStorage } from './store-storage';
@@ -123,6 +124,12 @@ export class TypedWindowStore<K, V, VS = V> extends SegmentedStoreBase implement
     return this.windows({}, 0, Number.MAX_SAFE_INTEGER, true);
   }
 
+  resumableScan(scan: WindowScan<K>, after: Buffer | undefined): StoreIterator<PositionedEntry<Windowed<K>, V>> {
+    if (scan.key === undefined) return this.windows(this.keyBounds(scan.keyFrom, scan.keyTo), scan.timeFrom, scan.timeTo, false, { after, oneKey: false });
+    const keyBytes = this.keySerde.serialize(scan.key);
+    return this.windows({ from: keyBytes, to: keyBytes }, scan.timeFrom, scan.timeTo, false, { after, oneKey: true });
+  }
+
   restore(records: ChangelogRecords): void {
     const segments = this.openSegments();
     this.storage.restoreBatch(() => {
@@ -156,37 +163,49 @@ export class TypedWindowStore<K, V, VS = V> extends SegmentedStoreBase implement
     }
   }
 
-  private windows(bounds: KeyBounds, timeFrom: number, timeTo: number, reverse: boolean): StoreIterator<KeyValue<Windowed<K>, V>> {
+  /**
+   * Windows of keys within `bounds` starting within [timeFrom, timeTo], segment by segment. A resumable scan
+   * (`resume`) is forward, starts after its position, and gives every entry its position; one of a single key reads
+   * only that key's byte range in each segment.
+   */
+  private windows(bounds: KeyBounds, timeFrom: number, timeTo: number, reverse: boolean): StoreIterator<KeyValue<Windowed<K>, V>>;
+  private windows(bounds: KeyBounds, timeFrom: number, timeTo: number, reverse: false, resume: { after: Buffer | undefined; oneKey: boolean }): StoreIterator<PositionedEntry<Windowed<K>, V>>;
+  private windows(
+    bounds: KeyBounds,
+    timeFrom: number,
+    timeTo: number,
+    reverse: boolean,
+    resume?: { after: Buffer | undefined; oneKey: boolean },
+  ): StoreIterator<KeyValue<Windowed<K>, V> & { position?: Buffer }> {
     const segments = this.openSegments();
     const from = Math.max(timeFrom, segments.firstLiveTime, 0);
     const empty = from > timeTo || (bounds.from !== undefined && bounds.to !== undefined && Buffer.compare(bounds.from, bounds.to) > 0);
-    const range: BytesRange = {
-      from: bounds.from,
-      to: bounds.to === undefined ? undefined : windowKeyUpperBound(bounds.to),
-      toInclusive: true,
-      reverse,
-    };
-    const tables = empty ? [] : segments.overlapping(from, timeTo, reverse);
-    return this.iterators.track(concatIterables(tables.map((table) => () => this.decodeWindows(table, range, bounds, from, timeTo))));
+    const range: BytesRange = resume?.oneKey
+      ? this.singleKeyRange(bounds.from!, from, timeTo, false)
+      : { from: bounds.from, to: bounds.to === undefined ? undefined : windowKeyUpperBound(bounds.to), toInclusive: true, reverse };
+    const overlapping = empty ? [] : segments.overlappingById(from, timeTo, reverse);
+    const parts = resume === undefined ? overlapping.map(({ table }) => ({ table, range, segment: undefined })) : resumedSegments(overlapping, range, resume.after);
+    return this.iterators.track(concatIterables(parts.map((part) => () => this.decodeWindows(part.table, part.range, bounds, from, timeTo, part.segment))));
   }
 
+  /** `segment`: the id bytes of the table's segment, for a resumable scan, whose entries carry their positions. */
   private *decodeWindows(
     table: BytesTable,
     range: BytesRange,
     bounds: KeyBounds,
     timeFrom: number,
     timeTo: number,
-  ): Generator<KeyValue<Windowed<K>, V>, void, undefined> {
+    segment: Buffer | undefined,
+  ): Generator<KeyValue<Windowed<K>, V> & { position?: Buffer }, void, undefined> {
     for (const entry of table.range(range)) {
       const keyBytes = windowKeyBytes(entry.key);
       if (bounds.from !== undefined && Buffer.compare(keyBytes, bounds.from) < 0) continue;
       if (bounds.to !== undefined && Buffer.compare(keyBytes, bounds.to) > 0) continue;
       const start = windowStartOf(entry.key);
       if (start < timeFrom || start > timeTo) continue;
-      yield {
-        key: { key: this.keySerde.deserialize(keyBytes), window: { start, end: start + this.windowSize } },
-        value: this.format.deserialize(entry.value),
-      };
+      const key = { key: this.keySerde.deserialize(keyBytes), window: { start, end: start + this.windowSize } };
+      const value = this.format.deserialize(entry.value);
+      yield segment === undefined ? { key, value } : { key, value, position: positionOf(segment, entry.key) };
     }
   }
 
