@@ -83,7 +83,7 @@ export const InvalidStateStore = define('InvalidStateStore', 503, (detail: strin
 export const TaskDirectoryLocked = define(
   'TaskDirectoryLocked',
   409,
-  (dir: string) => `The task directory ${dir} is locked by another instance`,
+  (dir: string, holder: string) => `The task directory ${dir} is locked by ${holder}`,
 );
 // A task's local state that cannot be trusted: it is wiped and restored from the changelog, never used.
 export const CorruptedTaskState = define('CorruptedTaskState', 500, (path: string, detail: string) => `Corrupted task state ${path}: ${detail}`);

@@ -50,7 +50,7 @@ describe('Committer', () => {
     const log: string[] = [];
     const { committer: c } = committer(false, async (offsets) => void log.push(`offsets ${JSON.stringify(offsets)}`));
     const tasks = [fakeTask('0_0', log, { consumed: 41, written: 9 }), fakeTask('0_1', log, { consumed: 7 })];
-    for (const t of tasks) directory.lock(t.name);
+    for (const t of tasks) directory.lock(t.name, 'test');
     await c.commit(tasks);
     expect(log).toEqual([
       '0_0 caches',
@@ -70,7 +70,7 @@ describe('Committer', () => {
     const committed: OffsetToCommit[][] = [];
     const { committer: c, positions } = committer(false, async (offsets) => void committed.push([...offsets]));
     const task = fakeTask('0_0', [], { consumed: 5 });
-    directory.lock('0_0');
+    directory.lock('0_0', 'test');
     await c.commit([task]);
     await c.commit([task]);
     task.consumed = 9;
@@ -86,7 +86,7 @@ describe('Committer', () => {
       attempts.push([...offsets]);
       if (rebalancing) throw Object.assign(new Error('The group is rebalancing'), { type: 'REBALANCE_IN_PROGRESS' });
     });
-    directory.lock('0_0');
+    directory.lock('0_0', 'test');
     const task = fakeTask('0_0', [], { consumed: 3 });
     await c.commit([task]);
     expect(positions.of('input', 0).committedOffset).toBe(-1);
@@ -105,7 +105,7 @@ describe('Committer', () => {
       },
       () => now,
     );
-    directory.lock('0_0');
+    directory.lock('0_0', 'test');
     const task = fakeTask('0_0', [], { consumed: 3 });
     await c.commit([task]);
     now += 9_999;
@@ -118,7 +118,7 @@ describe('Committer', () => {
     const log: string[] = [];
     const { committer: c, positions } = committer(true, async () => void log.push('consumer commit'));
     const tasks = [fakeTask('0_0', log, { consumed: 41, written: 9, transactional: true }), fakeTask('0_1', log, { consumed: 7, transactional: true })];
-    for (const t of tasks) directory.lock(t.name);
+    for (const t of tasks) directory.lock(t.name, 'test');
     await c.commit(tasks);
     expect(log).toEqual([
       '0_0 caches',

@@ -132,7 +132,7 @@ export class GlobalStreamThread {
   async start(partitionCounts: ReadonlyMap<string, number>): Promise<void> {
     if (this.closing) return;
     const { stateDirectory, logger } = this.options;
-    stateDirectory.lock(GLOBAL_TASK);
+    stateDirectory.lock(GLOBAL_TASK, GLOBAL_TASK);
     this.locked = true;
     this.partitionCounts = partitionCounts;
     await this.openStores();
@@ -204,7 +204,7 @@ export class GlobalStreamThread {
       await this.task.close();
     } finally {
       for (const m of this.storeMetrics.values()) m.unregister();
-      this.options.stateDirectory.unlock(GLOBAL_TASK);
+      this.options.stateDirectory.unlock(GLOBAL_TASK, GLOBAL_TASK);
     }
   }
 

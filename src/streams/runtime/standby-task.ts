@@ -16,6 +16,9 @@ import { changelogsOf, openTaskStores } from './task-stores';
 import type { StoreMetadata, TopologyMetadata } from './topology-metadata';
 
 /** A standby's progress on one changelog partition. */
+/** Who holds a standby task's directory lock among the instance's threads. */
+const STANDBY_LOCK_OWNER = 'standby';
+
 export interface StandbyChangelog {
   store: string;
   topic: string;
@@ -198,13 +201,13 @@ export class StandbyTasks {
     const sub = id && this.options.metadata.subtopology(id.subtopology);
     if (!id || !sub) throw new StreamsException(`standby task ${name} is not a task of this topology`);
     const { stateDirectory, checkpoints, logger } = this.options;
-    stateDirectory.lock(name);
+    stateDirectory.lock(name, STANDBY_LOCK_OWNER);
     const task = new StandbyTask(this.options.createTask(id), sub.stores);
     try {
       await openTaskStores(task.task, stateDirectory, checkpoints, logger);
     } catch (error) {
       await task.task.close().catch(() => undefined);
-      stateDirectory.unlock(name);
+      stateDirectory.unlock(name, STANDBY_LOCK_OWNER);
       throw error;
     }
     const changelogs = changelogsOf(task.task, task.stores, checkpoints);
@@ -246,7 +249,7 @@ export class StandbyTasks {
       try {
         await task.task.close();
       } finally {
-        this.options.stateDirectory.unlock(name);
+        this.options.stateDirectory.unlock(name, STANDBY_LOCK_OWNER);
       }
     }
   }

@@ -40,8 +40,8 @@ describe('StateDirectory', () => {
     const dir = new StateDirectory(stateDir, 'app');
     expect(dir.appDir).toBe(path.join(stateDir, 'app'));
     expect(dir.taskDir('0_1')).toBe(path.join(stateDir, 'app', '0_1'));
-    dir.lock('0_1');
-    dir.unlock('0_1');
+    dir.lock('0_1', 'test');
+    dir.unlock('0_1', 'test');
     dir.cleanUp();
     expect(fs.existsSync(path.join(stateDir, 'app'))).toBe(false);
     expect(fs.existsSync(stateDir)).toBe(true);
@@ -53,12 +53,24 @@ describe('StateDirectory', () => {
     expect(fs.readFileSync(path.join(sentinel, 'keep.txt'), 'utf8')).toBe('keep');
   });
 
+  it("refuses a task directory another thread of the instance holds, and leaves its lock to it", () => {
+    const dir = new StateDirectory(stateDir, 'app');
+    dir.lock('0_1', 'StreamThread-1');
+    expect(() => dir.lock('0_1', 'StreamThread-2')).toThrow(`is locked by thread StreamThread-1 of this instance`);
+    dir.unlock('0_1', 'StreamThread-2');
+    expect(dir.lockOwner('0_1')).toBe('StreamThread-1');
+    dir.unlock('0_1', 'StreamThread-1');
+    expect(dir.lockOwner('0_1')).toBeUndefined();
+    dir.lock('0_1', 'StreamThread-2');
+    dir.unlock('0_1', 'StreamThread-2');
+  });
+
   it('never lets a task id lead out of the application directory', () => {
     const dir = new StateDirectory(stateDir, 'app');
     for (const taskId of ['..', '../..', '../../sentinel']) {
       expect(() => dir.taskDir(taskId)).toThrow(PathOutsideStateDirectory);
       expect(() => dir.wipeTaskState(taskId)).toThrow(PathOutsideStateDirectory);
-      expect(() => dir.lock(taskId)).toThrow(PathOutsideStateDirectory);
+      expect(() => dir.lock(taskId, 'test')).toThrow(PathOutsideStateDirectory);
     }
     expect(fs.readFileSync(path.join(sentinel, 'keep.txt'), 'utf8')).toBe('keep');
   });
@@ -69,19 +81,19 @@ describe('checkpoint files', () => {
 
   it('reads back what it wrote, and nothing when there is no file', () => {
     const dir = new StateDirectory(stateDir, 'app');
-    dir.lock('0_0');
+    dir.lock('0_0', 'test');
     expect(dir.readCheckpoint('0_0')).toBeUndefined();
     dir.writeCheckpoint('0_0', new TopicPartitionMap<number>().set('app-a-changelog', 0, 42).set('app-b-changelog', 0, 0));
     expect([...dir.readCheckpoint('0_0')!.entries()].map(([tp, offset]) => `${tp.topic}:${offset}`)).toEqual(['app-a-changelog:42', 'app-b-changelog:0']);
-    dir.unlock('0_0');
+    dir.unlock('0_0', 'test');
   });
 
   it('skips a negative offset, as Kafka Streams does: that changelog restores in full', () => {
     const dir = new StateDirectory(stateDir, 'app');
-    dir.lock('0_0');
+    dir.lock('0_0', 'test');
     write(dir, '0\n2\na 0 -1\nb 0 7\n');
     expect([...dir.readCheckpoint('0_0')!.entries()].map(([tp, offset]) => `${tp.topic}:${offset}`)).toEqual(['b:7']);
-    dir.unlock('0_0');
+    dir.unlock('0_0', 'test');
   });
 
   it.each([
@@ -96,21 +108,21 @@ describe('checkpoint files', () => {
     ['binary garbage', '\u0000\u0001\u0002'],
   ])('refuses %s as corrupted, naming the file', (_what, text) => {
     const dir = new StateDirectory(stateDir, 'app');
-    dir.lock('0_0');
+    dir.lock('0_0', 'test');
     write(dir, text);
     expect(() => dir.readCheckpoint('0_0')).toThrow(CorruptedTaskState);
     expect(() => dir.readCheckpoint('0_0')).toThrow(path.join(dir.taskDir('0_0'), '.checkpoint'));
-    dir.unlock('0_0');
+    dir.unlock('0_0', 'test');
   });
 
   it('marks a task whose stores are opening until they have opened', () => {
     const dir = new StateDirectory(stateDir, 'app');
-    dir.lock('0_0');
+    dir.lock('0_0', 'test');
     expect(dir.openingInterrupted('0_0')).toBe(false);
     dir.openingStores('0_0');
     expect(dir.openingInterrupted('0_0')).toBe(true);
     dir.storesOpened('0_0');
     expect(dir.openingInterrupted('0_0')).toBe(false);
-    dir.unlock('0_0');
+    dir.unlock('0_0', 'test');
   });
 });

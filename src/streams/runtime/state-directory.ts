@@ -30,10 +30,12 @@ export function pathInside(root: string, ...segments: string[]): string {
 
 /**
  * The state directory of an application on this machine: `<state.dir>/<application.id>/<taskId>/`, one lock
- * per task directory (so two instances never share one), and the `.checkpoint` file of each task.
+ * per task directory (so two instances never share one, nor two threads of one instance), and the `.checkpoint`
+ * file of each task.
  */
 export class StateDirectory {
-  private readonly locks = new Map<string, number>();
+  /** The task directories this process holds: the lock file's descriptor, and which of its threads holds it. */
+  private readonly locks = new Map<string, { fd: number; owner: string }>();
   private readonly stateDir: string;
   private readonly applicationId: string;
 
@@ -61,38 +63,47 @@ export class StateDirectory {
   }
 
   /**
-   * Locks a task directory (creating it). The lock file names the owning pid, so a lock left by a process
-   * that died is taken over; one held by a live process is refused.
+   * Locks a task directory (creating it) for `owner`, a thread of this process. The lock file names the owning pid,
+   * so a lock left by a process that died is taken over; one held by a live process, or by another thread of this
+   * one (a task moving between threads: the old one still closes it), is refused.
    */
-  lock(taskId: string): void {
-    if (this.locks.has(taskId)) return;
+  lock(taskId: string, owner: string): void {
+    const held = this.locks.get(taskId);
+    if (held?.owner === owner) return;
     const dir = this.taskDir(taskId);
+    if (held) throw new TaskDirectoryLocked(dir, `thread ${held.owner} of this instance`);
     fs.mkdirSync(dir, { recursive: true, mode: 0o750 });
     const lockPath = path.join(dir, LOCK_FILE);
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = fs.openSync(lockPath, 'wx');
         fs.writeSync(fd, String(process.pid));
-        this.locks.set(taskId, fd);
+        this.locks.set(taskId, { fd, owner });
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const owner = Number(fs.readFileSync(lockPath, 'utf8'));
-        if (owner === process.pid || !isAlive(owner)) {
+        const pid = Number(fs.readFileSync(lockPath, 'utf8'));
+        if (pid === process.pid || !isAlive(pid)) {
           fs.rmSync(lockPath, { force: true });
           continue;
         }
-        throw new TaskDirectoryLocked(dir);
+        throw new TaskDirectoryLocked(dir, `process ${pid}`);
       }
     }
-    throw new TaskDirectoryLocked(dir);
+    throw new TaskDirectoryLocked(dir, 'another process');
   }
 
-  unlock(taskId: string): void {
-    const fd = this.locks.get(taskId);
-    if (fd === undefined) return;
+  /** The thread of this process that holds a task directory's lock, if one does. */
+  lockOwner(taskId: string): string | undefined {
+    return this.locks.get(taskId)?.owner;
+  }
+
+  /** Releases `owner`'s lock; a lock another thread took since is left alone. */
+  unlock(taskId: string, owner: string): void {
+    const held = this.locks.get(taskId);
+    if (held === undefined || held.owner !== owner) return;
     this.locks.delete(taskId);
-    fs.closeSync(fd);
+    fs.closeSync(held.fd);
     fs.rmSync(path.join(this.taskDir(taskId), LOCK_FILE), { force: true });
   }
 

@@ -82,6 +82,8 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
       restorer: this.restorer,
       logger,
       ...(ctx.standbys ? { standbys: ctx.standbys } : {}),
+      owner: this.name,
+      lockWaitMs: ctx.config.taskTimeoutMs,
       createTask: streamTaskFactory({ ...ctx, threadName: this.name, producerClient: ctx.kafka.producer, producer: this.clients.producer, threadMetrics: this.metrics }),
     });
   }

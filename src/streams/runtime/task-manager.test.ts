@@ -79,7 +79,7 @@ describe('TaskManager', () => {
   });
   afterEach(() => fs.rmSync(stateDir, { recursive: true, force: true }));
 
-  function manager(exactlyOnce = false): TaskManager {
+  function manager(exactlyOnce = false, owner = 'StreamThread-1'): TaskManager {
     const checkpoints = new TaskCheckpoints(directory, exactlyOnce);
     const committer = new Committer(async (offsets) => void committed.push([...offsets]), new PartitionPositions(), checkpoints, { exactlyOnce, taskTimeoutMs: 1_000, logger });
     return new TaskManager({
@@ -88,6 +88,8 @@ describe('TaskManager', () => {
       checkpoints,
       committer,
       restorer,
+      owner,
+      lockWaitMs: 10_000,
       logger,
       createTask: async (id) => {
         const name = taskIdToString(id);
@@ -139,9 +141,9 @@ describe('TaskManager', () => {
   });
 
   it('starts a restore at the checkpoint, and wipes local state that no checkpoint vouches for', async () => {
-    directory.lock('0_0');
+    directory.lock('0_0', 'test');
     directory.writeCheckpoint('0_0', new TopicPartitionMap<number>().set(CHANGELOG, 0, 57));
-    directory.unlock('0_0');
+    directory.unlock('0_0', 'test');
     fs.mkdirSync(directory.taskDir('0_1'), { recursive: true });
     fs.writeFileSync(path.join(directory.taskDir('0_1'), 'stale'), 'x');
     await manager().handleAssignment([tp('input', 0), tp('input', 1)]);
@@ -166,7 +168,23 @@ describe('TaskManager', () => {
     expect(released).toEqual(['0_1']);
     expect(restorer.unregistered).toEqual(['0_1']);
     // Its directory is unlocked: another owner (here, a new manager) can take the task.
-    expect(() => directory.lock('0_1')).not.toThrow();
+    expect(() => directory.lock('0_1', 'test')).not.toThrow();
+  });
+
+  it('lets a task that moves to another thread open there only once the thread that had it has closed it', async () => {
+    const first = manager(false, 'StreamThread-1');
+    const second = manager(false, 'StreamThread-2');
+    await first.handleAssignment([tp('input', 0)]);
+    const events: string[] = [];
+    const taken = second.handleAssignment([tp('input', 0)]).then(() => events.push('opened by the second'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(events).toEqual([]);
+    await first.handleAssignment([]);
+    events.push('closed by the first');
+    await taken;
+    expect(events).toEqual(['closed by the first', 'opened by the second']);
+    expect(directory.lockOwner('0_0')).toBe('StreamThread-2');
+    await second.closeAll(true);
   });
 
   it('checkpoints how far a restoring task got when it closes', async () => {

@@ -45,6 +45,9 @@ export interface TaskRestorer {
   takeCheckpoint(taskId: string, minProgress: number): RestoredPosition[];
 }
 
+/** How often a new task looks whether the thread that had it has closed it. */
+const LOCK_RETRY_MS = 20;
+
 export interface TaskManagerOptions {
   readonly metadata: TopologyMetadata;
   readonly stateDirectory: StateDirectory;
@@ -55,6 +58,10 @@ export interface TaskManagerOptions {
   readonly logger: Logger;
   /** The node's standby tasks, which give a task up before it becomes active here. */
   readonly standbys?: { release(taskId: string): Promise<void> };
+  /** The thread the tasks are for: it holds their directories' locks. */
+  readonly owner: string;
+  /** How long a new task waits for another thread of this instance to close it (a task moving between threads). */
+  readonly lockWaitMs: number;
 }
 
 /** An active task owned by this thread: restoring its stores, then running. */
@@ -192,9 +199,10 @@ export class TaskManager {
     const { stateDirectory, checkpoints, metadata, logger } = this.options;
     // A standby of the task on this node hands its stores over: the active restores only what it had not read.
     await this.options.standbys?.release(name);
+    await this.untilNoOtherThreadHolds(name);
     const created = await this.options.createTask(id);
     try {
-      stateDirectory.lock(name);
+      stateDirectory.lock(name, this.options.owner);
     } catch (error) {
       await this.discardOutput(name, created);
       created.release();
@@ -204,6 +212,23 @@ export class TaskManager {
     this.tasks.set(name, task);
     await openTaskStores(created.task, stateDirectory, checkpoints, logger);
     return task;
+  }
+
+  /**
+   * A task that moves between two threads of this instance is still the old thread's until it has closed it (its
+   * stores flushed and closed): the new owner waits, as Kafka Streams' retries a task whose directory lock it cannot
+   * take yet, rather than open the stores beside it.
+   */
+  private async untilNoOtherThreadHolds(taskId: string): Promise<void> {
+    const { stateDirectory, owner, lockWaitMs, logger } = this.options;
+    const deadline = Date.now() + lockWaitMs;
+    let waited = false;
+    for (let holder = stateDirectory.lockOwner(taskId); holder !== undefined && holder !== owner; holder = stateDirectory.lockOwner(taskId)) {
+      if (Date.now() >= deadline) return;
+      if (!waited) logger.debug({ taskId, holder }, 'waiting for the thread that had the task to close it');
+      waited = true;
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
   }
 
   /**
@@ -281,7 +306,7 @@ export class TaskManager {
     try {
       await task.task.close();
     } finally {
-      stateDirectory.unlock(taskId);
+      stateDirectory.unlock(taskId, this.options.owner);
       task.created.release();
       this.closing.delete(taskId);
     }
