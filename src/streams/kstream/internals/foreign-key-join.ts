@@ -180,6 +180,25 @@ abstract class ContextProcessor<K, V> implements Processor<K, V, unknown, unknow
   abstract process(record: StreamRecord<K, V>): void;
 }
 
+/** A processor over the subscription store, which is keyed by foreign key (its serde as given, or the default key serde). */
+abstract class SubscriptionStoreProcessor<K, V, KO> extends ContextProcessor<K, V> {
+  protected store!: SubscriptionStore;
+  protected foreignKeySerde!: Serde<KO>;
+
+  constructor(
+    private readonly storeName: string,
+    private readonly givenForeignKeySerde: Serde<KO> | undefined,
+  ) {
+    super();
+  }
+
+  override init(context: ProcessorContext<unknown, unknown>): void {
+    super.init(context);
+    this.store = context.getStateStore<SubscriptionStore>(this.storeName);
+    this.foreignKeySerde = this.givenForeignKeySerde ?? (defaultSerdes(context).key as Serde<KO>);
+  }
+}
+
 /** The serdes of both tables' keys and of the left table's values, as given or the application's defaults. */
 export interface ForeignKeySerdes<K, V, KO> {
   primaryKey?: Serde<K> | undefined;
@@ -261,16 +280,7 @@ export function subscriptionSendProcessor<K, V, KO>(
  */
 export function subscriptionReceiveProcessor<KO>(storeName: string, foreignKeySerde: Serde<KO> | undefined): Supplier {
   return () =>
-    new (class extends ContextProcessor<KO | null, Subscription> {
-      private store!: SubscriptionStore;
-      private foreignKeySerde!: Serde<KO>;
-
-      override init(context: ProcessorContext<unknown, unknown>): void {
-        super.init(context);
-        this.store = context.getStateStore<SubscriptionStore>(storeName);
-        this.foreignKeySerde = foreignKeySerde ?? (defaultSerdes(context).key as Serde<KO>);
-      }
-
+    new (class extends SubscriptionStoreProcessor<KO | null, Subscription, KO> {
       process(record: StreamRecord<KO | null, Subscription>): void {
         const subscription = record.value;
         const newValue = { value: subscription, timestamp: record.timestamp };
@@ -290,7 +300,7 @@ export function subscriptionReceiveProcessor<KO>(storeName: string, foreignKeySe
         else this.store.put(storeKey, newValue);
         this.context.forward({ key, value: { newValue, oldValue }, timestamp: record.timestamp, headers: record.headers });
       }
-    })() as Processor;
+    })(storeName, foreignKeySerde) as Processor;
 }
 
 /**
@@ -340,16 +350,7 @@ export function subscriptionJoinProcessor<KO, VO>(foreign: ValueGetterSupplier<K
  */
 export function foreignTableJoinProcessor<KO, VO>(storeName: string, foreignKeySerde: Serde<KO> | undefined): Supplier {
   return () =>
-    new (class extends ContextProcessor<KO, Change<VO>> {
-      private store!: SubscriptionStore;
-      private foreignKeySerde!: Serde<KO>;
-
-      override init(context: ProcessorContext<unknown, unknown>): void {
-        super.init(context);
-        this.store = context.getStateStore<SubscriptionStore>(storeName);
-        this.foreignKeySerde = foreignKeySerde ?? (defaultSerdes(context).key as Serde<KO>);
-      }
-
+    new (class extends SubscriptionStoreProcessor<KO, Change<VO>, KO> {
       process(record: StreamRecord<KO, Change<VO>>): void {
         if (isNull(record.key)) {
           dropRecord(this.context, 'null key in a foreign-key join');
@@ -370,7 +371,7 @@ export function foreignTableJoinProcessor<KO, VO>(storeName: string, foreignKeyS
           subscriptions.close();
         }
       }
-    })() as Processor;
+    })(storeName, foreignKeySerde) as Processor;
 }
 
 /**
