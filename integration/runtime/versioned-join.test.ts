@@ -131,6 +131,8 @@ it('joins each order with the price as of its time, answers asOf queries, and re
     await producer.send({ topic: topics.orders, messages: orders.slice(start, start + 500).map((o) => ({ key: o.item, value: o.id, timestamp: String(o.timestamp) })) });
   }
   const expected = new Map(orders.map((o) => [o.id, `${o.id}:${priceAsOf(o.item, o.timestamp)?.price ?? 'none'}`]));
+  // Every order joined before the late versions go in: an order processed after them would meet them.
+  await consumeUntil(await clients.consumer({ groupId: uniqueName('vj-joined') }), topics.priced, ORDERS, 120_000);
 
   // A late version inserted into the history of ten items: orders at its time meet it, later versions stay.
   const lateTime = T0 + 30_500;
