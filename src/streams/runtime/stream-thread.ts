@@ -92,6 +92,11 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
     return this.threadState;
   }
 
+  /** Neither closing nor closed: a thread that can still be removed or carry a request to the group. */
+  get live(): boolean {
+    return this.threadState !== 'DEAD' && this.threadState !== 'PENDING_SHUTDOWN';
+  }
+
   /** The thread's slot (from 0), which a replacement takes over. */
   get slot(): number {
     return this.ctx.index;

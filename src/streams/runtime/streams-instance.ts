@@ -219,7 +219,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    */
   async removeStreamThread(timeoutMs?: number): Promise<string | undefined> {
     if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return undefined;
-    const thread = this.streamThreads.find((t) => t.state !== 'DEAD' && t.state !== 'PENDING_SHUTDOWN');
+    const thread = this.streamThreads.find((t) => t.live);
     if (!thread) return undefined;
     this.streamThreads.splice(this.streamThreads.indexOf(thread), 1);
     await withTimeout(thread.close(true).catch((e: unknown) => this.logger.warn({ err: e, thread: thread.name }, 'closing the removed thread failed')), timeoutMs);
@@ -568,13 +568,14 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       try {
         const group = await describeGroup(admin, this.applicationId);
         if (group.state !== 'Stable') return;
-        const requester = group.members.map((m) => decodeAssignment(m.assignmentUserData).shutdownRequestedBy).find((by) => by !== undefined);
+        const assignments = group.members.map((m) => decodeAssignment(m.assignmentUserData));
+        const requester = assignments.find((a) => a.shutdownRequestedBy !== undefined)?.shutdownRequestedBy;
         if (requester !== undefined) {
           void this.failWith(this.shutdownRequest ?? new StreamsException(`node ${requester} shut the application down (SHUTDOWN_APPLICATION)`));
           return;
         }
-        const members = group.members.map((m) => {
-          const standbyTasks = decodeAssignment(m.assignmentUserData).standbyTasks;
+        const members = group.members.map((m, i) => {
+          const standbyTasks = assignments[i]!.standbyTasks;
           return {
             memberId: m.memberId,
             info: decodeSubscription(m.userData, m.memberId),
@@ -614,7 +615,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (recoverable) this.logger.warn({ err: error, thread: failed.name }, 'stream thread lost its transactions; replacing it (its tasks restore from their changelogs)');
     else this.logger.warn({ err: error, thread: failed.name }, 'stream thread failed; the uncaught-exception handler replaces it');
     // Closing aborts each task's transaction, which waits out kafkajs' retries while the broker is away; the
-    // replacement need not wait for it (its producers fence the old ones, and it takes over the task locks).
+    // replacement starts meanwhile (its producers fence the old ones), and each of its tasks opens once the failed
+    // thread has closed it (the task locks are per thread).
     const closed = failed.close().catch((e: unknown) => this.logger.warn({ err: e, thread: failed.name }, 'closing the failed thread failed'));
     await withTimeout(closed, FAILED_THREAD_CLOSE_MS);
     const slot = this.streamThreads.indexOf(failed);
@@ -649,7 +651,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private async shutDownApplication(failed: StreamThread, error: Error): Promise<void> {
     this.logger.error({ err: error, thread: failed.name }, 'stream thread failed; the uncaught-exception handler shuts the whole application down');
     this.shutdownRequest = error;
-    const messenger = this.streamThreads.find((t) => t !== failed && t.state !== 'DEAD' && t.state !== 'PENDING_SHUTDOWN') ?? failed;
+    const messenger = this.streamThreads.find((t) => t !== failed && t.live) ?? failed;
     messenger.sendShutdownRequest();
     const deadline = Date.now() + SHUTDOWN_REQUEST_WAIT_MS;
     while (!this.error && !this.closeBegun && Date.now() < deadline) {
