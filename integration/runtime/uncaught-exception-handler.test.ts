@@ -111,7 +111,7 @@ describe('stream threads on a real broker', () => {
   it(
     'addStreamThread and removeStreamThread move tasks onto a new thread and back, and nothing is lost or counted twice',
     async () => {
-      const { input, output, instance, events, states, producer } = await wordCountApp(4, 1, (i, o) => flakyWordCount(i, o, 'no such word', 1));
+      const { input, output, instance, events, producer } = await wordCountApp(4, 1, (i, o) => flakyWordCount(i, o, 'no such word', 1));
       expect(await instance.addStreamThread()).toBeUndefined();
       await instance.start();
       await produceLines(producer, input, 0, 5_000);
@@ -124,9 +124,14 @@ describe('stream threads on a real broker', () => {
       await produceLines(producer, input, 5_000, 10_000);
 
       const removed = await instance.removeStreamThread(30_000);
-      // With what the instance was doing, should it have had no thread to remove.
-      expect({ removed, states, events, error: instance.lastError?.message, threads: instance.threads().map((t) => `${t.name} ${t.state}`) }).toMatchObject({
+      // Should a thread have failed meanwhile, the diff shows its error and the thread events.
+      expect({ removed, error: instance.lastError?.message, events }).toEqual({
         removed: expect.stringMatching(/-StreamThread-1$/),
+        error: undefined,
+        events: [
+          { thread: added, action: 'added' },
+          { thread: removed, action: 'removed' },
+        ],
       });
       // Two sub-topologies (the word count repartitions by word) of four partitions: eight tasks.
       await waitFor(() => instance.state === 'RUNNING' && activeTasks().join() === '8', 'the remaining thread running all eight tasks', 60_000);

@@ -79,9 +79,14 @@ describe('createKafkaClients', () => {
       { bootstrapServers: ['localhost:9092'], clientId: 'c', logLevel: 'silent' },
       { admin: sasl('a'), mainConsumer: sasl('a'), restoreConsumer: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'PLAIN', username: 'a', password: 'other' } }, producer: sasl('p') },
     );
-    expect(clients.mainConsumer).toBe(clients.admin);
     expect(clients.restoreConsumer).not.toBe(clients.admin);
     expect(clients.producer).not.toBe(clients.admin);
+  });
+
+  it('gives each stream thread\'s consumer a Kafka object of its own, so the threads do not share committed offsets', () => {
+    const clients = createKafkaClients({ bootstrapServers: ['localhost:9092'], clientId: 'c', logLevel: 'silent' }, { admin: sasl('a'), mainConsumer: sasl('a'), restoreConsumer: sasl('a'), producer: sasl('a') });
+    expect(clients.mainConsumer()).not.toBe(clients.mainConsumer());
+    expect(clients.mainConsumer()).not.toBe(clients.admin);
   });
 
   it('refuses OAUTHBEARER without a token provider or token file', () => {

@@ -136,8 +136,11 @@ export function createKafkaClient(config: KafkaClientConfig): KafkaClient {
 /** The Kafka objects of one instance, one per client role; roles whose security settings are the same share one. */
 export interface KafkaClients {
   readonly admin: KafkaClient;
-  /** The stream threads' consumers. */
-  readonly mainConsumer: KafkaClient;
+  /**
+   * A Kafka object for one stream thread's consumer, new at each call: kafkajs keeps a group's committed offsets
+   * per Kafka object, and two consumers of one group that share them clear each other's at every rebalance.
+   */
+  readonly mainConsumer: () => KafkaClient;
   /** The changelog reader, which builds its connections from this Kafka object's cluster factory. */
   readonly restoreConsumer: KafkaClient;
   /** Shared and per-task transactional producers. */
@@ -149,7 +152,7 @@ export type KafkaClientRole = keyof KafkaClients;
 /**
  * kafkajs takes TLS and SASL per Kafka object, not per producer or consumer: each distinct effective security
  * setting (after `admin.`, `consumer.`, `main.consumer.`, `restore.consumer.`, `producer.` overrides) gets a Kafka
- * object of its own, and the roles that agree share it.
+ * object of its own, and the roles that agree share it (but for the stream threads' consumers, one each).
  */
 export function createKafkaClients(
   config: Omit<KafkaClientConfig, 'security'>,
@@ -164,7 +167,12 @@ export function createKafkaClients(
     byIdentity.set(settings, client);
     return client;
   };
-  return { admin: clientFor('admin'), mainConsumer: clientFor('mainConsumer'), restoreConsumer: clientFor('restoreConsumer'), producer: clientFor('producer') };
+  return {
+    admin: clientFor('admin'),
+    mainConsumer: () => createKafkaClient({ ...config, security: security.mainConsumer }),
+    restoreConsumer: clientFor('restoreConsumer'),
+    producer: clientFor('producer'),
+  };
 }
 
 function sameSecurity(a: KafkaSecurity, b: KafkaSecurity): boolean {

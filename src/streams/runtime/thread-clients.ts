@@ -56,7 +56,7 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
     });
     // Kafka Streams' static member id of a thread: the configured id and the thread's number.
     const instanceId = config.groupInstanceId === undefined ? undefined : `${config.groupInstanceId}-${threadNumber}`;
-    const consumer: GroupConsumer = new GroupConsumer(createConsumer(kafka.mainConsumer, {
+    const consumer: GroupConsumer = new GroupConsumer(createConsumer(kafka.mainConsumer(), {
       groupId: config.applicationId,
       partitionAssigners: [instanceId === undefined ? assigner : withGroupInstanceId(assigner, instanceId)],
       sessionTimeoutMs: config.sessionTimeoutMs,
