@@ -11,7 +11,7 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 export const mb = (bytes: number | undefined): string => (bytes === undefined ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
 
 /** Node flags Sluice runs with, as `npm start` and the image run it (package.json, deploy/Dockerfile). */
-export const SLUICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
+export const SLUICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--max-old-space-size=1024'];
 
 /** Runs a benchmark's main; an error ends it with its stack and exit code 1. */
 export function runMain(main: () => Promise<void>): void {
