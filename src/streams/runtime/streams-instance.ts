@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
-import { CorruptedTaskState, IllegalState, StreamsException } from '../../errors';
+import { IllegalState, StreamsException } from '../../errors';
 import { ChangelogReader, checkKafkajs, createKafkaClients, describeGroup, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type MemberAssignment, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
@@ -30,6 +30,7 @@ import { GlobalStreamThread } from './global-stream-thread';
 import { type StandbyReplica, StandbyTasks, standbyTaskFactory } from './standby-task';
 import { TaskCheckpoints } from './task-checkpoints';
 import { parseTaskId } from './task-id';
+import { type SubscriptionFacts, subscriptionInfo } from './subscription-info';
 import { consumerOffsets, storeStatus, threadMetadata } from './instance-reports';
 import { prepareInternalTopics } from './internal-topic-manager';
 import { StateDirectory } from './state-directory';
@@ -40,6 +41,7 @@ import { StreamsMetadataState } from './streams-metadata';
 import { StreamsStateMachine } from './streams-state';
 import type { StreamsState } from './streams-state';
 import { StreamThread } from './stream-thread';
+import type { StreamThreadHandle } from './stream-thread-handle';
 import { kafkaThreadClients } from './thread-clients';
 import { ThreadRecovery } from './thread-recovery';
 import { TopologyMetadata } from './topology-metadata';
@@ -88,7 +90,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private patternTimer: NodeJS.Timeout | undefined;
   private generation = 0;
   private admin: KafkaAdmin | undefined;
-  private streamThreads: StreamThread[] = [];
+  private streamThreads: StreamThreadHandle[] = [];
   private partitionCounts = new Map<string, number>();
   private readonly endOffsetCache = new Map<string, { at: number; offsets: Map<number, { low: number; high: number }> }>();
   private error: Error | undefined;
@@ -136,7 +138,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
           periodSec: this.config.statsDumpPeriodSec,
           maxFileSize: this.config.logMaxFileSize,
           stores: () =>
-            this.streamThreads.flatMap((t) => [...t.tasks.all()].flatMap((active) => [...active.task.stores.values()].map((store) => ({ taskId: active.name, store })))),
+            this.inProcessThreads().flatMap((t) => [...t.tasks.all()].flatMap((active) => [...active.task.stores.values()].map((store) => ({ taskId: active.name, store })))),
         })
       : undefined;
     this.processId = this.loadProcessId();
@@ -304,7 +306,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       partitionCounts: this.partitionCounts,
       metrics: this.metrics,
       logger: this.logger,
-      subscription: (previousTasks) => this.subscription(previousTasks),
+      subscription: (previousTasks) => subscriptionInfo(this.subscriptionFacts(), this.stateDirectory, previousTasks),
       committedOffsets: (partitions) => this.committedOffsets(partitions),
       ...(this.configureStore ? { configureStore: this.configureStore } : {}),
       ...(this.standbys ? { standbys: this.standbys } : {}),
@@ -315,7 +317,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     thread.on('assignment', () => {
       // After the host map: it brings this node's standbys of the new assignment.
       void this.refreshHostMap().then(() =>
-        this.emit('rebalance', { generation: ++this.generation, activeTasks: [...thread.tasks.all()].map((t) => t.name), standbyTasks: [...(this.standbys?.assigned ?? [])] }),
+        this.emit('rebalance', { generation: ++this.generation, activeTasks: thread.activeTasks().map((t) => t.taskId), standbyTasks: [...(this.standbys?.assigned ?? [])] }),
       );
     });
     thread.on('restore', (store, progress) => this.emit('restore', { store, ...progress }));
@@ -363,7 +365,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         defaultValueSerde: this.defaultValueSerde,
         ...(this.configureStore ? { configureStore: this.configureStore } : {}),
       }),
-      heldByActive: (taskId) => this.streamThreads.some((t) => t.tasks.holds(taskId)),
+      heldByActive: (taskId) => this.streamThreads.some((t) => t.holds(taskId)),
       partitionsOf: (taskId) => this.partitionsOfTask(taskId),
       checkpointIntervalMs: Math.max(100, this.config.commitIntervalMs),
       retryForMs: this.config.taskTimeoutMs,
@@ -384,35 +386,15 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       .map((topic) => ({ topic, partition: id.partition }));
   }
 
-  private subscription(previousTasks: string[]): SubscriptionInfo {
-    const stateTasks = this.stateDirectory.taskIdsWithState();
+  /** What every thread's subscription says of this process. */
+  private subscriptionFacts(): SubscriptionFacts {
     return {
-      version: 1,
       processId: this.processId,
       ...(this.config.applicationServer ? { endpoint: this.config.applicationServer } : {}),
       ...(this.config.grpcEndpoint ? { grpcEndpoint: this.config.grpcEndpoint } : {}),
-      previousTasks,
-      stateTasks,
       standbyTasks: [...(this.standbys?.assigned ?? [])],
-      taskOffsetSums: this.taskOffsetSums(stateTasks),
-      ...(this.shutdownRequest ? { shutdownRequested: true } : {}),
+      shutdownRequested: this.shutdownRequest !== undefined,
     };
-  }
-
-  /** Per task with a readable checkpoint here, the sum of its changelog offsets: how far its local state got. */
-  private taskOffsetSums(taskIds: readonly string[]): Record<string, number> {
-    const sums: Record<string, number> = {};
-    for (const taskId of taskIds) {
-      let checkpoint;
-      try {
-        checkpoint = this.stateDirectory.readCheckpoint(taskId);
-      } catch (error) {
-        if (error instanceof CorruptedTaskState) continue;
-        throw error;
-      }
-      if (checkpoint) sums[taskId] = [...checkpoint.values()].reduce((a, b) => a + b, 0);
-    }
-    return sums;
   }
 
   /**
@@ -594,6 +576,11 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     return this.hostMapRefresh;
   }
 
+  /** The threads on this event loop, whose stores are read here. */
+  private inProcessThreads(): StreamThread[] {
+    return this.streamThreads.filter((t) => t instanceof StreamThread);
+  }
+
   /** Waits for the host map refresh under way (tests and the query layer use it after a rebalance). */
   async hostMapSettled(): Promise<void> {
     await this.hostMapRefresh;
@@ -604,7 +591,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    * task.timeout.ms, as Kafka Streams recovers from them inside the thread; any other failure goes to the
    * uncaught-exception handler.
    */
-  private async onThreadFailed(failed: StreamThread, error: Error): Promise<void> {
+  private async onThreadFailed(failed: StreamThreadHandle, error: Error): Promise<void> {
     if (this.closeBegun || this.error) return;
     this.clientMetrics.failedStreamThreads.record(1);
     const recoverable = this.recovery.recoverable(error);
@@ -648,7 +635,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    * it goes to ERROR. This node goes to ERROR when it has seen the request assigned, or after
    * SHUTDOWN_REQUEST_WAIT_MS (a group out of reach, or a consumer that failed with the thread).
    */
-  private async shutDownApplication(failed: StreamThread, error: Error): Promise<void> {
+  private async shutDownApplication(failed: StreamThreadHandle, error: Error): Promise<void> {
     this.logger.error({ err: error, thread: failed.name }, 'stream thread failed; the uncaught-exception handler shuts the whole application down');
     this.shutdownRequest = error;
     const messenger = this.streamThreads.find((t) => t !== failed && t.live) ?? failed;
@@ -761,7 +748,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return result;
     const global = this.globalThread?.isRestored ? this.globalThread.stores.get(store) : undefined;
     if (global?.isOpen()) result.set(GLOBAL_STORE_PARTITION, global);
-    for (const thread of this.streamThreads) {
+    for (const thread of this.inProcessThreads()) {
       for (const active of thread.tasks.runningTasks()) {
         const s = active.task.stores.get(store);
         if (s && s.isOpen()) result.set(active.partition, s);
@@ -809,7 +796,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   }
 
   storeStatus(): Promise<StorePartitionStatus[]> {
-    return storeStatus(this.streamThreads, this.stateDirectory, (topic) => this.endOffsets(topic));
+    return storeStatus(this.streamThreads, (topic) => this.endOffsets(topic));
   }
 
   /** A stable id per state directory when the topology has state, so a restarted process is the same client. */
