@@ -112,6 +112,11 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     return this.tasks.holds(taskId);
   }
 
+  /** The tasks this thread holds, open or still closing (a worker reports them to the instance). */
+  heldTasks(): string[] {
+    return this.tasks.heldTaskIds();
+  }
+
   positions(): Promise<ThreadPartitionPosition[]> {
     return Promise.resolve(this.inputPositions.snapshot());
   }

@@ -43,6 +43,8 @@ import type { StreamsState } from './streams-state';
 import { StreamThread } from './stream-thread';
 import type { StreamThreadHandle } from './stream-thread-handle';
 import { kafkaThreadClients } from './thread-clients';
+import type { TopologySource } from './worker/topology-source';
+import { WorkerStreamThread } from './worker/worker-stream-thread';
 import { ThreadRecovery } from './thread-recovery';
 import { TopologyMetadata } from './topology-metadata';
 import type { StoreConfigSetter } from './store-statistics';
@@ -60,6 +62,12 @@ export interface StreamsInstanceOptions {
   oauthBearerTokenProvider?: OAuthBearerTokenProvider;
   /** Handlers in code, in place of those the configuration names (Kafka Streams takes a class name; Sluice also a function). */
   exceptionHandlers?: Partial<ExceptionHandlers>;
+  /**
+   * A module that builds the same topology: the stream threads past the first each run in a worker thread, which
+   * builds the topology from it, so that `num.stream.threads` threads use as many cores. Without it every thread
+   * shares this event loop.
+   */
+  topologySource?: TopologySource;
 }
 
 /**
@@ -111,6 +119,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private uncaughtExceptionHandler: StreamsUncaughtExceptionHandler;
   /** The failure this node asked the application to shut down for (SHUTDOWN_APPLICATION); every join carries it. */
   private shutdownRequest: Error | undefined;
+  /** Where the threads in workers build the topology from; undefined: every thread runs on this event loop. */
+  private readonly workerTopology: TopologySource | undefined;
+  /** The configuration as given, which a worker parses again. */
+  private readonly givenConfig: Readonly<Record<string, unknown>>;
 
   constructor(
     readonly topology: Topology,
@@ -119,6 +131,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   ) {
     super();
     const parsed = parseStreamsConfig(config);
+    this.givenConfig = config;
     this.config = { ...parsed, exceptionHandlers: { ...parsed.exceptionHandlers, ...options.exceptionHandlers } };
     this.applicationId = this.config.applicationId;
     this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });
@@ -158,6 +171,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.globalThread = topology.globalStores().length > 0 ? this.createGlobalThread() : undefined;
     this.metadataState = new StreamsMetadataState(this.metadata, this.processId);
     this.uncaughtExceptionHandler = this.config.exceptionHandlers.uncaught;
+    this.workerTopology = options.topologySource && this.workerThreadsAllowed(options) ? options.topologySource : undefined;
     this.recovery = new ThreadRecovery({ exactlyOnce: this.config.processingGuarantee === 'exactly_once_v2', taskTimeoutMs: this.config.taskTimeoutMs });
     this.machine = new StreamsStateMachine((change) => {
       this.logger.info({ from: change.previous, to: change.state }, 'state transition');
@@ -291,10 +305,26 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    * A thread in slot `index`. A replacement gets a number of its own (Kafka Streams names a replacing thread anew): the
    * failed thread may still be closing, and its metrics and its tasks' carry its name.
    */
-  private createThread(index: number): StreamThread {
-    const thread = new StreamThread({
+  private createThread(index: number): StreamThreadHandle {
+    const number = this.nextThreadNumber++;
+    const thread = index > 0 && this.workerTopology ? this.createWorkerThread(index, number, this.workerTopology) : this.createInProcessThread(index, number);
+    thread.on('state', () => this.onThreadStateChange());
+    thread.on('assignment', () => {
+      // After the host map: it brings this node's standbys of the new assignment.
+      void this.refreshHostMap().then(() =>
+        this.emit('rebalance', { generation: ++this.generation, activeTasks: thread.activeTasks().map((t) => t.taskId), standbyTasks: [...(this.standbys?.assigned ?? [])] }),
+      );
+    });
+    thread.on('restore', (store, progress) => this.emit('restore', { store, ...progress }));
+    thread.on('fatal', (error) => void this.onThreadFailed(thread, error));
+    thread.on('groupWait', (reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }));
+    return thread;
+  }
+
+  private createInProcessThread(index: number, number: number): StreamThread {
+    return new StreamThread({
       index,
-      number: this.nextThreadNumber++,
+      number,
       clientId: this.clientId,
       config: this.config,
       metadata: this.metadata,
@@ -313,17 +343,59 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       ...(this.globalThread ? { globalStores: this.globalThread.stores } : {}),
       publishEvent: (event) => this.emit('topologyEvent', event),
     });
-    thread.on('state', () => this.onThreadStateChange());
-    thread.on('assignment', () => {
-      // After the host map: it brings this node's standbys of the new assignment.
-      void this.refreshHostMap().then(() =>
-        this.emit('rebalance', { generation: ++this.generation, activeTasks: thread.activeTasks().map((t) => t.taskId), standbyTasks: [...(this.standbys?.assigned ?? [])] }),
-      );
-    });
-    thread.on('restore', (store, progress) => this.emit('restore', { store, ...progress }));
-    thread.on('fatal', (error) => void this.onThreadFailed(thread, error));
-    thread.on('groupWait', (reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }));
+  }
+
+  /** A thread in a worker of its own: its records, tasks and stores stay there; its metrics are listed with the instance's. */
+  private createWorkerThread(index: number, number: number, topology: TopologySource): WorkerStreamThread {
+    const standbys = this.standbys;
+    const thread = new WorkerStreamThread(
+      {
+        topology,
+        config: this.givenConfig,
+        clientId: this.clientId,
+        index,
+        number,
+        logLevel: this.logger.level,
+        partitionCounts: [...this.partitionCounts],
+        facts: this.subscriptionFacts(),
+        standbys: standbys !== undefined,
+      },
+      {
+        logger: this.logger,
+        assign: (members, partitionCount, topics) => this.assign(members, partitionCount, topics),
+        committedOffsets: (partitions) => this.committedOffsets(partitions),
+        releaseStandby: (taskId) => standbys?.release(taskId) ?? Promise.resolve(),
+        publishEvent: (event) => this.emit('topologyEvent', event),
+        onExit: (threadId) => {
+          removeMetrics();
+          this.stateDirectory.releaseLocksOfThread(threadId);
+        },
+      },
+    );
+    const removeMetrics = this.metrics.addSource(() => thread.metrics());
     return thread;
+  }
+
+  /**
+   * Whether threads may run in workers: a worker rebuilds the instance from its configuration and the topology
+   * module, so what exists only in code here (handlers given as functions, a token provider) and global stores
+   * (restored on this thread, and read by every task) keep every thread on this event loop.
+   */
+  private workerThreadsAllowed(options: StreamsInstanceOptions): boolean {
+    const handlersInCode = Object.keys(options.exceptionHandlers ?? {}).filter((key) => key !== 'uncaught');
+    const reason =
+      handlersInCode.length > 0 ? `exception handlers given in code (${handlersInCode.join(', ')})`
+      : options.oauthBearerTokenProvider ? 'an OAuth token provider given in code'
+      : this.topology.globalStores().length > 0 ? 'global stores'
+      : undefined;
+    if (reason !== undefined && this.config.numStreamThreads > 1) this.logger.info(`the stream threads share one event loop: the topology's workers cannot have ${reason}`);
+    return reason === undefined;
+  }
+
+  /** What the threads in workers subscribe with changed: they are told (kafkajs asks for a subscription synchronously). */
+  private factsChanged(): void {
+    const facts = this.subscriptionFacts();
+    for (const thread of this.streamThreads) if (thread instanceof WorkerStreamThread) thread.updateFacts(facts);
   }
 
   /** The node's global stores: a reader of their topics of its own, as Kafka Streams' global consumer. */
@@ -525,6 +597,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       if (fresh.length === 0) return;
       for (const t of await describeTopics(admin, fresh)) this.partitionCounts.set(t.name, t.partitions.length);
       for (const t of fresh) this.patternTopics.add(t);
+      for (const thread of this.streamThreads) if (thread instanceof WorkerStreamThread) thread.updatePartitionCounts(this.partitionCounts);
       this.logger.info({ topics: fresh }, 'new topics match a source pattern; subscribing');
       await Promise.all(this.streamThreads.map((thread) => thread.subscribeTo(fresh)));
     } catch (error) {
@@ -568,7 +641,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         });
         this.metadataState.update(members, this.partitionCounts);
         const local = members.find((m) => m.info.processId === this.processId);
-        if (local && this.standbys && !this.closeBegun) void this.standbys.apply(local.standbyTasks);
+        if (local && this.standbys && !this.closeBegun) {
+          void this.standbys.apply(local.standbyTasks);
+          this.factsChanged();
+        }
       } catch (error) {
         this.logger.warn({ err: error }, 'reading the consumer group for the host map failed');
       }
@@ -638,6 +714,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private async shutDownApplication(failed: StreamThreadHandle, error: Error): Promise<void> {
     this.logger.error({ err: error, thread: failed.name }, 'stream thread failed; the uncaught-exception handler shuts the whole application down');
     this.shutdownRequest = error;
+    this.factsChanged();
     const messenger = this.streamThreads.find((t) => t !== failed && t.live) ?? failed;
     messenger.sendShutdownRequest();
     const deadline = Date.now() + SHUTDOWN_REQUEST_WAIT_MS;
