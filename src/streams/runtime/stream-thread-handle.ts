@@ -13,6 +13,8 @@ import type { StreamThreadEvents } from './stream-thread-context';
 export interface ThreadTask {
   readonly taskId: string;
   readonly partitions: readonly TopicPartition[];
+  /** Restored: it processes, and its stores answer queries. */
+  readonly running: boolean;
 }
 
 /** A thread's position on one of its input partitions. */

@@ -16,6 +16,7 @@ import type { ThreadClients } from './thread-clients';
 import type { StreamThreadContext, StreamThreadEvents } from './stream-thread-context';
 import type { StreamThreadHandle, ThreadPartitionPosition, ThreadStorePosition, ThreadTask } from './stream-thread-handle';
 import { storePositions } from './instance-reports';
+import type { StateStore } from '../state/store';
 
 /** Offsets a restoring changelog must move before a commit checkpoints it again (Kafka Streams' threshold). */
 const RESTORE_CHECKPOINT_PROGRESS = 10_000;
@@ -105,11 +106,21 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
   }
 
   activeTasks(): ThreadTask[] {
-    return [...this.tasks.all()].map((t) => ({ taskId: t.name, partitions: t.partitions }));
+    return [...this.tasks.all()].map((t) => ({ taskId: t.name, partitions: t.partitions, running: t.state === 'running' }));
   }
 
   holds(taskId: string): boolean {
     return this.tasks.holds(taskId);
+  }
+
+  /** This thread's partitions of a store that can be queried now: their tasks restored, the store open. */
+  queryableStores(store: string): Map<number, StateStore> {
+    const result = new Map<number, StateStore>();
+    for (const active of this.tasks.runningTasks()) {
+      const s = active.task.stores.get(store);
+      if (s && s.isOpen()) result.set(active.partition, s);
+    }
+    return result;
   }
 
   /** The tasks this thread holds, open or still closing (a worker reports them to the instance). */

@@ -22,6 +22,7 @@ import type {
   StorePartitionStatus,
   StreamsEvents,
   ThreadMetadata,
+  WorkerStorePartitions,
 } from './instance-view';
 import type { MemberSubscription, SubscriptionInfo, TaskDefinition } from './partition-assignor';
 import { assignStandbyTasks, assignTasks, compareTaskIds, holdBackColdMoves, tasksFor } from './partition-assignor';
@@ -825,11 +826,23 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return result;
     const global = this.globalThread?.isRestored ? this.globalThread.stores.get(store) : undefined;
     if (global?.isOpen()) result.set(GLOBAL_STORE_PARTITION, global);
-    for (const thread of this.inProcessThreads()) {
-      for (const active of thread.tasks.runningTasks()) {
-        const s = active.task.stores.get(store);
-        if (s && s.isOpen()) result.set(active.partition, s);
-      }
+    for (const thread of this.inProcessThreads()) for (const [partition, s] of thread.queryableStores(store)) result.set(partition, s);
+    return result;
+  }
+
+  workerStores(store: string): WorkerStorePartitions[] {
+    const sub = this.metadata.subtopologyOfStore(store);
+    if ((this.state !== 'RUNNING' && this.state !== 'REBALANCING') || sub === undefined) return [];
+    const result: WorkerStorePartitions[] = [];
+    for (const thread of this.streamThreads) {
+      if (!(thread instanceof WorkerStreamThread) || !thread.live) continue;
+      const partitions = thread
+        .activeTasks()
+        .filter((task) => task.running)
+        .map((task) => parseTaskId(task.taskId))
+        .filter((id) => id?.subtopology === sub.id)
+        .map((id) => id!.partition);
+      if (partitions.length > 0) result.push({ thread: thread.name, partitions, run: (module, exportName, args) => thread.read(module, exportName, args) });
     }
     return result;
   }

@@ -64,6 +64,12 @@ export interface WorkerCalls {
   subscribeTo(topics: string[]): Promise<void>;
   positions(): Promise<ThreadPartitionPosition[]>;
   storePositions(): Promise<ThreadStorePosition[]>;
+  /** Starts a ThreadStoreReader on the thread's stores; answers its id. */
+  openReader(module: string, exportName: string, args: unknown[]): number;
+  /** The reader's next value (`done`: what it returned; it is then closed). */
+  pullReader(id: number): Promise<IteratorResult<unknown, unknown>>;
+  /** Ends a reader before its last value. */
+  closeReader(id: number): Promise<void>;
 }
 
 /** What the main thread tells a worker. */

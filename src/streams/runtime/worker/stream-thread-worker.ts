@@ -15,10 +15,11 @@ import { parseStreamsConfig } from '../streams-config';
 import { type SubscriptionFacts, subscriptionInfo } from '../subscription-info';
 import { kafkaThreadClients } from '../thread-clients';
 import { TopologyMetadata } from '../topology-metadata';
+import type { ThreadStoreReader, ThreadStores } from '../instance-view';
 import { Channel, type Port } from './channel';
 import { relayingLogger } from './log-relay';
 import type { MainCalls, MainNotes, WorkerSetup } from './protocol';
-import { loadTopology } from './topology-source';
+import { loadExport, loadTopology } from './topology-source';
 import { transferError } from './transferred-error';
 
 /** How often the thread's metrics reach the main thread's registry. */
@@ -39,6 +40,9 @@ function run(setup: WorkerSetup, port: Port): void {
   const report = (): void => {
     if (thread) channel.note('report', thread.state, thread.activeTasks(), thread.heldTasks());
   };
+  const readers = new Map<number, AsyncGenerator<unknown, unknown, undefined> | Generator<unknown, unknown, undefined>>();
+  let nextReader = 1;
+  const stores: ThreadStores = { queryableStores: (store) => thread!.queryableStores(store) };
   channel = new Channel<MainCalls, MainNotes>(port, {
     start: () => thread!.start(),
     close: async (leaveGroup: boolean) => {
@@ -49,6 +53,20 @@ function run(setup: WorkerSetup, port: Port): void {
     subscribeTo: (topics: string[]) => thread!.subscribeTo(topics),
     positions: () => thread!.positions(),
     storePositions: () => thread!.storePositions(),
+    openReader: (module: string, exportName: string, args: unknown[]) => {
+      const reader = loadExport<ThreadStoreReader>(module, exportName)(stores, ...(args as never[]));
+      readers.set(nextReader, reader);
+      return nextReader++;
+    },
+    pullReader: async (id: number) => {
+      const next = await readers.get(id)!.next();
+      if (next.done) readers.delete(id);
+      return next;
+    },
+    closeReader: async (id: number) => {
+      await readers.get(id)?.return(undefined);
+      readers.delete(id);
+    },
     facts: (next: SubscriptionFacts) => (facts = next),
     partitionCounts: (counts: [string, number][]) => counts.forEach(([topic, count]) => partitionCounts.set(topic, count)),
     requestRejoin: () => thread!.requestRejoin(),

@@ -15,13 +15,18 @@ export interface TopologySource {
 
 /** Loads the module and builds the topology (in the worker that runs the stream thread). */
 export function loadTopology(source: TopologySource): Topology {
+  return loadExport<(...args: unknown[]) => Topology>(source.module, source.export)(...(source.args ?? []));
+}
+
+/** A function a module exports, loaded in a stream thread's worker. */
+export function loadExport<F>(module: string, exportName: string): F {
   let exported: unknown;
   try {
-    // A run-time require: the instance names the module.
-    exported = (require(require.resolve(source.module, { paths: [process.cwd()] })) as Record<string, unknown>)[source.export];
+    // A run-time require: the instance, or the layer that asks the thread, names the module.
+    exported = (require(require.resolve(module, { paths: [process.cwd()] })) as Record<string, unknown>)[exportName];
   } catch (error) {
-    throw new ConfigException(`cannot load the topology module '${source.module}' in a stream thread's worker: ${(error as Error).message.split('\n')[0]}`);
+    throw new ConfigException(`cannot load the module '${module}' in a stream thread's worker: ${(error as Error).message.split('\n')[0]}`);
   }
-  if (typeof exported !== 'function') throw new ConfigException(`the topology module '${source.module}' exports no function '${source.export}'`);
-  return (exported as (...args: unknown[]) => Topology)(...(source.args ?? []));
+  if (typeof exported !== 'function') throw new ConfigException(`the module '${module}' exports no function '${exportName}'`);
+  return exported as F;
 }

@@ -156,6 +156,24 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
     return this.threadState === 'DEAD' ? [] : this.channel.call('storePositions').catch(() => []);
   }
 
+  /** Runs a ThreadStoreReader in the worker (see WorkerStorePartitions.run); returning early ends it there. */
+  async *read(module: string, exportName: string, args: readonly unknown[]): AsyncGenerator<unknown, unknown, undefined> {
+    const id = await this.channel.call('openReader', module, exportName, [...args]);
+    let finished = false;
+    try {
+      for (;;) {
+        const next = await this.channel.call('pullReader', id);
+        if (next.done) {
+          finished = true;
+          return next.value;
+        }
+        yield next.value;
+      }
+    } finally {
+      if (!finished) void this.channel.call('closeReader', id).catch(() => undefined);
+    }
+  }
+
   private setState(state: ThreadState): void {
     if (this.threadState === state || this.threadState === 'DEAD') return;
     if (this.closing && state !== 'PENDING_SHUTDOWN' && state !== 'DEAD') return;
