@@ -388,6 +388,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       handlersInCode.length > 0 ? `exception handlers given in code (${handlersInCode.join(', ')})`
       : options.oauthBearerTokenProvider ? 'an OAuth token provider given in code'
       : this.topology.globalStores().length > 0 ? 'global stores'
+      : !cloneable(this.givenConfig) ? 'configuration values that are code'
       : undefined;
     if (reason !== undefined && this.config.numStreamThreads > 1) this.logger.info(`the stream threads share one event loop: the topology's workers cannot have ${reason}`);
     return reason === undefined;
@@ -940,6 +941,16 @@ function decodeAssignment(userData: Buffer): AssignmentInfo {
     // Empty (an assignment before standbys existed) or not Sluice's: no standbys.
   }
   return { version: 0, standbyTasks: [] };
+}
+
+/** Whether a value can be handed to a worker (structured cloning): no functions, no class instances of code. */
+function cloneable(value: unknown): boolean {
+  try {
+    structuredClone(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** How long a failed thread's close may delay its replacement. */

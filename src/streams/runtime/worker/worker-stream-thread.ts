@@ -42,6 +42,7 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
   private readonly channel: Channel<WorkerCalls, WorkerNotes>;
   private readonly exited: Promise<void>;
   private closing = false;
+  private failed = false;
 
   constructor(setup: Omit<WorkerSetup, 'entry'>, host: WorkerThreadHost) {
     super();
@@ -65,24 +66,23 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
       },
       assignment: () => this.emit('assignment'),
       restore: (store: string, progress: RestoreProgress) => this.emit('restore', store, progress),
-      fatal: (error: TransferredError) => this.emit('fatal', rebuildError(error)),
+      fatal: (error: TransferredError) => this.fail(rebuildError(error)),
       groupWait: (reason: string) => this.emit('groupWait', reason),
       topologyEvent: (event: TopologyEvent) => host.publishEvent(event),
       metrics: (snapshots: MetricSnapshot[]) => (this.metricSnapshots = snapshots),
       log: (line: string) => relayLine(host.logger, line),
     });
-    this.worker.on('error', (error) => {
-      // The worker died (its setup failed, or an error escaped its event loop): the thread fails.
-      if (!this.closing) this.emit('fatal', error);
-    });
+    // The worker died (its setup failed, an error escaped its event loop, or it ended by itself): the thread fails.
+    this.worker.on('error', (error) => this.fail(error));
     this.exited = new Promise((resolve) =>
-      this.worker.once('exit', () => {
+      this.worker.once('exit', (code) => {
         liveWorkerThreadIds.delete(threadId);
         this.channel.close(new StreamsException(`the worker of stream thread ${this.name} has ended`));
         this.metricSnapshots = [];
         this.tasks = [];
         this.held.clear();
         host.onExit(threadId);
+        this.fail(new StreamsException(`the worker of stream thread ${this.name} ended (exit code ${code})`));
         this.setState('DEAD');
         resolve();
       }),
@@ -172,6 +172,13 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
     } finally {
       if (!finished) void this.channel.call('closeReader', id).catch(() => undefined);
     }
+  }
+
+  /** Tells the instance once that the thread failed; a worker that ends while the thread closes has not failed. */
+  private fail(error: Error): void {
+    if (this.failed || this.closing) return;
+    this.failed = true;
+    this.emit('fatal', error);
   }
 
   private setState(state: ThreadState): void {
