@@ -3,7 +3,7 @@
  * WordCountDemo (same settings), produces N lines
  * (default 1 000 000) of a fixed corpus to a fresh 4-partition topic on a broker of its own, runs the word count
  * until its group has committed the end of the input and of the repartition topic, and prints lines/s, time,
- * CPU used (seconds, and the cores that makes on average), peak RSS and idle RSS (5 s and 30 s after catching up)
+ * CPU used (seconds, and the cores that makes on average) and how busy the machine was, peak RSS and idle RSS (5 s and 30 s after catching up)
  * side by side with the ratios. Figures only; nothing is asserted:
  * it exits 1 only when Sluice gave no figure (an error, or no progress at all for 2 minutes).
  * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--guarantee at_least_once|exactly_once_v2] [--no-java]`.
@@ -14,6 +14,7 @@ import { createKafkaClient } from '../../src/streams/kafka';
 import { KAFKA_VERSION } from '../../src/host/broker/jars';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { corpusLine } from './corpus';
+import { busyShare, machineCpuTimes } from '../support/machine-cpu';
 import { log, mb, runMain, sleep } from '../support/program';
 import { maxDefined, produceLines, waitCaughtUp } from '../support/word-count-topics';
 import { kafkaStreamsSide } from './java-side';
@@ -29,6 +30,8 @@ interface Figures {
   seconds: number;
   /** CPU seconds the side used until it caught up. */
   cpuSeconds: number | undefined;
+  /** How busy the machine's CPUs were meanwhile (0 to 1), the broker's and the harness' work included. */
+  machineBusy: number | undefined;
   peakRss: number | undefined;
   /** RSS at each of IDLE_AFTER_MS. */
   idleRss: (number | undefined)[];
@@ -86,6 +89,7 @@ async function measure(side: Side, applicationId: string, lines: number): Promis
     const started = Date.now();
     const running = await side.start(broker.bootstrapServers, applicationId);
     const cpuAtStart = running.cpuSeconds();
+    const machineAtStart = machineCpuTimes();
     let peakRss = running.rss();
     const sampler = setInterval(() => (peakRss = maxDefined(peakRss, running.rss())), RSS_SAMPLE_MS);
     try {
@@ -93,6 +97,7 @@ async function measure(side: Side, applicationId: string, lines: number): Promis
       if (failure !== undefined) return failure;
       const seconds = (Date.now() - started) / 1000;
       const cpuNow = running.cpuSeconds();
+      const machineBusy = busyShare(machineAtStart, machineCpuTimes());
       const cpuSeconds = cpuNow === undefined || cpuAtStart === undefined ? undefined : cpuNow - cpuAtStart;
       clearInterval(sampler);
       const idleRss: (number | undefined)[] = [];
@@ -100,7 +105,7 @@ async function measure(side: Side, applicationId: string, lines: number): Promis
         await sleep(after - (IDLE_AFTER_MS[i - 1] ?? 0));
         idleRss.push(running.rss());
       }
-      return { seconds, cpuSeconds, peakRss, idleRss };
+      return { seconds, cpuSeconds, machineBusy, peakRss, idleRss };
     } finally {
       clearInterval(sampler);
       await running.stop();
@@ -116,6 +121,7 @@ function report(lines: number, settings: CommonSettings, loadAverage: number, sl
     ['time', (f) => `${f.seconds.toFixed(1)} s`],
     ['lines/s', (f) => String(Math.round(lines / f.seconds))],
     ['CPU (cores on average)', (f) => (f.cpuSeconds === undefined ? 'n/a' : `${f.cpuSeconds.toFixed(1)} s (${(f.cpuSeconds / f.seconds).toFixed(2)})`)],
+    ['machine CPU busy', (f) => (f.machineBusy === undefined ? 'n/a' : `${Math.round(f.machineBusy * 100)} % of ${os.cpus().length} cores`)],
     ['peak RSS', (f) => mb(f.peakRss)],
     ...IDLE_AFTER_MS.map((after, i): [string, (f: Figures) => string] => [`idle RSS (${after / 1000} s after)`, (f) => mb(f.idleRss[i])]),
   ];
