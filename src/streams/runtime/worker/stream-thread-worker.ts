@@ -59,9 +59,15 @@ function run(setup: WorkerSetup, port: Port): void {
       return nextReader++;
     },
     pullReader: async (id: number) => {
-      const next = await readers.get(id)!.next();
-      if (next.done) readers.delete(id);
-      return next;
+      try {
+        const next = await readers.get(id)!.next();
+        if (next.done) readers.delete(id);
+        return next;
+      } catch (error) {
+        // A reader that threw is done.
+        readers.delete(id);
+        throw error;
+      }
     },
     closeReader: async (id: number) => {
       await readers.get(id)?.return(undefined);
