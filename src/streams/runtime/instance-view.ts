@@ -171,8 +171,9 @@ export interface InstanceView {
   /** Whether the store is a global store: every node holds all of it. */
   isGlobalStore(store: string): boolean;
   /**
-   * Local partitions of a store that can be queried now (running, not restoring). A global store is one partition,
-   * GLOBAL_STORE_PARTITION, once restored.
+   * Local partitions of a store that can be queried now (running, not restoring) on the main thread: those of the
+   * stream threads in workers are in workerStores. A global store is one partition, GLOBAL_STORE_PARTITION, once
+   * restored.
    */
   queryableStores(store: string): Map<number, StateStore>;
   /** Local partitions of a store that stream threads in workers hold queryable now, by thread (none in queryableStores). */
