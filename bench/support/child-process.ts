@@ -13,6 +13,8 @@ const STOP_MS = 10_000;
 export interface MeasuredProcess {
   /** Resident set size in bytes, or undefined when it cannot be read. */
   rss(): number | undefined;
+  /** CPU time it has used so far (user and system, all its threads) in seconds, or undefined when it cannot be read. */
+  cpuSeconds(): number | undefined;
   /** Why it stopped by itself, or undefined while it runs. */
   failure(): string | undefined;
   /** Sends `signal` and waits until the process has ended; its directory stays (a node started again there finds its state). */
@@ -73,6 +75,7 @@ export async function startChild(
   const logTail = (): string => fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-20).join('\n');
   return {
     rss: () => procRss(child.pid!),
+    cpuSeconds: () => procCpuSeconds(child.pid!),
     failure: () => (exit === undefined ? undefined : `${label} exited with ${exit}:\n${logTail()}`),
     end,
     stop: async () => {
@@ -89,6 +92,21 @@ function procRss(pid: number): number | undefined {
   try {
     const match = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Clock ticks per second of /proc's CPU times (Linux's USER_HZ, 100 on every architecture Node runs on). */
+const USER_HZ = 100;
+
+/** utime + stime of a process (every thread of it) in seconds; undefined once it is gone, or where there is no /proc. */
+function procCpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces), from field 3: utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
   } catch {
     return undefined;
   }

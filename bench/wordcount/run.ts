@@ -1,8 +1,10 @@
 /**
- * Word-count benchmark: for Sluice, then for Kafka Streams' own WordCountDemo (same settings), produces N lines
+ * Word-count benchmark: for Sluice (with one thread too when more are asked for), then for Kafka Streams' own
+ * WordCountDemo (same settings), produces N lines
  * (default 1 000 000) of a fixed corpus to a fresh 4-partition topic on a broker of its own, runs the word count
  * until its group has committed the end of the input and of the repartition topic, and prints lines/s, time,
- * peak RSS and idle RSS (5 s and 30 s after catching up) side by side with the ratio. Figures only; nothing is asserted:
+ * CPU used (seconds, and the cores that makes on average) and how busy the machine was, peak RSS and idle RSS (5 s and 30 s after catching up)
+ * side by side with the ratios. Figures only; nothing is asserted:
  * it exits 1 only when Sluice gave no figure (an error, or no progress at all for 2 minutes).
  * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--guarantee at_least_once|exactly_once_v2] [--no-java]`.
  */
@@ -12,6 +14,7 @@ import { createKafkaClient } from '../../src/streams/kafka';
 import { KAFKA_VERSION } from '../../src/host/broker/jars';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { corpusLine } from './corpus';
+import { busyShare, machineCpuTimes } from '../support/machine-cpu';
 import { log, mb, runMain, sleep } from '../support/program';
 import { maxDefined, produceLines, waitCaughtUp } from '../support/word-count-topics';
 import { kafkaStreamsSide } from './java-side';
@@ -25,6 +28,10 @@ const IDLE_AFTER_MS = [5_000, 30_000];
 
 interface Figures {
   seconds: number;
+  /** CPU seconds the side used until it caught up. */
+  cpuSeconds: number | undefined;
+  /** How busy the machine's CPUs were meanwhile (0 to 1), the broker's and the harness' work included. */
+  machineBusy: number | undefined;
   peakRss: number | undefined;
   /** RSS at each of IDLE_AFTER_MS. */
   idleRss: (number | undefined)[];
@@ -53,15 +60,17 @@ async function main(): Promise<void> {
   const suffix = Date.now().toString(36);
   const loadAverage = os.loadavg()[0]!;
 
+  // Beside N threads, one: what the threads past the first (each in a worker thread of its own) bring.
+  const sluiceOne = threads > 1 ? await measure(sluiceSide({ ...settings, threads: 1 }, `${suffix}-1`), `bench-wc-${suffix}-1`, lines) : undefined;
   const sluice = await measure(sluiceSide(settings, suffix), `bench-wc-${suffix}`, lines);
   let java: Outcome | undefined;
   if (!values['no-java']) {
     const side = await kafkaStreamsSide(settings, log);
     java = typeof side === 'string' ? side : await measure(side, `bench-wc-java-${suffix}`, lines).catch((error: Error) => error.message);
   }
-  report(lines, settings, loadAverage, sluice, java);
+  report(lines, settings, loadAverage, sluiceOne, sluice, java);
   // No Sluice figure is a broken benchmark; a missing Java figure is only a missing comparison.
-  if (typeof sluice === 'string') process.exitCode = 1;
+  if (typeof sluice === 'string' || typeof sluiceOne === 'string') process.exitCode = 1;
 }
 
 /** One side's run on a broker of its own (both start from an empty broker); the broker is stopped after. */
@@ -79,19 +88,24 @@ async function measure(side: Side, applicationId: string, lines: number): Promis
 
     const started = Date.now();
     const running = await side.start(broker.bootstrapServers, applicationId);
+    const cpuAtStart = running.cpuSeconds();
+    const machineAtStart = machineCpuTimes();
     let peakRss = running.rss();
     const sampler = setInterval(() => (peakRss = maxDefined(peakRss, running.rss())), RSS_SAMPLE_MS);
     try {
       const failure = await waitCaughtUp(admin, applicationId, side.input, running);
       if (failure !== undefined) return failure;
       const seconds = (Date.now() - started) / 1000;
+      const cpuNow = running.cpuSeconds();
+      const machineBusy = busyShare(machineAtStart, machineCpuTimes());
+      const cpuSeconds = cpuNow === undefined || cpuAtStart === undefined ? undefined : cpuNow - cpuAtStart;
       clearInterval(sampler);
       const idleRss: (number | undefined)[] = [];
       for (const [i, after] of IDLE_AFTER_MS.entries()) {
         await sleep(after - (IDLE_AFTER_MS[i - 1] ?? 0));
         idleRss.push(running.rss());
       }
-      return { seconds, peakRss, idleRss };
+      return { seconds, cpuSeconds, machineBusy, peakRss, idleRss };
     } finally {
       clearInterval(sampler);
       await running.stop();
@@ -102,26 +116,35 @@ async function measure(side: Side, applicationId: string, lines: number): Promis
   }
 }
 
-function report(lines: number, settings: CommonSettings, loadAverage: number, sluice: Outcome, java: Outcome | undefined): void {
+function report(lines: number, settings: CommonSettings, loadAverage: number, sluiceOne: Outcome | undefined, sluice: Outcome, java: Outcome | undefined): void {
   const rows: [string, (f: Figures) => string][] = [
     ['time', (f) => `${f.seconds.toFixed(1)} s`],
     ['lines/s', (f) => String(Math.round(lines / f.seconds))],
+    ['CPU (cores on average)', (f) => (f.cpuSeconds === undefined ? 'n/a' : `${f.cpuSeconds.toFixed(1)} s (${(f.cpuSeconds / f.seconds).toFixed(2)})`)],
+    ['machine CPU busy', (f) => (f.machineBusy === undefined ? 'n/a' : `${Math.round(f.machineBusy * 100)} % of ${os.cpus().length} cores`)],
     ['peak RSS', (f) => mb(f.peakRss)],
     ...IDLE_AFTER_MS.map((after, i): [string, (f: Figures) => string] => [`idle RSS (${after / 1000} s after)`, (f) => mb(f.idleRss[i])]),
   ];
-  const columns: [string, Outcome][] = [['Sluice', sluice]];
-  if (java !== undefined) columns.push([`Kafka Streams ${KAFKA_VERSION}`, java]);
+  const threads = (n: number) => `${n} thread${n === 1 ? '' : 's'}`;
+  const columns: [string, Outcome][] = [];
+  if (sluiceOne !== undefined) columns.push([`Sluice, ${threads(1)}`, sluiceOne]);
+  columns.push([`Sluice, ${threads(settings.threads)}`, sluice]);
+  if (java !== undefined) columns.push([`Kafka Streams ${KAFKA_VERSION}, ${threads(settings.threads)}`, java]);
+  const width = 32;
   const out = [
-    `word count, ${lines} lines, ${PARTITIONS} partitions, ${settings.threads} thread(s), commit.interval.ms ${settings.commitIntervalMs}, ` +
+    `word count, ${lines} lines, ${PARTITIONS} partitions, commit.interval.ms ${settings.commitIntervalMs}, ` +
       `cache ${mb(settings.cacheBytes)}, ${settings.guarantee}`,
     // Broker, app and harness share the machine: other load there skews every figure.
     `  ${os.cpus().length} CPUs, load average ${loadAverage.toFixed(1)} at start`,
-    `  ${''.padEnd(26)}${columns.map(([name]) => name.padEnd(22)).join('')}`,
-    ...rows.map(([name, cell]) => `  ${name.padEnd(26)}${columns.map(([, o]) => (typeof o === 'string' ? 'n/a' : cell(o)).padEnd(22)).join('')}`),
+    `  ${''.padEnd(26)}${columns.map(([name]) => name.padEnd(width)).join('')}`,
+    ...rows.map(([name, cell]) => `  ${name.padEnd(26)}${columns.map(([, o]) => (typeof o === 'string' ? 'n/a' : cell(o)).padEnd(width)).join('')}`),
   ];
   for (const [name, outcome] of columns) if (typeof outcome === 'string') out.push(`  ${name}: ${outcome}`);
   if (java !== undefined && typeof sluice !== 'string' && typeof java !== 'string') {
-    out.push(`  Sluice/Java lines/s: ${(java.seconds / sluice.seconds).toFixed(2)}`);
+    out.push(`  Sluice/Java lines/s, ${threads(settings.threads)}: ${(java.seconds / sluice.seconds).toFixed(2)}`);
+  }
+  if (sluiceOne !== undefined && typeof sluiceOne !== 'string' && typeof sluice !== 'string') {
+    out.push(`  Sluice ${threads(settings.threads)}/${threads(1)} lines/s: ${(sluiceOne.seconds / sluice.seconds).toFixed(2)}`);
   }
   process.stdout.write(`${out.map((line) => line.trimEnd()).join('\n')}\n`);
 }

@@ -30,6 +30,8 @@ async function main(): Promise<void> {
   if (config === undefined || input === undefined || output === undefined) throw new Error('usage: sluice-wordcount <config JSON> <input> <output>');
   const instance = new StreamsInstance(wordCountTopology(input, output), JSON.parse(config) as Record<string, unknown>, {
     logger: pino({ level: 'warn' }, pino.destination(2)),
+    // The threads past the first run in workers, which build the same topology.
+    topologySource: { module: require.resolve('../../examples/word-count'), export: 'wordCountTopology', args: [input, output] },
   });
   instance.on('error', (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);

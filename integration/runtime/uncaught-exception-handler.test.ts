@@ -1,41 +1,24 @@
 /**
  * Issue 15, "Must show" (threads): a processor that throws once, with REPLACE_THREAD, keeps the instance RUNNING,
  * every word counted exactly (exactly-once: the failed thread's open transactions abort, its stores restore) and the
- * thread replaced, which a `thread` event and the failed-stream-threads metric tell; addStreamThread and
- * removeStreamThread spread the tasks over one more thread and back, losing and repeating nothing; and
- * SHUTDOWN_APPLICATION, set in the configuration, stops both nodes of a two-node application.
+ * thread replaced, which a `thread` event and the failed-stream-threads metric tell, whether the thread ran on the
+ * instance's event loop or in a worker; addStreamThread and removeStreamThread spread the tasks over one more thread
+ * (in a worker) and back, losing and repeating nothing; and SHUTDOWN_APPLICATION, set in the configuration, stops
+ * both nodes of a two-node application.
  */
 import pino from 'pino';
-import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
-import type { ThreadEvent, Topology } from '../../src';
+import * as path from 'node:path';
+import { StreamsInstance } from '../../src';
+import type { ThreadEvent, Topology, TopologySource } from '../../src';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
-import { corpusLine, expectedCounts, latestCounts, produceLines, storeValues, tempStateDir, waitFor } from '../support/streams';
+import { corpusLine, expectedCounts, latestCounts, produceLines, queriedStoreValues, tempStateDir, waitFor } from '../support/streams';
 import { bothHoldTasks, nodeLogs } from '../faults/support/two-nodes';
 import { instancesUnderTest } from './support/stop-anyway';
+import { flakyWordCount, flakyWordCountSource, THREAD_STORE as STORE } from './support/thread-topologies';
 import { WordCountProcesses } from './support/word-count-processes';
-
-const STORE = 'counts';
 
 /** The runtime logs the failure (error) and the replacement (warn): expected here, so not shown unless asked. */
 const quietLogger = pino({ level: process.env.SLUICE_TEST_LOG_LEVEL ?? 'fatal' });
-
-/** The word count, with a step that throws when it meets `word` for the `nth` time (once). */
-function flakyWordCount(input: string, output: string, word: string, nth: number): Topology {
-  let seen = 0;
-  const builder = new StreamsBuilder();
-  builder
-    .stream<string | null, string>(input, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
-    .flatMapValues((line) => line.split(' '))
-    .mapValues((w) => {
-      if (w === word && ++seen === nth) throw new Error(`a transient failure on the ${nth}th "${word}"`);
-      return w;
-    })
-    .groupBy((_key, w) => w, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
-    .count({ storeName: STORE })
-    .toStream()
-    .to(output, { keySerde: Serdes.String(), valueSerde: Serdes.Long() });
-  return builder.build();
-}
 
 const failedThreads = (instance: StreamsInstance): number =>
   Number(instance.metrics.metrics({ group: 'stream-metrics', name: 'failed-stream-threads' })[0]?.value ?? Number.NaN);
@@ -43,7 +26,8 @@ const failedThreads = (instance: StreamsInstance): number =>
 describe('stream threads on a real broker', () => {
   const { clients, instances } = instancesUnderTest();
 
-  async function wordCountApp(partitions: number, threads: number, topology: (input: string, output: string) => Topology) {
+  /** The threads past the first run in workers, which build the topology from `source`. */
+  async function wordCountApp(partitions: number, threads: number, topology: (input: string, output: string) => Topology, source: (input: string, output: string) => TopologySource) {
     const input = uniqueName('threads-in');
     const output = uniqueName('threads-out');
     const admin = await clients.admin();
@@ -57,7 +41,7 @@ describe('stream threads on a real broker', () => {
         'processing.guarantee': 'exactly_once_v2',
         'num.stream.threads': threads,
       },
-      { logger: quietLogger },
+      { logger: quietLogger, topologySource: source(input, output) },
     );
     instances.push(instance);
     const events: ThreadEvent[] = [];
@@ -72,10 +56,11 @@ describe('stream threads on a real broker', () => {
     const expected = expectedCounts(lines);
     const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
     const expectedTotal = total(expected);
-    await waitFor(() => total(storeValues<number>(instance, STORE)) >= expectedTotal, `${expectedTotal} words counted`, 90_000);
+    let counted = new Map<string, number>();
+    await waitFor(async () => total((counted = await queriedStoreValues<number>(instance, STORE))) >= expectedTotal, `${expectedTotal} words counted`, 90_000);
     const consumer = await clients.consumer({ groupId: uniqueName('threads-check'), isolationLevel: 'read_committed' });
     const published = await latestCounts(consumer, output, (counts) => total(counts) >= expectedTotal || [...expected].every(([w, n]) => counts.get(w) === n), 90_000);
-    expect(Object.fromEntries(storeValues<number>(instance, STORE))).toEqual(Object.fromEntries(expected));
+    expect(Object.fromEntries(counted)).toEqual(Object.fromEntries(expected));
     expect(Object.fromEntries(published)).toEqual(Object.fromEntries(expected));
   }
 
@@ -83,7 +68,7 @@ describe('stream threads on a real broker', () => {
     'REPLACE_THREAD: the failed thread is replaced, the instance stays up and every word is counted exactly once',
     async () => {
       const word = corpusLine(0).split(' ')[0]!;
-      const { input, output, instance, events, states, producer } = await wordCountApp(2, 1, (i, o) => flakyWordCount(i, o, word, 500));
+      const { input, output, instance, events, states, producer } = await wordCountApp(2, 1, (i, o) => flakyWordCount(i, o, word, 500), (i, o) => flakyWordCountSource(i, o, word, 500));
       const decided: Error[] = [];
       instance.setUncaughtExceptionHandler((error) => {
         decided.push(error);
@@ -109,9 +94,34 @@ describe('stream threads on a real broker', () => {
   );
 
   it(
+    'REPLACE_THREAD of a thread in a worker: a new worker takes its place, and every word is counted exactly once',
+    async () => {
+      const word = corpusLine(0).split(' ')[0]!;
+      const once = path.join(tempStateDir(), 'failed');
+      const { input, output, instance, events, states, producer } = await wordCountApp(4, 2, (i, o) => flakyWordCount(i, o, word, 300, 'worker', once), (i, o) => flakyWordCountSource(i, o, word, 300, 'worker', once));
+      instance.setUncaughtExceptionHandler(() => 'REPLACE_THREAD');
+      await instance.start();
+      await produceLines(producer, input, 0, 20_000);
+
+      await expectExactCounts(instance, output, 20_000);
+      await waitFor(() => instance.state === 'RUNNING', 'the instance RUNNING', 30_000);
+      expect(states).not.toContain('ERROR');
+      expect(events).toEqual([
+        { thread: expect.stringMatching(/-StreamThread-2$/), action: 'failed', error: expect.stringContaining(`failed: a transient failure on the 300th "${word}"`), response: 'REPLACE_THREAD' },
+        { thread: expect.stringMatching(/-StreamThread-2$/), action: 'replaced', replacement: expect.stringMatching(/-StreamThread-3$/) },
+      ]);
+      expect(instance.threads().map((t) => t.name)).toEqual([expect.stringMatching(/-StreamThread-1$/), expect.stringMatching(/-StreamThread-3$/)]);
+      expect(failedThreads(instance)).toBe(1);
+      // The worker's thread metrics reach the instance's registry, tagged with its thread id.
+      await waitFor(() => instance.metrics.metrics({ group: 'stream-thread-metrics', name: 'process-total' }).some((m) => m.tags['thread-id']!.endsWith('-StreamThread-3')), 'the replacement\'s metrics', 10_000);
+    },
+    BROKER_TEST_TIMEOUT_MS + 60_000,
+  );
+
+  it(
     'addStreamThread and removeStreamThread move tasks onto a new thread and back, and nothing is lost or counted twice',
     async () => {
-      const { input, output, instance, events, producer } = await wordCountApp(4, 1, (i, o) => flakyWordCount(i, o, 'no such word', 1));
+      const { input, output, instance, events, producer } = await wordCountApp(4, 1, (i, o) => flakyWordCount(i, o, 'no such word', 1), (i, o) => flakyWordCountSource(i, o, 'no such word', 1));
       expect(await instance.addStreamThread()).toBeUndefined();
       await instance.start();
       await produceLines(producer, input, 0, 5_000);
@@ -155,7 +165,8 @@ describe('stream threads on a real broker', () => {
 
 describe('SHUTDOWN_APPLICATION on a real broker', () => {
   const app = new WordCountProcesses('shutdown-app');
-  afterAll(() => app.cleanUp(), 30_000);
+  const workersApp = new WordCountProcesses('shutdown-workers');
+  afterAll(() => Promise.all([app.cleanUp(), workersApp.cleanUp()]), 30_000);
 
   it(
     'one node failing stops every node of the application',
@@ -177,6 +188,39 @@ describe('SHUTDOWN_APPLICATION on a real broker', () => {
       const errors = (await Promise.all(nodes.map((node) => node.status()))).map((s) => s.lastError);
       expect(errors).toContainEqual(expect.stringContaining(`cannot process the line "${poison}"`));
       expect(errors).toContainEqual(expect.stringMatching(/shut the application down \(SHUTDOWN_APPLICATION\)/));
+    },
+    BROKER_TEST_TIMEOUT_MS + 120_000,
+  );
+
+  it(
+    "a stream thread in a worker failing stops every node: the request leaves through the node's other thread",
+    async () => {
+      await workersApp.createTopics(4);
+      const poison = 'a line only a worker cannot process';
+      const config = (name: string) => ({
+        'state.dir': `${workersApp.workDir}/${name}`,
+        'num.stream.threads': 2,
+        'uncaught.exception.handler': 'SHUTDOWN_APPLICATION',
+        'session.timeout.ms': 10_000,
+      });
+      // Node a's threads in workers fail on the poison; node b never fails: it stops only if the request reaches it.
+      const nodes = [
+        workersApp.start('node-a', config('node-a'), undefined, poison, 'worker'),
+        workersApp.start('node-b', config('node-b'), undefined, 'a line never sent'),
+      ] as const;
+      const workerHoldsTask = async () => nodes.every((node) => node.state === 'RUNNING') && ((await nodes[0].threads())[1]?.activeTasks.length ?? 0) > 0;
+      await waitFor(workerHoldsTask, "node a's thread in a worker running a task", 90_000).catch((error: Error) => {
+        throw new Error(`${error.message}\n${nodeLogs(nodes)}`);
+      });
+
+      const producer = await workersApp.clients.producer();
+      await producer.send({ topic: workersApp.input, messages: [0, 1, 2, 3].map((partition) => ({ key: 'poison', value: poison, partition })) });
+      await waitFor(() => nodes.every((node) => node.state === 'ERROR'), 'both nodes in ERROR', 90_000).catch((error: Error) => {
+        throw new Error(`${error.message}\n${nodeLogs(nodes)}`);
+      });
+      const [a, b] = await Promise.all(nodes.map((node) => node.status()));
+      expect(a!.lastError).toContain(`cannot process the line "${poison}"`);
+      expect(b!.lastError).toMatch(/shut the application down \(SHUTDOWN_APPLICATION\)/);
     },
     BROKER_TEST_TIMEOUT_MS + 120_000,
   );

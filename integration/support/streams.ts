@@ -5,6 +5,8 @@ import pino from 'pino';
 import type { KeyValueStore, StreamsInstance, ValueAndTimestamp } from '../../src';
 import type { KafkaConsumer, KafkaProducer } from '../../src/streams/kafka';
 import { corpusLine } from '../../bench/wordcount/corpus';
+import { PeerClient } from '../../src/cluster/peer-client';
+import { QueryService } from '../../src/query/query-service';
 
 export { corpusLine };
 
@@ -31,6 +33,22 @@ export function storeValues<V>(instance: StreamsInstance, store: string): Map<st
     for (const kv of (partition as unknown as KeyValueStore<string, ValueAndTimestamp<V>>).all()) values.set(kv.key, kv.value.value);
   }
   return values;
+}
+
+/**
+ * Key → value of a key-value store over the partitions `instance` holds, as an `all` query answers it: those of
+ * its stream threads in workers too. Empty while the instance cannot answer (rebalancing, restoring).
+ */
+export async function queriedStoreValues<V>(instance: StreamsInstance, store: string): Promise<Map<string, V>> {
+  const peers = new PeerClient();
+  try {
+    const service = new QueryService({ applications: (id) => (id === instance.applicationId ? instance : undefined), localServer: 'localhost:0', peers });
+    const answer = await service.execute(instance.applicationId, store, { type: 'key_value', query: { all: {} } });
+    if (answer.status !== 'SUCCESS') return new Map();
+    return new Map(answer.result.success.flatMap((part) => (part.records as { key: string; value: V }[]).map((r) => [r.key, r.value])));
+  } finally {
+    peers.close();
+  }
 }
 
 export async function waitForState(instance: StreamsInstance, state: string, timeoutMs = 60_000): Promise<void> {

@@ -27,3 +27,17 @@ export function isTopologyDefinition(value: unknown): value is TopologyDefinitio
   const candidate = value as Partial<TopologyDefinition>;
   return typeof candidate.name === 'string' && typeof candidate.version === 'string' && typeof candidate.build === 'function';
 }
+
+/** Every definition a module exports: the module itself, its default export, its named exports, or arrays of them. */
+export function definitionsOf(moduleExports: unknown): TopologyDefinition[] {
+  const found = new Set<TopologyDefinition>();
+  const collect = (value: unknown): void => {
+    if (isTopologyDefinition(value)) found.add(value);
+    else if (Array.isArray(value)) value.filter(isTopologyDefinition).forEach((d) => found.add(d));
+  };
+  collect(moduleExports);
+  if (typeof moduleExports === 'object' && moduleExports !== null && !isTopologyDefinition(moduleExports)) {
+    Object.values(moduleExports).forEach(collect);
+  }
+  return [...found];
+}

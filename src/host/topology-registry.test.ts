@@ -1,6 +1,9 @@
 import { StreamsBuilder } from '../streams/kstream/streams-builder';
 import type { TopologyDefinition } from './topology-definition';
-import { compareVersions, definitionsOf, TopologyRegistry } from './topology-registry';
+import { definitionsOf } from './topology-definition';
+import { compareVersions, TopologyRegistry } from './topology-registry';
+import { WORKER_TOPOLOGY_MODULE } from './worker-topology';
+import type { Topology } from '../streams/topology/topology';
 
 function definition(name: string, version: string, aliases: string[] = []): TopologyDefinition {
   return {
@@ -51,6 +54,20 @@ describe('TopologyRegistry', () => {
     expect(definitionsOf({ default: [a], b, helper: () => 1, constant: 'x' })).toEqual([a, b]);
     const registry = new TopologyRegistry();
     expect(() => registry.registerModule({ helper: 1 }, './lib/x')).toThrow("module './lib/x' exports no TopologyDefinition");
+  });
+
+  it("tells a stream thread's worker how to build a module's topology: from the module's file, by name and version", () => {
+    const registry = new TopologyRegistry();
+    const file = require.resolve('../../examples');
+    registry.registerModule(require(file), './examples', file);
+    const wordCount = registry.resolve('word-count');
+    const config = { 'application.id': 'wc' };
+    const source = registry.workerSource(wordCount, config)!;
+    expect(source).toEqual({ module: WORKER_TOPOLOGY_MODULE, export: 'buildRegistered', args: [file, wordCount.name, wordCount.version, config] });
+    const built = (require(source.module) as Record<string, (...args: unknown[]) => Topology>)[source.export]!(...source.args!);
+    expect(built.describe()).toEqual(wordCount.build(config).describe());
+    registry.register(definition('io.x.InCode', '1.0.0'));
+    expect(registry.workerSource(registry.resolve('io.x.InCode'), config)).toBeUndefined();
   });
 
   it('orders versions numerically part by part', () => {

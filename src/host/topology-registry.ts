@@ -5,7 +5,10 @@
 
 import { ConfigException, UnknownTopology } from '../errors';
 import type { TopologyInfo } from '../server/context';
-import { isTopologyDefinition, type TopologyDefinition } from './topology-definition';
+import type { ConfigValue } from '../streams/runtime/streams-config';
+import type { TopologySource } from '../streams/runtime/worker/topology-source';
+import { definitionsOf, type TopologyDefinition } from './topology-definition';
+import { WORKER_TOPOLOGY_MODULE } from './worker-topology';
 
 /** Compares versions by their dot-separated parts, numerically where both parts are numbers (1.10 > 1.9). */
 export function compareVersions(a: string, b: string): number {
@@ -21,22 +24,10 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-/** Every definition a module exports: the module itself, its default export, its named exports, or arrays of them. */
-export function definitionsOf(moduleExports: unknown): TopologyDefinition[] {
-  const found = new Set<TopologyDefinition>();
-  const collect = (value: unknown): void => {
-    if (isTopologyDefinition(value)) found.add(value);
-    else if (Array.isArray(value)) value.filter(isTopologyDefinition).forEach((d) => found.add(d));
-  };
-  collect(moduleExports);
-  if (typeof moduleExports === 'object' && moduleExports !== null && !isTopologyDefinition(moduleExports)) {
-    Object.values(moduleExports).forEach(collect);
-  }
-  return [...found];
-}
-
 export class TopologyRegistry {
   private readonly definitions: TopologyDefinition[] = [];
+  /** The file each definition of a module came from: a stream thread's worker loads it to build the topology. */
+  private readonly files = new Map<TopologyDefinition, string>();
 
   register(definition: TopologyDefinition): void {
     if (definition.name.trim() === '' || definition.version.trim() === '') {
@@ -49,11 +40,23 @@ export class TopologyRegistry {
     this.definitions.push(definition);
   }
 
-  /** Registers what a module exports; `source` names it in errors. */
-  registerModule(moduleExports: unknown, source: string): void {
+  /** Registers what a module exports; `source` names it in errors, `file` is where it was loaded from. */
+  registerModule(moduleExports: unknown, source: string, file?: string): void {
     const definitions = definitionsOf(moduleExports);
     if (definitions.length === 0) throw new ConfigException(`module '${source}' exports no TopologyDefinition (name, version, build)`);
-    definitions.forEach((d) => this.register(d));
+    for (const definition of definitions) {
+      this.register(definition);
+      if (file !== undefined) this.files.set(definition, file);
+    }
+  }
+
+  /**
+   * How a stream thread's worker builds the topology of a definition with `config`: from the file of the module
+   * that exported it (see worker-topology.ts). Undefined for a definition registered in code.
+   */
+  workerSource(definition: TopologyDefinition, config: Readonly<Record<string, ConfigValue>>): TopologySource | undefined {
+    const file = this.files.get(definition);
+    return file === undefined ? undefined : { module: WORKER_TOPOLOGY_MODULE, export: 'buildRegistered', args: [file, definition.name, definition.version, config] };
   }
 
   /** The definition of a name or alias in a version, or in its latest version when `version` is `latest` or absent. */

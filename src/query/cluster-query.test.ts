@@ -81,6 +81,8 @@ describe('queries over a cluster of three nodes on loopback gRPC', () => {
         ['sess', sess],
       ]);
       const view = new FakeView('app', stores, hosts, PARTITIONS, stringSerde as Serde<unknown>);
+      // Node a reads its partitions on its own thread, node b one of them in a stream thread's worker, node c both.
+      for (const partition of node.partitions.slice(nodes.indexOf(node) === 1 ? 1 : 0)) if (nodes.indexOf(node) > 0) view.inWorkers.set(partition, `StreamThread-${partition}`);
       node.view = view;
       node.service = new QueryService({ applications: (id) => (id === 'app' ? view.asView() : undefined), localServer: node.name, peers: client });
     }

@@ -25,7 +25,12 @@ function records(answer: PeerAnswer): unknown[] {
 
 const byKey = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
-describe('executeLocal over real in-memory stores of two partitions', () => {
+// Each case again with partitions held by stream threads in workers: read there, after this thread's.
+describe.each([
+  { where: 'both on this thread', inWorkers: [] as number[] },
+  { where: "partition 1 in a stream thread's worker", inWorkers: [1] },
+  { where: "both in stream threads' workers", inWorkers: [0, 1] },
+])('executeLocal over real in-memory stores of two partitions, $where', ({ inWorkers }) => {
   const kv = openStores(PARTITIONS, builders.keyValue('kv', stringSerde, longSerde));
   const tkv = openStores(PARTITIONS, builders.timestampedKeyValue('tkv', stringSerde, longSerde));
   const win = openStores(PARTITIONS, builders.window('win', SIZE, stringSerde, longSerde));
@@ -46,6 +51,7 @@ describe('executeLocal over real in-memory stores of two partitions', () => {
     PARTITIONS.length,
     stringSerde as Serde<unknown>,
   );
+  for (const partition of inWorkers) view.inWorkers.set(partition, `StreamThread-${partition + 2}`);
   const at = <S>(stores: Map<number, S>, key: string): S => stores.get(view.partitionOf(key))!;
   const keys = ['a', 'ab', 'abc', 'b', 'c', 'd'];
   keys.forEach((key, i) => {

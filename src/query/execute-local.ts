@@ -1,14 +1,24 @@
-import { failedAnswer, failureKindOf, type PartEnd, type PartStream, type PeerAnswer, type PeerFailure, type Replica } from '../cluster/peer-protocol';
+import { failedAnswer, type PartEnd, type PartStream, type PeerAnswer, type PeerFailure, type RecordChunk, type Replica, type StoreDescription } from '../cluster/peer-protocol';
 import { InvalidStateStore, SluiceError } from '../errors';
-import { GLOBAL_STORE_PARTITION, type InstanceView } from '../streams/runtime/instance-view';
+import { GLOBAL_STORE_PARTITION, type InstanceView, type WorkerStorePartitions } from '../streams/runtime/instance-view';
 import type { StandbyReplica } from '../streams/runtime/standby-task';
 import { parseTaskId } from '../streams/runtime/task-id';
 import type { StateStore } from '../streams/state/store';
 import { bindQuery, type BoundQuery } from './bind';
 import { readRecords, type StoreRead } from './read-store';
 import { retryUntilReady, type Attempt } from './retry';
-import { schemaOfStore } from './schema';
+import { schemaOfDescription, schemaOfStore, type StoreSchema } from './schema';
+import { CHUNK_RECORDS, chunkOf, failureOf, take } from './chunks';
+import { revivePositions, THREAD_PART_MODULE } from './thread-part';
 import type { QueryRequest } from './types';
+
+/** Partitions a stream thread in a worker holds: read there (thread-part.ts). */
+class InWorker {
+  constructor(readonly worker: WorkerStorePartitions) {}
+}
+
+/** A store partition this node holds: on this thread, or in a worker's. */
+type Held = StateStore | InWorker;
 
 function notReady<T>(reason: string): Attempt<T> {
   return { ready: false, reason };
@@ -33,7 +43,7 @@ function activePartitions(view: InstanceView, store: string): number[] | undefin
  * the store that this instance holds, and only once all of them are queryable: during a rebalance or while a
  * partition restores, reading the others would answer a part with records missing and nothing to say so.
  */
-function partitionsToRead(view: InstanceView, store: string, bound: BoundQuery, queryable: ReadonlyMap<number, StateStore>): Attempt<number[]> {
+function partitionsToRead(view: InstanceView, store: string, bound: BoundQuery, queryable: ReadonlyMap<number, Held>): Attempt<number[]> {
   if (view.isGlobalStore(store)) {
     return queryable.has(GLOBAL_STORE_PARTITION) ? { ready: true, value: [GLOBAL_STORE_PARTITION] } : notReady(`global store '${store}' is restoring`);
   }
@@ -61,10 +71,10 @@ function partitionsToRead(view: InstanceView, store: string, bound: BoundQuery, 
 function replicaOf(
   store: string,
   partition: number,
-  queryable: ReadonlyMap<number, StateStore>,
+  queryable: ReadonlyMap<number, Held>,
   standbys: ReadonlyMap<number, StandbyReplica>,
   maxLag: number,
-): Attempt<{ partition: number; store: StateStore; replica: Replica }> {
+): Attempt<{ partition: number; store: Held; replica: Replica }> {
   const active = queryable.get(partition);
   if (active !== undefined) return { ready: true, value: { partition, store: active, replica: { standby: false, lag: 0 } } };
   const standby = standbys.get(partition);
@@ -80,11 +90,11 @@ function replicaOf(
 function standInReplicas(
   store: string,
   partitions: readonly number[],
-  queryable: ReadonlyMap<number, StateStore>,
+  queryable: ReadonlyMap<number, Held>,
   standbys: ReadonlyMap<number, StandbyReplica>,
   maxLag: number,
-): Attempt<{ stores: [number, StateStore][]; replica: Replica }> {
-  const stores: [number, StateStore][] = [];
+): Attempt<{ stores: [number, Held][]; replica: Replica }> {
+  const stores: [number, Held][] = [];
   const replica: Replica = { standby: false, lag: 0 };
   for (const partition of [...partitions].sort((a, b) => a - b)) {
     const chosen = replicaOf(store, partition, queryable, standbys, maxLag);
@@ -96,8 +106,6 @@ function standInReplicas(
   return { ready: true, value: { stores, replica } };
 }
 
-/** Records per chunk of a local part: enough that per-chunk costs vanish, few enough to keep memory flat. */
-export const CHUNK_RECORDS = 1000;
 
 /** A read under way: its first chunk, read while the partitions were checked, and the rest, not read yet. */
 interface Reading {
@@ -106,16 +114,8 @@ interface Reading {
   paging: StoreRead['paging'];
   /** A stale-allowed query: the replica read. */
   replica: Replica | undefined;
-}
-
-function take(records: Iterator<unknown, void, undefined>, count: number): unknown[] {
-  const chunk: unknown[] = [];
-  while (chunk.length < count) {
-    const next = records.next();
-    if (next.done) break;
-    chunk.push(next.value);
-  }
-  return chunk;
+  /** The partitions read in workers' stream threads, after this thread's, per worker. */
+  inWorkers: [WorkerStorePartitions, number[]][];
 }
 
 /** A store closed under the read: its task moved or is being closed by a rebalance. */
@@ -132,7 +132,7 @@ export function staleReadKey(view: InstanceView, store: string, bound: BoundQuer
 }
 
 /** The store partitions a query reads here, and with allow_stale the replica they are. */
-function replicasToRead(view: InstanceView, store: string, bound: BoundQuery, queryable: ReadonlyMap<number, StateStore>, standbys: ReadonlyMap<number, StandbyReplica> | undefined): Attempt<{ stores: [number, StateStore][]; replica: Replica | undefined }> {
+function replicasToRead(view: InstanceView, store: string, bound: BoundQuery, queryable: ReadonlyMap<number, Held>, standbys: ReadonlyMap<number, StandbyReplica> | undefined): Attempt<{ stores: [number, Held][]; replica: Replica | undefined }> {
   const { maxLag } = bound.request.options;
   const standIn = bound.request.standInPartitions;
   if (standbys !== undefined && standIn !== undefined && !bound.keyed) return standInReplicas(store, standIn, queryable, standbys, maxLag);
@@ -149,29 +149,48 @@ function replicasToRead(view: InstanceView, store: string, bound: BoundQuery, qu
   return { ready: true, value: { stores: partitions.value.map((p) => [p, queryable.get(p)!]), replica } };
 }
 
-function attempt(view: InstanceView, store: string, request: QueryRequest): Attempt<Reading> {
+/** The store's key serde and type from one of its partitions in the workers' stream threads (the first that has one). */
+export async function schemaInWorkers(store: string, workers: readonly WorkerStorePartitions[]): Promise<Attempt<StoreSchema>> {
+  for (const worker of workers) {
+    const asked = await worker.run(THREAD_PART_MODULE, 'describeThreadStore', [store]).next();
+    const description = asked.done ? (asked.value as StoreDescription | undefined) : undefined;
+    if (description === undefined) continue;
+    const schema = schemaOfDescription(description);
+    return typeof schema === 'string' ? notReady(schema) : { ready: true, value: schema };
+  }
+  return notReady(`no partition of store '${store}' is queryable on this server (rebalancing or restoring)`);
+}
+
+async function attempt(view: InstanceView, store: string, request: QueryRequest): Promise<Attempt<Reading>> {
   const queryable = view.queryableStores(store);
+  const workers = view.workerStores(store);
   const standbys = request.options.allowStale ? view.standbyReplicas(store) : undefined;
   const any = queryable.values().next().value ?? standbys?.values().next().value?.store;
-  if (any === undefined) return notReady(`no partition of store '${store}' is queryable on this server (rebalancing or restoring)`);
-  const schema = schemaOfStore(any);
+  if (any === undefined && workers.length === 0) return notReady(`no partition of store '${store}' is queryable on this server (rebalancing or restoring)`);
+  const described = any === undefined ? await schemaInWorkers(store, workers) : undefined;
+  if (described?.ready === false) return described;
+  const schema = described?.value ?? schemaOfStore(any!);
   if (schema === undefined) throw new InvalidStateStore(`store '${store}' has no key serde, so it cannot be queried`);
   const bound = bindQuery(request, schema, store);
-  const chosen = replicasToRead(view, store, bound, queryable, standbys);
+  const held = new Map<number, Held>(queryable);
+  for (const worker of workers) for (const partition of worker.partitions) if (!held.has(partition)) held.set(partition, new InWorker(worker));
+  const chosen = replicasToRead(view, store, bound, held, standbys);
   if (!chosen.ready) return chosen;
-  const { records, paging } = readRecords(chosen.value.stores, bound);
+  const here: [number, StateStore][] = [];
+  const inWorkers = new Map<WorkerStorePartitions, number[]>();
+  for (const [partition, at] of chosen.value.stores) {
+    if (at instanceof InWorker) inWorkers.set(at.worker, [...(inWorkers.get(at.worker) ?? []), partition]);
+    else here.push([partition, at]);
+  }
+  const { records, paging } = readRecords(here, bound);
   try {
     // The first chunk is read here, so that a store closed before anything was answered is retried.
-    return { ready: true, value: { first: take(records, CHUNK_RECORDS), rest: records, paging, replica: chosen.value.replica } };
+    return { ready: true, value: { first: take(records, CHUNK_RECORDS), rest: records, paging, replica: chosen.value.replica, inWorkers: [...inWorkers] } };
   } catch (error) {
     records.return?.();
     if (isClosedStore(error)) return notReady(error.message);
     throw error;
   }
-}
-
-function failureOf(error: unknown): PeerFailure {
-  return failedAnswer(error instanceof Error ? error.message : String(error), failureKindOf(error));
 }
 
 async function startReading(view: InstanceView, store: string, request: QueryRequest, deadline: number): Promise<Reading | PeerFailure> {
@@ -188,25 +207,69 @@ function endOf(reading: Reading): PartEnd {
   return reading.paging === undefined ? { ok: true, ...replica } : { ok: true, paging: reading.paging(), ...replica };
 }
 
-function chunkOf(records: unknown[]): { json: string; count: number } {
-  // One JSON.stringify per chunk, its brackets cut: the records are spliced into the answer.
-  return { json: JSON.stringify(records).slice(1, -1), count: records.length };
+/** The end of a part read in pieces (this thread's partitions, then each worker's): the first failure, or where each stopped. */
+function mergedEnd(ends: readonly PartEnd[]): PartEnd {
+  const [first, ...others] = ends;
+  const failure = ends.find((end) => !end.ok);
+  if (failure !== undefined || others.length === 0) return failure ?? first!;
+  if (!first!.ok || first!.paging === undefined) return first!;
+  const pagings = ends.map((end) => (end.ok ? end.paging : undefined));
+  return {
+    ...first!,
+    paging: {
+      positions: pagings.flatMap((paging) => revivePositions(paging?.positions ?? [])),
+      complete: pagings.every((paging) => paging?.complete !== false),
+    },
+  };
+}
+
+/**
+ * The records of this node's partitions in workers' stream threads, each worker asked for its own after this
+ * thread's were read, with what is left of the limit. Their ends are added to `ends`.
+ */
+async function* fromWorkers(reading: Reading, store: string, request: QueryRequest, deadline: number, answered: number, ends: PartEnd[]): AsyncGenerator<RecordChunk, void, undefined> {
+  let count = answered;
+  for (const [worker, partitions] of reading.inWorkers) {
+    const { limit } = request.options;
+    const options = { ...request.options, limit: limit < 0 ? -1 : Math.max(0, limit - count) };
+    const part = worker.run(THREAD_PART_MODULE, 'readThreadPart', [store, { ...request, options }, partitions, deadline]) as PartStream;
+    for (let next = await part.next(); ; next = await part.next()) {
+      if (next.done) {
+        ends.push(next.value);
+        break;
+      }
+      count += next.value.count;
+      yield next.value;
+    }
+  }
+}
+
+/** `count` over partitions read in pieces: one record, the sum of the pieces' counts. */
+function summedCount(chunks: readonly RecordChunk[]): RecordChunk {
+  const counts = chunks.flatMap((chunk) => JSON.parse(`[${chunk.json}]`) as { key: string; value: number }[]);
+  return chunkOf([{ key: 'count', value: counts.reduce((sum, c) => sum + c.value, 0) }]);
 }
 
 /**
  * This server's part of a query, read from its local store partitions as the stream is pulled, CHUNK_RECORDS
- * records at a time, and retried while they are not queryable yet. The query's deadline bounds the whole read.
+ * records at a time, and retried while they are not queryable yet; the partitions that stream threads in workers
+ * hold are read there after this thread's (see thread-part.ts). The query's deadline bounds the whole read.
  * Never throws: what goes wrong ends the part with a failure that says why; returning early closes the store
  * iterators.
  */
 export async function* streamLocal(view: InstanceView, store: string, request: QueryRequest, deadline: number): PartStream {
   const reading = await startReading(view, store, request, deadline);
   if (!('rest' in reading)) return reading;
+  const counting = request.clause === 'count' && reading.inWorkers.length > 0;
+  const counted: RecordChunk[] = [];
+  let answered = 0;
   try {
     let chunk = reading.first;
     for (;;) {
-      if (chunk.length > 0) yield chunkOf(chunk);
-      if (chunk.length < CHUNK_RECORDS) return endOf(reading);
+      if (chunk.length > 0 && counting) counted.push(chunkOf(chunk));
+      else if (chunk.length > 0) yield chunkOf(chunk);
+      answered += chunk.length;
+      if (chunk.length < CHUNK_RECORDS) break;
       if (Date.now() >= deadline) return failedAnswer('the query timeout (query_timeout_ms) ran out while the part was read', 'TIMED_OUT');
       chunk = take(reading.rest, CHUNK_RECORDS);
     }
@@ -215,6 +278,18 @@ export async function* streamLocal(view: InstanceView, store: string, request: Q
   } finally {
     reading.rest.return?.();
   }
+  const ends = [endOf(reading)];
+  try {
+    for await (const chunk of fromWorkers(reading, store, request, deadline, answered, ends)) {
+      if (counting) counted.push(chunk);
+      else yield chunk;
+    }
+  } catch (error) {
+    return failureOf(error);
+  }
+  const end = mergedEnd(ends);
+  if (counting && end.ok) yield summedCount(counted);
+  return end;
 }
 
 /**
@@ -222,15 +297,14 @@ export async function* streamLocal(view: InstanceView, store: string, request: Q
  * Never rejects: what goes wrong is a failed answer that says why.
  */
 export async function executeLocal(view: InstanceView, store: string, request: QueryRequest, deadline: number): Promise<PeerAnswer> {
-  const reading = await startReading(view, store, request, deadline);
-  if (!('rest' in reading)) return reading;
-  try {
-    const records = reading.first;
-    for (let next = reading.rest.next(); !next.done; next = reading.rest.next()) records.push(next.value);
-    return { ok: true, records };
-  } catch (error) {
-    return failureOf(error);
-  } finally {
-    reading.rest.return?.();
+  const chunks: string[] = [];
+  const part = streamLocal(view, store, request, deadline);
+  for (let next = await part.next(); ; next = await part.next()) {
+    if (!next.done) {
+      if (next.value.count > 0) chunks.push(next.value.json);
+      continue;
+    }
+    if (!next.value.ok) return next.value;
+    return { ok: true, records: JSON.parse(`[${chunks.join(',')}]`) as unknown[] };
   }
 }

@@ -21,7 +21,7 @@ import type { StreamsMetadata } from '../streams/runtime/streams-metadata';
 import { bindQuery, type BoundQuery } from './bind';
 import { clauseSpec, pages, placeKind } from './clauses';
 import { PageTokens, queryFingerprint } from './page-token';
-import { executeLocal, staleReadKey, streamLocal } from './execute-local';
+import { executeLocal, schemaInWorkers, staleReadKey, streamLocal } from './execute-local';
 import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
 import { type Plan, planQuery, remoteTarget, type RemoteTarget } from './plan';
 import { collectBody, recordsBody, responseBody, type Paging, type StreamedPart, type Unanswered } from './response-body';
@@ -211,6 +211,11 @@ export class QueryService implements PeerQueryHandler {
   private async findSchema(view: InstanceView, applicationId: string, store: string, deadline: number): Promise<Attempt<StoreSchema>> {
     const local = this.localSchema(view, store);
     if (local !== undefined) return { ready: true, value: local };
+    const workers = view.workerStores(store);
+    if (workers.length > 0) {
+      const inWorkers = await schemaInWorkers(store, workers);
+      if (inWorkers.ready) return inWorkers;
+    }
     const peers = view.metadataForStore(store).filter((host) => !host.isLocal && host.grpcEndpoint !== undefined);
     const described = await firstAccepted(
       peers.map((host) => this.options.peers.describeStore(host.grpcEndpoint!, applicationId, store, deadline)),
@@ -269,7 +274,8 @@ export class QueryService implements PeerQueryHandler {
         const again = planQuery(view, store, bound);
         if (again.kind !== 'parts' || !again.local) return { ready: true, value: again };
         const partition = view.keyQueryMetadata(store, keyBytes)?.partition;
-        return partition !== undefined && view.queryableStores(store).has(partition) ? { ready: true, value: again } : { ready: false, reason: 'not queryable here' };
+        const here = partition !== undefined && (view.queryableStores(store).has(partition) || view.workerStores(store).some((worker) => worker.partitions.includes(partition)));
+        return here ? { ready: true, value: again } : { ready: false, reason: 'not queryable here' };
       },
       bound.request.options,
       deadline,

@@ -7,8 +7,9 @@
  */
 import pino from 'pino';
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../../src';
-import type { KeyValueStore, Topology, ValueAndTimestamp } from '../../../src';
+import type { KeyValueStore, Topology, TopologySource, ValueAndTimestamp } from '../../../src';
 import { WORD_COUNT_STORE, wordCountTopology } from '../../../examples/word-count';
+import { failingLines, failingLinesSource } from './thread-topologies';
 import { TABLE_STORE, type ChildEvent, type ChildReply, type ChildRequest, type ChildSpec, type KeyOwner } from './instance-protocol';
 
 function send(message: ChildEvent | ChildReply, then?: () => void): void {
@@ -25,20 +26,17 @@ function storeValues(instance: StreamsInstance, store: string, standby = false):
   return values;
 }
 
-function topology(spec: ChildSpec): { topology: Topology; store: string } {
+/** The topology, and where stream threads in workers build it from (word count and failing lines; the table: none). */
+function topology(spec: ChildSpec): { topology: Topology; store: string; source?: TopologySource } {
   const failOn = spec.failOnLine;
   if (failOn !== undefined) {
-    const builder = new StreamsBuilder();
-    builder
-      .stream<string | null, string>(spec.input, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
-      .mapValues((line) => {
-        if (line === failOn) throw new Error(`cannot process the line "${line}"`);
-        return line;
-      })
-      .to(spec.output, { keySerde: Serdes.String(), valueSerde: Serdes.String() });
-    return { topology: builder.build(), store: WORD_COUNT_STORE };
+    const args = [spec.input, spec.output, failOn, spec.failIn ?? 'any'] as const;
+    return { topology: failingLines(...args), store: WORD_COUNT_STORE, source: failingLinesSource(...args) };
   }
-  if (spec.topology !== 'table') return { topology: wordCountTopology(spec.input, spec.output), store: WORD_COUNT_STORE };
+  if (spec.topology !== 'table') {
+    const source = { module: require.resolve('../../../examples/word-count'), export: 'wordCountTopology', args: [spec.input, spec.output] };
+    return { topology: wordCountTopology(spec.input, spec.output), store: WORD_COUNT_STORE, source };
+  }
   const builder = new StreamsBuilder();
   builder.table<string, string>(spec.input, { keySerde: Serdes.String(), valueSerde: Serdes.String() }, { storeName: TABLE_STORE });
   return { topology: builder.build(), store: TABLE_STORE };
@@ -71,8 +69,8 @@ async function main(): Promise<void> {
   const spec = JSON.parse(process.env.SLUICE_IT_CHILD_SPEC ?? 'null') as ChildSpec | null;
   if (!spec) throw new Error('SLUICE_IT_CHILD_SPEC is not set');
   const logger = pino({ level: spec.logLevel, base: { child: spec.name } }, pino.destination(2));
-  const { topology: built, store } = topology(spec);
-  const instance = new StreamsInstance(built, spec.config, { logger });
+  const { topology: built, store, source } = topology(spec);
+  const instance = new StreamsInstance(built, spec.config, { logger, ...(source ? { topologySource: source } : {}) });
   instance.on('state', (change) => send({ kind: 'event', event: 'state', payload: change }));
   instance.on('rebalance', (event) => send({ kind: 'event', event: 'rebalance', payload: event }));
   instance.on('restore', (event) => send({ kind: 'event', event: 'restore', payload: event }));

@@ -12,8 +12,10 @@ export interface ChildSpec {
   logLevel: string;
   /** `table`: the input read into the table store `values` (string to string), output unused; default: the word count. */
   topology?: 'table';
-  /** The word count, except that a processor throws on this line (a processing failure, for the uncaught-exception handler). */
+  /** In place of the word count, a pass-through that throws on this line (a processing failure, for the uncaught-exception handler). */
   failOnLine?: string;
+  /** `worker`: only the stream threads in workers throw on it. */
+  failIn?: 'any' | 'worker';
 }
 
 /** The store of the `table` topology. */

@@ -37,9 +37,10 @@ export class WordCountProcesses {
 
   /**
    * Starts a process with this application's id and the broker under test, plus `config` (where `spawner` says;
-   * with `failOnLine`, a topology that fails on that line instead of the word count).
+   * with `failOnLine`, a topology that fails on that line instead of the word count, in its threads in workers only
+   * when `failIn` says so).
    */
-  start(name: string, config: Record<string, string | number | boolean>, spawner?: ChildSpawner, failOnLine?: string): InstanceProcess {
+  start(name: string, config: Record<string, string | number | boolean>, spawner?: ChildSpawner, failOnLine?: string, failIn?: 'any' | 'worker'): InstanceProcess {
     const child = InstanceProcess.start(
       {
         name,
@@ -48,6 +49,7 @@ export class WordCountProcesses {
         logLevel: process.env.SLUICE_TEST_LOG_LEVEL ?? 'warn',
         config: { 'application.id': this.applicationId, 'bootstrap.servers': bootstrapServers().join(','), ...config },
         ...(failOnLine === undefined ? {} : { failOnLine }),
+        ...(failIn === undefined ? {} : { failIn }),
       },
       this.workDir,
       spawner,

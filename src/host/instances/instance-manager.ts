@@ -50,9 +50,11 @@ export class InstanceManager implements InstanceRegistry {
   create(spec: InstanceSpec): ManagedInstance {
     const { definition, config } = this.check(spec);
     if (this.instances.has(config.applicationId)) throw new ApplicationExists(config.applicationId);
+    const source = this.options.topologies.workerSource(definition, config.values);
     const instance = new ManagedInstance({
       topologyInfo: topologyInfo(definition),
       topology: definition.build(config.values),
+      ...(source ? { topologySource: source } : {}),
       description: spec.description ?? null,
       config: config.values,
       createRuntime: this.options.createRuntime,

@@ -13,10 +13,13 @@ import type { TopologyDescription } from '../../streams/topology/description';
 import type { Topology } from '../../streams/topology/topology';
 import type { InstanceState, InstanceStateChange, LocalInstance, LocalInstanceEvents, TopologyInfo } from '../../server/context';
 import type { RuntimeFactory, StreamsRuntime } from './runtime';
+import type { TopologySource } from '../../streams/runtime/worker/topology-source';
 
 export interface ManagedInstanceOptions {
   topologyInfo: TopologyInfo;
   topology: Topology;
+  /** Where stream threads in workers build the topology from; none: every thread runs on the main thread. */
+  topologySource?: TopologySource;
   description: string | null;
   /** The effective configuration, already validated. */
   config: Readonly<Record<string, ConfigValue>>;
@@ -142,7 +145,7 @@ export class ManagedInstance implements LocalInstance {
 
   private createRuntime(): StreamsRuntime {
     this.detach();
-    const runtime = this.options.createRuntime(this.options.topology, this.config);
+    const runtime = this.options.createRuntime(this.options.topology, this.config, this.options.topologySource);
     const onState = (change: StateChange) => {
       if (change.state === 'RUNNING') this.running = true;
       this.publishState(change);

@@ -3,6 +3,7 @@ import type { InstanceView, StreamsEvents } from '../../streams/runtime/instance
 import type { ConfigValue } from '../../streams/runtime/streams-config';
 import { StreamsInstance } from '../../streams/runtime/streams-instance';
 import type { Topology } from '../../streams/topology/topology';
+import type { TopologySource } from '../../streams/runtime/worker/topology-source';
 
 /** What the host does with a streams runtime: `StreamsInstance`, or a stand-in in unit tests. */
 export interface StreamsRuntime extends InstanceView {
@@ -13,8 +14,9 @@ export interface StreamsRuntime extends InstanceView {
   off<E extends keyof StreamsEvents>(event: E, listener: (...args: StreamsEvents[E]) => void): unknown;
 }
 
-export type RuntimeFactory = (topology: Topology, config: Readonly<Record<string, ConfigValue>>) => StreamsRuntime;
+/** `source`: where stream threads in workers build the same topology from (none: every thread on the main thread). */
+export type RuntimeFactory = (topology: Topology, config: Readonly<Record<string, ConfigValue>>, source?: TopologySource) => StreamsRuntime;
 
 export function streamsInstanceFactory(logger: Logger): RuntimeFactory {
-  return (topology, config) => new StreamsInstance(topology, config, { logger });
+  return (topology, config, source) => new StreamsInstance(topology, config, { logger, ...(source ? { topologySource: source } : {}) });
 }

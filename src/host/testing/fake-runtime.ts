@@ -115,6 +115,10 @@ export class FakeRuntime extends EventEmitter<StreamsEvents> implements StreamsR
   standbyReplicas() {
     return new Map();
   }
+
+  workerStores() {
+    return [];
+  }
 }
 
 /** A factory that remembers every runtime it made, newest last. */

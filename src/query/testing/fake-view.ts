@@ -3,7 +3,7 @@
  * a host map given by hand, and murmur2 placement of keys as the runtime does it. No broker, no runtime.
  */
 import { partitionForKey } from '../../streams/kafka/murmur2';
-import type { InstanceView, ThreadMetadata } from '../../streams/runtime/instance-view';
+import type { InstanceView, ThreadMetadata, ThreadStoreReader, ThreadStores, WorkerStorePartitions } from '../../streams/runtime/instance-view';
 import type { StandbyReplica } from '../../streams/runtime/standby-task';
 import type { KeyQueryMetadata, StreamsMetadata } from '../../streams/runtime/streams-metadata';
 import type { StreamsState } from '../../streams/runtime/streams-state';
@@ -85,6 +85,8 @@ export class FakeView {
   readonly standbys = new Map<string, Map<number, StandbyReplica>>();
   /** Stores that are global: every node holds them whole, as GLOBAL_STORE_PARTITION. */
   readonly global = new Set<string>();
+  /** Partitions a stream thread in a worker holds, by the thread's name (see workerStores). */
+  readonly inWorkers = new Map<number, string>();
 
   constructor(
     readonly applicationId: string,
@@ -111,8 +113,27 @@ export class FakeView {
     this.queryableCalls++;
     const result = new Map<number, StateStore>();
     if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return result;
-    for (const [partition, s] of this.stores.get(store) ?? []) if (!this.restoring.has(partition)) result.set(partition, s);
+    for (const [partition, s] of this.stores.get(store) ?? []) if (!this.restoring.has(partition) && !this.inWorkers.has(partition)) result.set(partition, s);
     return result;
+  }
+
+  /**
+   * Partitions held by stream threads "in workers": the readers run on this thread, on the same stores, and what
+   * they take and hand back is structured-cloned, as between threads.
+   */
+  workerStores(store: string): WorkerStorePartitions[] {
+    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return [];
+    const byThread = new Map<string, Map<number, StateStore>>();
+    for (const [partition, s] of this.stores.get(store) ?? []) {
+      const thread = this.inWorkers.get(partition);
+      if (thread === undefined || this.restoring.has(partition)) continue;
+      byThread.set(thread, (byThread.get(thread) ?? new Map()).set(partition, s));
+    }
+    return [...byThread].map(([thread, held]) => ({
+      thread,
+      partitions: [...held.keys()],
+      run: (module: string, exportName: string, args: readonly unknown[]) => runAsInWorker({ queryableStores: (name) => (name === store ? new Map(held) : new Map()) }, module, exportName, args),
+    }));
   }
 
   standbyReplicas(store: string): Map<number, StandbyReplica> {
@@ -171,5 +192,14 @@ export class FakeView {
       ],
       globalStores: [],
     };
+  }
+}
+
+/** A ThreadStoreReader run as a worker runs it: module loaded by path, arguments and values structured-cloned. */
+async function* runAsInWorker(stores: ThreadStores, module: string, exportName: string, args: readonly unknown[]): AsyncGenerator<unknown, unknown, undefined> {
+  const reader = (require(module) as Record<string, ThreadStoreReader>)[exportName]!(stores, ...(structuredClone(args) as never[]));
+  for (let next = await reader.next(); ; next = await reader.next()) {
+    if (next.done) return structuredClone(next.value);
+    yield structuredClone(next.value);
   }
 }

@@ -151,6 +151,7 @@ export function fakeView(applicationId: string, values: Readonly<Record<string, 
     isGlobalStore: () => false,
     queryableStores: () => new Map(),
     standbyReplicas: () => new Map(),
+    workerStores: () => [],
   };
 }
 

@@ -46,6 +46,19 @@ describe('MetricsRegistry', () => {
     expect(registry.metrics().map((s) => s.value)).toEqual(['RUNNING', 2]);
   });
 
+  it("lists a source's metrics after its own, filtered alike, until the source is removed", () => {
+    registry.gauge('stream-metrics', { 'client-id': 'c' }, { name: 'state', description: 'd' }, () => 'RUNNING');
+    const fromWorker: MetricSnapshot[] = [
+      { group: 'stream-thread-metrics', name: 'process-total', description: 'd', tags: { 'thread-id': 'c-StreamThread-2' }, value: 7 },
+      { group: 'stream-task-metrics', name: 'process-total', description: 'd', tags: { 'thread-id': 'c-StreamThread-2', 'task-id': '0_0' }, value: 3 },
+    ];
+    const remove = registry.addSource(() => fromWorker);
+    expect(registry.metrics().map((s) => s.value)).toEqual(['RUNNING', 7, 3]);
+    expect(registry.metrics({ group: 'stream-thread-metrics' }).map((s) => s.value)).toEqual([7]);
+    remove();
+    expect(registry.metrics().map((s) => s.value)).toEqual(['RUNNING']);
+  });
+
   it('refuses a metric that exists already, whatever the order of its tags, and then registers nothing', () => {
     registry.gauge('g', { a: '1', b: '2' }, { name: 'm', description: 'd' }, () => 1);
     expect(() =>

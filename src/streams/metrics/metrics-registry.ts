@@ -62,6 +62,7 @@ export class MetricsRegistry {
   private readonly metricsByKey = new Map<string, RegisteredMetric>();
   private readonly clock: () => number;
   private readonly windowConfig: SampleWindowConfig;
+  private readonly sources = new Set<() => readonly MetricSnapshot[]>();
 
   constructor(options: MetricsRegistryOptions = {}) {
     this.clock = options.clock ?? Date.now;
@@ -123,7 +124,16 @@ export class MetricsRegistry {
     return removed;
   }
 
-  /** Every metric (or those of one group and/or name) with its current value, in registration order. */
+  /**
+   * Lists `source`'s metrics with this registry's, after them: metrics recorded elsewhere (a stream thread in a
+   * worker, as it last sent them). Answers a function that stops listing them.
+   */
+  addSource(source: () => readonly MetricSnapshot[]): () => void {
+    this.sources.add(source);
+    return () => this.sources.delete(source);
+  }
+
+  /** Every metric (or those of one group and/or name) with its current value, in registration order, then the sources'. */
   metrics(filter: MetricsFilter = {}): MetricSnapshot[] {
     const now = this.clock();
     const snapshots: MetricSnapshot[] = [];
@@ -137,6 +147,11 @@ export class MetricsRegistry {
         tags: metric.tags,
         value: metric.read(now),
       });
+    }
+    for (const source of this.sources) {
+      for (const metric of source()) {
+        if ((filter.group === undefined || metric.group === filter.group) && (filter.name === undefined || metric.name === filter.name)) snapshots.push(metric);
+      }
     }
     return snapshots;
   }

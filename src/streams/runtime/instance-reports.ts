@@ -2,7 +2,9 @@ import type { ConsumerOffsets, StorePartitionStatus, ThreadMetadata } from './in
 import { CorruptedTaskState } from '../../errors';
 import type { Checkpoint, StateDirectory } from './state-directory';
 import type { StandbyTaskStatus } from './standby-task';
-import type { StreamThread } from './stream-thread';
+import type { StreamThreadHandle, ThreadStorePosition } from './stream-thread-handle';
+import type { TaskManager } from './task-manager';
+import type { ChangelogRestorer } from './changelog-restorer';
 
 /** Low and high watermark per partition of a topic. */
 export type EndOffsets = (topic: string) => Promise<Map<number, { low: number; high: number }>>;
@@ -11,16 +13,16 @@ export type EndOffsets = (topic: string) => Promise<Map<number, { low: number; h
  * A thread as Kafka Streams' ThreadMetadata shows it: its state, tasks and clients. Standbys belong to the node,
  * not to a thread: the caller passes them with its first thread.
  */
-export function threadMetadata(thread: StreamThread, clientId: string, exactlyOnce: boolean, standbys: readonly StandbyTaskStatus[] = []): ThreadMetadata {
-  const tasks = [...thread.tasks.all()];
+export function threadMetadata(thread: StreamThreadHandle, clientId: string, exactlyOnce: boolean, standbys: readonly StandbyTaskStatus[] = []): ThreadMetadata {
+  const tasks = thread.activeTasks();
   return {
     name: thread.name,
     state: thread.state,
-    activeTasks: tasks.map((t) => ({ taskId: t.name, topicPartitions: t.partitions.map((tp) => ({ topic: tp.topic, partition: tp.partition })) })),
+    activeTasks: tasks.map((t) => ({ taskId: t.taskId, topicPartitions: t.partitions.map((tp) => ({ topic: tp.topic, partition: tp.partition })) })),
     standbyTasks: standbys.map((s) => ({ taskId: s.taskId, topicPartitions: s.topicPartitions.map((tp) => ({ topic: tp.topic, partition: tp.partition })), lag: s.lag })),
     clients: {
       consumerClientId: `${thread.name}-consumer`,
-      producerClientIds: exactlyOnce ? tasks.map((t) => `${thread.name}-${t.name}-producer`) : [`${thread.name}-producer`],
+      producerClientIds: exactlyOnce ? tasks.map((t) => `${thread.name}-${t.taskId}-producer`) : [`${thread.name}-producer`],
       restoreConsumerClientId: `${thread.name}-restore-consumer`,
       adminClientId: `${clientId}-admin`,
     },
@@ -28,11 +30,11 @@ export function threadMetadata(thread: StreamThread, clientId: string, exactlyOn
 }
 
 /** Each thread's consumed and committed positions beside the partitions' log offsets, and the lag between. */
-export async function consumerOffsets(group: string, threads: readonly StreamThread[], endOffsets: EndOffsets): Promise<ConsumerOffsets> {
+export async function consumerOffsets(group: string, threads: readonly StreamThreadHandle[], endOffsets: EndOffsets): Promise<ConsumerOffsets> {
   const consumers: ConsumerOffsets['consumers'] = [];
   for (const thread of threads) {
     const positions = [];
-    for (const { topic, partition, state } of thread.positions.snapshot()) {
+    for (const { topic, partition, state } of await thread.positions()) {
       const log = (await endOffsets(topic)).get(partition);
       const end = log?.high ?? -1;
       positions.push({
@@ -50,27 +52,36 @@ export async function consumerOffsets(group: string, threads: readonly StreamThr
   return { group, consumers };
 }
 
-/** Every local store partition: how far it holds its changelog (restoring: how far the restore read), and its lag. */
-export async function storeStatus(threads: readonly StreamThread[], stateDirectory: StateDirectory, endOffsets: EndOffsets): Promise<StorePartitionStatus[]> {
+/** Every store partition of a thread's tasks: how far it holds its changelog (restoring: how far the restore read). */
+export function storePositions(tasks: TaskManager, restorer: ChangelogRestorer, stateDirectory: StateDirectory): ThreadStorePosition[] {
+  const result: ThreadStorePosition[] = [];
+  for (const task of tasks.all()) {
+    const checkpoint = readableCheckpoint(stateDirectory, task.name);
+    const partition = task.partition;
+    for (const { name: store, changelog } of task.stores) {
+      const current = changelog ? (restorer.position(changelog, partition) ?? checkpoint?.get(changelog, partition) ?? -1) : -1;
+      const restoration = changelog ? tasks.restorations.get(changelog, partition) : undefined;
+      result.push({ store, partition, changelog, currentOffset: current, ...(restoration ? { lastRestoration: restoration } : {}) });
+    }
+  }
+  return result;
+}
+
+/** Every local store partition: how far it holds its changelog, and its lag behind the changelog's end. */
+export async function storeStatus(threads: readonly StreamThreadHandle[], endOffsets: EndOffsets): Promise<StorePartitionStatus[]> {
   const result: StorePartitionStatus[] = [];
   for (const thread of threads) {
-    for (const task of thread.tasks.all()) {
-      const checkpoint = readableCheckpoint(stateDirectory, task.name);
-      const partition = task.partition;
-      for (const { name: store, changelog } of task.stores) {
-        const end = changelog ? ((await endOffsets(changelog)).get(partition)?.high ?? -1) : -1;
-        const current = changelog ? (thread.restorer.position(changelog, partition) ?? checkpoint?.get(changelog, partition) ?? -1) : -1;
-        const restoration = changelog ? thread.tasks.restorations.get(changelog, partition) : undefined;
-        result.push({
-          store,
-          partition,
-          changelog,
-          currentOffset: current,
-          logEndOffset: end,
-          lag: end < 0 || current < 0 ? -1 : Math.max(end - current, 0),
-          ...(restoration ? { lastRestoration: restoration } : {}),
-        });
-      }
+    for (const { store, partition, changelog, currentOffset: current, lastRestoration } of await thread.storePositions()) {
+      const end = changelog ? ((await endOffsets(changelog)).get(partition)?.high ?? -1) : -1;
+      result.push({
+        store,
+        partition,
+        changelog,
+        currentOffset: current,
+        logEndOffset: end,
+        lag: end < 0 || current < 0 ? -1 : Math.max(end - current, 0),
+        ...(lastRestoration ? { lastRestoration } : {}),
+      });
     }
   }
   return result.sort((a, b) => a.store.localeCompare(b.store) || a.partition - b.partition);

@@ -118,6 +118,32 @@ export interface StreamsEvents {
   error: [Error];
 }
 
+/** The stores of one stream thread, as code run in its worker reads them. */
+export interface ThreadStores {
+  /** The thread's partitions of a store that can be queried now (their tasks restored). */
+  queryableStores(store: string): Map<number, StateStore>;
+}
+
+/**
+ * What code run in a thread's worker hands back: an async generator of values, or a generator (either returns its
+ * last value), as `run` gives it to the caller on the main thread.
+ */
+export type ThreadStoreReader = (stores: ThreadStores, ...args: never[]) => AsyncGenerator<unknown, unknown, undefined> | Generator<unknown, unknown, undefined>;
+
+/**
+ * Partitions of a store that a stream thread in a worker holds queryable. Its stores are read there, through their
+ * caches, by code the caller names: the records stay in the worker until they are read, as with a peer.
+ */
+export interface WorkerStorePartitions {
+  readonly thread: string;
+  readonly partitions: readonly number[];
+  /**
+   * Runs function `exportName` of `module` (a ThreadStoreReader) in the thread's worker with its stores and `args`
+   * (structured-cloned), and hands out what it yields, one value per call of next(), and what it returns.
+   */
+  run(module: string, exportName: string, args: readonly unknown[]): AsyncGenerator<unknown, unknown, undefined>;
+}
+
 /** What the layers above (cluster, query, server, host) read of a running instance. */
 export interface InstanceView {
   readonly applicationId: string;
@@ -145,10 +171,13 @@ export interface InstanceView {
   /** Whether the store is a global store: every node holds all of it. */
   isGlobalStore(store: string): boolean;
   /**
-   * Local partitions of a store that can be queried now (running, not restoring). A global store is one partition,
-   * GLOBAL_STORE_PARTITION, once restored.
+   * Local partitions of a store that can be queried now (running, not restoring) on the main thread: those of the
+   * stream threads in workers are in workerStores. A global store is one partition, GLOBAL_STORE_PARTITION, once
+   * restored.
    */
   queryableStores(store: string): Map<number, StateStore>;
+  /** Local partitions of a store that stream threads in workers hold queryable now, by thread (none in queryableStores). */
+  workerStores(store: string): WorkerStorePartitions[];
   /** Local standby partitions of a store, with their lag (stale reads). */
   standbyReplicas(store: string): Map<number, StandbyReplica>;
 }

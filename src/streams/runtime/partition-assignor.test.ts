@@ -47,6 +47,19 @@ describe('the Sluice assignor', () => {
     expect(assignTasks(input, tasks)).toEqual(result);
   });
 
+  it("gives a process's thread that joins its share of the stateful tasks, not only stateless ones", () => {
+    const all = tasks.map((t) => t.taskId);
+    // The first thread ran every task; the second (a new member of the same process) joins.
+    const result = assignTasks([member('a-1', 'A', all, all), member('a-2', 'A')], tasks);
+    const stateful = (id: string): boolean => id.startsWith('1_');
+    expect(result.get('a-1')!.filter(stateful)).toHaveLength(2);
+    expect(result.get('a-2')!.filter(stateful)).toHaveLength(2);
+    expect([...result.values()].map((list) => list.length)).toEqual([4, 4]);
+    expect(new Set([...result.values()].flat()).size).toBe(tasks.length);
+    // What each thread kept, it had before.
+    expect(result.get('a-1')).toEqual(['0_0', '0_1', '1_0', '1_1']);
+  });
+
   it('gives a process that joins its share of the stateful tasks, not only stateless ones', () => {
     const all = tasks.map((t) => t.taskId);
     const result = assignTasks([member('a', 'A', all, all), member('b', 'B')], tasks);

@@ -112,18 +112,24 @@ export function assignTasks(members: readonly MemberSubscription[], tasks: reado
     }
   }
 
+  // Within a process, each thread likewise gets its share of the stateful tasks and of the stateless ones (as Kafka
+  // Streams spreads them over its threads): a thread holds state of its own, and the threads' work is alike.
+  const stateful = new Set(tasks.filter((t) => t.stateful).map((t) => t.taskId));
   for (const [client, taskIds] of clientTasks) {
     const consumers = clients.get(client)!;
     const load = new Map(consumers.map((m) => [m.memberId, 0]));
-    const limit = Math.ceil(taskIds.length / consumers.length);
-    for (const taskId of taskIds) {
-      const previous = previousMember.get(taskId);
-      let member = previous !== undefined && load.has(previous) && load.get(previous)! < limit ? previous : undefined;
-      if (member === undefined) {
-        member = [...load.entries()].reduce((a, b) => (b[1] < a[1] ? b : a))[0];
+    for (const group of [taskIds.filter((t) => stateful.has(t)), taskIds.filter((t) => !stateful.has(t))]) {
+      const inGroup = new Map(consumers.map((m) => [m.memberId, 0]));
+      const limit = Math.ceil(group.length / consumers.length);
+      for (const taskId of group) {
+        const previous = previousMember.get(taskId);
+        let member = previous !== undefined && inGroup.has(previous) && inGroup.get(previous)! < limit ? previous : undefined;
+        // The least loaded in the group, then overall (so that rounding up in each group does not pile on one thread).
+        member ??= [...inGroup.keys()].reduce((a, b) => (inGroup.get(b)! < inGroup.get(a)! || (inGroup.get(b) === inGroup.get(a) && load.get(b)! < load.get(a)!) ? b : a));
+        inGroup.set(member, inGroup.get(member)! + 1);
+        load.set(member, load.get(member)! + 1);
+        result.get(member)!.push(taskId);
       }
-      load.set(member, load.get(member)! + 1);
-      result.get(member)!.push(taskId);
     }
   }
   for (const list of result.values()) list.sort(compareTaskIds);

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { CorruptedTaskState, InvalidApplicationId, PathOutsideStateDirectory } from '../../errors';
 import { TopicPartitionMap } from '../kafka';
 import { pathInside, StateDirectory } from './state-directory';
+import { liveWorkerThreadIds } from './worker-thread-ids';
 
 let root: string;
 let stateDir: string;
@@ -63,6 +64,27 @@ describe('StateDirectory', () => {
     expect(dir.lockOwner('0_1')).toBeUndefined();
     dir.lock('0_1', 'StreamThread-2');
     dir.unlock('0_1', 'StreamThread-2');
+  });
+
+  it("refuses a task directory a live worker thread of the process holds, and takes one over from a worker that ended", () => {
+    const dir = new StateDirectory(stateDir, 'app');
+    fs.mkdirSync(dir.taskDir('0_2'), { recursive: true });
+    const lockFile = path.join(dir.taskDir('0_2'), '.lock');
+    fs.writeFileSync(lockFile, `${process.pid}:42`);
+    liveWorkerThreadIds.add(42);
+    try {
+      expect(() => dir.lock('0_2', 'StreamThread-1')).toThrow('is locked by thread 42 of this process');
+    } finally {
+      liveWorkerThreadIds.delete(42);
+    }
+    dir.lock('0_2', 'StreamThread-1');
+    expect(fs.readFileSync(lockFile, 'utf8')).toBe(`${process.pid}:0`);
+    dir.unlock('0_2', 'StreamThread-1');
+    fs.writeFileSync(lockFile, `${process.pid}:42`);
+    dir.releaseLocksOfThread(7);
+    expect(fs.existsSync(lockFile)).toBe(true);
+    dir.releaseLocksOfThread(42);
+    expect(fs.existsSync(lockFile)).toBe(false);
   });
 
   it('never lets a task id lead out of the application directory', () => {

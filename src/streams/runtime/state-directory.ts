@@ -1,14 +1,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isMainThread, threadId } from 'node:worker_threads';
 import { CorruptedTaskState, IllegalState, PathOutsideStateDirectory, TaskDirectoryLocked } from '../../errors';
 import { TopicPartitionMap } from '../kafka';
 import { checkApplicationId } from './application-id';
+import { liveWorkerThreadIds } from './worker-thread-ids';
 
 const LOCK_FILE = '.lock';
 const CHECKPOINT_FILE = '.checkpoint';
 /** Present while a task's stores open: found at a start, the last opening killed the process. */
 const OPENING_FILE = '.opening';
 const CHECKPOINT_VERSION = 0;
+/** What a lock file holds: the process and the thread (0: the main thread) that hold the lock. */
+const LOCK_HOLDER = `${process.pid}:${threadId}`;
 
 /** A changelog offset per topic-partition: where a restore of the task's local state would begin. */
 export type Checkpoint = TopicPartitionMap<number>;
@@ -77,20 +81,37 @@ export class StateDirectory {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = fs.openSync(lockPath, 'wx');
-        fs.writeSync(fd, String(process.pid));
+        fs.writeSync(fd, LOCK_HOLDER);
         this.locks.set(taskId, { fd, owner });
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const pid = Number(fs.readFileSync(lockPath, 'utf8'));
-        if (pid === process.pid || !isAlive(pid)) {
+        const holder = lockHolderIn(fs.readFileSync(lockPath, 'utf8'));
+        if (holder.pid === process.pid && holder.thread !== threadId && heldByAnotherThread(holder.thread)) {
+          throw new TaskDirectoryLocked(dir, `thread ${holder.thread} of this process`);
+        }
+        if (holder.pid === process.pid || !isAlive(holder.pid)) {
           fs.rmSync(lockPath, { force: true });
           continue;
         }
-        throw new TaskDirectoryLocked(dir, `process ${pid}`);
+        throw new TaskDirectoryLocked(dir, `process ${holder.pid}`);
       }
     }
     throw new TaskDirectoryLocked(dir, 'another process');
+  }
+
+  /** Removes the lock files a worker thread of this process left when it ended, for the other threads to take. */
+  releaseLocksOfThread(thread: number): void {
+    for (const taskId of this.taskIdsWithState()) {
+      const lockPath = path.join(this.taskDir(taskId), LOCK_FILE);
+      let holder;
+      try {
+        holder = lockHolderIn(fs.readFileSync(lockPath, 'utf8'));
+      } catch {
+        continue;
+      }
+      if (holder.pid === process.pid && holder.thread === thread) fs.rmSync(lockPath, { force: true });
+    }
   }
 
   /** The thread of this process that holds a task directory's lock, if one does. */
@@ -190,6 +211,21 @@ function decimal(text: string | undefined): number | undefined {
   if (text === undefined || !/^\d{1,16}$/.test(text)) return undefined;
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** The process and thread a lock file names (a file of a version before worker threads names the process only). */
+function lockHolderIn(text: string): { pid: number; thread: number } {
+  const [pid, thread] = text.split(':');
+  return { pid: Number(pid), thread: Number(thread ?? 0) };
+}
+
+/**
+ * Whether another thread of this process holds a lock it wrote. A worker cannot tell which threads live, so to it
+ * the main thread's and other workers' locks are held (the main thread releases those of a worker that ended); the
+ * main thread knows its workers, and takes over a lock left by one that ended, or by an earlier instance of its own.
+ */
+function heldByAnotherThread(thread: number): boolean {
+  return isMainThread ? liveWorkerThreadIds.has(thread) : true;
 }
 
 function isAlive(pid: number): boolean {

@@ -14,6 +14,9 @@ import { TaskExecutor } from './task-executor';
 import { TaskManager } from './task-manager';
 import type { ThreadClients } from './thread-clients';
 import type { StreamThreadContext, StreamThreadEvents } from './stream-thread-context';
+import type { StreamThreadHandle, ThreadPartitionPosition, ThreadStorePosition, ThreadTask } from './stream-thread-handle';
+import { storePositions } from './instance-reports';
+import type { StateStore } from '../state/store';
 
 /** Offsets a restoring changelog must move before a commit checkpoints it again (Kafka Streams' threshold). */
 const RESTORE_CHECKPOINT_PROGRESS = 10_000;
@@ -23,7 +26,7 @@ const RESTORE_CHECKPOINT_PROGRESS = 10_000;
  * runs; every commit interval the committer commits them. Processing, punctuation, assignments and commits run one
  * at a time (a promise chain), so a commit never sees half-processed input.
  */
-export class StreamThread extends EventEmitter<StreamThreadEvents> {
+export class StreamThread extends EventEmitter<StreamThreadEvents> implements StreamThreadHandle {
   readonly name: string;
   private threadState: ThreadState = 'CREATED';
   private readonly clients: ThreadClients;
@@ -31,7 +34,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
   /** Restores the tasks' changelogs; `position` tells how far a changelog partition being restored has been read. */
   readonly restorer: ChangelogRestorer;
   /** Consumed and committed offsets per input partition (the offsets resource adds the log's). */
-  readonly positions = new PartitionPositions();
+  private readonly inputPositions = new PartitionPositions();
   private readonly executor: TaskExecutor;
   private readonly committer: Committer;
   readonly tasks: TaskManager;
@@ -50,7 +53,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
     const logger = ctx.logger.child({ thread: this.name });
     const exactlyOnce = ctx.config.processingGuarantee === 'exactly_once_v2';
     this.metrics = createThreadMetrics(ctx.metrics, this.name, Date.now());
-    this.executor = new TaskExecutor(this.positions, this.metrics, ctx.metrics, this.name);
+    this.executor = new TaskExecutor(this.inputPositions, this.metrics, ctx.metrics, this.name);
     this.clients = ctx.clients({
       userData: () => Buffer.from(JSON.stringify(this.subscription())),
       beforeJoin: () => this.commitBeforeJoin(),
@@ -73,7 +76,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
     );
     const checkpoints = new TaskCheckpoints(ctx.stateDirectory, exactlyOnce, logger);
     const consumer = this.clients.consumer;
-    this.committer = new Committer((offsets) => consumer.commitOffsets(offsets), this.positions, checkpoints, { exactlyOnce, taskTimeoutMs: ctx.config.taskTimeoutMs, logger });
+    this.committer = new Committer((offsets) => consumer.commitOffsets(offsets), this.inputPositions, checkpoints, { exactlyOnce, taskTimeoutMs: ctx.config.taskTimeoutMs, logger });
     this.tasks = new TaskManager({
       metadata: ctx.metadata,
       stateDirectory: ctx.stateDirectory,
@@ -100,6 +103,37 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
   /** The thread's slot (from 0), which a replacement takes over. */
   get slot(): number {
     return this.ctx.index;
+  }
+
+  activeTasks(): ThreadTask[] {
+    return [...this.tasks.all()].map((t) => ({ taskId: t.name, partitions: t.partitions, running: t.state === 'running' }));
+  }
+
+  holds(taskId: string): boolean {
+    return this.tasks.holds(taskId);
+  }
+
+  /** This thread's partitions of a store that can be queried now: their tasks restored, the store open. */
+  queryableStores(store: string): Map<number, StateStore> {
+    const result = new Map<number, StateStore>();
+    for (const active of this.tasks.runningTasks()) {
+      const s = active.task.stores.get(store);
+      if (s && s.isOpen()) result.set(active.partition, s);
+    }
+    return result;
+  }
+
+  /** The tasks this thread holds, open or still closing (a worker reports them to the instance). */
+  heldTasks(): string[] {
+    return this.tasks.heldTaskIds();
+  }
+
+  positions(): Promise<ThreadPartitionPosition[]> {
+    return Promise.resolve(this.inputPositions.snapshot());
+  }
+
+  storePositions(): Promise<ThreadStorePosition[]> {
+    return Promise.resolve(storePositions(this.tasks, this.restorer, this.ctx.stateDirectory));
   }
 
   async start(): Promise<void> {
@@ -223,7 +257,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> {
     const version = ++this.assignmentVersion;
     this.setState('PARTITIONS_ASSIGNED');
     if (lost) this.executor.forget(await this.tasks.closeAll(false));
-    await this.positions.seed(assigned, this.ctx.committedOffsets).catch((error: unknown) => this.ctx.logger.warn({ err: error, thread: this.name }, 'reading committed offsets failed'));
+    await this.inputPositions.seed(assigned, this.ctx.committedOffsets).catch((error: unknown) => this.ctx.logger.warn({ err: error, thread: this.name }, 'reading committed offsets failed'));
     const { closedPartitions } = await this.tasks.handleAssignment(assigned);
     this.executor.forget(closedPartitions);
     this.emit('assignment');

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
-import { CorruptedTaskState, IllegalState, StreamsException } from '../../errors';
+import { IllegalState, StreamsException } from '../../errors';
 import { ChangelogReader, checkKafkajs, createKafkaClients, describeGroup, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type MemberAssignment, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
@@ -22,6 +22,7 @@ import type {
   StorePartitionStatus,
   StreamsEvents,
   ThreadMetadata,
+  WorkerStorePartitions,
 } from './instance-view';
 import type { MemberSubscription, SubscriptionInfo, TaskDefinition } from './partition-assignor';
 import { assignStandbyTasks, assignTasks, compareTaskIds, holdBackColdMoves, tasksFor } from './partition-assignor';
@@ -30,6 +31,7 @@ import { GlobalStreamThread } from './global-stream-thread';
 import { type StandbyReplica, StandbyTasks, standbyTaskFactory } from './standby-task';
 import { TaskCheckpoints } from './task-checkpoints';
 import { parseTaskId } from './task-id';
+import { type SubscriptionFacts, subscriptionInfo } from './subscription-info';
 import { consumerOffsets, storeStatus, threadMetadata } from './instance-reports';
 import { prepareInternalTopics } from './internal-topic-manager';
 import { StateDirectory } from './state-directory';
@@ -40,7 +42,10 @@ import { StreamsMetadataState } from './streams-metadata';
 import { StreamsStateMachine } from './streams-state';
 import type { StreamsState } from './streams-state';
 import { StreamThread } from './stream-thread';
+import type { StreamThreadHandle } from './stream-thread-handle';
 import { kafkaThreadClients } from './thread-clients';
+import type { TopologySource } from './worker/topology-source';
+import { WorkerStreamThread } from './worker/worker-stream-thread';
 import { ThreadRecovery } from './thread-recovery';
 import { TopologyMetadata } from './topology-metadata';
 import type { StoreConfigSetter } from './store-statistics';
@@ -58,6 +63,12 @@ export interface StreamsInstanceOptions {
   oauthBearerTokenProvider?: OAuthBearerTokenProvider;
   /** Handlers in code, in place of those the configuration names (Kafka Streams takes a class name; Sluice also a function). */
   exceptionHandlers?: Partial<ExceptionHandlers>;
+  /**
+   * A module that builds the same topology: the stream threads past the first each run in a worker thread, which
+   * builds the topology from it, so that `num.stream.threads` threads use as many cores. Without it every thread
+   * shares this event loop.
+   */
+  topologySource?: TopologySource;
 }
 
 /**
@@ -88,7 +99,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private patternTimer: NodeJS.Timeout | undefined;
   private generation = 0;
   private admin: KafkaAdmin | undefined;
-  private streamThreads: StreamThread[] = [];
+  private streamThreads: StreamThreadHandle[] = [];
   private partitionCounts = new Map<string, number>();
   private readonly endOffsetCache = new Map<string, { at: number; offsets: Map<number, { low: number; high: number }> }>();
   private error: Error | undefined;
@@ -109,6 +120,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private uncaughtExceptionHandler: StreamsUncaughtExceptionHandler;
   /** The failure this node asked the application to shut down for (SHUTDOWN_APPLICATION); every join carries it. */
   private shutdownRequest: Error | undefined;
+  /** Where the threads in workers build the topology from; undefined: every thread runs on this event loop. */
+  private readonly workerTopology: TopologySource | undefined;
+  /** The configuration as given, which a worker parses again. */
+  private readonly givenConfig: Readonly<Record<string, unknown>>;
 
   constructor(
     readonly topology: Topology,
@@ -117,6 +132,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   ) {
     super();
     const parsed = parseStreamsConfig(config);
+    this.givenConfig = config;
     this.config = { ...parsed, exceptionHandlers: { ...parsed.exceptionHandlers, ...options.exceptionHandlers } };
     this.applicationId = this.config.applicationId;
     this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });
@@ -136,7 +152,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
           periodSec: this.config.statsDumpPeriodSec,
           maxFileSize: this.config.logMaxFileSize,
           stores: () =>
-            this.streamThreads.flatMap((t) => [...t.tasks.all()].flatMap((active) => [...active.task.stores.values()].map((store) => ({ taskId: active.name, store })))),
+            this.inProcessThreads().flatMap((t) => [...t.tasks.all()].flatMap((active) => [...active.task.stores.values()].map((store) => ({ taskId: active.name, store })))),
         })
       : undefined;
     this.processId = this.loadProcessId();
@@ -156,6 +172,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.globalThread = topology.globalStores().length > 0 ? this.createGlobalThread() : undefined;
     this.metadataState = new StreamsMetadataState(this.metadata, this.processId);
     this.uncaughtExceptionHandler = this.config.exceptionHandlers.uncaught;
+    this.workerTopology = options.topologySource && this.workerThreadsAllowed(options) ? options.topologySource : undefined;
     this.recovery = new ThreadRecovery({ exactlyOnce: this.config.processingGuarantee === 'exactly_once_v2', taskTimeoutMs: this.config.taskTimeoutMs });
     this.machine = new StreamsStateMachine((change) => {
       this.logger.info({ from: change.previous, to: change.state }, 'state transition');
@@ -289,10 +306,26 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    * A thread in slot `index`. A replacement gets a number of its own (Kafka Streams names a replacing thread anew): the
    * failed thread may still be closing, and its metrics and its tasks' carry its name.
    */
-  private createThread(index: number): StreamThread {
-    const thread = new StreamThread({
+  private createThread(index: number): StreamThreadHandle {
+    const number = this.nextThreadNumber++;
+    const thread = index > 0 && this.workerTopology ? this.createWorkerThread(index, number, this.workerTopology) : this.createInProcessThread(index, number);
+    thread.on('state', () => this.onThreadStateChange());
+    thread.on('assignment', () => {
+      // After the host map: it brings this node's standbys of the new assignment.
+      void this.refreshHostMap().then(() =>
+        this.emit('rebalance', { generation: ++this.generation, activeTasks: thread.activeTasks().map((t) => t.taskId), standbyTasks: [...(this.standbys?.assigned ?? [])] }),
+      );
+    });
+    thread.on('restore', (store, progress) => this.emit('restore', { store, ...progress }));
+    thread.on('fatal', (error) => void this.onThreadFailed(thread, error));
+    thread.on('groupWait', (reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }));
+    return thread;
+  }
+
+  private createInProcessThread(index: number, number: number): StreamThread {
+    return new StreamThread({
       index,
-      number: this.nextThreadNumber++,
+      number,
       clientId: this.clientId,
       config: this.config,
       metadata: this.metadata,
@@ -304,24 +337,67 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       partitionCounts: this.partitionCounts,
       metrics: this.metrics,
       logger: this.logger,
-      subscription: (previousTasks) => this.subscription(previousTasks),
+      subscription: (previousTasks) => subscriptionInfo(this.subscriptionFacts(), this.stateDirectory, previousTasks),
       committedOffsets: (partitions) => this.committedOffsets(partitions),
       ...(this.configureStore ? { configureStore: this.configureStore } : {}),
       ...(this.standbys ? { standbys: this.standbys } : {}),
       ...(this.globalThread ? { globalStores: this.globalThread.stores } : {}),
       publishEvent: (event) => this.emit('topologyEvent', event),
     });
-    thread.on('state', () => this.onThreadStateChange());
-    thread.on('assignment', () => {
-      // After the host map: it brings this node's standbys of the new assignment.
-      void this.refreshHostMap().then(() =>
-        this.emit('rebalance', { generation: ++this.generation, activeTasks: [...thread.tasks.all()].map((t) => t.name), standbyTasks: [...(this.standbys?.assigned ?? [])] }),
-      );
-    });
-    thread.on('restore', (store, progress) => this.emit('restore', { store, ...progress }));
-    thread.on('fatal', (error) => void this.onThreadFailed(thread, error));
-    thread.on('groupWait', (reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }));
+  }
+
+  /** A thread in a worker of its own: its records, tasks and stores stay there; its metrics are listed with the instance's. */
+  private createWorkerThread(index: number, number: number, topology: TopologySource): WorkerStreamThread {
+    const standbys = this.standbys;
+    const thread = new WorkerStreamThread(
+      {
+        topology,
+        config: this.givenConfig,
+        clientId: this.clientId,
+        index,
+        number,
+        logLevel: this.logger.level,
+        partitionCounts: [...this.partitionCounts],
+        facts: this.subscriptionFacts(),
+        standbys: standbys !== undefined,
+      },
+      {
+        logger: this.logger,
+        assign: (members, partitionCount, topics) => this.assign(members, partitionCount, topics),
+        committedOffsets: (partitions) => this.committedOffsets(partitions),
+        releaseStandby: (taskId) => standbys?.release(taskId) ?? Promise.resolve(),
+        publishEvent: (event) => this.emit('topologyEvent', event),
+        onExit: (threadId) => {
+          removeMetrics();
+          this.stateDirectory.releaseLocksOfThread(threadId);
+        },
+      },
+    );
+    const removeMetrics = this.metrics.addSource(() => thread.metrics());
     return thread;
+  }
+
+  /**
+   * Whether threads may run in workers: a worker rebuilds the instance from its configuration and the topology
+   * module, so what exists only in code here (handlers given as functions, a token provider) and global stores
+   * (restored on this thread, and read by every task) keep every thread on this event loop.
+   */
+  private workerThreadsAllowed(options: StreamsInstanceOptions): boolean {
+    const handlersInCode = Object.keys(options.exceptionHandlers ?? {}).filter((key) => key !== 'uncaught');
+    const reason =
+      handlersInCode.length > 0 ? `exception handlers given in code (${handlersInCode.join(', ')})`
+      : options.oauthBearerTokenProvider ? 'an OAuth token provider given in code'
+      : this.topology.globalStores().length > 0 ? 'global stores'
+      : !cloneable(this.givenConfig) ? 'configuration values that are code'
+      : undefined;
+    if (reason !== undefined && this.config.numStreamThreads > 1) this.logger.info(`the stream threads share one event loop: the topology's workers cannot have ${reason}`);
+    return reason === undefined;
+  }
+
+  /** What the threads in workers subscribe with changed: they are told (kafkajs asks for a subscription synchronously). */
+  private factsChanged(): void {
+    const facts = this.subscriptionFacts();
+    for (const thread of this.streamThreads) if (thread instanceof WorkerStreamThread) thread.updateFacts(facts);
   }
 
   /** The node's global stores: a reader of their topics of its own, as Kafka Streams' global consumer. */
@@ -363,7 +439,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         defaultValueSerde: this.defaultValueSerde,
         ...(this.configureStore ? { configureStore: this.configureStore } : {}),
       }),
-      heldByActive: (taskId) => this.streamThreads.some((t) => t.tasks.holds(taskId)),
+      heldByActive: (taskId) => this.streamThreads.some((t) => t.holds(taskId)),
       partitionsOf: (taskId) => this.partitionsOfTask(taskId),
       checkpointIntervalMs: Math.max(100, this.config.commitIntervalMs),
       retryForMs: this.config.taskTimeoutMs,
@@ -384,35 +460,15 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       .map((topic) => ({ topic, partition: id.partition }));
   }
 
-  private subscription(previousTasks: string[]): SubscriptionInfo {
-    const stateTasks = this.stateDirectory.taskIdsWithState();
+  /** What every thread's subscription says of this process. */
+  private subscriptionFacts(): SubscriptionFacts {
     return {
-      version: 1,
       processId: this.processId,
       ...(this.config.applicationServer ? { endpoint: this.config.applicationServer } : {}),
       ...(this.config.grpcEndpoint ? { grpcEndpoint: this.config.grpcEndpoint } : {}),
-      previousTasks,
-      stateTasks,
       standbyTasks: [...(this.standbys?.assigned ?? [])],
-      taskOffsetSums: this.taskOffsetSums(stateTasks),
-      ...(this.shutdownRequest ? { shutdownRequested: true } : {}),
+      shutdownRequested: this.shutdownRequest !== undefined,
     };
-  }
-
-  /** Per task with a readable checkpoint here, the sum of its changelog offsets: how far its local state got. */
-  private taskOffsetSums(taskIds: readonly string[]): Record<string, number> {
-    const sums: Record<string, number> = {};
-    for (const taskId of taskIds) {
-      let checkpoint;
-      try {
-        checkpoint = this.stateDirectory.readCheckpoint(taskId);
-      } catch (error) {
-        if (error instanceof CorruptedTaskState) continue;
-        throw error;
-      }
-      if (checkpoint) sums[taskId] = [...checkpoint.values()].reduce((a, b) => a + b, 0);
-    }
-    return sums;
   }
 
   /**
@@ -543,6 +599,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       if (fresh.length === 0) return;
       for (const t of await describeTopics(admin, fresh)) this.partitionCounts.set(t.name, t.partitions.length);
       for (const t of fresh) this.patternTopics.add(t);
+      for (const thread of this.streamThreads) if (thread instanceof WorkerStreamThread) thread.updatePartitionCounts(this.partitionCounts);
       this.logger.info({ topics: fresh }, 'new topics match a source pattern; subscribing');
       await Promise.all(this.streamThreads.map((thread) => thread.subscribeTo(fresh)));
     } catch (error) {
@@ -586,12 +643,20 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         });
         this.metadataState.update(members, this.partitionCounts);
         const local = members.find((m) => m.info.processId === this.processId);
-        if (local && this.standbys && !this.closeBegun) void this.standbys.apply(local.standbyTasks);
+        if (local && this.standbys && !this.closeBegun) {
+          void this.standbys.apply(local.standbyTasks);
+          this.factsChanged();
+        }
       } catch (error) {
         this.logger.warn({ err: error }, 'reading the consumer group for the host map failed');
       }
     });
     return this.hostMapRefresh;
+  }
+
+  /** The threads on this event loop, whose stores are read here. */
+  private inProcessThreads(): StreamThread[] {
+    return this.streamThreads.filter((t) => t instanceof StreamThread);
   }
 
   /** Waits for the host map refresh under way (tests and the query layer use it after a rebalance). */
@@ -604,7 +669,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    * task.timeout.ms, as Kafka Streams recovers from them inside the thread; any other failure goes to the
    * uncaught-exception handler.
    */
-  private async onThreadFailed(failed: StreamThread, error: Error): Promise<void> {
+  private async onThreadFailed(failed: StreamThreadHandle, error: Error): Promise<void> {
     if (this.closeBegun || this.error) return;
     this.clientMetrics.failedStreamThreads.record(1);
     const recoverable = this.recovery.recoverable(error);
@@ -648,9 +713,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    * it goes to ERROR. This node goes to ERROR when it has seen the request assigned, or after
    * SHUTDOWN_REQUEST_WAIT_MS (a group out of reach, or a consumer that failed with the thread).
    */
-  private async shutDownApplication(failed: StreamThread, error: Error): Promise<void> {
+  private async shutDownApplication(failed: StreamThreadHandle, error: Error): Promise<void> {
     this.logger.error({ err: error, thread: failed.name }, 'stream thread failed; the uncaught-exception handler shuts the whole application down');
     this.shutdownRequest = error;
+    this.factsChanged();
     const messenger = this.streamThreads.find((t) => t !== failed && t.live) ?? failed;
     messenger.sendShutdownRequest();
     const deadline = Date.now() + SHUTDOWN_REQUEST_WAIT_MS;
@@ -761,11 +827,23 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return result;
     const global = this.globalThread?.isRestored ? this.globalThread.stores.get(store) : undefined;
     if (global?.isOpen()) result.set(GLOBAL_STORE_PARTITION, global);
+    for (const thread of this.inProcessThreads()) for (const [partition, s] of thread.queryableStores(store)) result.set(partition, s);
+    return result;
+  }
+
+  workerStores(store: string): WorkerStorePartitions[] {
+    const sub = this.metadata.subtopologyOfStore(store);
+    if ((this.state !== 'RUNNING' && this.state !== 'REBALANCING') || sub === undefined) return [];
+    const result: WorkerStorePartitions[] = [];
     for (const thread of this.streamThreads) {
-      for (const active of thread.tasks.runningTasks()) {
-        const s = active.task.stores.get(store);
-        if (s && s.isOpen()) result.set(active.partition, s);
-      }
+      if (!(thread instanceof WorkerStreamThread) || !thread.live) continue;
+      const partitions = thread
+        .activeTasks()
+        .filter((task) => task.running)
+        .map((task) => parseTaskId(task.taskId))
+        .filter((id) => id?.subtopology === sub.id)
+        .map((id) => id!.partition);
+      if (partitions.length > 0) result.push({ thread: thread.name, partitions, run: (module, exportName, args) => thread.read(module, exportName, args) });
     }
     return result;
   }
@@ -809,7 +887,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   }
 
   storeStatus(): Promise<StorePartitionStatus[]> {
-    return storeStatus(this.streamThreads, this.stateDirectory, (topic) => this.endOffsets(topic));
+    return storeStatus(this.streamThreads, (topic) => this.endOffsets(topic));
   }
 
   /** A stable id per state directory when the topology has state, so a restarted process is the same client. */
@@ -863,6 +941,16 @@ function decodeAssignment(userData: Buffer): AssignmentInfo {
     // Empty (an assignment before standbys existed) or not Sluice's: no standbys.
   }
   return { version: 0, standbyTasks: [] };
+}
+
+/** Whether a value can be handed to a worker (structured cloning): no functions, no class instances of code. */
+function cloneable(value: unknown): boolean {
+  try {
+    structuredClone(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** How long a failed thread's close may delay its replacement. */

@@ -142,6 +142,11 @@ export class TaskManager {
     return this.tasks.has(taskId) || this.closing.has(taskId);
   }
 
+  /** The tasks this thread holds: open, or still closing. */
+  heldTaskIds(): string[] {
+    return [...new Set([...this.tasks.keys(), ...this.closing])];
+  }
+
   all(): IterableIterator<ActiveTask> {
     return this.tasks.values();
   }
