@@ -308,7 +308,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    */
   private createThread(index: number): StreamThreadHandle {
     const number = this.nextThreadNumber++;
-    const thread = index > 0 && this.workerTopology ? this.createWorkerThread(index, number, this.workerTopology) : this.createInProcessThread(index, number);
+    const thread: StreamThreadHandle = index > 0 && this.workerTopology ? this.createWorkerThread(index, number, this.workerTopology) : this.createInProcessThread(index, number);
     thread.on('state', () => this.onThreadStateChange());
     thread.on('assignment', () => {
       // After the host map: it brings this node's standbys of the new assignment.
