@@ -14,6 +14,18 @@ export function take(records: Iterator<unknown, void, undefined>, count: number)
   return chunk;
 }
 
+/**
+ * The records, CHUNK_RECORDS at a time, starting with `first` when it was read already; returns a failure when the
+ * query's deadline passes between two chunks, and undefined once every record was read.
+ */
+export function* chunksOf(records: Iterator<unknown, void, undefined>, deadline: number, first = take(records, CHUNK_RECORDS)): Generator<unknown[], PeerFailure | undefined, undefined> {
+  for (let chunk = first; ; chunk = take(records, CHUNK_RECORDS)) {
+    if (chunk.length > 0) yield chunk;
+    if (chunk.length < CHUNK_RECORDS) return undefined;
+    if (Date.now() >= deadline) return failedAnswer('the query timeout (query_timeout_ms) ran out while the part was read', 'TIMED_OUT');
+  }
+}
+
 export function chunkOf(records: unknown[]): RecordChunk {
   // One JSON.stringify per chunk, its brackets cut: the records are spliced into the answer.
   return { json: JSON.stringify(records).slice(1, -1), count: records.length };

@@ -8,7 +8,7 @@ import { bindQuery, type BoundQuery } from './bind';
 import { readRecords, type StoreRead } from './read-store';
 import { retryUntilReady, type Attempt } from './retry';
 import { schemaOfDescription, schemaOfStore, type StoreSchema } from './schema';
-import { CHUNK_RECORDS, chunkOf, failureOf, take } from './chunks';
+import { CHUNK_RECORDS, chunkOf, chunksOf, failureOf, take } from './chunks';
 import { revivePositions, THREAD_PART_MODULE } from './thread-part';
 import type { QueryRequest } from './types';
 
@@ -264,15 +264,15 @@ export async function* streamLocal(view: InstanceView, store: string, request: Q
   const counted: RecordChunk[] = [];
   let answered = 0;
   try {
-    let chunk = reading.first;
-    for (;;) {
-      if (chunk.length > 0 && counting) counted.push(chunkOf(chunk));
-      else if (chunk.length > 0) yield chunkOf(chunk);
-      answered += chunk.length;
-      if (chunk.length < CHUNK_RECORDS) break;
-      if (Date.now() >= deadline) return failedAnswer('the query timeout (query_timeout_ms) ran out while the part was read', 'TIMED_OUT');
-      chunk = take(reading.rest, CHUNK_RECORDS);
+    const chunks = chunksOf(reading.rest, deadline, reading.first);
+    let next = chunks.next();
+    for (; !next.done; next = chunks.next()) {
+      const chunk = chunkOf(next.value);
+      answered += chunk.count;
+      if (counting) counted.push(chunk);
+      else yield chunk;
     }
+    if (next.value !== undefined) return next.value;
   } catch (error) {
     return failureOf(error);
   } finally {

@@ -8,7 +8,7 @@ import { failedAnswer, type PartitionPosition, type PartStream, type StoreDescri
 import { InvalidStateStore } from '../errors';
 import type { ThreadStores } from '../streams/runtime/instance-view';
 import { bindQuery } from './bind';
-import { CHUNK_RECORDS, chunkOf, failureOf, take } from './chunks';
+import { chunkOf, chunksOf, failureOf } from './chunks';
 import { readRecords } from './read-store';
 import { describeSchema, schemaOfStore } from './schema';
 import type { QueryRequest } from './types';
@@ -55,12 +55,10 @@ export async function* readThreadPart(stores: ThreadStores, store: string, reque
     return failureOf(error);
   }
   try {
-    for (;;) {
-      const chunk = take(read.records, CHUNK_RECORDS);
-      if (chunk.length > 0) yield chunkOf(chunk);
-      if (chunk.length < CHUNK_RECORDS) return read.paging === undefined ? { ok: true } : { ok: true, paging: read.paging() };
-      if (Date.now() >= deadline) return failedAnswer('the query timeout (query_timeout_ms) ran out while the part was read', 'TIMED_OUT');
-    }
+    const chunks = chunksOf(read.records, deadline);
+    let next = chunks.next();
+    for (; !next.done; next = chunks.next()) yield chunkOf(next.value);
+    return next.value ?? (read.paging === undefined ? { ok: true } : { ok: true, paging: read.paging() });
   } catch (error) {
     return failureOf(error);
   } finally {

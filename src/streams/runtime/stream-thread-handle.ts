@@ -33,6 +33,11 @@ export interface ThreadStorePosition {
   readonly lastRestoration?: LastRestoration;
 }
 
+/** Neither closing nor closed: a thread in this state can still be removed or carry a request to the group. */
+export function isLive(state: ThreadState): boolean {
+  return state !== 'DEAD' && state !== 'PENDING_SHUTDOWN';
+}
+
 export interface StreamThreadHandle extends EventEmitter<StreamThreadEvents> {
   readonly name: string;
   /** The thread's slot (from 0), which a replacement takes over. */

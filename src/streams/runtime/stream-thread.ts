@@ -14,7 +14,7 @@ import { TaskExecutor } from './task-executor';
 import { TaskManager } from './task-manager';
 import type { ThreadClients } from './thread-clients';
 import type { StreamThreadContext, StreamThreadEvents } from './stream-thread-context';
-import type { StreamThreadHandle, ThreadPartitionPosition, ThreadStorePosition, ThreadTask } from './stream-thread-handle';
+import { isLive, type StreamThreadHandle, type ThreadPartitionPosition, type ThreadStorePosition, type ThreadTask } from './stream-thread-handle';
 import { storePositions } from './instance-reports';
 import type { StateStore } from '../state/store';
 
@@ -97,7 +97,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
 
   /** Neither closing nor closed: a thread that can still be removed or carry a request to the group. */
   get live(): boolean {
-    return this.threadState !== 'DEAD' && this.threadState !== 'PENDING_SHUTDOWN';
+    return isLive(this.threadState);
   }
 
   /** The thread's slot (from 0), which a replacement takes over. */

@@ -7,7 +7,7 @@ import type { MetricSnapshot } from '../../metrics/metrics-registry';
 import type { RestoreProgress } from '../changelog-restorer';
 import type { ThreadState, TopologyEvent } from '../instance-view';
 import type { StreamThreadEvents } from '../stream-thread-context';
-import type { StreamThreadHandle, ThreadPartitionPosition, ThreadStorePosition, ThreadTask } from '../stream-thread-handle';
+import { isLive, type StreamThreadHandle, type ThreadPartitionPosition, type ThreadStorePosition, type ThreadTask } from '../stream-thread-handle';
 import type { SubscriptionFacts } from '../subscription-info';
 import { liveWorkerThreadIds } from '../worker-thread-ids';
 import { Channel } from './channel';
@@ -94,7 +94,7 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
   }
 
   get live(): boolean {
-    return this.threadState !== 'DEAD' && this.threadState !== 'PENDING_SHUTDOWN';
+    return isLive(this.threadState);
   }
 
   /** The thread's metrics as the worker last sent them (every second). */
