@@ -249,6 +249,39 @@ describe('QueryService', () => {
     expect(once.result.failure.map((f) => f.server)).toEqual(['node-a:8080']);
   });
 
+  it('follows a key whose old owner, a peer, says it is not queryable there, to the owner the group names next', async () => {
+    const hosts: FakeHost[] = HOSTS.map((host) => ({ ...host, partitions: [...host.partitions] }));
+    const stores = openStores([0, 3], builders.keyValue('kv', stringSerde, longSerde));
+    const view = new FakeView('app', new Map<string, Map<number, StateStore>>([['kv', stores]]), hosts, 6, stringSerde as Serde<unknown>);
+    const peers = new FakePeers();
+    const service = new QueryService({ applications: (id) => (id === 'app' ? view.asView() : undefined), localServer: 'node-a:8080', peers });
+    const key = [...Array(100).keys()].map((i) => `key-${i}`).find((k) => view.partitionOf(k) === 1)!;
+    // Node b has closed partition 1 (it moved to node c); this node's host map learns so a moment later.
+    peers.answers.set('node-b:9090', async () => ({ ok: false, messages: ["partition 1 of store 'kv' is not queryable on this server"], kind: 'NOT_AVAILABLE', timedOut: false }));
+    peers.answers.set('node-c:9090', async () => ({ ok: true, records: [{ key, value: 11 }] }));
+    setTimeout(() => {
+      hosts[1]!.partitions = [4];
+      hosts[2]!.partitions.push(1);
+    }, 150);
+    const moved = await service.execute('app', 'kv', { type: 'key_value', query: { get: { key } }, set_options: { retries: 10, retry_backoff_ms: 50 } });
+    expect(moved.status).toBe('SUCCESS');
+    expect(moved.result.success).toEqual([{ server: 'node-c:8080', remote: true, total: 1, records: [{ key, value: 11 }] }]);
+    // Each owner is asked once an attempt, without retries of its own.
+    const endpoints = peers.calls.map((call) => call.endpoint);
+    expect(endpoints.at(-1)).toBe('node-c:9090');
+    expect(endpoints.filter((endpoint) => endpoint === 'node-b:9090').length).toBeGreaterThanOrEqual(2);
+    expect(peers.calls.every((call) => call.query.retries === 0)).toBe(true);
+
+    // With the retries spent, the failure names the owner and says how often it was asked.
+    hosts[1]!.partitions = [1, 4];
+    hosts[2]!.partitions = [2, 5];
+    const spent = await service.execute('app', 'kv', { type: 'key_value', query: { get: { key } }, set_options: { retries: 2, retry_backoff_ms: 10 } });
+    expect(spent.status).toBe('NOT_AVAILABLE');
+    expect(spent.result.failure).toEqual([
+      { server: 'node-b:8080', remote: true, errors: [{ message: "partition 1 of store 'kv' is not queryable on this server (after 2 retries)" }] },
+    ]);
+  });
+
   it('learns the store from a peer when no local partition is queryable', async () => {
     const { service, view, peers, keyOn } = setup();
     view.restoring.add(0).add(3);

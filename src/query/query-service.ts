@@ -141,12 +141,12 @@ export class QueryService implements PeerQueryHandler {
     const staleKey = staleReadKey(view, store, bound);
     if (staleKey !== undefined) return answer([await this.staleKeyedPart(view, applicationId, store, request, staleKey, deadline)]);
 
-    let plan = planQuery(view, store, bound);
-    let localRequest = request;
-    if (plan.kind === 'parts' && plan.local && bound.keyBytes !== undefined && request.options.retries > 0) {
-      ({ plan, localRequest } = await this.routeWhileMoving(view, store, bound, bound.keyBytes, plan, deadline));
+    if (bound.keyBytes !== undefined && request.options.retries > 0 && !view.isGlobalStore(store)) {
+      const keyed = await this.keyedPart(view, applicationId, store, bound, deadline);
+      return 'kind' in keyed ? answer([], unansweredOf(keyed)) : answer([keyed]);
     }
-    if (plan.kind !== 'parts') return answer([], { status: plan.kind === 'not_available' ? 'NOT_AVAILABLE' : 'NO_RESULT', reason: plan.reason });
+    const plan = planQuery(view, store, bound);
+    if (plan.kind !== 'parts') return answer([], unansweredOf(plan));
     // Peers' calls start here and run while the local part is read; their chunks wait for their turn.
     let remote = plan.remotes.map((target) => this.remotePart(applicationId, store, request, target, deadline));
     if (request.options.allowStale && !bound.keyed && !view.isGlobalStore(store)) {
@@ -155,7 +155,7 @@ export class QueryService implements PeerQueryHandler {
       const answerBy = Date.now() + Math.max(1, Math.floor((deadline - Date.now()) / 2));
       remote = (await Promise.all(remote.map((part) => this.orStandIns(view, applicationId, store, request, part, answerBy, deadline)))).flat();
     }
-    const local: StreamedPart[] = plan.local ? [{ server: this.options.localServer, remote: false, stream: streamLocal(view, store, localRequest, deadline) }] : [];
+    const local: StreamedPart[] = plan.local ? [{ server: this.options.localServer, remote: false, stream: streamLocal(view, store, request, deadline) }] : [];
     return answer([...local, ...remote]);
   }
 
@@ -263,25 +263,37 @@ export class QueryService implements PeerQueryHandler {
   }
 
   /**
-   * A keyed query routed here whose partition is not queryable here: during a rebalance this node's host map may
-   * still name it the owner of a partition that just moved on, until it reads the group again. Each retry routes the
-   * query again, so it follows the partition to its new owner. With the retries spent, it is read here once more,
-   * without retries, to say why it failed.
+   * A keyed query with retries, as a Kafka Streams client retries InvalidStateStoreException: each attempt routes
+   * the key again and asks its owner once, here or on a peer, and while the owner answers NOT_AVAILABLE
+   * (rebalancing, restoring, or just moved on) the next attempt follows the partition to wherever the group now
+   * says it is. The owner itself never retries: an old owner would wait for a partition that is not coming back.
    */
-  private async routeWhileMoving(view: InstanceView, store: string, bound: BoundQuery, keyBytes: Buffer, plan: Plan, deadline: number): Promise<{ plan: Plan; localRequest: QueryRequest }> {
-    const routed = await retryUntilReady<Plan>(
-      () => {
-        const again = planQuery(view, store, bound);
-        if (again.kind !== 'parts' || !again.local) return { ready: true, value: again };
-        const partition = view.keyQueryMetadata(store, keyBytes)?.partition;
-        const here = partition !== undefined && (view.queryableStores(store).has(partition) || view.workerStores(store).some((worker) => worker.partitions.includes(partition)));
-        return here ? { ready: true, value: again } : { ready: false, reason: 'not queryable here' };
+  private async keyedPart(view: InstanceView, applicationId: string, store: string, bound: BoundQuery, deadline: number): Promise<StreamedPart | Unrouted> {
+    const once: QueryRequest = { ...bound.request, options: { ...bound.request.options, retries: 0 } };
+    let last: StreamedPart | undefined;
+    const outcome = await retryUntilReady<StreamedPart | Unrouted>(
+      async () => {
+        last = undefined;
+        const plan = planQuery(view, store, bound);
+        if (plan.kind === 'no_result') return { ready: true, value: plan };
+        if (plan.kind === 'not_available') return { ready: false, reason: plan.reason };
+        const part = plan.local
+          ? { server: this.options.localServer, remote: false, stream: streamLocal(view, store, once, deadline) }
+          : this.remotePart(applicationId, store, once, plan.remotes[0]!, deadline);
+        const first = await part.stream.next();
+        if (!first.done) return { ready: true, value: { ...part, stream: withFirstChunk(first.value, part.stream) } };
+        const end = first.value;
+        last = { ...part, stream: replayPart([], end) };
+        if (end.ok || end.kind !== 'NOT_AVAILABLE') return { ready: true, value: last };
+        return { ready: false, reason: end.messages.join('; ') };
       },
       bound.request.options,
       deadline,
     );
-    if (routed.ready) return { plan: routed.value, localRequest: bound.request };
-    return { plan, localRequest: { ...bound.request, options: { ...bound.request.options, retries: 0 } } };
+    if (outcome.ready) return outcome.value;
+    const kind = outcome.timedOut ? 'TIMED_OUT' : 'NOT_AVAILABLE';
+    if (last === undefined) return { kind: 'not_available', reason: outcome.reason };
+    return { server: last.server, remote: last.remote, stream: failed(outcome.reason, kind) };
   }
 
   /**
@@ -378,6 +390,13 @@ async function* bounded(stream: PartStream, deadline: number): PartStream {
     // Not awaited: a call that does not answer ends at its own deadline, which must not hold the answer back.
     stream.return({ ok: true }).catch(() => undefined);
   }
+}
+
+/** Why nobody answers a query. */
+type Unrouted = Exclude<Plan, { kind: 'parts' }>;
+
+function unansweredOf(plan: Unrouted): Unanswered {
+  return { status: plan.kind === 'not_available' ? 'NOT_AVAILABLE' : 'NO_RESULT', reason: plan.reason };
 }
 
 /** A part that fails before any record. */
