@@ -25,6 +25,7 @@ const valueOf = (i: number) => `value-${i}`;
 
 interface QueryResult {
   status: string;
+  took: number;
   result: { success: { server: string; records: { key: string; value: string }[] }[]; failure: { server: string; errors: { message: string }[] }[] };
 }
 interface Assignment {
@@ -102,6 +103,7 @@ describe('a third node joining a two-node cluster with a large store', () => {
       // Queries through the first two nodes for keys spread over every partition.
       const failures: string[] = [];
       let answered = 0;
+      let slowest = 0;
       let querying = true;
       const queries = (async () => {
         for (let n = 0; querying; n++) {
@@ -109,6 +111,7 @@ describe('a third node joining a two-node cluster with a large store', () => {
           const node = n % 2 === 0 ? a : b;
           try {
             const result = await get(node, i);
+            slowest = Math.max(slowest, result.took);
             const value = result.result.success[0]?.records[0]?.value;
             if (result.status !== 'SUCCESS' || value !== valueOf(i)) failures.push(`${node.name} ${keyOf(i)}: ${JSON.stringify(result)}`);
             else answered++;
@@ -148,7 +151,7 @@ describe('a third node joining a two-node cluster with a large store', () => {
       }
       expect(failures.slice(0, 5)).toEqual([]);
       expect(answered).toBeGreaterThan(1_000);
-      process.stderr.write(`warm-up moves: ${answered} gets answered during the move, ${failures.length} failed\n`);
+      process.stderr.write(`warm-up moves: ${answered} gets answered during the move, ${failures.length} failed, the slowest in ${slowest} ms\n`);
     },
     BROKER_TEST_TIMEOUT_MS + 240_000,
   );
