@@ -45,6 +45,12 @@ export interface StreamThreadHandle extends EventEmitter<StreamThreadEvents> {
   readonly state: ThreadState;
   /** Neither closing nor closed: a thread that can still be removed or carry a request to the group. */
   readonly live: boolean;
+  /**
+   * Connects the thread's clients, short of joining the group; start() joins. The instance prepares all its threads
+   * before any joins, so that their first joins reach the group together.
+   */
+  prepare(): Promise<void>;
+  /** Joins the group and runs (prepares first, if that was not done). */
   start(): Promise<void>;
   /** Stops consuming, commits (unless the thread failed), closes tasks and leaves the group (a static member: if `leaveGroup`). */
   close(leaveGroup?: boolean): Promise<void>;

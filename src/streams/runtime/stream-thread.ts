@@ -45,6 +45,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
   private stopping = false;
   /** Set while the consumer is stopped to take new topics. */
   private resubscribing = false;
+  private preparing: Promise<void> | undefined;
   private assignmentVersion = 0;
 
   constructor(private readonly ctx: StreamThreadContext) {
@@ -136,11 +137,19 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     return Promise.resolve(storePositions(this.tasks, this.restorer, this.ctx.stateDirectory));
   }
 
+  prepare(): Promise<void> {
+    this.preparing ??= (async () => {
+      this.setState('STARTING');
+      await this.clients.producer?.connect();
+      const { topics, patterns } = this.ctx.metadata.subscription();
+      await this.clients.consumer.connect([...topics, ...patterns]);
+    })();
+    return this.preparing;
+  }
+
   async start(): Promise<void> {
-    this.setState('STARTING');
-    await this.clients.producer?.connect();
-    const { topics, patterns } = this.ctx.metadata.subscription();
-    await this.clients.consumer.start([...topics, ...patterns], {
+    await this.prepare();
+    await this.clients.consumer.start({
       onBatch: (payload) => this.runExclusive(() => this.onBatch(payload)),
       onRebalancing: () => this.setState('PARTITIONS_REVOKED'),
       onAssignment: (assigned, lost) => {

@@ -276,6 +276,9 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       // Warm-up replicas run as standbys: a stateful topology has them even with no standby replicas configured.
       if (this.config.numStandbyReplicas > 0 || this.metadata.subtopologies.some((sub) => sub.stores.length > 0)) this.standbys = this.createStandbys();
       for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i));
+      // Every thread connects before any joins: their first joins then reach the group together. Else the first to
+      // connect runs every task alone until the others' joins reach it at its next heartbeat, then gives half away.
+      await Promise.all(this.streamThreads.map((t) => t.prepare()));
       await Promise.all(this.streamThreads.map((t) => t.start()));
       this.statistics?.start();
       this.hostMapTimer = setInterval(() => this.refreshHostMap(), 10_000);

@@ -110,10 +110,15 @@ export class GroupConsumer {
     private readonly isStatic = false,
   ) {}
 
-  async start(topics: (string | RegExp)[], handlers: ConsumerHandlers): Promise<void> {
-    const consumer = this.consumer;
-    await consumer.connect();
+  /** Connects and subscribes: everything short of joining the group. */
+  async connect(topics: (string | RegExp)[]): Promise<void> {
+    await this.consumer.connect();
     await this.subscribe(topics);
+  }
+
+  /** Joins the group and hands what it fetches to `handlers`. */
+  async start(handlers: ConsumerHandlers): Promise<void> {
+    const consumer = this.consumer;
     consumer.on(consumer.events.REBALANCING, () => handlers.onRebalancing());
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
       if (this.disconnected) {

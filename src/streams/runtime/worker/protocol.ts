@@ -59,6 +59,7 @@ export interface MainNotes {
 /** What a worker answers the main thread. */
 export interface WorkerCalls {
   [method: string]: (...args: never[]) => unknown;
+  prepare(): Promise<void>;
   start(): Promise<void>;
   close(leaveGroup: boolean): Promise<void>;
   subscribeTo(topics: string[]): Promise<void>;

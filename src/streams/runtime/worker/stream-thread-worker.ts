@@ -44,6 +44,7 @@ function run(setup: WorkerSetup, port: Port): void {
   let nextReader = 1;
   const stores: ThreadStores = { queryableStores: (store) => thread!.queryableStores(store) };
   channel = new Channel<MainCalls, MainNotes>(port, {
+    prepare: () => thread!.prepare(),
     start: () => thread!.start(),
     close: async (leaveGroup: boolean) => {
       await thread!.close(leaveGroup);

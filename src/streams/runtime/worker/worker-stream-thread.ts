@@ -102,6 +102,10 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
     return this.metricSnapshots;
   }
 
+  prepare(): Promise<void> {
+    return this.channel.call('prepare');
+  }
+
   start(): Promise<void> {
     return this.channel.call('start');
   }
