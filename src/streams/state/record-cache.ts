@@ -13,14 +13,25 @@ export function cacheCapacity(maxBytes: number | undefined): number {
   return maxBytes !== undefined && maxBytes > 0 ? Math.max(1, Math.floor(maxBytes / ESTIMATED_ENTRY_BYTES)) : 0;
 }
 
+/** A cached key's entry, linked in the order of the last updates. */
+interface CacheNode<E> {
+  readonly id: string;
+  entry: E;
+  older: CacheNode<E> | undefined;
+  newer: CacheNode<E> | undefined;
+}
+
 /**
  * The record cache of one store (Kafka Streams' `NamedCache`): the latest write of each key not yet written to the
  * store, in the order of their last update. They reach the store when flushed: at commit, or when the cache is full
  * (as Kafka Streams evicting a dirty entry, every entry is written then). Written entries leave the cache, so that
- * the store's own rules (a window's retention) apply to every read of them.
+ * the store's own rules (a window's retention) apply to every read of them. The order is a linked list, as
+ * Kafka Streams keeps it: an update moves its key to the end without touching the index.
  */
 export class RecordCache<E> {
-  private readonly entries = new Map<string, E>();
+  private readonly nodes = new Map<string, CacheNode<E>>();
+  private oldest: CacheNode<E> | undefined;
+  private newest: CacheNode<E> | undefined;
 
   constructor(
     private readonly capacity: number,
@@ -28,35 +39,72 @@ export class RecordCache<E> {
   ) {}
 
   get(id: string): E | undefined {
-    return this.entries.get(id);
+    return this.nodes.get(id)?.entry;
   }
 
   put(id: string, entry: E): void {
-    this.entries.delete(id);
-    this.entries.set(id, entry);
-    if (this.entries.size > this.capacity) this.flush();
+    const node = this.nodes.get(id);
+    if (node === undefined) {
+      const added: CacheNode<E> = { id, entry, older: undefined, newer: undefined };
+      this.nodes.set(id, added);
+      this.append(added);
+    } else {
+      node.entry = entry;
+      if (node !== this.newest) {
+        this.unlink(node);
+        this.append(node);
+      }
+    }
+    if (this.nodes.size > this.capacity) this.flush();
   }
 
   /** The entries not yet written to the store, oldest update first. */
-  values(): IterableIterator<E> {
-    return this.entries.values();
+  *values(): IterableIterator<E> {
+    for (let node = this.oldest; node !== undefined; node = node.newer) yield node.entry;
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.nodes.size;
   }
 
-  /** Writes every entry through; each stays readable here until it is written (what it forwards may read it). */
+  /**
+   * Writes every entry as it was when the flush began, oldest update first; each stays readable here until it is
+   * written (what it forwards may read it), and one updated meanwhile stays for the next flush.
+   */
   flush(): void {
-    if (this.entries.size === 0) return;
-    for (const [id, entry] of [...this.entries]) {
+    if (this.nodes.size === 0) return;
+    const flushed: [CacheNode<E>, E][] = [];
+    for (let node = this.oldest; node !== undefined; node = node.newer) flushed.push([node, node.entry]);
+    for (const [node, entry] of flushed) {
       this.writeThrough(entry);
-      if (this.entries.get(id) === entry) this.entries.delete(id);
+      if (node.entry === entry && this.nodes.get(node.id) === node) {
+        this.nodes.delete(node.id);
+        this.unlink(node);
+      }
     }
   }
 
   /** Forgets every entry without writing it. */
   clear(): void {
-    this.entries.clear();
+    this.nodes.clear();
+    this.oldest = undefined;
+    this.newest = undefined;
+  }
+
+  private append(node: CacheNode<E>): void {
+    node.older = this.newest;
+    node.newer = undefined;
+    if (this.newest === undefined) this.oldest = node;
+    else this.newest.newer = node;
+    this.newest = node;
+  }
+
+  private unlink(node: CacheNode<E>): void {
+    if (node.older === undefined) this.oldest = node.newer;
+    else node.older.newer = node.newer;
+    if (node.newer === undefined) this.newest = node.older;
+    else node.newer.older = node.older;
+    node.older = undefined;
+    node.newer = undefined;
   }
 }
