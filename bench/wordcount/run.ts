@@ -6,14 +6,15 @@
  * CPU used (seconds, and the cores that makes on average) and how busy the machine was, peak RSS and idle RSS (5 s and 30 s after catching up)
  * side by side with the ratios. Figures only; nothing is asserted:
  * it exits 1 only when Sluice gave no figure (an error, or no progress at all for 2 minutes).
- * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--guarantee at_least_once|exactly_once_v2] [--no-java]`.
+ * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--vocabulary V] [--guarantee at_least_once|exactly_once_v2] [--no-java]`
+ * (the corpus: corpus.ts).
  */
 import { parseArgs } from 'node:util';
 import * as os from 'node:os';
 import { createKafkaClient } from '../../src/streams/kafka';
 import { KAFKA_VERSION } from '../../src/host/broker/jars';
 import { provideBroker } from '../../src/host/broker/provide-broker';
-import { corpusLine } from './corpus';
+import { corpusOf, DEFAULT_VOCABULARY } from './corpus';
 import { busyShare, machineCpuTimes } from '../support/machine-cpu';
 import { log, mb, runMain, sleep } from '../support/program';
 import { maxDefined, produceLines, waitCaughtUp } from '../support/word-count-topics';
@@ -47,34 +48,37 @@ async function main(): Promise<void> {
       lines: { type: 'string', default: '1000000' },
       threads: { type: 'string', default: '1' },
       guarantee: { type: 'string', default: 'at_least_once' },
+      vocabulary: { type: 'string', default: String(DEFAULT_VOCABULARY) },
       'no-java': { type: 'boolean', default: false },
     },
   });
   const lines = Number(values.lines);
   const threads = Number(values.threads);
-  if (![lines, threads].every((n) => Number.isInteger(n) && n > 0)) throw new Error('--lines and --threads take positive integers');
+  const vocabulary = Number(values.vocabulary);
+  if (![lines, threads, vocabulary].every((n) => Number.isInteger(n) && n > 0)) throw new Error('--lines, --threads and --vocabulary take positive integers');
   const guarantee = values.guarantee;
   if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2') throw new Error('--guarantee takes at_least_once or exactly_once_v2');
   // Sluice's default cache, set on both: WordCountDemo would otherwise turn Kafka Streams' off.
   const settings: CommonSettings = { threads, commitIntervalMs: 1000, cacheBytes: 10 * 1024 * 1024, guarantee };
+  const lineOf = corpusOf(vocabulary);
   const suffix = Date.now().toString(36);
   const loadAverage = os.loadavg()[0]!;
 
   // Beside N threads, one: what the threads past the first (each in a worker thread of its own) bring.
-  const sluiceOne = threads > 1 ? await measure(sluiceSide({ ...settings, threads: 1 }, `${suffix}-1`), `bench-wc-${suffix}-1`, lines) : undefined;
-  const sluice = await measure(sluiceSide(settings, suffix), `bench-wc-${suffix}`, lines);
+  const sluiceOne = threads > 1 ? await measure(sluiceSide({ ...settings, threads: 1 }, `${suffix}-1`), `bench-wc-${suffix}-1`, lines, lineOf) : undefined;
+  const sluice = await measure(sluiceSide(settings, suffix), `bench-wc-${suffix}`, lines, lineOf);
   let java: Outcome | undefined;
   if (!values['no-java']) {
     const side = await kafkaStreamsSide(settings, log);
-    java = typeof side === 'string' ? side : await measure(side, `bench-wc-java-${suffix}`, lines).catch((error: Error) => error.message);
+    java = typeof side === 'string' ? side : await measure(side, `bench-wc-java-${suffix}`, lines, lineOf).catch((error: Error) => error.message);
   }
-  report(lines, settings, loadAverage, sluiceOne, sluice, java);
+  report(lines, vocabulary, settings, loadAverage, sluiceOne, sluice, java);
   // No Sluice figure is a broken benchmark; a missing Java figure is only a missing comparison.
   if (typeof sluice === 'string' || typeof sluiceOne === 'string') process.exitCode = 1;
 }
 
 /** One side's run on a broker of its own (both start from an empty broker); the broker is stopped after. */
-async function measure(side: Side, applicationId: string, lines: number): Promise<Outcome> {
+async function measure(side: Side, applicationId: string, lines: number, lineOf: (i: number) => string): Promise<Outcome> {
   const broker = await provideBroker({ log });
   const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'bench' });
   const admin = kafka.admin();
@@ -84,7 +88,7 @@ async function measure(side: Side, applicationId: string, lines: number): Promis
     // Only on a shared cluster (KAFKA_BOOTSTRAP_SERVERS): old records would be counted too.
     if (existing.length > 0) return `topic(s) ${existing.join(', ')} already exist on ${broker.bootstrapServers}`;
     await admin.createTopics({ topics: [side.input, side.output].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
-    await produceLines(kafka, side.input, lines, corpusLine, side.label);
+    await produceLines(kafka, side.input, lines, lineOf, side.label);
 
     const started = Date.now();
     const running = await side.start(broker.bootstrapServers, applicationId);
@@ -116,7 +120,7 @@ async function measure(side: Side, applicationId: string, lines: number): Promis
   }
 }
 
-function report(lines: number, settings: CommonSettings, loadAverage: number, sluiceOne: Outcome | undefined, sluice: Outcome, java: Outcome | undefined): void {
+function report(lines: number, vocabulary: number, settings: CommonSettings, loadAverage: number, sluiceOne: Outcome | undefined, sluice: Outcome, java: Outcome | undefined): void {
   const rows: [string, (f: Figures) => string][] = [
     ['time', (f) => `${f.seconds.toFixed(1)} s`],
     ['lines/s', (f) => String(Math.round(lines / f.seconds))],
@@ -132,7 +136,7 @@ function report(lines: number, settings: CommonSettings, loadAverage: number, sl
   if (java !== undefined) columns.push([`Kafka Streams ${KAFKA_VERSION}, ${threads(settings.threads)}`, java]);
   const width = 32;
   const out = [
-    `word count, ${lines} lines, ${PARTITIONS} partitions, commit.interval.ms ${settings.commitIntervalMs}, ` +
+    `word count, ${lines} lines of ${vocabulary} words${vocabulary > 12 ? ' (Zipf)' : ''}, ${PARTITIONS} partitions, commit.interval.ms ${settings.commitIntervalMs}, ` +
       `cache ${mb(settings.cacheBytes)}, ${settings.guarantee}`,
     // Broker, app and harness share the machine: other load there skews every figure.
     `  ${os.cpus().length} CPUs, load average ${loadAverage.toFixed(1)} at start`,

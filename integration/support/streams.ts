@@ -4,11 +4,12 @@ import * as path from 'node:path';
 import pino from 'pino';
 import type { KeyValueStore, StreamsInstance, ValueAndTimestamp } from '../../src';
 import type { KafkaConsumer, KafkaProducer } from '../../src/streams/kafka';
-import { corpusLine } from '../../bench/wordcount/corpus';
+import { corpusOf } from '../../bench/wordcount/corpus';
 import { PeerClient } from '../../src/cluster/peer-client';
 import { QueryService } from '../../src/query/query-service';
 
-export { corpusLine };
+/** The tests' word-count input: the benchmark's first corpus, 12 words, so every word is counted many times. */
+export const corpusLine = corpusOf(12);
 
 /** Logs of instances under test: warnings and errors only, so test output stays readable. */
 export const testLogger = pino({ level: process.env.SLUICE_TEST_LOG_LEVEL ?? 'warn' });
