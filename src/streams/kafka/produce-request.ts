@@ -50,7 +50,7 @@ interface SizedRecord {
   value: Bytes;
   valueSize: number;
   timestampDelta: number;
-  headers: [string, Bytes, number, number][];
+  headers: readonly SizedHeader[];
   bodySize: number;
 }
 
@@ -144,21 +144,31 @@ class Writer {
   }
 }
 
-function headerList(headers: ProduceMessage['headers']): [string, Bytes][] {
-  const list: [string, Bytes][] = [];
-  for (const key of Object.keys(headers ?? {})) {
-    const value = headers![key];
-    if (Array.isArray(value)) for (const v of value) list.push([key, v]);
-    else list.push([key, value]);
+/** A record's headers, each with the sizes of its key and value. */
+type SizedHeader = [string, Bytes, number, number];
+
+/** Most records carry no header: they share this list rather than allocate their own. */
+const NO_HEADERS: readonly SizedHeader[] = [];
+
+function sizedHeaders(headers: ProduceMessage['headers']): readonly SizedHeader[] {
+  if (headers == null) return NO_HEADERS;
+  let list: SizedHeader[] | undefined;
+  for (const key in headers) {
+    if (!Object.hasOwn(headers, key)) continue;
+    const value = headers[key];
+    const keyLength = Buffer.byteLength(key, 'utf8');
+    list ??= [];
+    if (Array.isArray(value)) for (const v of value) list.push([key, v, keyLength, byteSize(v)]);
+    else list.push([key, value, keyLength, byteSize(value)]);
   }
-  return list;
+  return list ?? NO_HEADERS;
 }
 
 function sizeRecord(message: ProduceMessage, offsetDelta: number, now: number, firstTimestamp: number): SizedRecord {
   const keySize = byteSize(message.key);
   const valueSize = byteSize(message.value);
   const timestampDelta = (message.timestamp ? Number(message.timestamp) : now) - firstTimestamp;
-  const headers = headerList(message.headers).map(([k, v]): [string, Bytes, number, number] => [k, v, Buffer.byteLength(k, 'utf8'), byteSize(v)]);
+  const headers = sizedHeaders(message.headers);
   let bodySize = 1 + varLongSize(timestampDelta) + varIntSize(offsetDelta) + bytesSize(keySize) + bytesSize(valueSize) + varIntSize(headers.length);
   for (const [, , keyLength, valueLength] of headers) bodySize += bytesSize(keyLength) + bytesSize(valueLength);
   return { key: message.key, keySize, value: message.value, valueSize, timestampDelta, headers, bodySize };

@@ -96,17 +96,9 @@ export class KafkaRecordCollector implements RecordCollector {
 
   send(record: ProducedRecord): void {
     if (this.failure) throw this.failure;
-    this.buffer.push({
-      record,
-      bytes: recordBytes(record),
-      message: {
-        key: record.key,
-        value: record.value,
-        timestamp: String(record.timestamp),
-        headers: record.headers,
-        ...(record.partition === undefined ? {} : { partition: record.partition }),
-      },
-    });
+    const message: OutgoingRecord = { key: record.key, value: record.value, timestamp: String(record.timestamp), headers: record.headers };
+    if (record.partition !== undefined) message.partition = record.partition;
+    this.buffer.push({ record, bytes: recordBytes(record), message });
     if (this.buffered >= this.maxBatch) this.sendBuffered();
   }
 
