@@ -1,5 +1,5 @@
 /**
- * Where kafkajs is loaded, once, for the adapter's other files. It first replaces three internals of
+ * Where kafkajs is loaded, once, for the adapter's other files. It first replaces five internals of
  * kafkajs 2.2.4 (pinned), which other modules of kafkajs capture when they load: so the replacement only takes
  * effect before kafkajs' producer and consumer load, and nothing else in Sluice imports kafkajs' values.
  *
@@ -12,11 +12,15 @@
  *
  * - The produce request's encoding (produce-request.ts) wrote every record through several temporary buffers:
  *   40 % of a word count's CPU. Sluice's writes the same bytes into one buffer.
+ * - The fetch response's record batches and the consumer's Batch (consumer-records.ts) made a Decoder, three
+ *   Longs and a spread headers object per record: a third of the bytes a word count allocated. Sluice's read the
+ *   same messages with one cursor and compare offsets as numbers.
  *
  * All give kafkajs' results where kafkajs was right (see their tests).
  */
 import type { Message, PartitionMetadata } from 'kafkajs';
 import { UnsupportedKafkaClient } from '../../errors';
+import { fetchedBatchClass, recordSetDecoder } from './consumer-records';
 import { oneBufferProduceRequest } from './produce-request';
 
 type Partitioner = (args: { topic: string; partitionMetadata: PartitionMetadata[]; message: Message }) => number;
@@ -87,11 +91,13 @@ function replaceKafkajsModule<T>(module: string, capturedBy: string, replace: (o
 /** The one kafkajs version whose internals Sluice replaces (package.json pins it). */
 export const KAFKAJS_VERSION = '2.2.4';
 
-/** Whether kafkajs runs with Sluice's three replacements (false: kafkajs was loaded before this module). */
+/** Whether kafkajs runs with Sluice's five replacements (false: kafkajs was loaded before this module). */
 export const kafkajsFixesInstalled =
   replaceKafkajsModule('kafkajs/src/producer/groupMessagesPerPartition', 'kafkajs/src/producer/sendMessages', () => groupMessagesPerPartition) &&
   replaceKafkajsModule('kafkajs/src/consumer/filterAbortedMessages', 'kafkajs/src/consumer/batch', () => filterAbortedMessages) &&
-  replaceKafkajsModule('kafkajs/src/protocol/requests/produce/v3/request', 'kafkajs/src/protocol/requests/produce/v4/request', oneBufferProduceRequest);
+  replaceKafkajsModule('kafkajs/src/protocol/requests/produce/v3/request', 'kafkajs/src/protocol/requests/produce/v4/request', oneBufferProduceRequest) &&
+  replaceKafkajsModule('kafkajs/src/protocol/requests/fetch/v4/decodeMessages', 'kafkajs/src/protocol/requests/fetch/v11/response', recordSetDecoder) &&
+  replaceKafkajsModule('kafkajs/src/consumer/batch', 'kafkajs/src/consumer/consumerGroup', () => fetchedBatchClass(filterAbortedMessages));
 
 export { AssignerProtocol, ConfigResourceTypes, Kafka, KafkaJSConnectionError, logLevel } from 'kafkajs';
 

@@ -1,0 +1,115 @@
+import { filterAbortedMessages } from './kafkajs';
+import { decodeRecordBatches, fetchedBatchClass, type FetchedMessage } from './consumer-records';
+
+type Encoded = { buffer: Buffer };
+const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0') as { RecordBatch: (args: object) => Promise<Encoded> };
+const Record = require('kafkajs/src/protocol/recordBatch/record/v0') as (args: object) => unknown;
+const Decoder = require('kafkajs/src/protocol/decoder') as new (buffer: Buffer) => unknown;
+const { Types: Compression } = require('kafkajs/src/protocol/message/compression') as { Types: { None: number; GZIP: number } };
+
+/** kafkajs' own decodeMessages and Batch, loaded apart from the ones Sluice put in their place. */
+function kafkajsOriginals(): { decodeMessages: (decoder: unknown) => Promise<FetchedMessage[]>; Batch: ReturnType<typeof fetchedBatchClass> } {
+  let originals: ReturnType<typeof kafkajsOriginals> | undefined;
+  jest.isolateModules(() => {
+    originals = {
+      decodeMessages: require('kafkajs/src/protocol/requests/fetch/v4/decodeMessages'),
+      Batch: require('kafkajs/src/consumer/batch'),
+    };
+  });
+  return originals!;
+}
+
+/** A record set as a Fetch response carries it: its int32 size, then the batches. */
+function recordSet(batches: Buffer[]): Buffer {
+  const body = Buffer.concat(batches);
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(body.length);
+  return Buffer.concat([size, body]);
+}
+
+/** Sets attribute bits the encoder has no option for (control batch 0x20, log-append time 0x08). */
+function withAttributes(batch: Buffer, bits: number): Buffer {
+  const copy = Buffer.from(batch);
+  copy.writeInt16BE(copy.readInt16BE(21) | bits, 21);
+  return copy;
+}
+
+async function batch(firstOffset: number, records: object[], options: object = {}): Promise<Buffer> {
+  const encoded = await RecordBatch({
+    firstOffset: String(firstOffset),
+    firstTimestamp: 1_700_000_000_000,
+    maxTimestamp: 1_700_000_009_999,
+    lastOffsetDelta: records.length - 1,
+    records: records.map((r, i) => Record({ offsetDelta: i, timestampDelta: i * 7, ...r })),
+    ...options,
+  });
+  return encoded.buffer;
+}
+
+describe('consumer records: the fetch response decoded and batched as kafkajs does it', () => {
+  const originals = kafkajsOriginals();
+
+  it('decodes every record as kafkajs does: keys and values null or not, headers (repeated ones as lists), compressed and transactional batches, control and log-append-time batches, a cut batch at the end', async () => {
+    const batches = [
+      await batch(100, [
+        { key: Buffer.from('k1'), value: Buffer.from('v1') },
+        { key: null, value: Buffer.from('no key') },
+        { key: Buffer.from('tombstone'), value: null },
+        { key: Buffer.from(''), value: Buffer.from(''), headers: { a: Buffer.from('1'), b: [Buffer.from('2'), Buffer.from('3')] } },
+      ]),
+      await batch(104, [{ key: Buffer.from('zipped'), value: Buffer.from('x'.repeat(500)) }, { key: Buffer.from('z2'), value: Buffer.from('y') }], { compression: Compression.GZIP }),
+      await batch(106, [{ key: Buffer.from('tx'), value: Buffer.from('in a transaction') }], { transactional: true, producerId: '4242', producerEpoch: 3 }),
+      withAttributes(await batch(107, [{ key: Buffer.from([0, 0, 0, 1]), value: Buffer.from([0, 0, 0, 0, 0, 0]) }], { transactional: true, producerId: '4242' }), 0x20),
+      withAttributes(await batch(108, [{ key: Buffer.from('appended'), value: Buffer.from('at') }]), 0x08),
+    ];
+    const cut = (await batch(109, [{ key: Buffer.from('cut'), value: Buffer.from('off') }])).subarray(0, 60);
+    const set = recordSet([...batches, cut]);
+    const expected = await originals.decodeMessages(new Decoder(set));
+    const decoded = await decodeRecordBatches(set.subarray(4));
+    expect(expected).toHaveLength(9);
+    expect(decoded).toEqual(expected);
+    // The cut batch at 109 waits for the next fetch.
+    expect(decoded.map((m) => m.offset)).toEqual(['100', '101', '102', '103', '104', '105', '106', '107', '108']);
+    expect(decoded[8]!.timestamp).toBe('1700000009999');
+    expect(decoded[3]!.headers).toEqual({ a: Buffer.from('1'), b: [Buffer.from('2'), Buffer.from('3')] });
+  });
+
+  it('batches as kafkajs does: records before the fetch offset, control records and aborted ones left out; offsets, lags and emptiness alike', async () => {
+    const set = recordSet([
+      await batch(10, [{ key: Buffer.from('a'), value: Buffer.from('1') }, { key: Buffer.from('b'), value: Buffer.from('2') }, { key: Buffer.from('c'), value: Buffer.from('3') }], { compression: Compression.GZIP }),
+      await batch(13, [{ key: Buffer.from('t'), value: Buffer.from('aborted') }], { transactional: true, producerId: '7' }),
+      withAttributes(await batch(14, [{ key: Buffer.from([0, 0, 0, 0]), value: Buffer.from([0, 0, 0, 0, 0, 0]) }], { transactional: true, producerId: '7' }), 0x20),
+      await batch(15, [{ key: Buffer.from('d'), value: Buffer.from('4') }]),
+    ]);
+    const messages = await decodeRecordBatches(set.subarray(4));
+    const Ours = fetchedBatchClass(filterAbortedMessages);
+    const cases = [
+      { fetchedOffset: '11', messages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] },
+      { fetchedOffset: '10', messages, abortedTransactions: [] },
+      { fetchedOffset: '16', messages, abortedTransactions: [] },
+      { fetchedOffset: '14', messages: messages.filter((m) => m.isControlRecord), abortedTransactions: [] },
+      { fetchedOffset: '5', messages: [], abortedTransactions: [] },
+    ];
+    for (const { fetchedOffset, messages: fetched, abortedTransactions } of cases) {
+      const data = { partition: 3, highWatermark: '20', messages: fetched, abortedTransactions };
+      const ours = new Ours('topic', fetchedOffset, data);
+      const theirs = new originals.Batch('topic', fetchedOffset, data);
+      const view = (b: InstanceType<typeof Ours>) => ({
+        messages: b.messages.map((m) => m.offset),
+        within: b.messagesWithinOffset.map((m) => m.offset),
+        isEmpty: b.isEmpty(),
+        isEmptyIncludingFiltered: b.isEmptyIncludingFiltered(),
+        isEmptyDueToFiltering: b.isEmptyDueToFiltering(),
+        isEmptyControlRecord: b.isEmptyControlRecord(),
+        isEmptyDueToLogCompactedMessages: b.isEmptyDueToLogCompactedMessages(),
+        firstOffset: b.firstOffset(),
+        lastOffset: b.lastOffset(),
+        offsetLag: b.offsetLag(),
+        offsetLagLow: b.offsetLagLow(),
+      });
+      expect(view(ours)).toEqual(view(theirs));
+    }
+    const first = new Ours('topic', '11', { partition: 3, highWatermark: '20', messages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] });
+    expect(first.messages.map((m) => m.offset)).toEqual(['11', '12', '15']);
+  });
+});
