@@ -8,6 +8,7 @@
  * later) are read here; older message sets go to kafkajs' own decoder.
  */
 import { StreamsException } from '../../errors';
+import { COMPRESSION_MASK, CONTROL_FLAG, decompressRecords, LOG_APPEND_TIME_FLAG, MAGIC_OFFSET, RecordBatchReader, TRANSACTIONAL_FLAG } from './record-batch-reader';
 
 /** A fetched record as kafkajs hands it out (its `eachBatch` messages). */
 export interface FetchedMessage {
@@ -48,99 +49,11 @@ interface KafkajsDecoder {
 
 type DecodeMessages = (decoder: KafkajsDecoder) => Promise<unknown[]>;
 
-const MAGIC_OFFSET = 16;
 /** kafkajs reads a batch only when this many bytes are left. */
 const RECORD_BATCH_OVERHEAD = 49;
-const COMPRESSION_MASK = 0x07;
-const LOG_APPEND_TIME_FLAG = 0x08;
-const TRANSACTIONAL_FLAG = 0x10;
-const CONTROL_FLAG = 0x20;
 const LOG_APPEND_TIME = 1;
 const CREATE_TIME = 0;
 
-const compression: {
-  lookupCodecByAttributes(attributes: number): { decompress(buffer: Buffer): Promise<Buffer> } | null;
-} = require('kafkajs/src/protocol/message/compression');
-
-/** A cursor over a record batch: Kafka's big-endian integers and zig-zag varints. */
-class Cursor {
-  constructor(
-    readonly buf: Buffer,
-    public pos: number,
-  ) {}
-
-  int8(): number {
-    return this.buf.readInt8(this.pos++);
-  }
-
-  int16(): number {
-    const v = this.buf.readInt16BE(this.pos);
-    this.pos += 2;
-    return v;
-  }
-
-  int32(): number {
-    const v = this.buf.readInt32BE(this.pos);
-    this.pos += 4;
-    return v;
-  }
-
-  /** An int64 as a number: offsets and timestamps stay far below 2^53. */
-  int64(): number {
-    const high = this.buf.readInt32BE(this.pos);
-    const low = this.buf.readUInt32BE(this.pos + 4);
-    this.pos += 8;
-    return high * 4294967296 + low;
-  }
-
-  /** An int64 as its decimal text (producer ids are compared, never computed with). */
-  int64Text(): string {
-    const v = this.buf.readBigInt64BE(this.pos);
-    this.pos += 8;
-    return v.toString();
-  }
-
-  varlong(): number {
-    let raw = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = this.buf[this.pos++]!;
-      raw += (byte & 0x7f) * scale;
-      if (byte < 0x80) break;
-      scale *= 128;
-    }
-    return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
-  }
-
-  varint(): number {
-    let raw = 0;
-    let shift = 0;
-    for (;;) {
-      const byte = this.buf[this.pos++]!;
-      raw |= (byte & 0x7f) << shift;
-      if (byte < 0x80) break;
-      shift += 7;
-    }
-    return (raw >>> 1) ^ -(raw & 1);
-  }
-
-  /** Varint-length bytes as a view; null for length -1. */
-  bytes(): Buffer | null {
-    const length = this.varint();
-    if (length < 0) return null;
-    const view = this.buf.subarray(this.pos, this.pos + length);
-    this.pos += length;
-    return view;
-  }
-
-  string(): string | null {
-    const length = this.varint();
-    if (length < 0) return null;
-    const text = this.buf.toString('utf8', this.pos, this.pos + length);
-    this.pos += length;
-    return text;
-  }
-}
 
 /**
  * kafkajs' `decodeMessages` (the record set of a partition in a Fetch response, v4 and later), reading record
@@ -163,7 +76,7 @@ export function recordSetDecoder(legacy: DecodeMessages): DecodeMessages {
 /** The records of consecutive record batches; a batch the fetch's size limit cut at the end is left for the next fetch. */
 export async function decodeRecordBatches(buf: Buffer): Promise<FetchedMessage[]> {
   const messages: FetchedMessage[] = [];
-  const r = new Cursor(buf, 0);
+  const r = new RecordBatchReader(buf, 0);
   while (buf.length - r.pos >= RECORD_BATCH_OVERHEAD) {
     const firstOffset = r.int64();
     const length = r.int32();
@@ -197,9 +110,7 @@ export async function decodeRecordBatches(buf: Buffer): Promise<FetchedMessage[]
     };
     let records = r;
     if ((attributes & COMPRESSION_MASK) !== 0 && count > 0) {
-      const codec = compression.lookupCodecByAttributes(attributes);
-      if (codec === null) throw new StreamsException(`a record batch at offset ${firstOffset} is compressed with a codec kafkajs has not been given (compression type ${attributes & COMPRESSION_MASK})`);
-      records = new Cursor(await codec.decompress(buf.subarray(r.pos, end)), 0);
+      records = new RecordBatchReader(await decompressRecords(attributes, buf.subarray(r.pos, end), `the record batch at offset ${firstOffset}`), 0);
     }
     for (let i = 0; i < count; i++) messages.push(readRecord(records, context, firstOffset, firstTimestamp));
     r.pos = end;
@@ -207,7 +118,7 @@ export async function decodeRecordBatches(buf: Buffer): Promise<FetchedMessage[]
   return messages;
 }
 
-function readRecord(r: Cursor, context: BatchContext, firstOffset: number, firstTimestamp: number): FetchedMessage {
+function readRecord(r: RecordBatchReader, context: BatchContext, firstOffset: number, firstTimestamp: number): FetchedMessage {
   const length = r.varint();
   const next = r.pos + length;
   const attributes = r.int8();
@@ -218,7 +129,7 @@ function readRecord(r: Cursor, context: BatchContext, firstOffset: number, first
   const headerCount = r.varint();
   const headers: Record<string, Buffer | Buffer[] | null> = {};
   for (let h = 0; h < headerCount; h++) {
-    const name = String(r.string());
+    const name = String(r.varString());
     const headerValue = r.bytes();
     const previous = headers[name];
     headers[name] = previous === undefined ? headerValue : Array.isArray(previous) ? [...previous, headerValue!] : [previous!, headerValue!];

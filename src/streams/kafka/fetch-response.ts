@@ -14,10 +14,8 @@
  */
 import type { TopicPartitionMap } from './topic-partition';
 import { StreamsException } from '../../errors';
+import { COMPRESSION_MASK, CONTROL_FLAG, decompressRecords, LOG_APPEND_TIME_FLAG, MAGIC_OFFSET, RecordBatchReader, TRANSACTIONAL_FLAG } from './record-batch-reader';
 
-const compression: {
-  lookupCodecByAttributes(attributes: number): { decompress(buffer: Buffer): Promise<Buffer> } | null;
-} = require('kafkajs/src/protocol/message/compression');
 
 /** A changelog record: views into the fetched bytes, valid as long as the caller keeps them. */
 export interface FetchedRecord {
@@ -121,105 +119,10 @@ export interface FetchedPartition {
   nextOffset: number;
 }
 
-const MAGIC_OFFSET = 16;
 /** Bytes of a batch header up to and including the record count. */
 const BATCH_HEADER_BYTES = 61;
-const COMPRESSION_MASK = 0x07;
-const LOG_APPEND_TIME_FLAG = 0x08;
-const TRANSACTIONAL_FLAG = 0x10;
-const CONTROL_FLAG = 0x20;
 /** Control record type of an abort marker (its key: int16 version, int16 type). */
 const ABORT_MARKER = 0;
-
-/** A cursor over a buffer: Kafka's big-endian integers and zig-zag varints. */
-class Reader {
-  constructor(
-    readonly buf: Buffer,
-    public pos: number,
-  ) {}
-
-  int16(): number {
-    const v = this.buf.readInt16BE(this.pos);
-    this.pos += 2;
-    return v;
-  }
-
-  int32(): number {
-    const v = this.buf.readInt32BE(this.pos);
-    this.pos += 4;
-    return v;
-  }
-
-  /** An int64 as a number: offsets and timestamps stay far below 2^53. */
-  int64(): number {
-    const high = this.buf.readInt32BE(this.pos);
-    const low = this.buf.readUInt32BE(this.pos + 4);
-    this.pos += 8;
-    return high * 4294967296 + low;
-  }
-
-  /** An int64 as its decimal text (producer ids are compared, never computed with). */
-  int64Text(): string {
-    const v = this.buf.readBigInt64BE(this.pos);
-    this.pos += 8;
-    return v.toString();
-  }
-
-  string(): string {
-    const length = this.int16();
-    const text = this.buf.toString('utf8', this.pos, this.pos + length);
-    this.pos += length;
-    return text;
-  }
-
-  /** A zig-zag varint of up to 64 bits, as a number (exact within 2^53). */
-  varlong(): number {
-    let raw = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = this.buf[this.pos++]!;
-      raw += (byte & 0x7f) * scale;
-      if (byte < 0x80) break;
-      scale *= 128;
-    }
-    // Zig-zag: even → raw / 2, odd → -(raw + 1) / 2; arithmetic, since raw may exceed 32 bits.
-    return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
-  }
-
-  varint(): number {
-    let raw = 0;
-    let shift = 0;
-    for (;;) {
-      const byte = this.buf[this.pos++]!;
-      raw |= (byte & 0x7f) << shift;
-      if (byte < 0x80) break;
-      shift += 7;
-    }
-    return (raw >>> 1) ^ -(raw & 1);
-  }
-
-  /** Varint-length bytes as a view; null for length -1. */
-  bytes(): Buffer | null {
-    const length = this.varint();
-    if (length < 0) return null;
-    const view = this.buf.subarray(this.pos, this.pos + length);
-    this.pos += length;
-    return view;
-  }
-
-  /** Skips varint-length bytes; their start, or -1 for null (their end is then `pos`). */
-  skipBytes(): number {
-    const length = this.varint();
-    if (length < 0) return -1;
-    const start = this.pos;
-    this.pos += length;
-    return start;
-  }
-
-  skip(bytes: number): void {
-    this.pos += bytes;
-  }
-}
 
 interface AbortedTransaction {
   producerId: string;
@@ -228,7 +131,7 @@ interface AbortedTransaction {
 
 /** Decodes a Fetch v11 response body (after the correlation id). */
 export async function decodeFetchResponse(body: Buffer, fetchOffsets: TopicPartitionMap<number>, readCommitted: boolean): Promise<{ errorCode: number; partitions: FetchedPartition[] }> {
-  const r = new Reader(body, 0);
+  const r = new RecordBatchReader(body, 0);
   r.int32(); // throttle_time_ms
   const errorCode = r.int16();
   r.int32(); // session_id
@@ -265,7 +168,7 @@ export async function decodeFetchResponse(body: Buffer, fetchOffsets: TopicParti
       };
       if (size > 0) {
         aborted.sort((a, b) => a.firstOffset - b.firstOffset);
-        await decodeBatches(new Reader(body.subarray(r.pos, r.pos + size), 0), fetchOffset, decoded, records, readCommitted ? aborted : []);
+        await decodeBatches(new RecordBatchReader(body.subarray(r.pos, r.pos + size), 0), fetchOffset, decoded, records, readCommitted ? aborted : []);
         r.skip(size);
       }
       partitions.push(decoded);
@@ -274,7 +177,7 @@ export async function decodeFetchResponse(body: Buffer, fetchOffsets: TopicParti
   return { errorCode, partitions };
 }
 
-async function decodeBatches(r: Reader, fetchOffset: number, into: FetchedPartition, records: ColumnarRecords, aborted: AbortedTransaction[]): Promise<void> {
+async function decodeBatches(r: RecordBatchReader, fetchOffset: number, into: FetchedPartition, records: ColumnarRecords, aborted: AbortedTransaction[]): Promise<void> {
   const buf = r.buf;
   let bufferIndex = -1;
   const aborting = new Set<string>();
@@ -306,14 +209,14 @@ async function decodeBatches(r: Reader, fetchOffset: number, into: FetchedPartit
       if (aborting.has(producerId) && controlType(buf, r.pos, end) === ABORT_MARKER) aborting.delete(producerId);
     } else if (!((attributes & TRANSACTIONAL_FLAG) !== 0 && aborting.has(producerId))) {
       const logAppendTime = (attributes & LOG_APPEND_TIME_FLAG) !== 0 ? maxTimestamp : undefined;
-      let source: Reader;
+      let source: RecordBatchReader;
       let index: number;
       if ((attributes & COMPRESSION_MASK) === 0) {
-        source = new Reader(buf, r.pos);
+        source = new RecordBatchReader(buf, r.pos);
         if (bufferIndex < 0) bufferIndex = records.addBuffer(buf);
         index = bufferIndex;
       } else {
-        source = new Reader(await decompress(attributes, buf.subarray(r.pos, end), into), 0);
+        source = new RecordBatchReader(await decompressRecords(attributes, buf.subarray(r.pos, end), `${into.topic}-${into.partition}`), 0);
         index = records.addBuffer(source.buf);
       }
       readRecords(source, index, count, baseOffset, baseTimestamp, logAppendTime, fetchOffset, records);
@@ -322,7 +225,7 @@ async function decodeBatches(r: Reader, fetchOffset: number, into: FetchedPartit
   }
 }
 
-function readRecords(r: Reader, buffer: number, count: number, baseOffset: number, baseTimestamp: number, logAppendTime: number | undefined, fetchOffset: number, into: ColumnarRecords): void {
+function readRecords(r: RecordBatchReader, buffer: number, count: number, baseOffset: number, baseTimestamp: number, logAppendTime: number | undefined, fetchOffset: number, into: ColumnarRecords): void {
   for (let i = 0; i < count; i++) {
     const length = r.varint();
     const next = r.pos + length;
@@ -340,19 +243,11 @@ function readRecords(r: Reader, buffer: number, count: number, baseOffset: numbe
 
 /** Type of the first control record of a control batch: 0 abort, 1 commit. */
 function controlType(buf: Buffer, pos: number, end: number): number {
-  const r = new Reader(buf, pos);
+  const r = new RecordBatchReader(buf, pos);
   r.varint(); // length
   r.skip(1);
   r.varlong();
   r.varint();
   const key = r.bytes();
   return key !== null && key.length >= 4 && r.pos <= end ? key.readInt16BE(2) : -1;
-}
-
-async function decompress(attributes: number, data: Buffer, into: FetchedPartition): Promise<Buffer> {
-  const codec = compression.lookupCodecByAttributes(attributes);
-  if (codec === null) {
-    throw new StreamsException(`${into.topic}-${into.partition} holds records compressed with a codec kafkajs has not been given (compression type ${attributes & COMPRESSION_MASK})`);
-  }
-  return codec.decompress(data);
 }
