@@ -70,7 +70,7 @@ describe('StateDirectory', () => {
     const dir = new StateDirectory(stateDir, 'app');
     fs.mkdirSync(dir.taskDir('0_2'), { recursive: true });
     const lockFile = path.join(dir.taskDir('0_2'), '.lock');
-    fs.writeFileSync(lockFile, `${process.pid}:42`);
+    fs.writeFileSync(lockFile, `${process.pid}:${dir.processRun}:42`);
     liveWorkerThreadIds.add(42);
     try {
       expect(() => dir.lock('0_2', 'StreamThread-1')).toThrow('is locked by thread 42 of this process');
@@ -78,13 +78,34 @@ describe('StateDirectory', () => {
       liveWorkerThreadIds.delete(42);
     }
     dir.lock('0_2', 'StreamThread-1');
-    expect(fs.readFileSync(lockFile, 'utf8')).toBe(`${process.pid}:0`);
+    expect(fs.readFileSync(lockFile, 'utf8')).toBe(`${process.pid}:${dir.processRun}:0`);
     dir.unlock('0_2', 'StreamThread-1');
-    fs.writeFileSync(lockFile, `${process.pid}:42`);
+    fs.writeFileSync(lockFile, `${process.pid}:${dir.processRun}:42`);
     dir.releaseLocksOfThread(7);
     expect(fs.existsSync(lockFile)).toBe(true);
     dir.releaseLocksOfThread(42);
     expect(fs.existsSync(lockFile)).toBe(false);
+  });
+
+  it('takes over a lock an earlier process left under the same pid (a container restarted as PID 1), whatever thread it names', () => {
+    const dir = new StateDirectory(stateDir, 'app');
+    fs.mkdirSync(dir.taskDir('0_3'), { recursive: true });
+    const lockFile = path.join(dir.taskDir('0_3'), '.lock');
+    liveWorkerThreadIds.add(42);
+    try {
+      for (const earlier of [`${process.pid}:an-earlier-run:42`, `${process.pid}:42`, `${process.pid}`]) {
+        fs.writeFileSync(lockFile, earlier);
+        dir.lock('0_3', 'StreamThread-1');
+        expect(fs.readFileSync(lockFile, 'utf8')).toBe(`${process.pid}:${dir.processRun}:0`);
+        dir.unlock('0_3', 'StreamThread-1');
+      }
+      // A worker of this run releasing its locks leaves an earlier run's alone.
+      fs.writeFileSync(lockFile, `${process.pid}:an-earlier-run:42`);
+      dir.releaseLocksOfThread(42);
+      expect(fs.existsSync(lockFile)).toBe(true);
+    } finally {
+      liveWorkerThreadIds.delete(42);
+    }
   });
 
   it('never lets a task id lead out of the application directory', () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isMainThread, threadId } from 'node:worker_threads';
@@ -11,8 +12,12 @@ const CHECKPOINT_FILE = '.checkpoint';
 /** Present while a task's stores open: found at a start, the last opening killed the process. */
 const OPENING_FILE = '.opening';
 const CHECKPOINT_VERSION = 0;
-/** What a lock file holds: the process and the thread (0: the main thread) that hold the lock. */
-const LOCK_HOLDER = `${process.pid}:${threadId}`;
+/**
+ * This run of the process, as lock files name it beside the pid: a later process given the same pid (a container's
+ * PID 1, restarted on the same volume) takes over the locks an earlier one left. Drawn once per thread that loads
+ * this module; a worker is given its main thread's (see StateDirectory's constructor).
+ */
+const THIS_RUN = randomUUID();
 
 /** A changelog offset per topic-partition: where a restore of the task's local state would begin. */
 export type Checkpoint = TopicPartitionMap<number>;
@@ -42,10 +47,18 @@ export class StateDirectory {
   private readonly locks = new Map<string, { fd: number; owner: string }>();
   private readonly stateDir: string;
   private readonly applicationId: string;
+  /** What a lock file holds: the process, its run and the thread (0: the main thread) that hold the lock. */
+  private readonly holder: string;
 
-  constructor(stateDir: string, applicationId: string) {
+  /** `processRun`: the run of the process that lock files name; a worker thread passes its main thread's. */
+  constructor(
+    stateDir: string,
+    applicationId: string,
+    readonly processRun: string = THIS_RUN,
+  ) {
     this.stateDir = path.resolve(stateDir);
     this.applicationId = checkApplicationId(applicationId);
+    this.holder = `${process.pid}:${processRun}:${threadId}`;
   }
 
   /** `<state.dir>/<application.id>`, checked to be inside the state directory each time it is built. */
@@ -81,15 +94,16 @@ export class StateDirectory {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = fs.openSync(lockPath, 'wx');
-        fs.writeSync(fd, LOCK_HOLDER);
+        fs.writeSync(fd, this.holder);
         this.locks.set(taskId, { fd, owner });
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         const holder = lockHolderIn(fs.readFileSync(lockPath, 'utf8'));
-        if (holder.pid === process.pid && holder.thread !== threadId && heldByAnotherThread(holder.thread)) {
+        if (this.isThisRun(holder) && holder.thread !== threadId && heldByAnotherThread(holder.thread)) {
           throw new TaskDirectoryLocked(dir, `thread ${holder.thread} of this process`);
         }
+        // Left by this process, by an earlier run under the same pid, or by a process that died.
         if (holder.pid === process.pid || !isAlive(holder.pid)) {
           fs.rmSync(lockPath, { force: true });
           continue;
@@ -110,8 +124,12 @@ export class StateDirectory {
       } catch {
         continue;
       }
-      if (holder.pid === process.pid && holder.thread === thread) fs.rmSync(lockPath, { force: true });
+      if (this.isThisRun(holder) && holder.thread === thread) fs.rmSync(lockPath, { force: true });
     }
+  }
+
+  private isThisRun(holder: LockHolder): boolean {
+    return holder.pid === process.pid && holder.run === this.processRun;
   }
 
   /** The thread of this process that holds a task directory's lock, if one does. */
@@ -213,10 +231,18 @@ function decimal(text: string | undefined): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
-/** The process and thread a lock file names (a file of a version before worker threads names the process only). */
-function lockHolderIn(text: string): { pid: number; thread: number } {
-  const [pid, thread] = text.split(':');
-  return { pid: Number(pid), thread: Number(thread ?? 0) };
+interface LockHolder {
+  pid: number;
+  /** Undefined in a lock file of an earlier version, which named no run. */
+  run: string | undefined;
+  thread: number;
+}
+
+/** The process, run and thread a lock file names (earlier versions wrote `pid:thread`, and before that `pid`). */
+function lockHolderIn(text: string): LockHolder {
+  const parts = text.split(':');
+  const [pid, run, thread] = parts.length >= 3 ? parts : [parts[0], undefined, parts[1]];
+  return { pid: Number(pid), run, thread: Number(thread ?? 0) };
 }
 
 /**

@@ -363,6 +363,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         partitionCounts: [...this.partitionCounts],
         facts: this.subscriptionFacts(),
         standbys: standbys !== undefined,
+        processRun: this.stateDirectory.processRun,
       },
       {
         logger: this.logger,

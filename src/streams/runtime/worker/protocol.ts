@@ -21,6 +21,8 @@ export interface WorkerSetup {
   readonly facts: SubscriptionFacts;
   /** Whether the node has standby tasks, which a task is taken from before it becomes active here. */
   readonly standbys: boolean;
+  /** The run of the process that task directory locks name (StateDirectory.processRun). */
+  readonly processRun: string;
   /** Where the worker module is (a TypeScript source is compiled as it loads). */
   readonly entry: string;
 }

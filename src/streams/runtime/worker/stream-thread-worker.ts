@@ -30,7 +30,7 @@ function run(setup: WorkerSetup, port: Port): void {
   const exactlyOnce = config.processingGuarantee === 'exactly_once_v2';
   checkKafkajs(exactlyOnce);
   const metadata = new TopologyMetadata(loadTopology(setup.topology), config.applicationId);
-  const stateDirectory = new StateDirectory(config.stateDir, config.applicationId);
+  const stateDirectory = new StateDirectory(config.stateDir, config.applicationId, setup.processRun);
   const partitionCounts = new Map(setup.partitionCounts);
   const metrics = new MetricsRegistry();
   let facts: SubscriptionFacts = setup.facts;

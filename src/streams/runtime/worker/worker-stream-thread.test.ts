@@ -23,6 +23,7 @@ function brokenThread(onExit: (threadId: number) => void): WorkerStreamThread {
       partitionCounts: [],
       facts: { processId: 'p', standbyTasks: [], shutdownRequested: false },
       standbys: false,
+      processRun: 'test-run',
     },
     host,
   );
