@@ -134,6 +134,7 @@ describe.each([
 
     it('count: one record for all the partitions of the server', async () => {
       expect(records(await run('kv', { type: 'key_value', query: { count: {} } }))).toEqual([{ key: 'count', value: 6 }]);
+      expect(records(await run('kv', { type: 'key_value', query: { count: {} }, set_options: { limit: 1 } }))).toEqual([{ key: 'count', value: 6 }]);
     });
 
     it('limit caps the records of the part, across partitions', async () => {

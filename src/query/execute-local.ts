@@ -1,4 +1,4 @@
-import { failedAnswer, type PartEnd, type PartStream, type PeerAnswer, type PeerFailure, type RecordChunk, type Replica, type StoreDescription } from '../cluster/peer-protocol';
+import { drainPart, failedAnswer, type PartEnd, type PartStream, type PeerAnswer, type PeerFailure, type RecordChunk, type Replica, type StoreDescription } from '../cluster/peer-protocol';
 import { InvalidStateStore, SluiceError } from '../errors';
 import { GLOBAL_STORE_PARTITION, type InstanceView, type WorkerStorePartitions } from '../streams/runtime/instance-view';
 import type { StandbyReplica } from '../streams/runtime/standby-task';
@@ -166,7 +166,6 @@ async function attempt(view: InstanceView, store: string, request: QueryRequest)
   const workers = view.workerStores(store);
   const standbys = request.options.allowStale ? view.standbyReplicas(store) : undefined;
   const any = queryable.values().next().value ?? standbys?.values().next().value?.store;
-  if (any === undefined && workers.length === 0) return notReady(`no partition of store '${store}' is queryable on this server (rebalancing or restoring)`);
   const described = any === undefined ? await schemaInWorkers(store, workers) : undefined;
   if (described?.ready === false) return described;
   const schema = described?.value ?? schemaOfStore(any!);
@@ -231,15 +230,21 @@ async function* fromWorkers(reading: Reading, store: string, request: QueryReque
   let count = answered;
   for (const [worker, partitions] of reading.inWorkers) {
     const { limit } = request.options;
-    const options = { ...request.options, limit: limit < 0 ? -1 : Math.max(0, limit - count) };
+    // A count answers one record whatever the limit: each piece counts all of its partitions.
+    const options = limit < 0 || request.clause === 'count' ? request.options : { ...request.options, limit: Math.max(0, limit - count) };
     const part = worker.run(THREAD_PART_MODULE, 'readThreadPart', [store, { ...request, options }, partitions, deadline]) as PartStream;
-    for (let next = await part.next(); ; next = await part.next()) {
-      if (next.done) {
-        ends.push(next.value);
-        break;
+    try {
+      for (let next = await part.next(); ; next = await part.next()) {
+        if (next.done) {
+          ends.push(next.value);
+          break;
+        }
+        count += next.value.count;
+        yield next.value;
       }
-      count += next.value.count;
-      yield next.value;
+    } finally {
+      // Read to its end or let go early (the answer was returned): either way the worker closes its reader.
+      await part.return({ ok: true });
     }
   }
 }
@@ -297,14 +302,8 @@ export async function* streamLocal(view: InstanceView, store: string, request: Q
  * Never rejects: what goes wrong is a failed answer that says why.
  */
 export async function executeLocal(view: InstanceView, store: string, request: QueryRequest, deadline: number): Promise<PeerAnswer> {
-  const chunks: string[] = [];
-  const part = streamLocal(view, store, request, deadline);
-  for (let next = await part.next(); ; next = await part.next()) {
-    if (!next.done) {
-      if (next.value.count > 0) chunks.push(next.value.json);
-      continue;
-    }
-    if (!next.value.ok) return next.value;
-    return { ok: true, records: JSON.parse(`[${chunks.join(',')}]`) as unknown[] };
-  }
+  const { chunks, end } = await drainPart(streamLocal(view, store, request, deadline));
+  if (!end.ok) return end;
+  const json = chunks.filter((chunk) => chunk.count > 0).map((chunk) => chunk.json);
+  return { ok: true, records: JSON.parse(`[${json.join(',')}]`) as unknown[] };
 }
