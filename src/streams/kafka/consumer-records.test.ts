@@ -1,5 +1,6 @@
 import { filterAbortedMessages } from './kafkajs';
 import { decodeRecordBatches, fetchedBatchClass, type FetchedMessage } from './consumer-records';
+import { kafkajsOriginal } from './testing/kafkajs-original';
 
 type Encoded = { buffer: Buffer };
 const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0') as { RecordBatch: (args: object) => Promise<Encoded> };
@@ -7,16 +8,12 @@ const Record = require('kafkajs/src/protocol/recordBatch/record/v0') as (args: o
 const Decoder = require('kafkajs/src/protocol/decoder') as new (buffer: Buffer) => unknown;
 const { Types: Compression } = require('kafkajs/src/protocol/message/compression') as { Types: { None: number; GZIP: number } };
 
-/** kafkajs' own decodeMessages and Batch, loaded apart from the ones Sluice put in their place. */
+/** kafkajs' own decodeMessages and Batch, evaluated from their files (the module registry holds Sluice's). */
 function kafkajsOriginals(): { decodeMessages: (decoder: unknown) => Promise<FetchedMessage[]>; Batch: ReturnType<typeof fetchedBatchClass> } {
-  let originals: ReturnType<typeof kafkajsOriginals> | undefined;
-  jest.isolateModules(() => {
-    originals = {
-      decodeMessages: require('kafkajs/src/protocol/requests/fetch/v4/decodeMessages'),
-      Batch: require('kafkajs/src/consumer/batch'),
-    };
-  });
-  return originals!;
+  return {
+    decodeMessages: kafkajsOriginal('kafkajs/src/protocol/requests/fetch/v4/decodeMessages'),
+    Batch: kafkajsOriginal('kafkajs/src/consumer/batch'),
+  };
 }
 
 /** A record set as a Fetch response carries it: its int32 size, then the batches. */
@@ -72,6 +69,15 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
     expect(decoded.map((m) => m.offset)).toEqual(['100', '101', '102', '103', '104', '105', '106', '107', '108']);
     expect(decoded[8]!.timestamp).toBe('1700000009999');
     expect(decoded[3]!.headers).toEqual({ a: Buffer.from('1'), b: [Buffer.from('2'), Buffer.from('3')] });
+  });
+
+  it('keeps a header named __proto__ as a header (kafkajs makes it a list that begins with Object.prototype)', async () => {
+    const headers = Object.defineProperty({}, '__proto__', { value: Buffer.from('not a prototype'), enumerable: true });
+    const set = recordSet([await batch(0, [{ key: Buffer.from('k'), value: Buffer.from('v'), headers }])]);
+    const [decoded] = await decodeRecordBatches(set.subarray(4));
+    expect(Object.getPrototypeOf(decoded!.headers)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(decoded!.headers, '__proto__')?.value).toEqual(Buffer.from('not a prototype'));
+    expect((await originals.decodeMessages(new Decoder(set)))[0]!.headers['__proto__']).toEqual([Object.prototype, Buffer.from('not a prototype')]);
   });
 
   it('batches as kafkajs does: records before the fetch offset, control records and aborted ones left out; offsets, lags and emptiness alike', async () => {

@@ -7,8 +7,7 @@
  * compares offsets as numbers (offsets stay far below 2^53). Only record batches of magic 2 (Kafka 0.11 and
  * later) are read here; older message sets go to kafkajs' own decoder.
  */
-import { StreamsException } from '../../errors';
-import { COMPRESSION_MASK, CONTROL_FLAG, decompressRecords, LOG_APPEND_TIME_FLAG, MAGIC_OFFSET, RecordBatchReader, TRANSACTIONAL_FLAG } from './record-batch-reader';
+import { BATCH_HEADER_BYTES, COMPRESSION_MASK, CONTROL_FLAG, decompressRecords, LOG_APPEND_TIME_FLAG, MAGIC_OFFSET, readBatchHeader, RecordBatchReader, TRANSACTIONAL_FLAG } from './record-batch-reader';
 
 /** A fetched record as kafkajs hands it out (its `eachBatch` messages). */
 export interface FetchedMessage {
@@ -49,8 +48,6 @@ interface KafkajsDecoder {
 
 type DecodeMessages = (decoder: KafkajsDecoder) => Promise<unknown[]>;
 
-/** kafkajs reads a batch only when this many bytes are left. */
-const RECORD_BATCH_OVERHEAD = 49;
 const LOG_APPEND_TIME = 1;
 const CREATE_TIME = 0;
 
@@ -77,36 +74,23 @@ export function recordSetDecoder(legacy: DecodeMessages): DecodeMessages {
 export async function decodeRecordBatches(buf: Buffer): Promise<FetchedMessage[]> {
   const messages: FetchedMessage[] = [];
   const r = new RecordBatchReader(buf, 0);
-  while (buf.length - r.pos >= RECORD_BATCH_OVERHEAD) {
-    const firstOffset = r.int64();
-    const length = r.int32();
-    const end = r.pos + length;
-    if (end > buf.length) break;
-    const partitionLeaderEpoch = r.int32();
-    const magicByte = r.int8();
-    if (magicByte !== 2) throw new StreamsException(`a record batch of message format ${magicByte} follows batches of format 2 at offset ${firstOffset}`);
-    r.pos += 4; // CRC: kafkajs does not check it either
-    const attributes = r.int16();
-    const lastOffsetDelta = r.int32();
-    const firstTimestamp = r.int64();
-    const maxTimestamp = r.int64Text();
-    const producerId = r.int64Text();
-    const producerEpoch = r.int16();
-    const firstSequence = r.int32();
-    const count = r.int32();
+  while (buf.length - r.pos >= BATCH_HEADER_BYTES) {
+    const header = readBatchHeader(r, 'the fetched partition');
+    if (header === undefined) break;
+    const { firstOffset, end, attributes, firstTimestamp, count } = header;
     const context: BatchContext = {
       firstOffset: String(firstOffset),
       firstTimestamp: String(firstTimestamp),
-      partitionLeaderEpoch,
+      partitionLeaderEpoch: header.partitionLeaderEpoch,
       inTransaction: (attributes & TRANSACTIONAL_FLAG) !== 0,
       isControlBatch: (attributes & CONTROL_FLAG) !== 0,
-      lastOffsetDelta,
-      producerId,
-      producerEpoch,
-      firstSequence,
-      maxTimestamp,
+      lastOffsetDelta: header.lastOffsetDelta,
+      producerId: header.producerId,
+      producerEpoch: header.producerEpoch,
+      firstSequence: header.firstSequence,
+      maxTimestamp: String(header.maxTimestamp),
       timestampType: (attributes & LOG_APPEND_TIME_FLAG) !== 0 ? LOG_APPEND_TIME : CREATE_TIME,
-      magicByte,
+      magicByte: header.magic,
     };
     let records = r;
     if ((attributes & COMPRESSION_MASK) !== 0 && count > 0) {
@@ -131,8 +115,10 @@ function readRecord(r: RecordBatchReader, context: BatchContext, firstOffset: nu
   for (let h = 0; h < headerCount; h++) {
     const name = String(r.varString());
     const headerValue = r.bytes();
-    const previous = headers[name];
-    headers[name] = previous === undefined ? headerValue : Array.isArray(previous) ? [...previous, headerValue!] : [previous!, headerValue!];
+    const previous = Object.hasOwn(headers, name) ? headers[name] : undefined;
+    const value = previous === undefined ? headerValue : Array.isArray(previous) ? [...previous, headerValue!] : [previous!, headerValue!];
+    // Defined, not assigned: a header named `__proto__` is a header, not the object's prototype.
+    Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
   }
   r.pos = next;
   return {
@@ -148,17 +134,13 @@ function readRecord(r: RecordBatchReader, context: BatchContext, firstOffset: nu
   };
 }
 
-/** kafkajs' Long, for the few per-batch sums its Batch answers in decimal text. */
-const Long: {
-  fromValue(value: string | number): { add(value: number | object): { add(v: object): { toString(): string }; toString(): string }; multiply(v: number): object };
-} = require('kafkajs/src/utils/long');
-
 /** kafkajs' filter of aborted transactions, as Sluice replaces it (kafkajs.ts). */
 type AbortedFilter = (args: { messages: FetchedMessage[]; abortedTransactions?: { producerId: string; firstOffset: string }[] }) => FetchedMessage[];
 
 /**
- * kafkajs' Batch, with offsets compared as numbers: the records of one fetch of one partition, those before the
- * fetch offset (a compressed batch may begin before it), aborted ones and control records left out.
+ * kafkajs' Batch, with offsets as numbers (they stay far below 2^53) where kafkajs used Longs: the records of one
+ * fetch of one partition, those before the fetch offset (a compressed batch may begin before it), aborted ones and
+ * control records left out.
  */
 export function fetchedBatchClass(filterAbortedMessages: AbortedFilter) {
   return class FetchedBatch {
@@ -213,17 +195,17 @@ export function fetchedBatchClass(filterAbortedMessages: AbortedFilter) {
 
     lastOffset(): string {
       if (this.isEmptyDueToLogCompactedMessages()) return this.fetchedOffset;
-      if (this.isEmptyIncludingFiltered()) return Long.fromValue(this.highWatermark).add(-1).toString();
+      if (this.isEmptyIncludingFiltered()) return String(Number(this.highWatermark) - 1);
       return this.messagesWithinOffset[this.messagesWithinOffset.length - 1]!.offset;
     }
 
     offsetLag(): string {
-      return Long.fromValue(this.highWatermark).add(-1).add(Long.fromValue(this.lastOffset()).multiply(-1)).toString();
+      return String(Number(this.highWatermark) - 1 - Number(this.lastOffset()));
     }
 
     offsetLagLow(): string {
       if (this.isEmptyIncludingFiltered()) return '0';
-      return Long.fromValue(this.highWatermark).add(-1).add(Long.fromValue(this.firstOffset()!).multiply(-1)).toString();
+      return String(Number(this.highWatermark) - 1 - Number(this.firstOffset()));
     }
   };
 }

@@ -13,8 +13,7 @@
  * codecs. CRCs are not checked, as kafkajs does not check them.
  */
 import type { TopicPartitionMap } from './topic-partition';
-import { StreamsException } from '../../errors';
-import { COMPRESSION_MASK, CONTROL_FLAG, decompressRecords, LOG_APPEND_TIME_FLAG, MAGIC_OFFSET, RecordBatchReader, TRANSACTIONAL_FLAG } from './record-batch-reader';
+import { BATCH_HEADER_BYTES, COMPRESSION_MASK, CONTROL_FLAG, decompressRecords, LOG_APPEND_TIME_FLAG, readBatchHeader, RecordBatchReader, TRANSACTIONAL_FLAG } from './record-batch-reader';
 
 
 /** A changelog record: views into the fetched bytes, valid as long as the caller keeps them. */
@@ -119,8 +118,6 @@ export interface FetchedPartition {
   nextOffset: number;
 }
 
-/** Bytes of a batch header up to and including the record count. */
-const BATCH_HEADER_BYTES = 61;
 /** Control record type of an abort marker (its key: int16 version, int16 type). */
 const ABORT_MARKER = 0;
 
@@ -183,24 +180,9 @@ async function decodeBatches(r: RecordBatchReader, fetchOffset: number, into: Fe
   const aborting = new Set<string>();
   let nextAborted = 0;
   while (buf.length - r.pos >= BATCH_HEADER_BYTES) {
-    const start = r.pos;
-    const baseOffset = r.int64();
-    const batchLength = r.int32();
-    const end = start + 12 + batchLength;
-    // The fetch's size limit cut this batch: it comes whole in the next fetch.
-    if (end > buf.length) break;
-    const magic = buf.readInt8(start + MAGIC_OFFSET);
-    if (magic !== 2) {
-      throw new StreamsException(`${into.topic}-${into.partition} holds a record batch of message format ${magic} at offset ${baseOffset}; only format 2 (Kafka 0.11 and later) can be read`);
-    }
-    r.pos = start + 21;
-    const attributes = r.int16();
-    const lastOffsetDelta = r.int32();
-    const baseTimestamp = r.int64();
-    const maxTimestamp = r.int64();
-    const producerId = r.int64Text();
-    r.skip(2 + 4); // producer epoch, base sequence
-    const count = r.int32();
+    const header = readBatchHeader(r, `${into.topic}-${into.partition}`);
+    if (header === undefined) break;
+    const { firstOffset: baseOffset, end, attributes, lastOffsetDelta, firstTimestamp: baseTimestamp, maxTimestamp, producerId, count } = header;
     into.nextOffset = Math.max(into.nextOffset, baseOffset + lastOffsetDelta + 1);
     while (nextAborted < aborted.length && aborted[nextAborted]!.firstOffset <= baseOffset + lastOffsetDelta) {
       aborting.add(aborted[nextAborted++]!.producerId);

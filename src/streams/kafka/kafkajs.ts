@@ -1,20 +1,19 @@
 /**
- * Where kafkajs is loaded, once, for the adapter's other files. It first replaces five internals of
+ * Where kafkajs is loaded, once, for the adapter's other files. It first replaces four internals of
  * kafkajs 2.2.4 (pinned), which other modules of kafkajs capture when they load: so the replacement only takes
  * effect before kafkajs' producer and consumer load, and nothing else in Sluice imports kafkajs' values.
  *
  * - `groupMessagesPerPartition` copied a partition's array for every message of a produce request (quadratic):
  *   with thousands of records per request that took a tenth of a word count's CPU. Sluice's groups in one pass.
- * - `filterAbortedMessages` (read_committed) walked the fetch's aborted transactions in the order the broker
- *   lists them, which is the order they ended, as if it were the order they began: the records of an aborted
- *   transaction that began before another one but ended after it were handed out, and exactly-once output
- *   was read twice. Sluice's walks them by first offset.
- *
  * - The produce request's encoding (produce-request.ts) wrote every record through several temporary buffers:
  *   40 % of a word count's CPU. Sluice's writes the same bytes into one buffer.
  * - The fetch response's record batches and the consumer's Batch (consumer-records.ts) made a Decoder, three
  *   Longs and a spread headers object per record: a third of the bytes a word count allocated. Sluice's read the
  *   same messages with one cursor and compare offsets as numbers.
+ * - The Batch's `filterAbortedMessages` (read_committed, below) walked the fetch's aborted transactions in the
+ *   order the broker lists them, which is the order they ended, as if it were the order they began: the records of
+ *   an aborted transaction that began before another one but ended after it were handed out, and exactly-once
+ *   output was read twice. Sluice's Batch walks them by first offset.
  *
  * All give kafkajs' results where kafkajs was right (see their tests).
  */
@@ -91,10 +90,9 @@ function replaceKafkajsModule<T>(module: string, capturedBy: string, replace: (o
 /** The one kafkajs version whose internals Sluice replaces (package.json pins it). */
 export const KAFKAJS_VERSION = '2.2.4';
 
-/** Whether kafkajs runs with Sluice's five replacements (false: kafkajs was loaded before this module). */
+/** Whether kafkajs runs with Sluice's four replacements (false: kafkajs was loaded before this module). */
 export const kafkajsFixesInstalled =
   replaceKafkajsModule('kafkajs/src/producer/groupMessagesPerPartition', 'kafkajs/src/producer/sendMessages', () => groupMessagesPerPartition) &&
-  replaceKafkajsModule('kafkajs/src/consumer/filterAbortedMessages', 'kafkajs/src/consumer/batch', () => filterAbortedMessages) &&
   replaceKafkajsModule('kafkajs/src/protocol/requests/produce/v3/request', 'kafkajs/src/protocol/requests/produce/v4/request', oneBufferProduceRequest) &&
   replaceKafkajsModule('kafkajs/src/protocol/requests/fetch/v4/decodeMessages', 'kafkajs/src/protocol/requests/fetch/v11/response', recordSetDecoder) &&
   replaceKafkajsModule('kafkajs/src/consumer/batch', 'kafkajs/src/consumer/consumerGroup', () => fetchedBatchClass(filterAbortedMessages));
@@ -122,7 +120,7 @@ export function checkKafkajs(exactlyOnce: boolean, state: KafkajsState = kafkajs
     throw new UnsupportedKafkaClient(`Sluice replaces internals of kafkajs ${KAFKAJS_VERSION} and finds kafkajs ${state.version}; install kafkajs ${KAFKAJS_VERSION} exactly`);
   }
   if (state.fixesInstalled) return undefined;
-  const cause = 'kafkajs was loaded before Sluice, so Sluice could not replace its read_committed filter and its produce encoding';
+  const cause = 'kafkajs was loaded before Sluice, so Sluice could not replace its fetch decoding (with its read_committed filter) and its produce encoding';
   if (exactlyOnce) throw new UnsupportedKafkaClient(`${cause}: exactly-once output could be read twice. Import Sluice before kafkajs`);
   return `${cause}: producing is slower. Import Sluice before kafkajs`;
 }

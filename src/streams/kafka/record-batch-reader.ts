@@ -12,6 +12,57 @@ export const LOG_APPEND_TIME_FLAG = 0x08;
 export const TRANSACTIONAL_FLAG = 0x10;
 export const CONTROL_FLAG = 0x20;
 
+/** Bytes of a batch header up to and including the record count: no whole batch is shorter. */
+export const BATCH_HEADER_BYTES = 61;
+
+/** A record batch's header (message format 2). */
+export interface RecordBatchHeader {
+  firstOffset: number;
+  /** Where the batch ends in the buffer. */
+  end: number;
+  partitionLeaderEpoch: number;
+  magic: number;
+  attributes: number;
+  lastOffsetDelta: number;
+  firstTimestamp: number;
+  maxTimestamp: number;
+  /** Decimal text: producer ids are compared, never computed with. */
+  producerId: string;
+  producerEpoch: number;
+  firstSequence: number;
+  count: number;
+}
+
+/**
+ * Reads the header of the batch at the reader's position, leaving the reader at its first record; undefined when
+ * the fetch's size limit cut the batch (it comes whole in the next fetch). A batch of another format than 2 throws;
+ * `where` names what was fetched.
+ */
+export function readBatchHeader(r: RecordBatchReader, where: string): RecordBatchHeader | undefined {
+  const firstOffset = r.int64();
+  const length = r.int32();
+  const end = r.pos + length;
+  if (end > r.buf.length) return undefined;
+  const partitionLeaderEpoch = r.int32();
+  const magic = r.int8();
+  if (magic !== 2) throw new StreamsException(`${where} holds a record batch of message format ${magic} at offset ${firstOffset}; only format 2 (Kafka 0.11 and later) can be read`);
+  r.skip(4); // CRC: kafkajs does not check it either
+  return {
+    firstOffset,
+    end,
+    partitionLeaderEpoch,
+    magic,
+    attributes: r.int16(),
+    lastOffsetDelta: r.int32(),
+    firstTimestamp: r.int64(),
+    maxTimestamp: r.int64(),
+    producerId: r.int64Text(),
+    producerEpoch: r.int16(),
+    firstSequence: r.int32(),
+    count: r.int32(),
+  };
+}
+
 type Codec = { decompress(buffer: Buffer): Promise<Buffer> };
 const compression: { lookupCodecByAttributes(attributes: number): Codec | null } = require('kafkajs/src/protocol/message/compression');
 
