@@ -1,6 +1,5 @@
 import type { ConsumerOffsets, StorePartitionStatus, ThreadMetadata } from './instance-view';
-import { CorruptedTaskState } from '../../errors';
-import type { Checkpoint, StateDirectory } from './state-directory';
+import type { StateDirectory } from './state-directory';
 import type { StandbyTaskStatus } from './standby-task';
 import type { StreamThreadHandle, ThreadStorePosition } from './stream-thread-handle';
 import type { TaskManager } from './task-manager';
@@ -56,7 +55,7 @@ export async function consumerOffsets(group: string, threads: readonly StreamThr
 export function storePositions(tasks: TaskManager, restorer: ChangelogRestorer, stateDirectory: StateDirectory): ThreadStorePosition[] {
   const result: ThreadStorePosition[] = [];
   for (const task of tasks.all()) {
-    const checkpoint = readableCheckpoint(stateDirectory, task.name);
+    const checkpoint = stateDirectory.readableCheckpoint(task.name);
     const partition = task.partition;
     for (const { name: store, changelog } of task.stores) {
       const current = changelog ? (restorer.position(changelog, partition) ?? checkpoint?.get(changelog, partition) ?? -1) : -1;
@@ -85,14 +84,4 @@ export async function storeStatus(threads: readonly StreamThreadHandle[], endOff
     }
   }
   return result.sort((a, b) => a.store.localeCompare(b.store) || a.partition - b.partition);
-}
-
-/** A task's checkpoint for a report: a corrupted one reads as none (the runtime deals with it when it opens the task). */
-function readableCheckpoint(stateDirectory: StateDirectory, taskId: string): Checkpoint | undefined {
-  try {
-    return stateDirectory.readCheckpoint(taskId);
-  } catch (error) {
-    if (error instanceof CorruptedTaskState) return undefined;
-    throw error;
-  }
 }

@@ -147,6 +147,19 @@ export class StateDirectory {
   }
 
   /**
+   * A task's checkpoint for a report or a subscription: a corrupted one reads as none (the runtime deals with it when
+   * it opens the task).
+   */
+  readableCheckpoint(taskId: string): Checkpoint | undefined {
+    try {
+      return this.readCheckpoint(taskId);
+    } catch (error) {
+      if (error instanceof CorruptedTaskState) return undefined;
+      throw error;
+    }
+  }
+
+  /**
    * Reads a task's checkpoint (Kafka Streams' text format: version, count, then `topic partition offset`). A file
    * that does not parse in full (wrong version, fewer or more entries than announced, a field that is not a
    * number) throws CorruptedTaskState: a checkpoint read in part would vouch for offsets nobody wrote.

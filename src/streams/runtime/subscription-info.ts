@@ -1,4 +1,3 @@
-import { CorruptedTaskState } from '../../errors';
 import type { SubscriptionInfo } from './partition-assignor';
 import type { StateDirectory } from './state-directory';
 
@@ -36,13 +35,7 @@ export function subscriptionInfo(facts: SubscriptionFacts, stateDirectory: State
 function taskOffsetSums(stateDirectory: StateDirectory, taskIds: readonly string[]): Record<string, number> {
   const sums: Record<string, number> = {};
   for (const taskId of taskIds) {
-    let checkpoint;
-    try {
-      checkpoint = stateDirectory.readCheckpoint(taskId);
-    } catch (error) {
-      if (error instanceof CorruptedTaskState) continue;
-      throw error;
-    }
+    const checkpoint = stateDirectory.readableCheckpoint(taskId);
     if (checkpoint) sums[taskId] = [...checkpoint.values()].reduce((a, b) => a + b, 0);
   }
   return sums;

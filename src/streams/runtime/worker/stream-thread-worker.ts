@@ -49,7 +49,6 @@ function run(setup: WorkerSetup, port: Port): void {
     close: async (leaveGroup: boolean) => {
       await thread!.close(leaveGroup);
       clearInterval(metricsTimer);
-      channel.note('metrics', []);
     },
     subscribeTo: (topics: string[]) => thread!.subscribeTo(topics),
     positions: () => thread!.positions(),

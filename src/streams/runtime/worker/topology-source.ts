@@ -18,15 +18,24 @@ export function loadTopology(source: TopologySource): Topology {
   return loadExport<(...args: unknown[]) => Topology>(source.module, source.export)(...(source.args ?? []));
 }
 
+/**
+ * A module that configuration or code names (never a client), resolved from the process's working directory, as
+ * `sluice start` loads topology modules and a worker loads its topology. `what` names it in the ConfigException a
+ * module that does not load throws.
+ */
+export function requireModule(module: string, what: string): { exported: unknown; resolved: string } {
+  try {
+    const resolved = require.resolve(module, { paths: [process.cwd()] });
+    return { exported: require(resolved), resolved };
+  } catch (error) {
+    throw new ConfigException(`cannot load ${what}: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
 /** A function a module exports, loaded in a stream thread's worker. */
 export function loadExport<F>(module: string, exportName: string): F {
-  let exported: unknown;
-  try {
-    // A run-time require: the instance, or the layer that asks the thread, names the module.
-    exported = (require(require.resolve(module, { paths: [process.cwd()] })) as Record<string, unknown>)[exportName];
-  } catch (error) {
-    throw new ConfigException(`cannot load the module '${module}' in a stream thread's worker: ${(error as Error).message.split('\n')[0]}`);
-  }
-  if (typeof exported !== 'function') throw new ConfigException(`the module '${module}' exports no function '${exportName}'`);
-  return exported as F;
+  const { exported } = requireModule(module, `the module '${module}' in a stream thread's worker`);
+  const fn = (exported as Record<string, unknown>)[exportName];
+  if (typeof fn !== 'function') throw new ConfigException(`the module '${module}' exports no function '${exportName}'`);
+  return fn as F;
 }

@@ -78,7 +78,6 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
       this.worker.once('exit', (code) => {
         liveWorkerThreadIds.delete(threadId);
         this.channel.close(new StreamsException(`the worker of stream thread ${this.name} has ended`));
-        this.metricSnapshots = [];
         this.tasks = [];
         this.held.clear();
         host.onExit(threadId);
@@ -153,11 +152,12 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
   }
 
   async positions(): Promise<ThreadPartitionPosition[]> {
-    return this.threadState === 'DEAD' ? [] : this.channel.call('positions').catch(() => []);
+    // An ended worker's channel is closed: the call fails at once.
+    return this.channel.call('positions').catch(() => []);
   }
 
   async storePositions(): Promise<ThreadStorePosition[]> {
-    return this.threadState === 'DEAD' ? [] : this.channel.call('storePositions').catch(() => []);
+    return this.channel.call('storePositions').catch(() => []);
   }
 
   /** Runs a ThreadStoreReader in the worker (see WorkerStorePartitions.run); returning early ends it there. */
