@@ -1,5 +1,5 @@
 import { Serdes, StreamsBuilder } from '../src';
-import type { Topology } from '../src';
+import type { Topology, TopologySource } from '../src';
 
 export const WORD_COUNT_INPUT = 'streams-plaintext-input';
 export const WORD_COUNT_OUTPUT = 'streams-wordcount-output';
@@ -19,4 +19,9 @@ export function wordCountTopology(input = WORD_COUNT_INPUT, output = WORD_COUNT_
     .toStream()
     .to(output, { keySerde: Serdes.String(), valueSerde: Serdes.Long() });
   return builder.build();
+}
+
+/** Where a stream thread in a worker builds this topology from (StreamsInstance's `topologySource`). */
+export function wordCountTopologySource(input = WORD_COUNT_INPUT, output = WORD_COUNT_OUTPUT): TopologySource {
+  return { module: __filename, export: 'wordCountTopology', args: [input, output] };
 }

@@ -7,7 +7,7 @@
  */
 import pino from 'pino';
 import { StreamsInstance } from '../../src';
-import { wordCountTopology } from '../../examples/word-count';
+import { wordCountTopology, wordCountTopologySource } from '../../examples/word-count';
 import { PROGRESS_INTERVAL_MS, type StreamsReport } from '../support/streams-report';
 
 function report(line: StreamsReport): void {
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const instance = new StreamsInstance(wordCountTopology(input, output), JSON.parse(config) as Record<string, unknown>, {
     logger: pino({ level: 'warn' }, pino.destination(2)),
     // The threads past the first run in workers, which build the same topology.
-    topologySource: { module: require.resolve('../../examples/word-count'), export: 'wordCountTopology', args: [input, output] },
+    topologySource: wordCountTopologySource(input, output),
   });
   instance.on('error', (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);

@@ -7,10 +7,9 @@
 import { StreamsInstance } from '../../src';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { PeerClient } from '../../src/cluster/peer-client';
-import { QueryService } from '../../src/query/query-service';
-import { WORD_COUNT_STORE, wordCountTopology } from '../../examples/word-count';
+import { WORD_COUNT_STORE, wordCountTopology, wordCountTopologySource } from '../../examples/word-count';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
-import { expectedCounts, produceLines, queriedStoreValues, tempStateDir, testLogger, waitFor } from '../support/streams';
+import { expectedCounts, localQueryService, produceLines, queriedStoreValues, tempStateDir, testLogger, waitFor } from '../support/streams';
 import { instancesUnderTest } from './support/stop-anyway';
 
 const PARTITIONS = 4;
@@ -39,7 +38,7 @@ describe('stream threads in workers on a real broker', () => {
           'num.stream.threads': 2,
           'commit.interval.ms': 600_000,
         },
-        { logger: testLogger, topologySource: { module: require.resolve('../../examples/word-count'), export: 'wordCountTopology', args: [input, output] } },
+        { logger: testLogger, topologySource: wordCountTopologySource(input, output) },
       );
       instances.push(instance);
       await instance.start();
@@ -50,7 +49,7 @@ describe('stream threads in workers on a real broker', () => {
       expect(onLoop.length).toBeGreaterThan(0);
       expect(inWorker.length).toBeGreaterThan(0);
 
-      const service = new QueryService({ applications: (id) => (id === applicationId ? instance : undefined), localServer: 'localhost:0', peers });
+      const service = localQueryService(instance, peers);
       const producer = await clients.producer();
       for (let round = 0; round < ROUNDS; round++) {
         await produceLines(producer, input, round * LINES_PER_ROUND, (round + 1) * LINES_PER_ROUND);

@@ -36,6 +36,11 @@ export function storeValues<V>(instance: StreamsInstance, store: string): Map<st
   return values;
 }
 
+/** The query service of a node that runs `instance` alone, as `sluice start` builds it. */
+export function localQueryService(instance: StreamsInstance, peers: PeerClient): QueryService {
+  return new QueryService({ applications: (id) => (id === instance.applicationId ? instance : undefined), localServer: 'localhost:0', peers });
+}
+
 /**
  * Key → value of a key-value store over the partitions `instance` holds, as an `all` query answers it: those of
  * its stream threads in workers too. Empty while the instance cannot answer (rebalancing, restoring).
@@ -43,7 +48,7 @@ export function storeValues<V>(instance: StreamsInstance, store: string): Map<st
 export async function queriedStoreValues<V>(instance: StreamsInstance, store: string): Promise<Map<string, V>> {
   const peers = new PeerClient();
   try {
-    const service = new QueryService({ applications: (id) => (id === instance.applicationId ? instance : undefined), localServer: 'localhost:0', peers });
+    const service = localQueryService(instance, peers);
     const answer = await service.execute(instance.applicationId, store, { type: 'key_value', query: { all: {} } });
     if (answer.status !== 'SUCCESS') return new Map();
     return new Map(answer.result.success.flatMap((part) => (part.records as { key: string; value: V }[]).map((r) => [r.key, r.value])));

@@ -8,7 +8,7 @@
 import pino from 'pino';
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../../src';
 import type { KeyValueStore, Topology, TopologySource, ValueAndTimestamp } from '../../../src';
-import { WORD_COUNT_STORE, wordCountTopology } from '../../../examples/word-count';
+import { WORD_COUNT_STORE, wordCountTopology, wordCountTopologySource } from '../../../examples/word-count';
 import { failingLines, failingLinesSource } from './thread-topologies';
 import { TABLE_STORE, type ChildEvent, type ChildReply, type ChildRequest, type ChildSpec, type KeyOwner } from './instance-protocol';
 
@@ -34,7 +34,7 @@ function topology(spec: ChildSpec): { topology: Topology; store: string; source?
     return { topology: failingLines(...args), store: WORD_COUNT_STORE, source: failingLinesSource(...args) };
   }
   if (spec.topology !== 'table') {
-    const source = { module: require.resolve('../../../examples/word-count'), export: 'wordCountTopology', args: [spec.input, spec.output] };
+    const source = wordCountTopologySource(spec.input, spec.output);
     return { topology: wordCountTopology(spec.input, spec.output), store: WORD_COUNT_STORE, source };
   }
   const builder = new StreamsBuilder();
