@@ -37,6 +37,10 @@ describe('isTransientKafkaError', () => {
     // The typings omit the message kafkajs passes (cluster/index.js, findGroupCoordinatorMetadata).
     const NotFound = KafkaJSGroupCoordinatorNotFound as unknown as new (message: string) => Error;
     expect(isTransientKafkaError(new NotFound('Failed to find group coordinator'))).toBe(true);
+    // As a transaction's offset commit (eosManager.sendOffsets) saw it in CI: kafkajs' retrier gave up on it.
+    const NonRetriable = KafkaJSNonRetriableError as unknown as new (e: Error, options: { cause: Error }) => Error;
+    const notFound = new NotFound('Failed to find group coordinator');
+    expect(isTransientKafkaError(new NonRetriable(notFound, { cause: notFound }))).toBe(true);
   });
 
   it('leaves a broker refusal that retrying cannot cure to fail the thread', () => {

@@ -41,25 +41,27 @@ export function isTransactionLostError(error: unknown): boolean {
 }
 
 /**
- * Failures that go away when the broker is back: a refused or dropped connection, a request timeout, a leader
- * moving. kafkajs retries those for a while and then gives up with a wrapper (`KafkaJSNumberOfRetriesExceeded`,
- * or a non-retriable error whose root cause is retriable); the runtime keeps retrying them within
- * `task.timeout.ms`, as Kafka Streams does, instead of failing the instance.
- */
-/**
  * kafkajs errors marked not retriable that a broker coming back cures: its retries given up, and no coordinator
  * found because no broker answered (kafkajs raises the latter, without a cause, when every broker it knows of
  * refuses the connection, as a transaction's offset commit does while a lone broker restarts).
  */
 const TRANSIENT_WRAPPERS = new Set(['KafkaJSNumberOfRetriesExceeded', 'KafkaJSGroupCoordinatorNotFound']);
 
+/**
+ * Failures that go away when the broker is back: a refused or dropped connection, a request timeout, a leader
+ * moving. kafkajs retries those for a while and then gives up with a wrapper (`KafkaJSNumberOfRetriesExceeded`,
+ * or a non-retriable error whose root cause is retriable); the runtime keeps retrying them within
+ * `task.timeout.ms`, as Kafka Streams does, instead of failing the instance.
+ */
 export function isTransientKafkaError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   // A refused login or an untrusted certificate looks like a lost connection to kafkajs, but no retry cures it.
   if (kafkaSecurityFailure(error) !== undefined) return false;
-  if (TRANSIENT_WRAPPERS.has(String((error as { name?: unknown }).name))) return true;
+  // Anywhere in the chain: kafkajs' retrier wraps what it gave up on (a coordinator not found, too) in a
+  // non-retriable error.
   let root: unknown = error;
   for (let depth = 0; depth < 10; depth++) {
+    if (TRANSIENT_WRAPPERS.has(String((root as { name?: unknown }).name))) return true;
     const next = (root as { cause?: unknown; originalError?: unknown }).cause ?? (root as { originalError?: unknown }).originalError;
     if (typeof next !== 'object' || next === null) break;
     root = next;
