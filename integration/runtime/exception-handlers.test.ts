@@ -19,7 +19,7 @@ const quietLogger = pino({ level: process.env.SLUICE_TEST_LOG_LEVEL ?? 'fatal' }
 interface RawRecord {
   key: Buffer | null;
   value: Buffer | null;
-  timestamp: string;
+  timestamp: number;
   headers: Record<string, string>;
 }
 

@@ -97,7 +97,7 @@ describe('a Kafka Streams application taken over by Sluice', () => {
     await consumer.run({
       eachBatch: async ({ batch }) => {
         for (const m of batch.messages) {
-          const offset = Number(m.offset);
+          const offset = m.offset;
           if (offset < (from.get(batch.partition) ?? 0) || offset >= (to.get(batch.partition) ?? 0)) continue;
           records.push({ partition: batch.partition, offset, word: m.key!.toString('utf8'), count: Number(m.value!.readBigInt64BE(0)) });
           position.set(batch.partition, offset + 1);

@@ -86,7 +86,7 @@ function received(topic: string, partition: number, message: ConsumedRecord): Re
   return {
     topic,
     partition,
-    offset: Number(message.offset),
+    offset: message.offset,
     key: message.key === null ? null : message.key.toString('utf8'),
     value: message.value === null ? null : message.value.toString('utf8'),
   };

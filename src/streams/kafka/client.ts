@@ -121,7 +121,7 @@ export function createKafkaClient(config: KafkaClientConfig): KafkaClient {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
   const security = config.security ?? PLAINTEXT;
   const report = config.onSecurityFailure ?? (() => undefined);
-  return new Kafka({
+  const client = new Kafka({
     brokers: [...config.bootstrapServers],
     clientId: config.clientId,
     logLevel: KAFKAJS_LEVELS[config.logLevel ?? 'warn'],
@@ -131,6 +131,8 @@ export function createKafkaClient(config: KafkaClientConfig): KafkaClient {
     ...(security.tls === undefined ? {} : { ssl: tlsOptions(security.tls), socketFactory: reportingSocketFactory(report) }),
     ...(security.sasl === undefined ? {} : { sasl: reportingSasl(security.sasl, saslOptions(security.sasl, config.oauthBearerTokenProvider), report) }),
   });
+  // Its consumers hand out the records of Sluice's fetch decoding (kafkajs.ts), which KafkaClient's types describe.
+  return client as unknown as KafkaClient;
 }
 
 /** The Kafka objects of one instance, one per client role; roles whose security settings are the same share one. */

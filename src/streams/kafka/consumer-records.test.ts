@@ -9,7 +9,40 @@ const Decoder = require('kafkajs/src/protocol/decoder') as new (buffer: Buffer) 
 const { Types: Compression } = require('kafkajs/src/protocol/message/compression') as { Types: { None: number; GZIP: number } };
 
 /** kafkajs' own decodeMessages and Batch, evaluated from their files (the module registry holds Sluice's). */
-function kafkajsOriginals(): { decodeMessages: (decoder: unknown) => Promise<FetchedMessage[]>; Batch: ReturnType<typeof fetchedBatchClass> } {
+/** A message as kafkajs decodes it: offsets and timestamps as decimal strings. */
+interface KafkajsMessage {
+  offset: string;
+  timestamp: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: FetchedMessage['headers'];
+  isControlRecord: boolean;
+  batchContext: FetchedMessage['batchContext'];
+}
+
+/** kafkajs' message in the shape Sluice decodes it into: the same values, numbers for numbers. */
+function asFetched(m: KafkajsMessage): FetchedMessage {
+  return { topic: '', partition: -1, offset: Number(m.offset), timestamp: Number(m.timestamp), key: m.key, value: m.value, headers: m.headers, isControlRecord: m.isControlRecord, batchContext: m.batchContext };
+}
+
+interface KafkajsBatch {
+  messages: KafkajsMessage[];
+  messagesWithinOffset: KafkajsMessage[];
+  isEmpty(): boolean;
+  isEmptyIncludingFiltered(): boolean;
+  isEmptyDueToFiltering(): boolean;
+  isEmptyControlRecord(): boolean;
+  isEmptyDueToLogCompactedMessages(): boolean;
+  firstOffset(): string | null;
+  lastOffset(): string;
+  offsetLag(): string;
+  offsetLagLow(): string;
+}
+
+function kafkajsOriginals(): {
+  decodeMessages: (decoder: unknown) => Promise<KafkajsMessage[]>;
+  Batch: new (topic: string, fetchedOffset: string, data: { partition: number; highWatermark: string; messages: KafkajsMessage[]; abortedTransactions: object[] }) => KafkajsBatch;
+} {
   return {
     decodeMessages: kafkajsOriginal('kafkajs/src/protocol/requests/fetch/v4/decodeMessages'),
     Batch: kafkajsOriginal('kafkajs/src/consumer/batch'),
@@ -64,10 +97,10 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
     const expected = await originals.decodeMessages(new Decoder(set));
     const decoded = await decodeRecordBatches(set.subarray(4));
     expect(expected).toHaveLength(9);
-    expect(decoded).toEqual(expected);
+    expect(decoded).toEqual(expected.map(asFetched));
     // The cut batch at 109 waits for the next fetch.
-    expect(decoded.map((m) => m.offset)).toEqual(['100', '101', '102', '103', '104', '105', '106', '107', '108']);
-    expect(decoded[8]!.timestamp).toBe('1700000009999');
+    expect(decoded.map((m) => m.offset)).toEqual([100, 101, 102, 103, 104, 105, 106, 107, 108]);
+    expect(decoded[8]!.timestamp).toBe(1_700_000_009_999);
     expect(decoded[3]!.headers).toEqual({ a: Buffer.from('1'), b: [Buffer.from('2'), Buffer.from('3')] });
   });
 
@@ -88,21 +121,21 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
       await batch(15, [{ key: Buffer.from('d'), value: Buffer.from('4') }]),
     ]);
     const messages = await decodeRecordBatches(set.subarray(4));
+    const theirMessages = await originals.decodeMessages(new Decoder(set));
     const Ours = fetchedBatchClass(filterAbortedMessages);
     const cases = [
-      { fetchedOffset: '11', messages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] },
-      { fetchedOffset: '10', messages, abortedTransactions: [] },
-      { fetchedOffset: '16', messages, abortedTransactions: [] },
-      { fetchedOffset: '14', messages: messages.filter((m) => m.isControlRecord), abortedTransactions: [] },
-      { fetchedOffset: '5', messages: [], abortedTransactions: [] },
+      { fetchedOffset: '11', messages, theirMessages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] },
+      { fetchedOffset: '10', messages, theirMessages, abortedTransactions: [] },
+      { fetchedOffset: '16', messages, theirMessages, abortedTransactions: [] },
+      { fetchedOffset: '14', messages: messages.filter((m) => m.isControlRecord), theirMessages: theirMessages.filter((m) => m.isControlRecord), abortedTransactions: [] },
+      { fetchedOffset: '5', messages: [], theirMessages: [], abortedTransactions: [] },
     ];
-    for (const { fetchedOffset, messages: fetched, abortedTransactions } of cases) {
-      const data = { partition: 3, highWatermark: '20', messages: fetched, abortedTransactions };
-      const ours = new Ours('topic', fetchedOffset, data);
-      const theirs = new originals.Batch('topic', fetchedOffset, data);
-      const view = (b: InstanceType<typeof Ours>) => ({
-        messages: b.messages.map((m) => m.offset),
-        within: b.messagesWithinOffset.map((m) => m.offset),
+    for (const { fetchedOffset, messages: fetched, theirMessages: theirFetched, abortedTransactions } of cases) {
+      const ours = new Ours('topic', fetchedOffset, { partition: 3, highWatermark: '20', messages: fetched, abortedTransactions });
+      const theirs = new originals.Batch('topic', fetchedOffset, { partition: 3, highWatermark: '20', messages: theirFetched, abortedTransactions });
+      const view = (b: InstanceType<typeof Ours> | KafkajsBatch) => ({
+        messages: b.messages.map((m) => Number(m.offset)),
+        within: b.messagesWithinOffset.map((m) => Number(m.offset)),
         isEmpty: b.isEmpty(),
         isEmptyIncludingFiltered: b.isEmptyIncludingFiltered(),
         isEmptyDueToFiltering: b.isEmptyDueToFiltering(),
@@ -116,6 +149,7 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
       expect(view(ours)).toEqual(view(theirs));
     }
     const first = new Ours('topic', '11', { partition: 3, highWatermark: '20', messages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] });
-    expect(first.messages.map((m) => m.offset)).toEqual(['11', '12', '15']);
+    expect(first.messages.map((m) => m.offset)).toEqual([11, 12, 15]);
+    expect(first.messages.every((m) => m.topic === 'topic' && m.partition === 3)).toBe(true);
   });
 });

@@ -2,24 +2,38 @@
  * What the stream threads' consumers fetch, decoded and batched in fewer objects than kafkajs 2.2.4 makes: its
  * decoder builds a Decoder, two Longs and a spread headers object per record, and its Batch a Long per record to
  * compare offsets; a fetch's records live until they are processed, so the young generation's collections copy
- * them all (a third of the bytes a word count allocated). Here each record is read by one cursor with numeric
- * offsets and timestamps, into the very message kafkajs hands out (same fields, same values), and a batch
- * compares offsets as numbers (offsets stay far below 2^53). Only record batches of magic 2 (Kafka 0.11 and
- * later) are read here; older message sets go to kafkajs' own decoder.
+ * them all (a third of the bytes a word count allocated). Here each record is read by one cursor into one object
+ * that is also the record a task processes: offsets and timestamps as numbers (offsets stay far below 2^53, and
+ * kafkajs' own uses of them take numbers as well as its decimal strings), the topic and partition set by the
+ * batch. Only record batches of magic 2 (Kafka 0.11 and later) are read here; older message sets go to kafkajs'
+ * own decoder, whose messages are then given the same shape.
  */
 import { BATCH_HEADER_BYTES, COMPRESSION_MASK, CONTROL_FLAG, decompressRecords, LOG_APPEND_TIME_FLAG, MAGIC_OFFSET, readBatchHeader, RecordBatchReader, TRANSACTIONAL_FLAG } from './record-batch-reader';
 
-/** A fetched record as kafkajs hands it out (its `eachBatch` messages). */
+/** A fetched record, as the consumer's `eachBatch` hands it out. */
 export interface FetchedMessage {
-  magicByte: number;
-  attributes: number;
+  /** Set by the batch (the decoder of a partition's records does not know them). */
+  topic: string;
+  partition: number;
+  offset: number;
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  /** A header name that repeats has its values in a list. */
+  headers: Record<string, Buffer | Buffer[] | null>;
+  isControlRecord: boolean;
+  batchContext: BatchContext;
+}
+
+/** A message of kafkajs' own decoder (older message sets): offsets and timestamps as decimal strings. */
+interface KafkajsMessage {
   timestamp: string;
   offset: string;
   key: Buffer | null;
   value: Buffer | null;
-  headers: Record<string, Buffer | Buffer[] | null>;
-  isControlRecord: boolean;
-  batchContext: BatchContext;
+  headers?: Record<string, Buffer | Buffer[] | null>;
+  isControlRecord?: boolean;
+  batchContext?: BatchContext;
 }
 
 /** What kafkajs tells of a record's batch, on every record of it. */
@@ -48,6 +62,21 @@ interface KafkajsDecoder {
 
 type DecodeMessages = (decoder: KafkajsDecoder) => Promise<unknown[]>;
 
+const LEGACY_BATCH_CONTEXT: BatchContext = {
+  firstOffset: '0',
+  firstTimestamp: '0',
+  partitionLeaderEpoch: -1,
+  inTransaction: false,
+  isControlBatch: false,
+  lastOffsetDelta: 0,
+  producerId: '-1',
+  producerEpoch: -1,
+  firstSequence: -1,
+  maxTimestamp: '0',
+  timestampType: 0,
+  magicByte: 1,
+};
+
 const LOG_APPEND_TIME = 1;
 const CREATE_TIME = 0;
 
@@ -64,7 +93,7 @@ export function recordSetDecoder(legacy: DecodeMessages): DecodeMessages {
     const records = decoder.readBytes(size)!;
     if (records.length <= MAGIC_OFFSET || records.readInt8(MAGIC_OFFSET) !== 2) {
       decoder.offset = start;
-      return legacy(decoder);
+      return ((await legacy(decoder)) as KafkajsMessage[]).map(fromKafkajs);
     }
     return decodeRecordBatches(records);
   };
@@ -96,16 +125,16 @@ export async function decodeRecordBatches(buf: Buffer): Promise<FetchedMessage[]
     if ((attributes & COMPRESSION_MASK) !== 0 && count > 0) {
       records = new RecordBatchReader(await decompressRecords(attributes, buf.subarray(r.pos, end), `the record batch at offset ${firstOffset}`), 0);
     }
-    for (let i = 0; i < count; i++) messages.push(readRecord(records, context, firstOffset, firstTimestamp));
+    for (let i = 0; i < count; i++) messages.push(readRecord(records, context, firstOffset, firstTimestamp, header.maxTimestamp));
     r.pos = end;
   }
   return messages;
 }
 
-function readRecord(r: RecordBatchReader, context: BatchContext, firstOffset: number, firstTimestamp: number): FetchedMessage {
+function readRecord(r: RecordBatchReader, context: BatchContext, firstOffset: number, firstTimestamp: number, maxTimestamp: number): FetchedMessage {
   const length = r.varint();
   const next = r.pos + length;
-  const attributes = r.int8();
+  r.int8(); // the record's attributes: unused since magic 2
   const timestampDelta = r.varlong();
   const offsetDelta = r.varint();
   const key = r.bytes();
@@ -122,15 +151,29 @@ function readRecord(r: RecordBatchReader, context: BatchContext, firstOffset: nu
   }
   r.pos = next;
   return {
-    magicByte: context.magicByte,
-    attributes,
-    timestamp: context.timestampType === LOG_APPEND_TIME && context.maxTimestamp ? context.maxTimestamp : String(firstTimestamp + timestampDelta),
-    offset: String(firstOffset + offsetDelta),
+    topic: '',
+    partition: -1,
+    offset: firstOffset + offsetDelta,
+    timestamp: context.timestampType === LOG_APPEND_TIME ? maxTimestamp : firstTimestamp + timestampDelta,
     key,
     value,
     headers,
     isControlRecord: context.isControlBatch,
     batchContext: context,
+  };
+}
+
+function fromKafkajs(m: KafkajsMessage): FetchedMessage {
+  return {
+    topic: '',
+    partition: -1,
+    offset: Number(m.offset),
+    timestamp: Number(m.timestamp),
+    key: m.key,
+    value: m.value,
+    headers: m.headers ?? {},
+    isControlRecord: m.isControlRecord ?? false,
+    batchContext: m.batchContext ?? LEGACY_BATCH_CONTEXT,
   };
 }
 
@@ -160,10 +203,14 @@ export function fetchedBatchClass(filterAbortedMessages: AbortedFilter) {
       this.partition = partitionData.partition;
       this.highWatermark = partitionData.highWatermark;
       this.rawMessages = partitionData.messages;
+      for (const message of this.rawMessages) {
+        message.topic = topic;
+        message.partition = this.partition;
+      }
       // Records come in offset order: those before the fetch offset are a prefix.
       const from = Number(fetchedOffset);
       let first = 0;
-      while (first < this.rawMessages.length && Number(this.rawMessages[first]!.offset) < from) first++;
+      while (first < this.rawMessages.length && this.rawMessages[first]!.offset < from) first++;
       this.messagesWithinOffset = first === 0 ? this.rawMessages : this.rawMessages.slice(first);
       const kept = filterAbortedMessages({ messages: this.messagesWithinOffset, abortedTransactions: partitionData.abortedTransactions });
       this.messages = kept.some((message) => message.isControlRecord) ? kept.filter((message) => !message.isControlRecord) : kept;
@@ -190,13 +237,13 @@ export function fetchedBatchClass(filterAbortedMessages: AbortedFilter) {
     }
 
     firstOffset(): string | null {
-      return this.isEmptyIncludingFiltered() ? null : this.messagesWithinOffset[0]!.offset;
+      return this.isEmptyIncludingFiltered() ? null : String(this.messagesWithinOffset[0]!.offset);
     }
 
     lastOffset(): string {
       if (this.isEmptyDueToLogCompactedMessages()) return this.fetchedOffset;
       if (this.isEmptyIncludingFiltered()) return String(Number(this.highWatermark) - 1);
-      return this.messagesWithinOffset[this.messagesWithinOffset.length - 1]!.offset;
+      return String(this.messagesWithinOffset[this.messagesWithinOffset.length - 1]!.offset);
     }
 
     offsetLag(): string {
@@ -205,7 +252,7 @@ export function fetchedBatchClass(filterAbortedMessages: AbortedFilter) {
 
     offsetLagLow(): string {
       if (this.isEmptyIncludingFiltered()) return '0';
-      return String(Number(this.highWatermark) - 1 - Number(this.firstOffset()));
+      return String(Number(this.highWatermark) - 1 - this.messagesWithinOffset[0]!.offset);
     }
   };
 }

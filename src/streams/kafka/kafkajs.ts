@@ -39,9 +39,9 @@ export function groupMessagesPerPartition({ topic, partitionMetadata, messages, 
   return result;
 }
 
-/** A fetched record as kafkajs decodes it, with what the filter needs. */
+/** A fetched record, with what the filter needs. */
 export interface FetchedRecord {
-  offset: string;
+  offset: number;
   key: Buffer | null;
   isControlRecord?: boolean;
   batchContext: { producerId: string; inTransaction: boolean };
@@ -60,11 +60,10 @@ const ABORT_MARKER_KEY = Buffer.from([0, 0, 0, 0]);
  */
 export function filterAbortedMessages<M extends FetchedRecord>({ messages, abortedTransactions }: { messages: M[]; abortedTransactions?: AbortedTransaction[] }): M[] {
   if (!abortedTransactions || abortedTransactions.length === 0) return messages;
-  const pending = [...abortedTransactions].sort((a, b) => (BigInt(a.firstOffset) < BigInt(b.firstOffset) ? -1 : BigInt(a.firstOffset) > BigInt(b.firstOffset) ? 1 : 0));
+  const pending = abortedTransactions.map((t) => ({ producerId: t.producerId, firstOffset: Number(t.firstOffset) })).sort((a, b) => a.firstOffset - b.firstOffset);
   const aborting = new Set<string>();
   return messages.filter((message) => {
-    const offset = BigInt(message.offset);
-    while (pending.length > 0 && offset >= BigInt(pending[0]!.firstOffset)) aborting.add(pending.shift()!.producerId);
+    while (pending.length > 0 && message.offset >= pending[0]!.firstOffset) aborting.add(pending.shift()!.producerId);
     const { producerId, inTransaction } = message.batchContext;
     if (message.isControlRecord && message.key !== null && Buffer.from(message.key).equals(ABORT_MARKER_KEY)) {
       aborting.delete(producerId);
@@ -111,16 +110,15 @@ export const kafkajsState: KafkajsState = {
 };
 
 /**
- * Refuses a kafkajs that Sluice cannot run on: another version than the one its replacements are written for, or,
- * under exactly-once, a kafkajs loaded before Sluice (its read_committed filter then hands out records of aborted
- * transactions). Answers a warning for at-least-once without the replacements (slower, and nothing lost).
+ * Refuses a kafkajs that Sluice cannot run on: another version than the one its replacements are written for, or a
+ * kafkajs loaded before Sluice, whose consumers then hand out kafkajs' own records (offsets as strings, no topic on
+ * the record) and its read_committed filter hands out records of aborted transactions.
  */
-export function checkKafkajs(exactlyOnce: boolean, state: KafkajsState = kafkajsState): string | undefined {
+export function checkKafkajs(state: KafkajsState = kafkajsState): void {
   if (state.version !== KAFKAJS_VERSION) {
     throw new UnsupportedKafkaClient(`Sluice replaces internals of kafkajs ${KAFKAJS_VERSION} and finds kafkajs ${state.version}; install kafkajs ${KAFKAJS_VERSION} exactly`);
   }
-  if (state.fixesInstalled) return undefined;
-  const cause = 'kafkajs was loaded before Sluice, so Sluice could not replace its fetch decoding (with its read_committed filter) and its produce encoding';
-  if (exactlyOnce) throw new UnsupportedKafkaClient(`${cause}: exactly-once output could be read twice. Import Sluice before kafkajs`);
-  return `${cause}: producing is slower. Import Sluice before kafkajs`;
+  if (!state.fixesInstalled) {
+    throw new UnsupportedKafkaClient('kafkajs was loaded before Sluice, so Sluice could not put its fetch decoding (the records its stream threads process, and the read_committed filter) and its produce encoding in place. Import Sluice before kafkajs');
+  }
 }

@@ -3,21 +3,49 @@
  * from kafkajs, so that the client can be replaced behind this folder.
  */
 import type * as kafkajs from 'kafkajs';
+import type { FetchedMessage } from './consumer-records';
 
-export type KafkaClient = kafkajs.Kafka;
+/**
+ * The client: its consumers hand out records as Sluice decodes them (consumer-records.ts), its producers take
+ * timestamps as numbers too (produce-request.ts).
+ */
+export type KafkaClient = Omit<kafkajs.Kafka, 'consumer' | 'producer'> & {
+  consumer(config: kafkajs.ConsumerConfig): KafkaConsumer;
+  producer(config?: kafkajs.ProducerConfig): KafkaProducer;
+};
 export type KafkaAdmin = kafkajs.Admin;
-export type KafkaProducer = kafkajs.Producer;
-export type KafkaTransaction = kafkajs.Transaction;
-export type KafkaConsumer = kafkajs.Consumer;
+export type KafkaProducer = Omit<kafkajs.Producer, 'sendBatch' | 'transaction'> & {
+  sendBatch(batch: OutgoingBatch): Promise<RecordMetadata[]>;
+  transaction(): Promise<KafkaTransaction>;
+};
+export type KafkaTransaction = Omit<kafkajs.Transaction, 'sendBatch'> & { sendBatch(batch: OutgoingBatch): Promise<RecordMetadata[]> };
+export type KafkaConsumer = Omit<kafkajs.Consumer, 'run'> & { run(config?: ConsumerRunConfig): Promise<void> };
 
-/** A record to produce: key and value as bytes (or UTF-8 strings), optional partition, timestamp, headers. */
-export type OutgoingRecord = kafkajs.Message;
-/** A consumed record as kafkajs delivers it (offset and timestamp are decimal strings). */
-export type ConsumedRecord = kafkajs.KafkaMessage;
+/** A record to produce: key and value as bytes (or UTF-8 strings), optional partition, timestamp (ms), headers. */
+export interface OutgoingRecord extends Omit<kafkajs.Message, 'timestamp'> {
+  timestamp?: number | string;
+}
+/** Records to produce, by topic. */
+export interface OutgoingBatch extends Omit<kafkajs.ProducerBatch, 'topicMessages'> {
+  topicMessages: { topic: string; messages: OutgoingRecord[] }[];
+}
+/** A consumed record: offset and timestamp as numbers, the topic and partition it came from. */
+export type ConsumedRecord = FetchedMessage;
 export type RecordHeaders = kafkajs.IHeaders;
 export type RecordMetadata = kafkajs.RecordMetadata;
-export type EachMessagePayload = kafkajs.EachMessagePayload;
-export type EachBatchPayload = kafkajs.EachBatchPayload;
+export interface FetchedBatch extends Omit<kafkajs.Batch, 'messages'> {
+  messages: ConsumedRecord[];
+}
+export interface EachMessagePayload extends Omit<kafkajs.EachMessagePayload, 'message'> {
+  message: ConsumedRecord;
+}
+export interface EachBatchPayload extends Omit<kafkajs.EachBatchPayload, 'batch'> {
+  batch: FetchedBatch;
+}
+export interface ConsumerRunConfig extends Omit<kafkajs.ConsumerRunConfig, 'eachMessage' | 'eachBatch'> {
+  eachMessage?: (payload: EachMessagePayload) => Promise<void>;
+  eachBatch?: (payload: EachBatchPayload) => Promise<void>;
+}
 export type TopicPartitionOffset = kafkajs.TopicPartitionOffsetAndMetadata;
 
 // Group membership and assignment: what a custom assignor and the host map work with.

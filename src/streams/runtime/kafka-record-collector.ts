@@ -29,13 +29,6 @@ export interface CollectorOptions {
   onRefused?: (record: ProducedRecord, error: Error) => HandlerResponse;
 }
 
-/** A record waiting in the collector, with its topic and size. */
-interface BufferedRecord {
-  readonly record: ProducedRecord;
-  readonly message: OutgoingRecord;
-  readonly bytes: number;
-}
-
 /**
  * Collects what a task produces (sink records, changelog writes) and sends it in batches, through the thread's
  * producer or, under exactly-once, the task's transaction.
@@ -48,8 +41,8 @@ interface BufferedRecord {
  * changelog partition: the checkpoint written after a commit.
  */
 export class KafkaRecordCollector implements RecordCollector {
-  /** Records in the order they were produced. */
-  private buffer: BufferedRecord[] = [];
+  /** Records in the order they were produced; each is also the message handed to the producer. */
+  private buffer: ProducedRecord[] = [];
   private head = 0;
   private inFlight: Promise<void> | undefined;
   private failure: Error | undefined;
@@ -96,9 +89,7 @@ export class KafkaRecordCollector implements RecordCollector {
 
   send(record: ProducedRecord): void {
     if (this.failure) throw this.failure;
-    const message: OutgoingRecord = { key: record.key, value: record.value, timestamp: String(record.timestamp), headers: record.headers };
-    if (record.partition !== undefined) message.partition = record.partition;
-    this.buffer.push({ record, bytes: recordBytes(record), message });
+    this.buffer.push(record);
     if (this.buffered >= this.maxBatch) this.sendBuffered();
   }
 
@@ -111,7 +102,7 @@ export class KafkaRecordCollector implements RecordCollector {
     if (this.buffered === 0 || this.inFlight) return;
     let end = this.head;
     for (let bytes = 0; end < this.buffer.length && end - this.head < this.maxBatch; end++) {
-      bytes += this.buffer[end]!.bytes;
+      bytes += recordBytes(this.buffer[end]!);
       if (bytes > this.maxBatchBytes && end > this.head) break;
     }
     const entries = this.buffer.slice(this.head, end);
@@ -132,7 +123,7 @@ export class KafkaRecordCollector implements RecordCollector {
    * (so each partition keeps its order), until a refused record is alone: then the handler decides. The halves may
    * write again what other partitions of the refused request had taken (at-least-once only, where that is allowed).
    */
-  private async deliver(entries: readonly BufferedRecord[]): Promise<void> {
+  private async deliver(entries: readonly ProducedRecord[]): Promise<void> {
     const error = await this.produce(entries);
     if (error === undefined) return;
     if (this.onRefused === undefined || this.discarded || !isRecordRefusedError(error)) {
@@ -145,7 +136,7 @@ export class KafkaRecordCollector implements RecordCollector {
       if (!this.failure) await this.deliver(entries.slice(half));
       return;
     }
-    const refused = entries[0]!.record;
+    const refused = entries[0]!;
     const cause = error instanceof Error ? error : new Error(String(error));
     let response: HandlerResponse;
     try {
@@ -158,14 +149,14 @@ export class KafkaRecordCollector implements RecordCollector {
   }
 
   /** One produce of these records, sent again after transient failures within retryForMs; answers the error it ended with. */
-  private async produce(entries: readonly BufferedRecord[]): Promise<unknown> {
+  private async produce(entries: readonly ProducedRecord[]): Promise<unknown> {
     const byTopic = new Map<string, OutgoingRecord[]>();
     const counts = new TopicPartitionMap<number>();
-    for (const { record, message } of entries) {
+    for (const record of entries) {
       const list = byTopic.get(record.topic);
-      if (list) list.push(message);
-      else byTopic.set(record.topic, [message]);
-      if (message.partition !== undefined) counts.set(record.topic, message.partition, (counts.get(record.topic, message.partition) ?? 0) + 1);
+      if (list) list.push(record);
+      else byTopic.set(record.topic, [record]);
+      if (record.partition !== undefined) counts.set(record.topic, record.partition, (counts.get(record.topic, record.partition) ?? 0) + 1);
     }
     const topicMessages = [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages }));
     let deadline: number | undefined;
@@ -189,10 +180,10 @@ export class KafkaRecordCollector implements RecordCollector {
   }
 
   /** The error that fails the task's sends, saying what Kafka refused. */
-  private sendFailure(error: unknown, entries: readonly BufferedRecord[]): SluiceError {
+  private sendFailure(error: unknown, entries: readonly ProducedRecord[]): SluiceError {
     const retried = isTransientKafkaError(error) && !this.discarded && this.retryForMs > 0;
     const reason = retried ? ` (retried for task.timeout.ms = ${this.retryForMs})` : '';
-    const topics = [...new Set(entries.map((e) => e.record.topic))].join(' or ');
+    const topics = [...new Set(entries.map((e) => e.topic))].join(' or ');
     // Sluice creates the topics it writes to and never lets a send create one: a topic gone is one deleted.
     const missing = isUnknownTopicError(error) ? `: topic ${topics} does not exist (deleted while the application runs?) or lacks the partition` : '';
     const refused = isRecordRefusedError(error) ? `: the broker refused ${entries.length === 1 ? `a record for ${topics}` : `records for ${topics}`}` : '';

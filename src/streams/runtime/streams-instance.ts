@@ -136,8 +136,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.config = { ...parsed, exceptionHandlers: { ...parsed.exceptionHandlers, ...options.exceptionHandlers } };
     this.applicationId = this.config.applicationId;
     this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });
-    const kafkajsWarning = checkKafkajs(this.config.processingGuarantee === 'exactly_once_v2');
-    if (kafkajsWarning) this.logger.warn(kafkajsWarning);
+    checkKafkajs();
     if (this.config.notApplied.length > 0) {
       this.logger.warn({ keys: this.config.notApplied }, `configuration not applied by Sluice (accepted for Kafka Streams compatibility): ${this.config.notApplied.join(', ')}`);
     }

@@ -1,7 +1,6 @@
 import type { EachBatchPayload, TopicPartition } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import type { ThreadMetrics } from '../metrics/streams-metrics';
-import type { Headers } from '../processor/record';
 import type { ConsumedRecord } from './consumed-record';
 import { InputPartitionMetrics } from './input-partition-metrics';
 import type { PartitionPositions } from './partition-positions';
@@ -105,13 +104,14 @@ export class TaskExecutor {
   }
 }
 
-/** A batch's records past `consumedOffset`, as the tasks take them. */
-function consumedRecords(batch: FetchedBatch, consumedOffset: number): ConsumedRecord[] {
-  const { topic, partition } = batch;
-  const records: ConsumedRecord[] = [];
-  for (const m of batch.messages) {
-    const offset = Number(m.offset);
-    if (offset > consumedOffset) records.push({ topic, partition, offset, timestamp: Number(m.timestamp), key: m.key, value: m.value, headers: (m.headers ?? {}) as Headers });
-  }
-  return records;
+/**
+ * A batch's records past `consumedOffset`, as the tasks take them: the fetched records themselves, which have every
+ * field of a ConsumedRecord (headers apart: a name that repeats holds its values in a list, as Kafka allows and
+ * Headers does not model).
+ */
+function consumedRecords(batch: FetchedBatch, consumedOffset: number): readonly ConsumedRecord[] {
+  const messages = batch.messages;
+  let first = 0;
+  while (first < messages.length && messages[first]!.offset <= consumedOffset) first++;
+  return (first === 0 ? messages : messages.slice(first)) as readonly unknown[] as readonly ConsumedRecord[];
 }

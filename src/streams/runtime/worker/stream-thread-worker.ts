@@ -27,8 +27,7 @@ const METRICS_INTERVAL_MS = 1_000;
 
 function run(setup: WorkerSetup, port: Port): void {
   const config = parseStreamsConfig(setup.config);
-  const exactlyOnce = config.processingGuarantee === 'exactly_once_v2';
-  checkKafkajs(exactlyOnce);
+  checkKafkajs();
   const metadata = new TopologyMetadata(loadTopology(setup.topology), config.applicationId);
   const stateDirectory = new StateDirectory(config.stateDir, config.applicationId, setup.processRun);
   const partitionCounts = new Map(setup.partitionCounts);
