@@ -64,6 +64,10 @@ describe('word count on a real broker', () => {
         expect(threadTotal).toBe(LINES + [...expected.values()].reduce((n, count) => n + count, 0));
         const storePuts = metrics.filter((m) => m.group === 'stream-state-metrics' && m.name === 'put-rate' && m.tags['lmdb-state-id'] === 'count');
         expect(storePuts.length).toBe(4);
+        // At the default metrics.recording.level (INFO) store operations go untimed, as in Kafka Streams; flushes are counted.
+        expect(storePuts.every((m) => m.value === 0)).toBe(true);
+        const flushes = metrics.filter((m) => m.group === 'stream-state-metrics' && m.name === 'flush-rate' && m.tags['lmdb-state-id'] === 'count');
+        expect(flushes.some((m) => Number(m.value) > 0)).toBe(true);
       } finally {
         await instance.close();
       }

@@ -102,8 +102,9 @@ export class GlobalStreamThread {
           this.storeMetrics.get(store.name)?.unregister();
           const scope = createStateStoreMetrics(options.metrics, threadId, GLOBAL_TASK, storeMetricsScope(store.persistent, store.type), store.name);
           this.storeMetrics.set(store.name, scope);
-          return meteredStore(store, scope);
+          return config.timeStoreOperations ? meteredStore(store, scope) : store;
         },
+        storeFlushed: (store, ms) => this.storeMetrics.get(store)?.flush.record(ms),
         globalStores: this.stores,
         wallClock: Date.now,
       },

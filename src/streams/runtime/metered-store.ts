@@ -1,6 +1,6 @@
 import type { StateStoreMetrics } from '../metrics/streams-metrics';
 import type { Sensor } from '../metrics/sensor';
-import type { ChangelogRecords, StateStore } from '../state/store';
+import type { StateStore } from '../state/store';
 
 /** Store operations → the `stream-state-metrics` sensor that times them (Kafka Streams' metered stores). */
 const TIMED: Record<string, keyof StateStoreMetrics> = {
@@ -29,8 +29,9 @@ const TIMED: Record<string, keyof StateStoreMetrics> = {
 };
 
 /**
- * The store as processors and queries see it: every operation is timed into the store's metrics (range and
- * all: the time to open the iterator), flushes and restored batches too. The store itself is unchanged.
+ * The store as processors and queries see it under `metrics.recording.level` DEBUG or TRACE: every operation is timed
+ * into the store's metrics (range and all: the time to open the iterator). The store itself is unchanged. Flushes
+ * and restored batches are recorded by the task at every level.
  */
 export function meteredStore<S extends StateStore>(store: S, metrics: StateStoreMetrics): S {
   const wrappers = new Map<PropertyKey, unknown>();
@@ -49,19 +50,6 @@ export function meteredStore<S extends StateStore>(store: S, metrics: StateStore
 }
 
 function wrap(target: StateStore, property: PropertyKey, fn: (...args: unknown[]) => unknown, metrics: StateStoreMetrics): unknown {
-  if (property === 'flush') {
-    return async () => {
-      const start = performance.now();
-      await (fn.call(target) as Promise<void>);
-      metrics.flush.record(performance.now() - start);
-    };
-  }
-  if (property === 'restore') {
-    return (records: ChangelogRecords) => {
-      fn.call(target, records);
-      metrics.restore.record(records.length);
-    };
-  }
   const sensorName = typeof property === 'string' ? TIMED[property] : undefined;
   if (sensorName === undefined) return fn.bind(target);
   const sensor = metrics[sensorName] as Sensor;

@@ -128,7 +128,6 @@ describe('parseStreamsConfig', () => {
       'default.timestamp.extractor',
       'topology.optimization',
       'client.id',
-      'metrics.recording.level',
       'consumer.max.poll.records',
       'producer.linger.ms',
       'producer.compression.type',
@@ -237,6 +236,13 @@ describe('parseStreamsConfig', () => {
   it('applies standby replicas', () => {
     expect(parseStreamsConfig({ ...base, 'num.standby.replicas': 1 })).toMatchObject({ numStandbyReplicas: 1, notApplied: [] });
     expect(parseStreamsConfig({ ...base, 'num.standby.replicas': '0' }).notApplied).toEqual([]);
+  });
+
+  it("times store operations only at metrics.recording.level DEBUG or TRACE, as Kafka Streams records them", () => {
+    expect(parseStreamsConfig(base)).toMatchObject({ timeStoreOperations: false, notApplied: [] });
+    expect(parseStreamsConfig({ ...base, 'metrics.recording.level': 'DEBUG' })).toMatchObject({ timeStoreOperations: true, notApplied: [] });
+    expect(parseStreamsConfig({ ...base, 'metrics.recording.level': 'TRACE' }).timeStoreOperations).toBe(true);
+    expect(() => parseStreamsConfig({ ...base, 'metrics.recording.level': 'VERBOSE' })).toThrow(/metrics\.recording\.level/);
   });
 
   it('fails by default on every kind of failed record, and has no dead-letter queue', () => {

@@ -55,6 +55,8 @@ export interface StreamsConfig {
   readonly metadataMaxAgeMs: number;
   /** Static membership: each thread joins as `<groupInstanceId>-<thread number>`; undefined: dynamic members. */
   readonly groupInstanceId: string | undefined;
+  /** Whether store operations are timed into their metrics (`metrics.recording.level` DEBUG or TRACE). */
+  readonly timeStoreOperations: boolean;
   readonly statsEnable: boolean;
   readonly statsDumpPeriodSec: number;
   readonly logDir: string;
@@ -235,6 +237,7 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     pollMaxWaitMs: Number(setting('poll.ms')),
     metadataMaxAgeMs: Number(mainConsumerSetting('metadata.max.age.ms')),
     groupInstanceId: ((value) => (value === undefined ? undefined : String(value)))(strongest(MAIN_CONSUMER_PREFIXES, 'group.instance.id')),
+    timeStoreOperations: setting('metrics.recording.level') !== 'INFO',
     statsEnable: setting('stats.enable') === true,
     statsDumpPeriodSec: Number(setting('stats.dumpPeriodSec')),
     logDir: String(setting('log.dir')),

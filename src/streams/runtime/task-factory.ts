@@ -83,8 +83,10 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
         const scope = storeMetricsScope(store.persistent, store.type);
         const storeScope = createStateStoreMetrics(metrics, threadName, taskId, scope, store.name);
         storeMetrics.set(store.name, storeScope);
-        return meteredStore(store, storeScope);
+        return config.timeStoreOperations ? meteredStore(store, storeScope) : store;
       },
+      storeFlushed: (store, ms) => storeMetrics.get(store)?.flush.record(ms),
+      storeRestored: (store, records) => storeMetrics.get(store)?.restore.record(records),
       ...(options.globalStores ? { globalStores: options.globalStores } : {}),
       ...(options.publishEvent ? { publishEvent: options.publishEvent } : {}),
       wallClock: Date.now,

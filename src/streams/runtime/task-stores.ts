@@ -46,7 +46,7 @@ export function changelogsOf(task: StreamTask, stores: readonly StoreMetadata[],
     const instance = task.stores.get(store.name);
     if (store.changelog === undefined || !instance) continue;
     const startOffset = checkpoint?.get(store.changelog, partition) ?? EARLIEST;
-    changelogs.push({ taskId: task.name, store: store.name, topic: store.changelog, partition, startOffset, apply: (records) => instance.restore(records) });
+    changelogs.push({ taskId: task.name, store: store.name, topic: store.changelog, partition, startOffset, apply: (records) => task.restore(store.name, records) });
   }
   return changelogs;
 }

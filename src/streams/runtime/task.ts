@@ -4,7 +4,7 @@ import type { Headers, RecordMetadata, StreamRecord } from '../processor/record'
 import type { Serde } from '../serdes/serde';
 import { resolveSerde } from '../serdes/default-serde';
 import { cacheMaxBytes, minFreeDiskBytes } from '../config/config-lookup';
-import { type ChangelogRecord, isCachingStore, type StateStore, type StoreContext } from '../state/store';
+import { type ChangelogRecord, type ChangelogRecords, isCachingStore, type StateStore, type StoreContext } from '../state/store';
 import type { NodeDefinition, SinkDefinition, SourceDefinition } from '../topology/node-definitions';
 import type { Subtopology, Topology } from '../topology/topology';
 import type { ConsumedRecord } from './consumed-record';
@@ -62,6 +62,9 @@ export interface TaskEnvironment {
   readonly configureStore?: StoreContext['configureStore'];
   /** Wraps each initialized store as processors and queries see it (metrics). */
   readonly meterStore?: (store: StateStore) => StateStore;
+  /** Told of each store flush (its milliseconds) and each changelog batch restored into a store: the store's metrics. */
+  readonly storeFlushed?: (store: string, ms: number) => void;
+  readonly storeRestored?: (store: string, records: number) => void;
   readonly wallClock: () => number;
   /** The global stores, which every processor may read without being connected to them. */
   readonly globalStores?: ReadonlyMap<string, StateStore>;
@@ -436,7 +439,19 @@ export class StreamTask {
   }
 
   async flushStores(): Promise<void> {
-    for (const store of this.stores.values()) await store.flush();
+    for (const [name, store] of this.stores) {
+      const start = performance.now();
+      await store.flush();
+      this.env.storeFlushed?.(name, performance.now() - start);
+    }
+  }
+
+  /** Writes a batch of a store's changelog records into it. */
+  restore(storeName: string, records: ChangelogRecords): void {
+    const store = this.stores.get(storeName);
+    if (!store) throw new IllegalState(`store '${storeName}' is not initialized in task ${this.name}`);
+    store.restore(records);
+    this.env.storeRestored?.(storeName, records.length);
   }
 
   /** Closes processors and stores. Buffered records are dropped: the uncommitted offsets are re-read later. */
