@@ -1,7 +1,7 @@
 import { type SluiceError, StreamsException } from '../../errors';
 import { isRecordRefusedError, isTransientKafkaError, isUnknownTopicError, type KafkaProducer, type OutgoingRecord, TopicPartitionMap } from '../kafka';
 import type { HandlerResponse } from './exception-handlers';
-import type { ProducedRecord, RecordCollector } from './record-collector';
+import { type CollectedRecord, type ProducedRecord, producedRecord, type RecordCollector } from './record-collector';
 
 /** Where a collector's batches go: a producer, or a task's transaction under exactly-once. */
 export type RecordSender = Pick<KafkaProducer, 'sendBatch'>;
@@ -42,7 +42,7 @@ export interface CollectorOptions {
  */
 export class KafkaRecordCollector implements RecordCollector {
   /** Records in the order they were produced; each is also the message handed to the producer. */
-  private buffer: ProducedRecord[] = [];
+  private buffer: CollectedRecord[] = [];
   private head = 0;
   private inFlight: Promise<void> | undefined;
   private failure: Error | undefined;
@@ -87,7 +87,7 @@ export class KafkaRecordCollector implements RecordCollector {
     }
   }
 
-  send(record: ProducedRecord): void {
+  send(record: CollectedRecord): void {
     if (this.failure) throw this.failure;
     this.buffer.push(record);
     if (this.buffered >= this.maxBatch) this.sendBuffered();
@@ -123,7 +123,7 @@ export class KafkaRecordCollector implements RecordCollector {
    * (so each partition keeps its order), until a refused record is alone: then the handler decides. The halves may
    * write again what other partitions of the refused request had taken (at-least-once only, where that is allowed).
    */
-  private async deliver(entries: readonly ProducedRecord[]): Promise<void> {
+  private async deliver(entries: readonly CollectedRecord[]): Promise<void> {
     const error = await this.produce(entries);
     if (error === undefined) return;
     if (this.onRefused === undefined || this.discarded || !isRecordRefusedError(error)) {
@@ -140,7 +140,7 @@ export class KafkaRecordCollector implements RecordCollector {
     const cause = error instanceof Error ? error : new Error(String(error));
     let response: HandlerResponse;
     try {
-      response = this.onRefused(refused, cause);
+      response = this.onRefused(producedRecord(refused), cause);
     } catch (thrown) {
       this.failure ??= new StreamsException(`the production exception handler threw: ${thrown instanceof Error ? thrown.message : String(thrown)}`, { cause: thrown });
       return;
@@ -149,7 +149,7 @@ export class KafkaRecordCollector implements RecordCollector {
   }
 
   /** One produce of these records, sent again after transient failures within retryForMs; answers the error it ended with. */
-  private async produce(entries: readonly ProducedRecord[]): Promise<unknown> {
+  private async produce(entries: readonly CollectedRecord[]): Promise<unknown> {
     const byTopic = new Map<string, OutgoingRecord[]>();
     const counts = new TopicPartitionMap<number>();
     for (const record of entries) {
@@ -180,7 +180,7 @@ export class KafkaRecordCollector implements RecordCollector {
   }
 
   /** The error that fails the task's sends, saying what Kafka refused. */
-  private sendFailure(error: unknown, entries: readonly ProducedRecord[]): SluiceError {
+  private sendFailure(error: unknown, entries: readonly CollectedRecord[]): SluiceError {
     const retried = isTransientKafkaError(error) && !this.discarded && this.retryForMs > 0;
     const reason = retried ? ` (retried for task.timeout.ms = ${this.retryForMs})` : '';
     const topics = [...new Set(entries.map((e) => e.topic))].join(' or ');
@@ -214,12 +214,16 @@ export class KafkaRecordCollector implements RecordCollector {
 const RECORD_OVERHEAD_BYTES = 24;
 
 /** A record's size in a produce request, near enough to keep a batch under the broker's limit. */
-function recordBytes(record: ProducedRecord): number {
-  let bytes = RECORD_OVERHEAD_BYTES + (record.key?.length ?? 0) + (record.value?.length ?? 0);
+function recordBytes(record: CollectedRecord): number {
+  let bytes = RECORD_OVERHEAD_BYTES + dataBytes(record.key) + dataBytes(record.value);
   // for-in: no entries array per record on the hot path (most records have no headers).
   for (const name in record.headers) {
     const value = record.headers[name];
     bytes += 2 + Buffer.byteLength(name) + (value === undefined ? 0 : Buffer.byteLength(value));
   }
   return bytes;
+}
+
+function dataBytes(data: Buffer | string | null): number {
+  return data === null ? 0 : typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.length;
 }

@@ -507,10 +507,15 @@ function ask(kind: string, handler: () => HandlerResponse): HandlerResponse {
   }
 }
 
+/** A serde's serializer for a sink: to a UTF-8 string when the serde has one (see `serializeToUtf8`), else to bytes. */
+function sinkSerializer(serde: Serde<unknown>): (value: unknown) => Buffer | string {
+  return serde.serializeToUtf8 ? serde.serializeToUtf8.bind(serde) : serde.serialize.bind(serde);
+}
+
 /** Serializes records and hands them to the collector. */
 class SinkProcessor implements Processor<unknown, unknown, never, never> {
-  private readonly keySerde: Serde<unknown>;
-  private readonly valueSerde: Serde<unknown>;
+  private readonly serializeKey: (key: unknown) => Buffer | string;
+  private readonly serializeValue: (value: unknown) => Buffer | string;
   private readonly fixedTopic: string | undefined;
 
   constructor(
@@ -518,8 +523,8 @@ class SinkProcessor implements Processor<unknown, unknown, never, never> {
     private readonly env: TaskEnvironment,
     private readonly context: TaskProcessorContext,
   ) {
-    this.keySerde = resolveSerde(definition.keySerde, env.defaultKeySerde);
-    this.valueSerde = resolveSerde(definition.valueSerde, env.defaultValueSerde);
+    this.serializeKey = sinkSerializer(resolveSerde(definition.keySerde, env.defaultKeySerde));
+    this.serializeValue = sinkSerializer(resolveSerde(definition.valueSerde, env.defaultValueSerde));
     this.fixedTopic = typeof definition.topic === 'string' ? env.resolveTopic(definition.topic) : undefined;
   }
 
@@ -529,8 +534,8 @@ class SinkProcessor implements Processor<unknown, unknown, never, never> {
       this.fixedTopic ??
       (typeof extractor === 'function' ? extractor(record.key, record.value, this.context.recordMetadata()) : '');
     if (!topic) throw new TopologyException(`sink '${this.definition.name}' chose no topic`);
-    const key = record.key === null || record.key === undefined ? null : this.keySerde.serialize(record.key);
-    const value = record.value === null || record.value === undefined ? null : this.valueSerde.serialize(record.value);
+    const key = record.key === null || record.key === undefined ? null : this.serializeKey(record.key);
+    const value = record.value === null || record.value === undefined ? null : this.serializeValue(record.value);
     let partition: number | undefined;
     if (this.definition.partitioner) {
       const count = this.env.collector.partitionCount(topic);

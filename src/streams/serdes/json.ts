@@ -9,20 +9,25 @@ function parseJson(bytes: Buffer, offset: number): unknown {
   }
 }
 
+function jsonText(value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw serdeError('json', `cannot serialize value: ${(error as Error).message}`);
+  }
+  // JSON.stringify answers undefined for undefined, functions and symbols: there is no JSON for them.
+  if (text === undefined) throw serdeError('json', `cannot serialize a value of type ${typeof value}`);
+  return text;
+}
+
 /** Any JSON value, as UTF-8 text of `JSON.stringify` (what Java's Jackson-based JSON serdes read and write). */
 export const jsonSerde: Serde<unknown> = {
   name: 'json',
   serialize(value: unknown): Buffer {
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value);
-    } catch (error) {
-      throw serdeError('json', `cannot serialize value: ${(error as Error).message}`);
-    }
-    // JSON.stringify answers undefined for undefined, functions and symbols: there is no JSON for them.
-    if (text === undefined) throw serdeError('json', `cannot serialize a value of type ${typeof value}`);
-    return Buffer.from(text, 'utf8');
+    return Buffer.from(jsonText(value), 'utf8');
   },
+  serializeToUtf8: jsonText,
   deserialize(bytes: Buffer): unknown {
     return parseJson(bytes, 0);
   },

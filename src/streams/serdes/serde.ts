@@ -14,6 +14,12 @@ export interface Serde<T> {
    */
   deserializeFrom?(bytes: Buffer, offset: number): T;
   /**
+   * Optional: the value as a string whose UTF-8 encoding is exactly what `serialize` gives (string and JSON serdes).
+   * A sink hands that string to the producer, which encodes it straight into the produce request: no Buffer per
+   * record, and a produced record waiting to be sent holds a string the topology made anyway.
+   */
+  serializeToUtf8?(value: T): string;
+  /**
    * Reads a value from JSON as the query API receives it (a key in a store query): a string for string keys,
    * a number for numeric keys, anything for JSON. Throws a SerializationException for a value it cannot take.
    */

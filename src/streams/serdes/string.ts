@@ -8,6 +8,10 @@ export const stringSerde: Serde<string> = {
     if (typeof value !== 'string') throw serdeError('string', `cannot serialize ${describeJson(value)}`);
     return Buffer.from(value, 'utf8');
   },
+  serializeToUtf8(value: string): string {
+    if (typeof value !== 'string') throw serdeError('string', `cannot serialize ${describeJson(value)}`);
+    return value;
+  },
   deserialize(bytes: Buffer): string {
     return bytes.toString('utf8');
   },

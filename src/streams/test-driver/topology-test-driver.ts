@@ -19,7 +19,7 @@ import { checkApplicationId } from '../runtime/application-id';
 import type { ConsumedRecord } from '../runtime/consumed-record';
 import type { TopologyEvent } from '../runtime/instance-view';
 import { namedHandlers } from '../runtime/exception-handlers';
-import type { ProducedRecord, RecordCollector } from '../runtime/record-collector';
+import { type CollectedRecord, producedRecord, type RecordCollector } from '../runtime/record-collector';
 import { pathInside } from '../runtime/state-directory';
 import { StreamTask } from '../runtime/task';
 import { TopologyMetadata } from '../runtime/topology-metadata';
@@ -208,7 +208,8 @@ export class TopologyTestDriver {
     for (const task of this.tasks) task.prepareCommit();
   }
 
-  private capture(record: ProducedRecord): void {
+  private capture(collected: CollectedRecord): void {
+    const record = producedRecord(collected);
     const raw = { key: record.key, value: record.value, timestamp: record.timestamp, headers: record.headers };
     if (this.taskByTopic.has(record.topic)) this.enqueue(record.topic, raw.key, raw.value, raw.timestamp, raw.headers);
     this.outputQueue(record.topic).push(raw);
