@@ -20,6 +20,11 @@ interface KafkajsMessage {
   batchContext: FetchedMessage['batchContext'];
 }
 
+/** A decoded record's fields as a plain object (key, value and headers are read from the fetch when asked for). */
+function plain(m: FetchedMessage): FetchedMessage {
+  return { topic: m.topic, partition: m.partition, offset: m.offset, timestamp: m.timestamp, key: m.key, value: m.value, headers: m.headers, isControlRecord: m.isControlRecord, batchContext: m.batchContext };
+}
+
 /** kafkajs' message in the shape Sluice decodes it into: the same values, numbers for numbers. */
 function asFetched(m: KafkajsMessage): FetchedMessage {
   return { topic: '', partition: -1, offset: Number(m.offset), timestamp: Number(m.timestamp), key: m.key, value: m.value, headers: m.headers, isControlRecord: m.isControlRecord, batchContext: m.batchContext };
@@ -97,11 +102,22 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
     const expected = await originals.decodeMessages(new Decoder(set));
     const decoded = await decodeRecordBatches(set.subarray(4));
     expect(expected).toHaveLength(9);
-    expect(decoded).toEqual(expected.map(asFetched));
+    expect(decoded.map(plain)).toEqual(expected.map(asFetched));
     // The cut batch at 109 waits for the next fetch.
     expect(decoded.map((m) => m.offset)).toEqual([100, 101, 102, 103, 104, 105, 106, 107, 108]);
     expect(decoded[8]!.timestamp).toBe(1_700_000_009_999);
     expect(decoded[3]!.headers).toEqual({ a: Buffer.from('1'), b: [Buffer.from('2'), Buffer.from('3')] });
+  });
+
+  it('reads key and value from the fetch when asked, and gives a record one headers object, made when first read', async () => {
+    const set = recordSet([await batch(0, [{ key: Buffer.from('k'), value: Buffer.from('v') }, { key: null, value: null, headers: { h: Buffer.from('x') } }])]);
+    const [plainRecord, withHeader] = await decodeRecordBatches(set.subarray(4));
+    expect([plainRecord!.key, plainRecord!.value, withHeader!.key, withHeader!.value]).toEqual([Buffer.from('k'), Buffer.from('v'), null, null]);
+    const headers = plainRecord!.headers;
+    expect(headers).toEqual({});
+    (headers as Record<string, Buffer>)['added'] = Buffer.from('by a processor');
+    expect(plainRecord!.headers).toBe(headers);
+    expect(withHeader!.headers).toEqual({ h: Buffer.from('x') });
   });
 
   it('keeps a header named __proto__ as a header (kafkajs makes it a list that begins with Object.prototype)', async () => {

@@ -15,14 +15,53 @@ export interface FetchedMessage {
   /** Set by the batch (the decoder of a partition's records does not know them). */
   topic: string;
   partition: number;
-  offset: number;
-  timestamp: number;
-  key: Buffer | null;
-  value: Buffer | null;
+  readonly offset: number;
+  readonly timestamp: number;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
   /** A header name that repeats has its values in a list. */
-  headers: Record<string, Buffer | Buffer[] | null>;
-  isControlRecord: boolean;
-  batchContext: BatchContext;
+  readonly headers: RecordHeaders;
+  readonly isControlRecord: boolean;
+  readonly batchContext: BatchContext;
+}
+
+type RecordHeaders = Record<string, Buffer | Buffer[] | null>;
+
+/**
+ * A record read from a fetch, whose key and value stay in the fetch's buffer until asked for: a record waits in its
+ * task's queue until processed, across young-generation collections, which copy every object it holds (two views
+ * and a headers object made it three times as large). Each read of `key` or `value` makes a new view; `headers`
+ * is made on first read when the record has none.
+ */
+class FetchedRecord implements FetchedMessage {
+  topic = '';
+  partition = -1;
+
+  constructor(
+    private readonly data: Buffer,
+    private readonly keyStart: number,
+    /** -1: a null key. */
+    private readonly keyLength: number,
+    private readonly valueStart: number,
+    private readonly valueLength: number,
+    readonly offset: number,
+    readonly timestamp: number,
+    private headerMap: RecordHeaders | undefined,
+    readonly isControlRecord: boolean,
+    readonly batchContext: BatchContext,
+  ) {}
+
+  get key(): Buffer | null {
+    return this.keyLength < 0 ? null : this.data.subarray(this.keyStart, this.keyStart + this.keyLength);
+  }
+
+  get value(): Buffer | null {
+    return this.valueLength < 0 ? null : this.data.subarray(this.valueStart, this.valueStart + this.valueLength);
+  }
+
+  get headers(): RecordHeaders {
+    return (this.headerMap ??= {});
+  }
 }
 
 /** A message of kafkajs' own decoder (older message sets): offsets and timestamps as decimal strings. */
@@ -137,11 +176,16 @@ function readRecord(r: RecordBatchReader, context: BatchContext, firstOffset: nu
   r.int8(); // the record's attributes: unused since magic 2
   const timestampDelta = r.varlong();
   const offsetDelta = r.varint();
-  const key = r.bytes();
-  const value = r.bytes();
+  const keyLength = r.varint();
+  const keyStart = r.pos;
+  if (keyLength > 0) r.pos += keyLength;
+  const valueLength = r.varint();
+  const valueStart = r.pos;
+  if (valueLength > 0) r.pos += valueLength;
   const headerCount = r.varint();
-  const headers: Record<string, Buffer | Buffer[] | null> = {};
+  let headers: RecordHeaders | undefined;
   for (let h = 0; h < headerCount; h++) {
+    headers ??= {};
     const name = String(r.varString());
     const headerValue = r.bytes();
     const previous = Object.hasOwn(headers, name) ? headers[name] : undefined;
@@ -150,17 +194,8 @@ function readRecord(r: RecordBatchReader, context: BatchContext, firstOffset: nu
     Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
   }
   r.pos = next;
-  return {
-    topic: '',
-    partition: -1,
-    offset: firstOffset + offsetDelta,
-    timestamp: context.timestampType === LOG_APPEND_TIME ? maxTimestamp : firstTimestamp + timestampDelta,
-    key,
-    value,
-    headers,
-    isControlRecord: context.isControlBatch,
-    batchContext: context,
-  };
+  const timestamp = context.timestampType === LOG_APPEND_TIME ? maxTimestamp : firstTimestamp + timestampDelta;
+  return new FetchedRecord(r.buf, keyStart, keyLength, valueStart, valueLength, firstOffset + offsetDelta, timestamp, headers, context.isControlBatch, context);
 }
 
 function fromKafkajs(m: KafkajsMessage): FetchedMessage {

@@ -251,8 +251,11 @@ export class StreamTask {
     let key: unknown;
     let value: unknown;
     try {
-      key = consumed.key === null ? null : source.keySerde!.deserialize(consumed.key);
-      value = consumed.value === null ? null : source.valueSerde!.deserialize(consumed.value);
+      // Read once: a fetched record makes its key and value views when they are read.
+      const rawKey = consumed.key;
+      const rawValue = consumed.value;
+      key = rawKey === null ? null : source.keySerde!.deserialize(rawKey);
+      value = rawValue === null ? null : source.valueSerde!.deserialize(rawValue);
     } catch (error) {
       const reason = `cannot deserialize the record at ${consumed.topic}-${consumed.partition}@${consumed.offset}`;
       const cause = asError(error);

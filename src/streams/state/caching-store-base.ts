@@ -1,4 +1,4 @@
-import { RecordCache, cacheCapacity } from './record-cache';
+import { type CacheId, cacheCapacity, RecordCache } from './record-cache';
 import type { CachedUpdate, ChangelogRecords, StateStore, StoreContext, StoreStats, StoreType } from './store';
 
 /** A cached write: the new value (null deletes) and the record that made it. */
@@ -77,7 +77,7 @@ export abstract class CachingStoreBase<S extends StateStore, K, V> implements St
   }
 
   /** Caches a write, stamped with the record being processed (stream time outside processing). */
-  protected cacheWrite(id: string, key: K, value: V | null): void {
+  protected cacheWrite(id: CacheId, key: K, value: V | null): void {
     const context = this.storeContext;
     this.cache.put(id, {
       key,

@@ -1,4 +1,5 @@
-import { RecordCache } from './record-cache';
+import { jsonSerde } from '../serdes/json';
+import { cacheKeyId, RecordCache } from './record-cache';
 
 describe('RecordCache', () => {
   it('keeps the latest entry of each key, in the order of the last updates', () => {
@@ -54,5 +55,15 @@ describe('RecordCache', () => {
     cache.put('e', 'e1');
     expect([...cache.values()]).toEqual(['e1']);
     expect(written).toEqual(['b1', 'a2', 'c1']);
+  });
+});
+
+describe('cacheKeyId', () => {
+  it('gives every distinct key its own id: strings as themselves, numbers apart from their text, objects by their bytes', () => {
+    const keys: unknown[] = [5, '5', 'number:5', true, 'true', { a: 1 }, '\u0000o{"a":1}', '{"a":1}', '\u0000sx', 'x', '', 0n];
+    const ids = keys.map((key) => cacheKeyId(key, jsonSerde));
+    expect(new Set(ids).size).toBe(keys.length);
+    expect(cacheKeyId('kafka', jsonSerde)).toBe('kafka');
+    expect(cacheKeyId({ a: 1 }, jsonSerde)).toBe(cacheKeyId({ a: 1 }, jsonSerde));
   });
 });

@@ -3,9 +3,18 @@ import type { Serde } from '../serdes/serde';
 /** Entries are not serialized in the cache, so its size is bounded by count, at this estimate per entry. */
 const ESTIMATED_ENTRY_BYTES = 128;
 
-/** A key as a cache indexes it: primitives as themselves, other keys by their serialized bytes. */
-export function cacheKeyId<K>(key: K, serde: Serde<K>): string {
-  return typeof key === 'object' && key !== null ? serde.serialize(key).toString('latin1') : `${typeof key}:${String(key)}`;
+/** What a cache indexes an entry by. */
+export type CacheId = string | number | boolean | bigint | undefined;
+
+/**
+ * A key as a cache indexes it: a primitive as itself (a Map tells 5 from '5'), so a string key costs no new string
+ * on every read and write; an object key by its serialized bytes. Those ids, and string keys that begin with NUL,
+ * carry a prefix that begins with NUL, so that no two keys share an id.
+ */
+export function cacheKeyId<K>(key: K, serde: Serde<K>): CacheId {
+  if (typeof key === 'string') return key.charCodeAt(0) === 0 ? `\u0000s${key}` : key;
+  if (typeof key === 'object' && key !== null) return `\u0000o${serde.serialize(key).toString('latin1')}`;
+  return key as CacheId;
 }
 
 /** How many entries a cache of `maxBytes` holds; 0 when caching is off (every write goes through at once). */
@@ -15,7 +24,7 @@ export function cacheCapacity(maxBytes: number | undefined): number {
 
 /** A cached key's entry, linked in the order of the last updates. */
 interface CacheNode<E> {
-  readonly id: string;
+  readonly id: CacheId;
   entry: E;
   older: CacheNode<E> | undefined;
   newer: CacheNode<E> | undefined;
@@ -29,7 +38,7 @@ interface CacheNode<E> {
  * Kafka Streams keeps it: an update moves its key to the end without touching the index.
  */
 export class RecordCache<E> {
-  private readonly nodes = new Map<string, CacheNode<E>>();
+  private readonly nodes = new Map<CacheId, CacheNode<E>>();
   private oldest: CacheNode<E> | undefined;
   private newest: CacheNode<E> | undefined;
 
@@ -38,11 +47,11 @@ export class RecordCache<E> {
     private readonly writeThrough: (entry: E) => void,
   ) {}
 
-  get(id: string): E | undefined {
+  get(id: CacheId): E | undefined {
     return this.nodes.get(id)?.entry;
   }
 
-  put(id: string, entry: E): void {
+  put(id: CacheId, entry: E): void {
     const node = this.nodes.get(id);
     if (node === undefined) {
       const added: CacheNode<E> = { id, entry, older: undefined, newer: undefined };
