@@ -76,6 +76,53 @@ async function committedAndEnd(admin: Admin, groupId: string, input: string, rep
   };
 }
 
+/** The count of each word in lines 0..count-1, split as the word count splits them. */
+export function expectedCounts(count: number, lineOf: (i: number) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (let i = 0; i < count; i++) {
+    for (const word of lineOf(i).toLowerCase().split(/\W+/)) if (word.length > 0) counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** The last count of each word on a word count's `output` (UTF-8 word, 8-byte count), read to the end. */
+export async function lastCounts(kafka: KafkaClient, admin: Admin, output: string): Promise<Map<string, number>> {
+  const ends = new Map((await admin.fetchTopicOffsets(output)).map((p) => [p.partition, Number(p.high)]));
+  const counts = new Map<string, number>();
+  const consumer = kafka.consumer({ groupId: `bench-check-${Date.now().toString(36)}` });
+  await consumer.connect();
+  try {
+    const withRecords = [...ends.values()].filter((end) => end > 0).length;
+    const finished = new Set<number>();
+    const done = new Promise<void>((resolve) => {
+      if (withRecords === 0) resolve();
+      void consumer.subscribe({ topics: [output], fromBeginning: true }).then(() =>
+        consumer.run({
+          eachBatch: async ({ batch }) => {
+            for (const m of batch.messages) counts.set(m.key!.toString('utf8'), Number(m.value!.readBigInt64BE(0)));
+            // The last offset counts transaction markers too (exactly-once output ends with one).
+            if (Number(batch.lastOffset()) + 1 >= ends.get(batch.partition)!) finished.add(batch.partition);
+            if (finished.size === withRecords) resolve();
+          },
+        }),
+      );
+    });
+    await done;
+  } finally {
+    await consumer.disconnect();
+  }
+  return counts;
+}
+
+/** Why `actual` is not `expected`, in a line; undefined when they are equal. */
+export function countsDiffer(expected: ReadonlyMap<string, number>, actual: ReadonlyMap<string, number>): string | undefined {
+  const wrong = [...expected].filter(([word, count]) => actual.get(word) !== count);
+  const extra = [...actual.keys()].filter((word) => !expected.has(word));
+  if (wrong.length === 0 && extra.length === 0) return undefined;
+  const example = wrong[0] ? `${wrong[0][0]}: ${actual.get(wrong[0][0]) ?? 'none'} instead of ${wrong[0][1]}` : `${extra[0]} was never in the input`;
+  return `the output's counts are wrong: ${wrong.length} of ${expected.size} words differ, ${extra.length} words unknown (${example})`;
+}
+
 /** Sum over partitions; kafkajs reports an uncommitted partition as offset -1. */
 export function sumOffsets(partitions: readonly { offset?: string; high?: string; low?: string }[], field: 'offset' | 'high' | 'low'): number {
   return partitions.reduce((n, p) => n + Math.max(0, Number(p[field])), 0);

@@ -17,7 +17,7 @@ import { provideBroker } from '../../src/host/broker/provide-broker';
 import { corpusOf, DEFAULT_VOCABULARY } from './corpus';
 import { busyShare, machineCpuTimes } from '../support/machine-cpu';
 import { log, mb, runMain, sleep } from '../support/program';
-import { maxDefined, produceLines, waitCaughtUp } from '../support/word-count-topics';
+import { countsDiffer, expectedCounts, lastCounts, maxDefined, produceLines, waitCaughtUp } from '../support/word-count-topics';
 import { kafkaStreamsSide } from './java-side';
 import { sluiceSide } from './sluice-side';
 import type { CommonSettings, Side } from './side';
@@ -61,16 +61,17 @@ async function main(): Promise<void> {
   // Sluice's default cache, set on both: WordCountDemo would otherwise turn Kafka Streams' off.
   const settings: CommonSettings = { threads, commitIntervalMs: 1000, cacheBytes: 10 * 1024 * 1024, guarantee };
   const lineOf = corpusOf(vocabulary);
+  const expected = expectedCounts(lines, lineOf);
   const suffix = Date.now().toString(36);
   const loadAverage = os.loadavg()[0]!;
 
   // Beside N threads, one: what the threads past the first (each in a worker thread of its own) bring.
-  const sluiceOne = threads > 1 ? await measure(sluiceSide({ ...settings, threads: 1 }, `${suffix}-1`), `bench-wc-${suffix}-1`, lines, lineOf) : undefined;
-  const sluice = await measure(sluiceSide(settings, suffix), `bench-wc-${suffix}`, lines, lineOf);
+  const sluiceOne = threads > 1 ? await measure(sluiceSide({ ...settings, threads: 1 }, `${suffix}-1`), `bench-wc-${suffix}-1`, lines, lineOf, expected) : undefined;
+  const sluice = await measure(sluiceSide(settings, suffix), `bench-wc-${suffix}`, lines, lineOf, expected);
   let java: Outcome | undefined;
   if (!values['no-java']) {
     const side = await kafkaStreamsSide(settings, log);
-    java = typeof side === 'string' ? side : await measure(side, `bench-wc-java-${suffix}`, lines, lineOf).catch((error: Error) => error.message);
+    java = typeof side === 'string' ? side : await measure(side, `bench-wc-java-${suffix}`, lines, lineOf, expected).catch((error: Error) => error.message);
   }
   report(lines, vocabulary, settings, loadAverage, sluiceOne, sluice, java);
   // No Sluice figure is a broken benchmark; a missing Java figure is only a missing comparison.
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
 }
 
 /** One side's run on a broker of its own (both start from an empty broker); the broker is stopped after. */
-async function measure(side: Side, applicationId: string, lines: number, lineOf: (i: number) => string): Promise<Outcome> {
+async function measure(side: Side, applicationId: string, lines: number, lineOf: (i: number) => string, expected: ReadonlyMap<string, number>): Promise<Outcome> {
   const broker = await provideBroker({ log });
   const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'bench' });
   const admin = kafka.admin();
@@ -109,6 +110,9 @@ async function measure(side: Side, applicationId: string, lines: number, lineOf:
         await sleep(after - (IDLE_AFTER_MS[i - 1] ?? 0));
         idleRss.push(running.rss());
       }
+      // Checked after the figures: a count that runs fast and counts wrong is no result.
+      const wrong = countsDiffer(expected, await lastCounts(kafka, admin, side.output));
+      if (wrong !== undefined) return wrong;
       return { seconds, cpuSeconds, machineBusy, peakRss, idleRss };
     } finally {
       clearInterval(sampler);
