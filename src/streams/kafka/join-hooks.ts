@@ -13,6 +13,10 @@
  * - A rejoin the member asks for (Kafka Streams' `enforceRebalance`, which its probing rebalances use): kafkajs
  *   joins again, without leaving the group, when a heartbeat reports the group rebalancing; the wrapped heartbeat
  *   reports exactly that when the hook asks. The coordinator rebalances the group when its leader joins again.
+ * - A shorter heartbeat interval for a while, as the hook asks: a member learns that the group rebalances only from a
+ *   heartbeat, so one that joined first would run every task alone until its next heartbeat (3 s by default)
+ *   before it hands some to members that join a moment later (the other threads of its instance, other nodes
+ *   started together).
  *
  * Every join goes through `ConsumerGroup.joinAndSync`; this wraps it once, per process, to call the hooks that
  * Sluice's assigner carries.
@@ -33,6 +37,8 @@ export interface JoinHooks {
   onForeignProtocol?: (error: Error) => Promise<boolean>;
   /** Asked at each heartbeat: true to join the group again now. */
   rejoinRequested?: () => boolean;
+  /** Asked at each heartbeat: a shorter interval between heartbeats than the consumer's, for now; undefined: its own. */
+  heartbeatIntervalMs?: () => number | undefined;
 }
 
 type Assigner = ReturnType<PartitionAssigner>;
@@ -65,8 +71,11 @@ function installJoinWrapper(): void {
   if (proto[JOIN_HOOKS]) return;
   const heartbeat = proto.heartbeat;
   proto.heartbeat = async function heartbeatOrRejoin(this: ConsumerGroupLike, options: { interval: number }): Promise<void> {
-    if (hooksOf(this).some((h) => h.rejoinRequested?.() === true)) throw rebalanceInProgress();
-    return heartbeat.call(this, options);
+    const hooks = hooksOf(this);
+    if (hooks.some((h) => h.rejoinRequested?.() === true)) throw rebalanceInProgress();
+    let interval = options.interval;
+    for (const h of hooks) interval = Math.min(interval, h.heartbeatIntervalMs?.() ?? interval);
+    return heartbeat.call(this, { ...options, interval });
   };
   const join = proto.joinAndSync;
   proto.joinAndSync = async function joinAndSyncWithHooks(this: ConsumerGroupLike): Promise<void> {

@@ -21,6 +21,9 @@ export const ASSIGNOR_NAME = 'sluice-stream';
 
 /** How often a member tries to join a group that still holds members of another protocol. */
 const FOREIGN_MEMBERS_RETRY_MS = 2_000;
+/** After a join, how long and how often a member heartbeats to learn soon of members that join just after it. */
+const EAGER_HEARTBEAT_WINDOW_MS = 10_000;
+const EAGER_HEARTBEAT_INTERVAL_MS = 100;
 
 /** What a thread's consumer asks of the thread while it joins the group. */
 export interface GroupHooks {
@@ -53,6 +56,7 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
       beforeJoin: () => hooks.beforeJoin(),
       onForeignProtocol: () => consumer.waitForForeignMembers(),
       rejoinRequested: () => consumer.takeRejoinRequest(),
+      heartbeatIntervalMs: () => consumer.eagerHeartbeatIntervalMs(),
     });
     // Kafka Streams' static member id of a thread: the configured id and the thread's number.
     const instanceId = config.groupInstanceId === undefined ? undefined : `${config.groupInstanceId}-${threadNumber}`;
@@ -99,6 +103,8 @@ export class GroupConsumer {
   private lastContact = Date.now();
   private disconnected = false;
   private rejoinRequested = false;
+  /** When this member last joined the group. */
+  private joinedAt: number | undefined;
 
   constructor(
     readonly consumer: KafkaConsumer,
@@ -136,6 +142,7 @@ export class GroupConsumer {
       }
       this.memberId = event.payload.memberId;
       this.lastContact = Date.now();
+      this.joinedAt = this.lastContact;
       const assigned = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => ({ topic, partition })));
       handlers.onAssignment(assigned, lost);
     });
@@ -195,6 +202,15 @@ export class GroupConsumer {
   /** Joins the group again at the next heartbeat, without leaving it: the leader's join rebalances the group. */
   requestRejoin(): void {
     this.rejoinRequested = true;
+  }
+
+  /**
+   * For EAGER_HEARTBEAT_WINDOW_MS after each join, heartbeats every EAGER_HEARTBEAT_INTERVAL_MS: members that join
+   * a moment after this one (the instance's other threads, nodes started together) rebalance the group, and this
+   * member learns of it at its next heartbeat, not up to heartbeat.interval.ms later while it runs their tasks.
+   */
+  eagerHeartbeatIntervalMs(): number | undefined {
+    return this.joinedAt !== undefined && Date.now() - this.joinedAt < EAGER_HEARTBEAT_WINDOW_MS ? EAGER_HEARTBEAT_INTERVAL_MS : undefined;
   }
 
   /** Whether a rejoin was asked for since the last call. */
