@@ -110,6 +110,28 @@ describe('standby placement', () => {
     expect(standby.get('C')).toHaveLength(3);
   });
 
+  it('keeps every process at its share of standbys when where they were would fill the only processes some tasks may use', () => {
+    // As a CI run saw: C held standbys of 2..5 and B of 0..1 from earlier generations; the actives then went C: 0,1,
+    // B: 2,3, A: 4,5, so the copies of 4 and 5 may only go to B or C, which their old standbys had filled.
+    const six = tasksFor([{ id: 0, sourceTopics: ['t'], stateful: true }], () => 6);
+    const members: MemberSubscription[] = [
+      { memberId: 'a', info: { version: 1, processId: 'A', previousTasks: [], stateTasks: [] } },
+      { memberId: 'b', info: { version: 1, processId: 'B', previousTasks: [], stateTasks: ['0_0', '0_1'], standbyTasks: ['0_0', '0_1'] } },
+      { memberId: 'c', info: { version: 1, processId: 'C', previousTasks: [], stateTasks: ['0_2', '0_3', '0_4', '0_5'], standbyTasks: ['0_2', '0_3', '0_4', '0_5'] } },
+    ];
+    const active = new Map([
+      ['a', ['0_4', '0_5']],
+      ['b', ['0_2', '0_3']],
+      ['c', ['0_0', '0_1']],
+    ]);
+    const standby = assignStandbyTasks(members, six, active, 1);
+    expect([...standby.values()].map((list) => list.length)).toEqual([2, 2, 2]);
+    expect(standby.get('A')!.some((t) => ['0_4', '0_5'].includes(t))).toBe(false);
+    expect(standby.get('B')!.some((t) => ['0_2', '0_3'].includes(t))).toBe(false);
+    expect(standby.get('C')!.some((t) => ['0_0', '0_1'].includes(t))).toBe(false);
+    expect([...standby.values()].flat().sort()).toEqual(six.map((t) => t.taskId));
+  });
+
   it('places as many copies as there are other processes', () => {
     const { standbyClients, activeClient } = copies([member('a', 'A'), member('b', 'B')], 2);
     for (const t of stateful) expect(standbyClients.get(t)).toEqual([activeClient.get(t) === 'A' ? 'B' : 'A']);

@@ -167,7 +167,8 @@ function stateOfClients(members: readonly MemberSubscription[]) {
  * Places `replicas` standbys of every stateful task on clients (processes) other than the one that runs it, one
  * copy per client at most; answers each client's standby task ids. Standby counts are balanced in proportion to
  * the clients' threads; a task's standby stays where it was, else goes where its state is furthest along, else to
- * the least loaded client. With fewer other clients than `replicas`, a task gets as many as there are.
+ * the least loaded client, and copies then move from clients over their share to clients under it. With fewer
+ * other clients than `replicas`, a task gets as many as there are.
  */
 export function assignStandbyTasks(
   members: readonly MemberSubscription[],
@@ -215,6 +216,26 @@ export function assignStandbyTasks(
       held.add(client);
       load.set(client, load.get(client)! + 1);
       result.get(client)!.push(taskId);
+    }
+  }
+  // Those preferences can fill the clients that may hold the last tasks' copies (not their actives' clients) and
+  // leave another client with none: move copies from clients over their share to clients under it that may hold them.
+  for (let moved = true; moved; ) {
+    moved = false;
+    for (const from of clients) {
+      for (const to of clients) {
+        if (load.get(from)! <= limitOf(from) || load.get(to)! >= limitOf(to)) continue;
+        const list = result.get(from)!;
+        const index = list.findIndex((t) => !holders.get(t)!.has(to));
+        if (index < 0) continue;
+        const [taskId] = list.splice(index, 1);
+        holders.get(taskId!)!.delete(from);
+        holders.get(taskId!)!.add(to);
+        result.get(to)!.push(taskId!);
+        load.set(from, load.get(from)! - 1);
+        load.set(to, load.get(to)! + 1);
+        moved = true;
+      }
     }
   }
   for (const list of result.values()) list.sort(compareTaskIds);
