@@ -5,6 +5,8 @@ import { log, sleep } from './program';
 
 const PRODUCE_BATCH = 10_000;
 const POLL_MS = 250;
+/** How long reading a word count's output to check it may take. */
+const CHECK_TIMEOUT_MS = 120_000;
 /** A group that commits nothing new for this long is hung, not slow. */
 const STALL_MS = 120_000;
 
@@ -107,7 +109,11 @@ export async function lastCounts(kafka: KafkaClient, admin: Admin, output: strin
         }),
       );
     });
-    await done;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${output} was not read to its end within ${CHECK_TIMEOUT_MS / 1000} s`)), CHECK_TIMEOUT_MS);
+    });
+    await Promise.race([done, timedOut]).finally(() => clearTimeout(timer));
   } finally {
     await consumer.disconnect();
   }

@@ -169,7 +169,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'metadata.recovery.strategy', type: 'string', default: 'none', validator: oneOfIgnoringCase('REBOOTSTRAP', 'NONE'), scopes: CLIENTS },
   { name: 'metric.reporters', type: 'list', scopes: STREAMS_AND_CLIENTS },
   { name: 'metrics.num.samples', type: 'int', default: 2, validator: atLeast(1), scopes: STREAMS_AND_CLIENTS },
-  { name: 'metrics.recording.level', type: 'string', default: 'INFO', validator: oneOf('INFO', 'DEBUG', 'TRACE'), scopes: STREAMS_AND_CLIENTS, applied: always, doc: 'DEBUG or TRACE: every state store operation is timed into its stream-state-metrics (put, get, range... latency and rate), as Kafka Streams records them at DEBUG; INFO leaves them at zero.' },
+  { name: 'metrics.recording.level', type: 'string', default: 'INFO', validator: oneOf('INFO', 'DEBUG', 'TRACE'), scopes: STREAMS_AND_CLIENTS, applied: always, doc: 'DEBUG or TRACE: every state store operation is timed into its stream-state-metrics (put, get, range... latency and rate), as Kafka Streams records them at DEBUG; at INFO they are not measured (rates 0, latencies NaN).' },
   { name: 'metrics.sample.window.ms', type: 'long', default: 30000, validator: atLeast(0), scopes: STREAMS_AND_CLIENTS },
   { name: 'num.standby.replicas', type: 'int', default: 0, validator: atLeast(0), scopes: STREAMS, applied: always, doc: 'Standby replicas of each stateful task, each on another node than the active: kept up to date from the changelogs, they make a failover restore only the tail.' },
   { name: 'num.stream.threads', type: 'int', default: 1, validator: atLeast(1), scopes: STREAMS, applied: always, doc: 'Stream threads (consumers) of the instance.' },

@@ -1,8 +1,9 @@
+// Sluice before kafkajs, as an application imports them: its replacements of kafkajs' internals go in first.
+import { createKafkaClients, effectiveLogLevel, javaCompatiblePartitioner, parseBootstrapServers } from './client';
 import { logLevel as KafkaJsLogLevel, type PartitionMetadata } from 'kafkajs';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKafkaClients, effectiveLogLevel, javaCompatiblePartitioner, parseBootstrapServers } from './client';
 import { tokenFileProvider, type KafkaSecurity } from './security';
 import { partitionForKey } from './murmur2';
 

@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { Authenticator, AuthenticationProviderArgs, ICustomPartitioner, ISocketFactory, LogEntry, Mechanism, SASLOptions } from 'kafkajs';
-import { Kafka, KafkaJSConnectionError, logLevel as KafkaJsLogLevel } from './kafkajs';
+import { checkKafkajs, Kafka, KafkaJSConnectionError, logLevel as KafkaJsLogLevel } from './kafkajs';
 import pino from 'pino';
 import { KafkaAuthenticationFailed, type SluiceError } from '../../errors';
 import { isTlsFailureCode, tlsFailure } from './errors';
@@ -117,6 +117,8 @@ export function parseBootstrapServers(value: string): string[] {
 const TLS_CONNECTION_TIMEOUT_MS = 10_000;
 
 export function createKafkaClient(config: KafkaClientConfig): KafkaClient {
+  // The client's types describe Sluice's records: refuse a kafkajs that would hand out its own.
+  checkKafkajs();
   // Sluice always passes its own partitioner; this keeps kafkajs quiet should any producer be built without it.
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
   const security = config.security ?? PLAINTEXT;

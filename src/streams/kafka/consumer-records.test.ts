@@ -118,6 +118,8 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
     (headers as Record<string, Buffer>)['added'] = Buffer.from('by a processor');
     expect(plainRecord!.headers).toBe(headers);
     expect(withHeader!.headers).toEqual({ h: Buffer.from('x') });
+    // Serialized as its fields, the views included (an application's own consumer may log its records).
+    expect(JSON.parse(JSON.stringify(plainRecord))).toMatchObject({ offset: 0, key: { type: 'Buffer', data: [107] }, value: { type: 'Buffer', data: [118] } });
   });
 
   it('keeps a header named __proto__ as a header (kafkajs makes it a list that begins with Object.prototype)', async () => {

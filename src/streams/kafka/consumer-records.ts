@@ -62,6 +62,11 @@ class FetchedRecord implements FetchedMessage {
   get headers(): RecordHeaders {
     return (this.headerMap ??= {});
   }
+
+  /** Its fields, the views included, for JSON.stringify (a logged record) and the like. */
+  toJSON(): Omit<FetchedMessage, 'batchContext'> {
+    return { topic: this.topic, partition: this.partition, offset: this.offset, timestamp: this.timestamp, key: this.key, value: this.value, headers: this.headers, isControlRecord: this.isControlRecord };
+  }
 }
 
 /** A message of kafkajs' own decoder (older message sets): offsets and timestamps as decimal strings. */
@@ -118,7 +123,6 @@ const LEGACY_BATCH_CONTEXT: BatchContext = {
 
 const LOG_APPEND_TIME = 1;
 const CREATE_TIME = 0;
-
 
 /**
  * kafkajs' `decodeMessages` (the record set of a partition in a Fetch response, v4 and later), reading record

@@ -8,14 +8,16 @@
  * - The produce request's encoding (produce-request.ts) wrote every record through several temporary buffers:
  *   40 % of a word count's CPU. Sluice's writes the same bytes into one buffer.
  * - The fetch response's record batches and the consumer's Batch (consumer-records.ts) made a Decoder, three
- *   Longs and a spread headers object per record: a third of the bytes a word count allocated. Sluice's read the
- *   same messages with one cursor and compare offsets as numbers.
+ *   Longs and a spread headers object per record: a third of the bytes a word count allocated. Sluice's read each
+ *   record with one cursor into one object, the record a task processes (offsets and timestamps as numbers, key
+ *   and value read from the fetch when asked for), and compare offsets as numbers.
  * - The Batch's `filterAbortedMessages` (read_committed, below) walked the fetch's aborted transactions in the
  *   order the broker lists them, which is the order they ended, as if it were the order they began: the records of
  *   an aborted transaction that began before another one but ended after it were handed out, and exactly-once
  *   output was read twice. Sluice's Batch walks them by first offset.
  *
- * All give kafkajs' results where kafkajs was right (see their tests).
+ * All give kafkajs' results where kafkajs was right (see their tests); the fetched records carry the same values in
+ * Sluice's shape.
  */
 import type { Message, PartitionMetadata } from 'kafkajs';
 import { UnsupportedKafkaClient } from '../../errors';

@@ -91,3 +91,15 @@ it('leaves compressed requests to kafkajs', async () => {
   // Gzip output of equal input has equal length; its bytes hold no time here (kafkajs' gzip writes no mtime).
   expect(ours.equals(theirs)).toBe(true);
 });
+
+it('writes a record at time 0 as at time 0, given as a number, compressed or not (kafkajs takes a falsy timestamp for none)', async () => {
+  const request = (compression: number, timestamp: number | string): ProduceRequestArgs & { compression: number } => ({
+    acks: -1,
+    timeout: 1_000,
+    compression,
+    topicData: [{ topic: 't', partitions: [{ partition: 0, messages: [{ key: 'k', value: 'v', timestamp }, { key: 'k', value: 'w', timestamp: 5 }] }] }],
+  });
+  for (const compression of [0, 1]) {
+    expect((await sluiceBytes(request(compression, 0))).equals(await kafkajsBytes(request(compression, '0')))).toBe(true);
+  }
+});

@@ -167,7 +167,8 @@ function sizedHeaders(headers: ProduceMessage['headers']): readonly SizedHeader[
 function sizeRecord(message: ProduceMessage, offsetDelta: number, now: number, firstTimestamp: number): SizedRecord {
   const keySize = byteSize(message.key);
   const valueSize = byteSize(message.value);
-  const timestampDelta = (message.timestamp ? Number(message.timestamp) : now) - firstTimestamp;
+  // A timestamp of 0 is one (Sluice's records carry numbers): only a missing one means now.
+  const timestampDelta = (message.timestamp == null ? now : Number(message.timestamp)) - firstTimestamp;
   const headers = sizedHeaders(message.headers);
   let bodySize = 1 + varLongSize(timestampDelta) + varIntSize(offsetDelta) + bytesSize(keySize) + bytesSize(valueSize) + varIntSize(headers.length);
   for (const [, , keyLength, valueLength] of headers) bodySize += bytesSize(keyLength) + bytesSize(valueLength);
@@ -261,16 +262,28 @@ export function encodeProduceRequest({ acks, timeout, transactionalId = null, pr
   return w.buf;
 }
 
+function withTextTimestamps<A extends ProduceRequestArgs>(args: A): A {
+  const text = (message: ProduceMessage): ProduceMessage => (typeof message.timestamp === 'number' ? { ...message, timestamp: String(message.timestamp) } : message);
+  return {
+    ...args,
+    topicData: args.topicData.map((topic) => ({ ...topic, partitions: topic.partitions.map((p) => ({ ...p, messages: p.messages.map(text) })) })),
+  };
+}
+
 interface KafkajsRequest {
   encode(): Promise<unknown>;
 }
 type KafkajsProduceRequest = (args: ProduceRequestArgs & { compression?: number }) => KafkajsRequest;
 
-/** kafkajs' produce request (its v3 module, which v4 to v7 reuse), encoding uncompressed requests here. */
+/**
+ * kafkajs' produce request (its v3 module, which v4 to v7 reuse), encoding uncompressed requests here. Compressed
+ * ones are kafkajs', given timestamps as the decimal text it expects: it takes a falsy timestamp (the number 0) for
+ * none and stamps the record with the time of sending.
+ */
 export function oneBufferProduceRequest(kafkajsRequest: KafkajsProduceRequest): KafkajsProduceRequest {
   return (args) => {
+    if ((args.compression ?? NO_COMPRESSION) !== NO_COMPRESSION) return kafkajsRequest(withTextTimestamps(args));
     const request = kafkajsRequest(args);
-    if ((args.compression ?? NO_COMPRESSION) !== NO_COMPRESSION) return request;
     return {
       ...request,
       encode: async () => {

@@ -20,10 +20,12 @@ export interface CollectedRecord extends Omit<ProducedRecord, 'key' | 'value'> {
   value: Buffer | string | null;
 }
 
-/** The record with its key and value as bytes, as a production exception handler or a test's output shows it. */
+/**
+ * The record with its key and value as bytes, as a production exception handler or a test's output shows it: a
+ * copy, with headers of its own (changelog records share one frozen, empty headers object).
+ */
 export function producedRecord(record: CollectedRecord): ProducedRecord {
-  if (typeof record.key !== 'string' && typeof record.value !== 'string') return record as ProducedRecord;
-  return { ...record, key: utf8Bytes(record.key), value: utf8Bytes(record.value) };
+  return { ...record, key: utf8Bytes(record.key), value: utf8Bytes(record.value), headers: { ...record.headers } };
 }
 
 function utf8Bytes(data: Buffer | string | null): Buffer | null {

@@ -1,4 +1,4 @@
-import type { Serde } from './serde';
+import { type Serde, withShortcuts } from './serde';
 import { serdeError } from './serde-errors';
 
 function parseJson(bytes: Buffer, offset: number): unknown {
@@ -22,20 +22,21 @@ function jsonText(value: unknown): string {
 }
 
 /** Any JSON value, as UTF-8 text of `JSON.stringify` (what Java's Jackson-based JSON serdes read and write). */
-export const jsonSerde: Serde<unknown> = {
-  name: 'json',
-  serialize(value: unknown): Buffer {
-    return Buffer.from(jsonText(value), 'utf8');
+export const jsonSerde: Serde<unknown> = withShortcuts(
+  {
+    name: 'json',
+    serialize(value: unknown): Buffer {
+      return Buffer.from(jsonText(value), 'utf8');
+    },
+    deserialize(bytes: Buffer): unknown {
+      return parseJson(bytes, 0);
+    },
+    fromJson(json: unknown): unknown {
+      return json;
+    },
+    toJson(value: unknown): unknown {
+      return value;
+    },
   },
-  serializeToUtf8: jsonText,
-  deserialize(bytes: Buffer): unknown {
-    return parseJson(bytes, 0);
-  },
-  deserializeFrom: parseJson,
-  fromJson(json: unknown): unknown {
-    return json;
-  },
-  toJson(value: unknown): unknown {
-    return value;
-  },
-};
+  { serializeToUtf8: jsonText, deserializeFrom: parseJson },
+);

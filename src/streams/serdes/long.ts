@@ -1,4 +1,4 @@
-import type { Serde } from './serde';
+import { type Serde, withShortcuts } from './serde';
 import { readInt64BE, writeInt64BE } from './int64';
 import { integerFromJson } from './json-integer';
 import { describeJson, serdeError } from './serde-errors';
@@ -21,27 +21,29 @@ function readLong(bytes: Buffer, offset: number): number {
  * price is range: only safe integers (|v| <= 2^53 - 1) are accepted and produced; bytes from a Java producer
  * holding a larger long are rejected with a SerializationException rather than silently rounded.
  */
-export const longSerde: Serde<number> = {
-  name: 'long',
-  serialize(value: number): Buffer {
-    if (!Number.isSafeInteger(value)) {
-      throw serdeError(
-        'long',
-        `cannot serialize ${describeJson(value)}: not an integer within ±${Number.MAX_SAFE_INTEGER} (Number.MAX_SAFE_INTEGER)`,
-      );
-    }
-    const bytes = Buffer.allocUnsafe(8);
-    writeInt64BE(bytes, value, 0);
-    return bytes;
+export const longSerde: Serde<number> = withShortcuts(
+  {
+    name: 'long',
+    serialize(value: number): Buffer {
+      if (!Number.isSafeInteger(value)) {
+        throw serdeError(
+          'long',
+          `cannot serialize ${describeJson(value)}: not an integer within ±${Number.MAX_SAFE_INTEGER} (Number.MAX_SAFE_INTEGER)`,
+        );
+      }
+      const bytes = Buffer.allocUnsafe(8);
+      writeInt64BE(bytes, value, 0);
+      return bytes;
+    },
+    deserialize(bytes: Buffer): number {
+      return readLong(bytes, 0);
+    },
+    fromJson(json: unknown): number {
+      return integerFromJson('long', json, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+    },
+    toJson(value: number): unknown {
+      return value;
+    },
   },
-  deserialize(bytes: Buffer): number {
-    return readLong(bytes, 0);
-  },
-  deserializeFrom: readLong,
-  fromJson(json: unknown): number {
-    return integerFromJson('long', json, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-  },
-  toJson(value: number): unknown {
-    return value;
-  },
-};
+  { deserializeFrom: readLong },
+);

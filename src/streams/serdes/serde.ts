@@ -27,3 +27,13 @@ export interface Serde<T> {
   /** The value as JSON for the query API (bytes become base64). */
   toJson(value: T): unknown;
 }
+
+/**
+ * `serde` with shortcuts that must agree with its `serialize` and `deserialize`, defined not enumerable: a copy that
+ * spreads it with a serializer or deserializer of its own (`{ ...Serdes.String(), serialize }`) then has no shortcut
+ * that would bypass them.
+ */
+export function withShortcuts<T>(serde: Serde<T>, shortcuts: Pick<Serde<T>, 'deserializeFrom' | 'serializeToUtf8'>): Serde<T> {
+  for (const [name, value] of Object.entries(shortcuts)) Object.defineProperty(serde, name, { value, enumerable: false, writable: false, configurable: false });
+  return serde;
+}

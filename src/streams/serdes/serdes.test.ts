@@ -162,3 +162,14 @@ describe('fromJson / toJson', () => {
     expect(() => Serdes.Void().fromJson('x')).toThrow(SerializationException);
   });
 });
+
+describe('serde shortcuts', () => {
+  it('are not copied by a spread that brings its own serializer and deserializer, so nothing bypasses them', () => {
+    const upper = { ...Serdes.String(), serialize: (value: string) => Buffer.from(value.toUpperCase(), 'utf8'), deserialize: (bytes: Buffer) => bytes.toString('utf8').toLowerCase() };
+    expect(upper.serializeToUtf8).toBeUndefined();
+    expect(upper.deserializeFrom).toBeUndefined();
+    expect(Serdes.String().serializeToUtf8!('kafka')).toBe('kafka');
+    expect(Serdes.Long().deserializeFrom!(Buffer.from([9, 0, 0, 0, 0, 0, 0, 0, 42]), 1)).toBe(42);
+    expect(Serdes.Json().serializeToUtf8!({ a: [1] })).toBe('{"a":[1]}');
+  });
+});
