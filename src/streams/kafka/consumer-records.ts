@@ -8,6 +8,7 @@
  * batch. Only record batches of magic 2 (Kafka 0.11 and later) are read here; older message sets go to kafkajs'
  * own decoder, whose messages are then given the same shape.
  */
+import type { AbortedTransaction } from './kafkajs';
 import { BATCH_HEADER_BYTES, COMPRESSION_MASK, CONTROL_FLAG, decompressRecords, LOG_APPEND_TIME_FLAG, MAGIC_OFFSET, readBatchHeader, RecordBatchReader, TRANSACTIONAL_FLAG } from './record-batch-reader';
 
 /** A fetched record, as the consumer's `eachBatch` hands it out. */
@@ -39,11 +40,11 @@ class FetchedRecord implements FetchedMessage {
 
   constructor(
     private readonly data: Buffer,
+    /** -1: a null key (RecordBatchReader.skipBytes). */
     private readonly keyStart: number,
-    /** -1: a null key. */
-    private readonly keyLength: number,
+    private readonly keyEnd: number,
     private readonly valueStart: number,
-    private readonly valueLength: number,
+    private readonly valueEnd: number,
     readonly offset: number,
     readonly timestamp: number,
     private headerMap: RecordHeaders | undefined,
@@ -52,11 +53,11 @@ class FetchedRecord implements FetchedMessage {
   ) {}
 
   get key(): Buffer | null {
-    return this.keyLength < 0 ? null : this.data.subarray(this.keyStart, this.keyStart + this.keyLength);
+    return this.keyStart < 0 ? null : this.data.subarray(this.keyStart, this.keyEnd);
   }
 
   get value(): Buffer | null {
-    return this.valueLength < 0 ? null : this.data.subarray(this.valueStart, this.valueStart + this.valueLength);
+    return this.valueStart < 0 ? null : this.data.subarray(this.valueStart, this.valueEnd);
   }
 
   get headers(): RecordHeaders {
@@ -168,24 +169,24 @@ export async function decodeRecordBatches(buf: Buffer): Promise<FetchedMessage[]
     if ((attributes & COMPRESSION_MASK) !== 0 && count > 0) {
       records = new RecordBatchReader(await decompressRecords(attributes, buf.subarray(r.pos, end), `the record batch at offset ${firstOffset}`), 0);
     }
-    for (let i = 0; i < count; i++) messages.push(readRecord(records, context, firstOffset, firstTimestamp, header.maxTimestamp));
+    // Under log-append time every record of the batch has the batch's max timestamp.
+    const logAppendTime = context.timestampType === LOG_APPEND_TIME ? header.maxTimestamp : undefined;
+    for (let i = 0; i < count; i++) messages.push(readRecord(records, context, firstOffset, firstTimestamp, logAppendTime));
     r.pos = end;
   }
   return messages;
 }
 
-function readRecord(r: RecordBatchReader, context: BatchContext, firstOffset: number, firstTimestamp: number, maxTimestamp: number): FetchedMessage {
+function readRecord(r: RecordBatchReader, context: BatchContext, firstOffset: number, firstTimestamp: number, logAppendTime: number | undefined): FetchedMessage {
   const length = r.varint();
   const next = r.pos + length;
-  r.int8(); // the record's attributes: unused since magic 2
+  r.skip(1); // the record's attributes: unused since magic 2
   const timestampDelta = r.varlong();
   const offsetDelta = r.varint();
-  const keyLength = r.varint();
-  const keyStart = r.pos;
-  if (keyLength > 0) r.pos += keyLength;
-  const valueLength = r.varint();
-  const valueStart = r.pos;
-  if (valueLength > 0) r.pos += valueLength;
+  const keyStart = r.skipBytes();
+  const keyEnd = r.pos;
+  const valueStart = r.skipBytes();
+  const valueEnd = r.pos;
   const headerCount = r.varint();
   let headers: RecordHeaders | undefined;
   for (let h = 0; h < headerCount; h++) {
@@ -198,8 +199,7 @@ function readRecord(r: RecordBatchReader, context: BatchContext, firstOffset: nu
     Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
   }
   r.pos = next;
-  const timestamp = context.timestampType === LOG_APPEND_TIME ? maxTimestamp : firstTimestamp + timestampDelta;
-  return new FetchedRecord(r.buf, keyStart, keyLength, valueStart, valueLength, firstOffset + offsetDelta, timestamp, headers, context.isControlBatch, context);
+  return new FetchedRecord(r.buf, keyStart, keyEnd, valueStart, valueEnd, firstOffset + offsetDelta, logAppendTime ?? firstTimestamp + timestampDelta, headers, context.isControlBatch, context);
 }
 
 function fromKafkajs(m: KafkajsMessage): FetchedMessage {
@@ -217,7 +217,7 @@ function fromKafkajs(m: KafkajsMessage): FetchedMessage {
 }
 
 /** kafkajs' filter of aborted transactions, as Sluice replaces it (kafkajs.ts). */
-type AbortedFilter = (args: { messages: FetchedMessage[]; abortedTransactions?: { producerId: string; firstOffset: string }[] }) => FetchedMessage[];
+type AbortedFilter = (args: { messages: FetchedMessage[]; abortedTransactions?: AbortedTransaction[] }) => FetchedMessage[];
 
 /**
  * kafkajs' Batch, with offsets as numbers (they stay far below 2^53) where kafkajs used Longs: the records of one
@@ -236,7 +236,7 @@ export function fetchedBatchClass(filterAbortedMessages: AbortedFilter) {
     constructor(
       topic: string,
       readonly fetchedOffset: string,
-      partitionData: { partition: number; highWatermark: string; messages: FetchedMessage[]; abortedTransactions?: { producerId: string; firstOffset: string }[] },
+      partitionData: { partition: number; highWatermark: string; messages: FetchedMessage[]; abortedTransactions?: AbortedTransaction[] },
     ) {
       this.topic = topic;
       this.partition = partitionData.partition;

@@ -3,7 +3,7 @@
  * folder imports kafkajs or a file of this folder other than this one. Sluice's replacements of kafkajs internals
  * are installed first, before any module below loads kafkajs' consumer and producer.
  */
-export { checkKafkajs, KAFKAJS_VERSION } from './kafkajs';
+export { KAFKAJS_VERSION } from './kafkajs';
 export * from './admin';
 export * from './changelog-reader';
 export * from './client';

@@ -64,10 +64,12 @@ export function filterAbortedMessages<M extends FetchedRecord>({ messages, abort
   if (!abortedTransactions || abortedTransactions.length === 0) return messages;
   const pending = abortedTransactions.map((t) => ({ producerId: t.producerId, firstOffset: Number(t.firstOffset) })).sort((a, b) => a.firstOffset - b.firstOffset);
   const aborting = new Set<string>();
+  let next = 0;
   return messages.filter((message) => {
-    while (pending.length > 0 && message.offset >= pending[0]!.firstOffset) aborting.add(pending.shift()!.producerId);
+    while (next < pending.length && message.offset >= pending[next]!.firstOffset) aborting.add(pending[next++]!.producerId);
     const { producerId, inTransaction } = message.batchContext;
-    if (message.isControlRecord && message.key !== null && Buffer.from(message.key).equals(ABORT_MARKER_KEY)) {
+    const key = message.key;
+    if (message.isControlRecord && key !== null && key.equals(ABORT_MARKER_KEY)) {
       aborting.delete(producerId);
       return true;
     }

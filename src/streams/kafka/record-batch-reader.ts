@@ -16,7 +16,7 @@ export const CONTROL_FLAG = 0x20;
 export const BATCH_HEADER_BYTES = 61;
 
 /** A record batch's header (message format 2). */
-export interface RecordBatchHeader {
+interface RecordBatchHeader {
   firstOffset: number;
   /** Where the batch ends in the buffer. */
   end: number;

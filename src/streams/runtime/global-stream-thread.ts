@@ -102,7 +102,7 @@ export class GlobalStreamThread {
           this.storeMetrics.get(store.name)?.unregister();
           const scope = createStateStoreMetrics(options.metrics, threadId, GLOBAL_TASK, storeMetricsScope(store.persistent, store.type), store.name);
           this.storeMetrics.set(store.name, scope);
-          return config.timeStoreOperations ? meteredStore(store, scope) : store;
+          return meteredStore(store, scope, config.timeStoreOperations);
         },
         storeFlushed: (store, ms) => this.storeMetrics.get(store)?.flush.record(ms),
         globalStores: this.stores,

@@ -18,7 +18,7 @@ describe('meteredStore', () => {
     }) as unknown as KeyValueStore<string, number>;
     raw.init(new RecordingStoreContext(dir));
     const registry = new MetricsRegistry();
-    const store = meteredStore(raw, createStateStoreMetrics(registry, 't-1', '0_0', 'in-memory', 'counts'));
+    const store = meteredStore(raw, createStateStoreMetrics(registry, 't-1', '0_0', 'in-memory', 'counts'), true);
     store.put('a', 1);
     store.put('b', 2);
     expect(store.get('a')).toBe(1);

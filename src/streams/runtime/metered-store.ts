@@ -29,11 +29,12 @@ const TIMED: Record<string, keyof StateStoreMetrics> = {
 };
 
 /**
- * The store as processors and queries see it under `metrics.recording.level` DEBUG or TRACE: every operation is timed
- * into the store's metrics (range and all: the time to open the iterator). The store itself is unchanged. Flushes
- * and restored batches are recorded by the task at every level.
+ * The store as processors and queries see it: with `timeOperations` (`metrics.recording.level` DEBUG or TRACE) every
+ * operation is timed into the store's metrics (range and all: the time to open the iterator); without, the store
+ * itself. Flushes and restored batches are recorded by the task at every level.
  */
-export function meteredStore<S extends StateStore>(store: S, metrics: StateStoreMetrics): S {
+export function meteredStore<S extends StateStore>(store: S, metrics: StateStoreMetrics, timeOperations: boolean): S {
+  if (!timeOperations) return store;
   const wrappers = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, property, receiver) {

@@ -83,7 +83,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
         const scope = storeMetricsScope(store.persistent, store.type);
         const storeScope = createStateStoreMetrics(metrics, threadName, taskId, scope, store.name);
         storeMetrics.set(store.name, storeScope);
-        return config.timeStoreOperations ? meteredStore(store, storeScope) : store;
+        return meteredStore(store, storeScope, config.timeStoreOperations);
       },
       storeFlushed: (store, ms) => storeMetrics.get(store)?.flush.record(ms),
       storeRestored: (store, records) => storeMetrics.get(store)?.restore.record(records),

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { StreamsException } from '../../../errors';
-import { checkKafkajs, createKafkaClients, type TopicPartition } from '../../kafka';
+import { createKafkaClients, type TopicPartition } from '../../kafka';
 import { MetricsRegistry } from '../../metrics/metrics-registry';
 import { serdeByName } from '../../serdes/serde-by-name';
 import { StateDirectory } from '../state-directory';
@@ -27,7 +27,6 @@ const METRICS_INTERVAL_MS = 1_000;
 
 function run(setup: WorkerSetup, port: Port): void {
   const config = parseStreamsConfig(setup.config);
-  checkKafkajs();
   const metadata = new TopologyMetadata(loadTopology(setup.topology), config.applicationId);
   const stateDirectory = new StateDirectory(config.stateDir, config.applicationId, setup.processRun);
   const partitionCounts = new Map(setup.partitionCounts);
