@@ -298,6 +298,29 @@ export async function* streamLocal(view: InstanceView, store: string, request: Q
 }
 
 /**
+ * A keyed query's records when its key's partition is active on this thread and queryable now: read at once, with
+ * no wait, no retry and no stream, as most keyed queries are. Undefined whenever that is not so (the partition on a
+ * peer, in a worker, restoring, closed under the read, more than a chunk of records or a read that fails): the
+ * query then takes the general path, which waits, retries and says why it failed.
+ */
+export function readKeyedHere(view: InstanceView, store: string, bound: BoundQuery): RecordChunk | undefined {
+  if (bound.keyBytes === undefined || bound.request.options.allowStale) return undefined;
+  const metadata = view.keyQueryMetadata(store, bound.keyBytes);
+  if (metadata?.activeHost?.isLocal !== true) return undefined;
+  const partition = view.queryableStore(store, metadata.partition);
+  if (partition === undefined) return undefined;
+  const { records, paging } = readRecords([[metadata.partition, partition]], bound);
+  try {
+    const read = take(records, CHUNK_RECORDS);
+    return paging === undefined && read.length < CHUNK_RECORDS && partition.isOpen() ? chunkOf(read) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    records.return?.();
+  }
+}
+
+/**
  * This server's part of a query in one piece, for callers of the unary peer call (nodes of the previous version).
  * Never rejects: what goes wrong is a failed answer that says why.
  */

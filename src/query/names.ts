@@ -8,6 +8,8 @@ export function looseName(name: string): string {
 
 /** The canonical name among `names` that `given` means, if any. */
 export function matchName<N extends string>(given: string, names: readonly N[]): N | undefined {
+  // The canonical spelling, as most clients send it, is found without lowering every name.
+  if ((names as readonly string[]).includes(given)) return given as N;
   const loose = looseName(given);
   return names.find((name) => looseName(name) === loose);
 }

@@ -103,6 +103,20 @@ describe('QueryService', () => {
     expect(peers.calls).toEqual([]);
   });
 
+  it('answers a get of a key held here in one piece, read at once; an absent key as an empty part', async () => {
+    const { service, keyOn, view } = setup();
+    const key = keyOn(HOSTS[0]!, 42);
+    const answer = await service.stream('app', 'kv', { type: 'key_value', query: { get: { key } } });
+    expect(answer.streamed).toBe(false);
+    expect('text' in answer && JSON.parse(answer.text)).toMatchObject({ status: 'SUCCESS', result: { total: 1, success: [{ records: [{ key, value: 42 }] }] } });
+    const records = await service.stream('app', 'kv', { type: 'key_value', query: { get: { key } } }, { recordsOnly: true });
+    expect('text' in records && JSON.parse(records.text)).toEqual([{ key, value: 42 }]);
+
+    const missing = [...Array(100).keys()].map((i) => `missing-${i}`).find((k) => HOSTS[0]!.partitions.includes(view.partitionOf(k)))!;
+    const absent = await service.execute('app', 'kv', { type: 'key_value', query: { get: { key: missing } } });
+    expect(absent).toMatchObject({ status: 'SUCCESS', result: { total: 0, success: [{ server: 'node-a:8080', remote: false, total: 0, records: [] }], failure: [] } });
+  });
+
   it('forwards a get of a remote key to its owner only, never to fan out again, within the time left', async () => {
     const { service, peers, keyOn } = setup();
     const key = keyOn(HOSTS[1]!);

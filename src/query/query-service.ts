@@ -21,10 +21,10 @@ import type { StreamsMetadata } from '../streams/runtime/streams-metadata';
 import { bindQuery, type BoundQuery } from './bind';
 import { clauseSpec, pages, placeKind } from './clauses';
 import { PageTokens, queryFingerprint } from './page-token';
-import { executeLocal, schemaInWorkers, staleReadKey, streamLocal } from './execute-local';
+import { executeLocal, readKeyedHere, schemaInWorkers, staleReadKey, streamLocal } from './execute-local';
 import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
 import { type Plan, planQuery, remoteTarget, type RemoteTarget } from './plan';
-import { collectBody, recordsBody, responseBody, type Paging, type StreamedPart, type Unanswered } from './response-body';
+import { collectBody, recordsBody, responseBody, wholeResponse, type Paging, type StreamedPart, type Unanswered } from './response-body';
 import { retryUntilReady, type Attempt } from './retry';
 import { describeSchema, schemaOfDescription, schemaOfStore, type StoreSchema } from './schema';
 import type { QueryRequest, StoreQueryResponse } from './types';
@@ -45,15 +45,20 @@ export interface ExecuteOptions {
   recordsOnly?: boolean;
 }
 
-/** A store query's answer, as JSON text in chunks that together are the body. */
-export interface QueryAnswer {
-  /**
-   * Whether the answer may be large (a clause that lists records): it is then sent as it is read; a keyed clause
-   * or `count` answers a few records, sent in one piece.
-   */
-  streamed: boolean;
-  body: AsyncGenerator<string, void, undefined>;
-}
+/**
+ * A store query's answer: its whole body when it was read at once (a keyed query answered here), else JSON text in
+ * chunks that together are the body.
+ */
+export type QueryAnswer =
+  | { streamed: false; text: string }
+  | {
+      /**
+       * Whether the answer may be large (a clause that lists records): it is then sent as it is read; a keyed
+       * clause or `count` answers a few records, sent in one piece.
+       */
+      streamed: boolean;
+      body: AsyncGenerator<string, void, undefined>;
+    };
 
 /** A peer is asked to answer this much before the query's deadline, so that its answer arrives in time. */
 const PEER_MARGIN_MS = 100;
@@ -103,7 +108,7 @@ export class QueryService implements PeerQueryHandler {
   execute(applicationId: string, store: string, body: unknown, options?: ExecuteOptions): Promise<StoreQueryResponse | unknown[]>;
   async execute(applicationId: string, store: string, body: unknown, options: ExecuteOptions = {}): Promise<StoreQueryResponse | unknown[]> {
     const answer = await this.stream(applicationId, store, body, options);
-    return JSON.parse(await collectBody(answer.body)) as StoreQueryResponse | unknown[];
+    return JSON.parse('text' in answer ? answer.text : await collectBody(answer.body)) as StoreQueryResponse | unknown[];
   }
 
   /**
@@ -135,12 +140,21 @@ export class QueryService implements PeerQueryHandler {
         : responseBody({ server: this.options.localServer, store, type: request.type, started }, parts, unanswered, paging),
     });
 
-    const schema = await retryUntilReady(() => this.findSchema(view, applicationId, store, deadline), request.options, deadline);
+    const schemaHere = this.localSchema(view, store);
+    const schema = schemaHere !== undefined ? { ready: true as const, value: schemaHere } : await retryUntilReady(() => this.findSchema(view, applicationId, store, deadline), request.options, deadline);
     if (!schema.ready) return answer([], { status: 'NOT_AVAILABLE', reason: schema.reason });
     const bound = bindQuery(request, schema.value, store);
     const staleKey = staleReadKey(view, store, bound);
     if (staleKey !== undefined) return answer([await this.staleKeyedPart(view, applicationId, store, request, staleKey, deadline)]);
 
+    if (bound.keyBytes !== undefined && !view.isGlobalStore(store)) {
+      const here = readKeyedHere(view, store, bound);
+      if (here !== undefined) {
+        const head = { server: this.options.localServer, store, type: request.type, started };
+        const part = { server: this.options.localServer, remote: false, records: here, end: { ok: true } as const };
+        return { streamed: false, text: wholeResponse(head, part, options.recordsOnly === true) };
+      }
+    }
     if (bound.keyBytes !== undefined && request.options.retries > 0 && !view.isGlobalStore(store)) {
       const keyed = await this.keyedPart(view, applicationId, store, bound, deadline);
       return 'kind' in keyed ? answer([], unansweredOf(keyed)) : answer([keyed]);
@@ -197,6 +211,10 @@ export class QueryService implements PeerQueryHandler {
   }
 
   private localSchema(view: InstanceView, store: string): StoreSchema | undefined {
+    // Any partition tells: the first found, without a map of them all, unless it cannot.
+    const first = view.queryableStore(store);
+    const schema = first === undefined ? undefined : schemaOfStore(first);
+    if (schema !== undefined || first === undefined) return schema;
     for (const partition of view.queryableStores(store).values()) {
       const schema = schemaOfStore(partition);
       if (schema !== undefined) return schema;

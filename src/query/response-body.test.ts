@@ -1,7 +1,7 @@
 import Ajv from 'ajv';
 import type { PartEnd, PartStream, RecordChunk } from '../cluster/peer-protocol';
 import * as schemas from '../server/schemas/applications';
-import { collectBody, recordsBody, responseBody, type StreamedPart } from './response-body';
+import { collectBody, recordsBody, responseBody, wholeResponse, type StreamedPart } from './response-body';
 
 const head = { server: 'node-a:8080', store: 'kv', type: 'key_value', started: Date.now() };
 const validate = new Ajv({ strict: false }).compile(schemas.storeQueryResult);
@@ -126,5 +126,31 @@ describe('the streamed answer of a store query', () => {
     await body.return();
     await new Promise((resolve) => setImmediate(resolve));
     expect(parts.map((p) => p.returned())).toEqual([true, true]);
+  });
+});
+
+describe('the answer of a part read whole at once', () => {
+  // `took` is the one field that may differ between two writings: it is the time spent.
+  const withoutTook = (text: string) => ({ ...(JSON.parse(text) as Record<string, unknown>), took: 0 });
+
+  it.each([
+    ['one record', records('k', 1)],
+    ['no record (the key is absent)', []],
+    ['several records', records('w', 5)],
+  ])('is what the streamed answer writes for the same part: %s', async (_label, found) => {
+    const chunk: RecordChunk = { json: JSON.stringify(found).slice(1, -1), count: found.length };
+    const whole = wholeResponse(head, { server: 'node-a:8080', remote: false, records: chunk, end: { ok: true } }, false);
+    const streamed = await collectBody(responseBody(head, [part('node-a:8080', found, [], { ok: true }, false)]));
+    expect(validate(JSON.parse(whole))).toBe(true);
+    expect(withoutTook(whole)).toEqual(withoutTook(streamed));
+    expect(JSON.parse(whole)).toMatchObject({ status: 'SUCCESS', result: { total: found.length, success: [{ server: 'node-a:8080', remote: false, records: found, total: found.length }], failure: [] } });
+  });
+
+  it('answers only the records when asked so, as recordsBody does', async () => {
+    const found = records('k', 2);
+    const chunk: RecordChunk = { json: JSON.stringify(found).slice(1, -1), count: found.length };
+    const whole = wholeResponse(head, { server: 'node-a:8080', remote: false, records: chunk, end: { ok: true } }, true);
+    expect(whole).toBe(await collectBody(recordsBody([part('node-a:8080', found, [], { ok: true }, false)])));
+    expect(JSON.parse(whole)).toEqual(found);
   });
 });

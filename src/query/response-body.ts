@@ -14,7 +14,7 @@
  * answer with both records and failures. A client learns that records are missing from the status and the failure parts, as for
  * a part that failed outright; the body always stays valid JSON.
  */
-import type { PartEnd, PartitionPosition, PartStream, PeerFailure } from '../cluster/peer-protocol';
+import type { PartEnd, PartitionPosition, PartStream, PeerFailure, RecordChunk } from '../cluster/peer-protocol';
 import type { QueryStatus } from './types';
 
 /** A server's part, as it is read. */
@@ -114,6 +114,61 @@ function closeAll(parts: readonly StreamedPart[]): void {
   for (const part of parts) part.stream.return({ ok: true }).catch(() => undefined);
 }
 
+/**
+ * The text of an answer, piece by piece as its parts are read: what is known at each step is written then, and
+ * what only the end knows (totals, status) at the end. The streamed body and the body answered at once both write
+ * through it.
+ */
+class ResponseText {
+  private successes = 0;
+  private total = 0;
+  private readonly failed: Failed[] = [];
+  private readonly ends: PartEnd[] = [];
+  /** Records of the part being written. */
+  private written = 0;
+
+  /** The answer's opening, up to its first success part. */
+  static head(head: ResponseHead): string {
+    return `{"server":${JSON.stringify(head.server)},"result":{"store":${JSON.stringify(head.store)},"type":${JSON.stringify(head.type)},"success":[`;
+  }
+
+  /** A chunk of a part's records (count > 0), with the part's opening before its first. */
+  records(part: Omit<StreamedPart, 'stream'>, chunk: RecordChunk): string {
+    const text = this.written === 0 ? `${this.successes > 0 ? ',' : ''}{"server":${JSON.stringify(part.server)},"remote":${part.remote},"records":[` : ',';
+    if (this.written === 0) this.successes++;
+    this.written += chunk.count;
+    return text + chunk.json;
+  }
+
+  /** The close of a part at its end: its total, or the whole empty part when it answered no record. */
+  partEnd(part: Omit<StreamedPart, 'stream'>, end: PartEnd): string {
+    const written = this.written;
+    this.written = 0;
+    this.ends.push(end);
+    this.total += written;
+    if (!end.ok) this.failed.push({ server: part.server, remote: part.remote, failure: end, after: written });
+    const replica = end.ok && end.replica ? `,"standby":${end.replica.standby},"lag":${end.replica.lag}` : '';
+    if (written > 0) return `],"total":${written}${replica}}`;
+    if (!end.ok) return '';
+    return `${this.successes++ > 0 ? ',' : ''}{"server":${JSON.stringify(part.server)},"remote":${part.remote},"records":[],"total":0${replica}}`;
+  }
+
+  /** The answer's close: the failure parts, the totals and the status. */
+  tail(head: ResponseHead, unanswered: Unanswered | undefined, paging: Paging | undefined): string {
+    const { failed } = this;
+    const status = unanswered?.status ?? statusOf(this.successes, failed);
+    let error: string | undefined;
+    if (unanswered) error = unanswered.reason;
+    else if (status === 'NOT_AVAILABLE') error = failed.flatMap((part) => part.failure.messages.map((message) => `${part.server}: ${message}`)).join('; ');
+    const timeout = failed.some((part) => part.failure.timedOut);
+    const next = paging === undefined ? undefined : nextToken(paging, this.ends, unanswered === undefined);
+    return (
+      `],"failure":[${failed.map(failurePartJson).join(',')}],"total":${this.total}${error === undefined ? '' : `,"error":${JSON.stringify(error)}`}}` +
+      `,"status":"${status}","timeout":${timeout},"took":${Date.now() - head.started}${next === undefined ? '' : `,"next":"${next}"`}}`
+    );
+  }
+}
+
 /** The full answer, as chunks of JSON text. */
 export async function* responseBody(
   head: ResponseHead,
@@ -122,49 +177,41 @@ export async function* responseBody(
   paging?: Paging,
 ): AsyncGenerator<string, void, undefined> {
   try {
-    let text = `{"server":${JSON.stringify(head.server)},"result":{"store":${JSON.stringify(head.store)},"type":${JSON.stringify(head.type)},"success":[`;
-    let successes = 0;
-    let total = 0;
-    const failed: Failed[] = [];
-    const ends: PartEnd[] = [];
+    const response = new ResponseText();
+    let text = ResponseText.head(head);
     const firsts = prefetch(parts);
     for (const [index, part] of parts.entries()) {
-      let written = 0;
-      let end: PartEnd;
       for (let pulled = 0; ; pulled++) {
         const next = await (pulled === 0 ? firsts[index]! : pull(part.stream));
         if (next.done) {
-          end = next.value;
+          text += response.partEnd(part, next.value);
           break;
         }
         if (next.value.count === 0) continue;
-        text += written === 0 ? `${successes > 0 ? ',' : ''}{"server":${JSON.stringify(part.server)},"remote":${part.remote},"records":[` : ',';
-        if (written === 0) successes++;
-        written += next.value.count;
-        yield text + next.value.json;
+        yield text + response.records(part, next.value);
         text = '';
       }
-      ends.push(end);
-      if (!end.ok) failed.push({ server: part.server, remote: part.remote, failure: end, after: written });
-      const replica = end.ok && end.replica ? `,"standby":${end.replica.standby},"lag":${end.replica.lag}` : '';
-      if (written > 0) text += `],"total":${written}${replica}}`;
-      else if (end.ok) {
-        text += `${successes > 0 ? ',' : ''}{"server":${JSON.stringify(part.server)},"remote":${part.remote},"records":[],"total":0${replica}}`;
-        successes++;
-      }
-      total += written;
     }
-    const status = unanswered?.status ?? statusOf(successes, failed);
-    let error: string | undefined;
-    if (unanswered) error = unanswered.reason;
-    else if (status === 'NOT_AVAILABLE') error = failed.flatMap((part) => part.failure.messages.map((message) => `${part.server}: ${message}`)).join('; ');
-    const timeout = failed.some((part) => part.failure.timedOut);
-    text += `],"failure":[${failed.map(failurePartJson).join(',')}],"total":${total}${error === undefined ? '' : `,"error":${JSON.stringify(error)}`}}`;
-    const next = paging === undefined ? undefined : nextToken(paging, ends, unanswered === undefined);
-    yield `${text},"status":"${status}","timeout":${timeout},"took":${Date.now() - head.started}${next === undefined ? '' : `,"next":"${next}"`}}`;
+    yield text + response.tail(head, unanswered, paging);
   } finally {
     closeAll(parts);
   }
+}
+
+/** A part read whole already: its records (none when count is 0) and how it ended. */
+export interface ReadPart {
+  server: string;
+  remote: boolean;
+  records: RecordChunk;
+  end: PartEnd;
+}
+
+/** The answer of one part read whole already, in one piece: the same text responseBody writes for it. */
+export function wholeResponse(head: ResponseHead, part: ReadPart, recordsOnly: boolean): string {
+  if (recordsOnly) return `[${part.records.json}]`;
+  const response = new ResponseText();
+  const records = part.records.count > 0 ? response.records(part, part.records) : '';
+  return ResponseText.head(head) + records + response.partEnd(part, part.end) + response.tail(head, undefined, undefined);
 }
 
 /** Only the records of the success parts, as one JSON array (`.../stores/{name}/records`); failures leave no trace. */

@@ -22,8 +22,9 @@ export function parseEveryBodyAsJson(app: FastifyInstance): void {
     });
   });
   // A request without a body (no Content-Length, no chunks) is never parsed; routes that take one see `{}` too.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.routeOptions.schema?.body !== undefined) request.body = {};
+    done();
   });
 }
 

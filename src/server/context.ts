@@ -110,11 +110,8 @@ export interface StoreQueries {
   stream(applicationId: string, store: string, body: unknown, options: { recordsOnly: boolean }): Promise<StoreQueryAnswer>;
 }
 
-export interface StoreQueryAnswer {
-  /** Whether the body may be large and is to be sent as it is read; else it is sent in one piece. */
-  streamed: boolean;
-  body: AsyncGenerator<string, void, undefined>;
-}
+/** A body read at once (`text`), or chunks that may be large (`streamed`: sent as they are read) or not. */
+export type StoreQueryAnswer = { streamed: false; text: string } | { streamed: boolean; body: AsyncGenerator<string, void, undefined> };
 
 /** The body of a store query (compatibility file, section 5), as the answers of the query engine are shaped. */
 export interface StoreQueryResult {

@@ -112,6 +112,10 @@ export class FakeRuntime extends EventEmitter<StreamsEvents> implements StreamsR
     return new Map();
   }
 
+  queryableStore() {
+    return undefined;
+  }
+
   standbyReplicas() {
     return new Map();
   }

@@ -117,6 +117,11 @@ export class FakeView {
     return result;
   }
 
+  queryableStore(store: string, partition?: number): StateStore | undefined {
+    const queryable = this.queryableStores(store);
+    return partition === undefined ? queryable.values().next().value : queryable.get(partition);
+  }
+
   /**
    * Partitions held by stream threads "in workers": the readers run on this thread, on the same stores, and what
    * they take and hand back is structured-cloned, as between threads.

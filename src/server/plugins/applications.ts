@@ -30,6 +30,7 @@ type StoreParams = ApplicationIdParams & { name: string };
  */
 async function sendAnswer(reply: FastifyReply, answer: StoreQueryAnswer): Promise<FastifyReply> {
   reply.type('application/json; charset=utf-8');
+  if ('text' in answer) return reply.send(answer.text);
   if (!answer.streamed) return reply.send(await collect(answer.body));
   return reply.send(Readable.from(answer.body, { objectMode: false, highWaterMark: 64 * 1024 }));
 }

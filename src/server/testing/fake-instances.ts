@@ -150,6 +150,7 @@ export function fakeView(applicationId: string, values: Readonly<Record<string, 
     hasStore: (store) => store === 'counts',
     isGlobalStore: () => false,
     queryableStores: () => new Map(),
+    queryableStore: () => undefined,
     standbyReplicas: () => new Map(),
     workerStores: () => [],
   };

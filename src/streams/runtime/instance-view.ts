@@ -176,6 +176,10 @@ export interface InstanceView {
    * restored.
    */
   queryableStores(store: string): Map<number, StateStore>;
+  /**
+   * One of those: the given partition, or with none the first found. Asked by every keyed query, it makes no map.
+   */
+  queryableStore(store: string, partition?: number): StateStore | undefined;
   /** Local partitions of a store that stream threads in workers hold queryable now, by thread (none in queryableStores). */
   workerStores(store: string): WorkerStorePartitions[];
   /** Local standby partitions of a store, with their lag (stale reads). */

@@ -124,6 +124,16 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     return result;
   }
 
+  /** One of them: the given partition, or with none the first found. */
+  queryableStore(store: string, partition?: number): StateStore | undefined {
+    for (const active of this.tasks.all()) {
+      if (active.state !== 'running' || (partition !== undefined && active.partition !== partition)) continue;
+      const s = active.task.stores.get(store);
+      if (s?.isOpen()) return s;
+    }
+    return undefined;
+  }
+
   /** The tasks this thread holds, open or still closing (a worker reports them to the instance). */
   heldTasks(): string[] {
     return this.tasks.heldTaskIds();

@@ -829,8 +829,21 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return result;
     const global = this.globalThread?.isRestored ? this.globalThread.stores.get(store) : undefined;
     if (global?.isOpen()) result.set(GLOBAL_STORE_PARTITION, global);
-    for (const thread of this.inProcessThreads()) for (const [partition, s] of thread.queryableStores(store)) result.set(partition, s);
+    for (const thread of this.streamThreads) {
+      if (thread instanceof StreamThread) for (const [partition, s] of thread.queryableStores(store)) result.set(partition, s);
+    }
     return result;
+  }
+
+  queryableStore(store: string, partition?: number): StateStore | undefined {
+    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return undefined;
+    const global = this.globalThread?.isRestored ? this.globalThread.stores.get(store) : undefined;
+    if (global?.isOpen() && (partition === undefined || partition === GLOBAL_STORE_PARTITION)) return global;
+    for (const thread of this.streamThreads) {
+      const found = thread instanceof StreamThread ? thread.queryableStore(store, partition) : undefined;
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   workerStores(store: string): WorkerStorePartitions[] {
