@@ -191,6 +191,8 @@ export class QueryService implements PeerQueryHandler {
     const view = this.viewOf(query.applicationId, query.store);
     const request = requestFromPeer(query);
     this.requireRunning(view);
+    const here = this.keyedHere(view, query.store, request);
+    if (here !== undefined) return replayPart(here.count > 0 ? [here] : [], { ok: true });
     return streamLocal(view, query.store, request, deadline);
   }
 
@@ -208,6 +210,18 @@ export class QueryService implements PeerQueryHandler {
 
   private requireRunning(view: InstanceView): void {
     if (!isRunning(view)) throw new NoLocalInstance(view.applicationId, view.state);
+  }
+
+  /** A keyed query's records read at once here (readKeyedHere), or undefined when the general path must answer. */
+  private keyedHere(view: InstanceView, store: string, request: QueryRequest): RecordChunk | undefined {
+    const schema = this.localSchema(view, store);
+    if (schema === undefined || !clauseSpec(request.type, request.clause)?.keyed || view.isGlobalStore(store)) return undefined;
+    try {
+      return readKeyedHere(view, store, bindQuery(request, schema, store));
+    } catch {
+      // What is wrong with the query, the general path says.
+      return undefined;
+    }
   }
 
   private localSchema(view: InstanceView, store: string): StoreSchema | undefined {
