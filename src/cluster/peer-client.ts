@@ -12,6 +12,7 @@ import {
   type RecordChunk,
   type StoreDescription,
 } from './peer-protocol';
+import { MultiplexedCall } from './multiplexed-call';
 import { callMetadata, channelCredentials, type PeerSecurity } from './peer-security';
 import { UNLIMITED_MESSAGES } from './peer-server';
 import { peerService, positionFromMessage, type QueryChunkMessage, type QueryReplyMessage } from './peer-service';
@@ -53,6 +54,10 @@ export class PeerClient {
   private readonly metadata: grpc.Metadata;
   /** Peers of the previous version, which answer StreamQuery UNIMPLEMENTED: asked with Query until their channel goes. */
   private readonly legacy = new Set<string>();
+  /** Peers that answer Multiplexed UNIMPLEMENTED: keyed queries go by StreamQuery until their channel goes. */
+  private readonly unmultiplexed = new Set<string>();
+  /** The open multiplexed call to each peer that has one. */
+  private readonly multiplexedCalls = new Map<string, MultiplexedCall>();
 
   constructor(options: PeerClientOptions = {}) {
     this.ttlSeconds = options.channelTtlSeconds ?? 300;
@@ -63,6 +68,9 @@ export class PeerClient {
     // Expiry deletes too, so this closes every channel that leaves the cache.
     this.channels.on('del', (endpoint: string, client: grpc.Client) => {
       this.legacy.delete(endpoint);
+      this.unmultiplexed.delete(endpoint);
+      this.multiplexedCalls.get(endpoint)?.end();
+      this.multiplexedCalls.delete(endpoint);
       client.close();
     });
   }
@@ -105,6 +113,54 @@ export class PeerClient {
     // Errors surface through the iteration below; this keeps an unread failed call from being an unhandled error.
     call.on('error', () => undefined);
     return this.readPart(grpcEndpoint, call, query, deadline, legacyJson);
+  }
+
+  /**
+   * The part of a keyed query (a get: a few records), asked on the peer's multiplexed call: a message each way, no
+   * call of its own. Otherwise as streamQuery: never throws, ends with a failure that says why. A peer that does
+   * not know Multiplexed is asked with StreamQuery, from then on until its channel goes.
+   */
+  keyedQuery(grpcEndpoint: string, query: PeerQuery, deadline: number, legacyJson: () => string): PartStream {
+    if (this.unmultiplexed.has(grpcEndpoint) || this.legacy.has(grpcEndpoint)) return this.streamQuery(grpcEndpoint, query, deadline, legacyJson);
+    return this.multiplexedPart(grpcEndpoint, query, deadline, legacyJson);
+  }
+
+  private async *multiplexedPart(grpcEndpoint: string, query: PeerQuery, deadline: number, legacyJson: () => string): PartStream {
+    let chunks = 0;
+    try {
+      for await (const message of this.multiplexedCall(grpcEndpoint).ask(query, deadline)) {
+        if (message.records) {
+          const chunk = checkedChunk(message.records.recordsJson, message.records.count);
+          if (typeof chunk === 'string') return failedAnswer(chunk);
+          chunks++;
+          yield chunk;
+        }
+        if (message.end) return this.endOf(message.end);
+      }
+      return failedAnswer('the peer ended its part without saying whether it was complete');
+    } catch (error) {
+      if (chunks === 0 && isServiceError(error) && error.code === grpc.status.UNIMPLEMENTED) {
+        this.unmultiplexed.add(grpcEndpoint);
+        return yield* this.streamQuery(grpcEndpoint, query, deadline, legacyJson);
+      }
+      return this.failure(grpcEndpoint, error);
+    }
+  }
+
+  /** The peer's open multiplexed call, made when it has none. */
+  private multiplexedCall(grpcEndpoint: string): MultiplexedCall {
+    // Asked first in any case: it keeps the channel (and so the call) from expiring while in use.
+    const client = this.channel(grpcEndpoint);
+    const open = this.multiplexedCalls.get(grpcEndpoint);
+    if (open?.open) return open;
+    const method = peerService().Multiplexed;
+    // No deadline: the call lives as long as the channel; each query keeps its own.
+    const call = withoutCallerStack(() => client.makeBidiStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, this.metadata.clone(), {}));
+    const made = new MultiplexedCall(call, () => {
+      if (this.multiplexedCalls.get(grpcEndpoint) === made) this.multiplexedCalls.delete(grpcEndpoint);
+    });
+    this.multiplexedCalls.set(grpcEndpoint, made);
+    return made;
   }
 
   private async *readPart(

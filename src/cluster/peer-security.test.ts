@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { makeTestCertificates } from '../streams/kafka/testing/certificates';
 import { PeerClient } from './peer-client';
-import type { PartStream, PeerAnswer, PeerQueryHandler, PeerQueryRequest } from './peer-protocol';
+import { drainPart, type PartStream, type PeerAnswer, type PeerQuery, type PeerQueryHandler, type PeerQueryRequest } from './peer-protocol';
 import { callMetadata, carriesSecret, isAuthenticated, PEER_SECRET_METADATA, type PeerSecurity, type PeerTls } from './peer-security';
 import { startPeerServer, type PeerServer } from './peer-server';
 import { peerService, type QueryReplyMessage } from './peer-service';
@@ -123,6 +123,12 @@ describe('peer service with authentication', () => {
     expect(await query(port, { secret: `${SECRET}-other` })).toEqual({ ok: false, messages: ['refused by the peer: missing or wrong cluster secret'], kind: 'REFUSED', timedOut: false });
     const client = new PeerClient();
     try {
+      // The multiplexed call of keyed queries is refused as a whole, each query under way with it.
+      const keyed: PeerQuery = { applicationId: 'app', store: 'kv', type: 'key_value', clause: 'get', keysJson: { key: '"k"' }, times: {}, retries: 0, retryBackoffMs: 0, limit: -1, timeoutMs: 2000, positions: [], allowStale: false, maxLag: -1 };
+      expect(await drainPart(client.keyedQuery(`127.0.0.1:${port}`, keyed, Date.now() + 5000, () => 'unused'))).toEqual({
+        chunks: [],
+        end: { ok: false, messages: ['refused by the peer: missing or wrong cluster secret'], kind: 'REFUSED', timedOut: false },
+      });
       await expect(client.ping(`127.0.0.1:${port}`, Date.now() + 5000)).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
       await expect(client.describeStore(`127.0.0.1:${port}`, 'app', 'kv', Date.now() + 5000)).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
     } finally {

@@ -1,13 +1,15 @@
 import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
-import { SluiceError } from '../errors';
-import { failedAnswer, failureKindOf, type NodeInfo, type PeerAnswer, type PeerFailure, type PeerQueryHandler, type PartEnd, type PartStream } from './peer-protocol';
+import { InvalidQuery, SluiceError } from '../errors';
+import { failedAnswer, failureKindOf, type NodeInfo, type PeerAnswer, type PeerFailure, type PeerQuery, type PeerQueryHandler, type PartEnd, type PartStream } from './peer-protocol';
 import { secretInterceptor, serverCredentials, type PeerSecurity } from './peer-security';
 import {
   peerService,
   positionFromMessage,
   type DescribeStoreReplyMessage,
   type DescribeStoreRequestMessage,
+  type MultiplexedChunkMessage,
+  type MultiplexedQueryMessage,
   type PingReplyMessage,
   type PeerQueryMessage,
   type PingRequestMessage,
@@ -91,12 +93,20 @@ function errorFailure(error: unknown): PeerFailure {
   return failedAnswer(error instanceof Error ? error.message : String(error), failureKindOf(error));
 }
 
-/**
- * Writes a part's chunks to the call, waiting for the call to drain whenever its buffer is full: the caller's flow
- * control paces the store reads. A call cancelled by the caller (its client went away, or its deadline passed) ends
- * the part, which releases its store iterators.
- */
-async function writePart(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage>, open: () => PartStream | Promise<PartStream>): Promise<void> {
+/** Where a part's messages go: a call of its own (StreamQuery), or its id on a multiplexed call. */
+interface ChunkSink {
+  /** False when the call's buffer is full: wait for `drained` before the next. */
+  write(message: QueryChunkMessage): boolean;
+  /** Resolves when the call has drained or is cancelled. */
+  drained(): Promise<void>;
+  /** The caller went away (or its deadline passed): nothing more is written. */
+  cancelled(): boolean;
+  /** After the last message. */
+  end(): void;
+}
+
+/** Of a call that answers parts: whether its caller cancelled it, and a wait for it to drain (or be cancelled). */
+function flowOf(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage> | grpc.ServerDuplexStream<MultiplexedQueryMessage, MultiplexedChunkMessage>): Pick<ChunkSink, 'cancelled' | 'drained'> {
   let cancelled = false;
   const cancellation = new Promise<void>((resolve) =>
     call.on('cancelled', () => {
@@ -104,13 +114,22 @@ async function writePart(call: grpc.ServerWritableStream<PeerQueryMessage, Query
       resolve();
     }),
   );
+  return { cancelled: () => cancelled, drained: () => Promise.race([once(call, 'drain').then(() => undefined), cancellation]) };
+}
+
+/**
+ * Writes a part's chunks, waiting for the call to drain whenever its buffer is full: the caller's flow control paces
+ * the store reads. A call cancelled by the caller (its client went away, or its deadline passed) ends the part,
+ * which releases its store iterators.
+ */
+async function writePart(sink: ChunkSink, open: () => PartStream | Promise<PartStream>): Promise<void> {
   let part: PartStream;
   try {
     part = await open();
   } catch (error) {
     // The node is up: what its query layer refuses is a typed failure, not a failed call.
-    call.write({ end: { failure: failureMessage(errorFailure(error)) } });
-    call.end();
+    sink.write({ end: { failure: failureMessage(errorFailure(error)) } });
+    sink.end();
     return;
   }
   try {
@@ -123,19 +142,77 @@ async function writePart(call: grpc.ServerWritableStream<PeerQueryMessage, Query
       } catch (error) {
         next = { done: true, value: errorFailure(error) };
       }
-      if (cancelled) return;
+      if (sink.cancelled()) return;
       if (next.done) {
-        call.write({ ...(held ? { records: held } : {}), end: endMessage(next.value) });
-        call.end();
+        sink.write({ ...(held ? { records: held } : {}), end: endMessage(next.value) });
+        sink.end();
         return;
       }
-      if (held && !call.write({ records: held })) await Promise.race([once(call, 'drain'), cancellation]);
-      if (cancelled) return;
+      if (held && !sink.write({ records: held })) await sink.drained();
+      if (sink.cancelled()) return;
       held = { recordsJson: next.value.json, count: next.value.count };
     }
   } finally {
     await part.return({ ok: true });
   }
+}
+
+/** A query as the peer sent it: positions made PartitionPositions, maps and lists copied out of the message. */
+function queryOf(message: PeerQueryMessage): PeerQuery {
+  return { ...message, keysJson: { ...message.keysJson }, times: { ...message.times }, positions: message.positions.map(positionFromMessage) };
+}
+
+/** Queries under way at once on one multiplexed call; more are answered with a failure at once. */
+const MAX_MULTIPLEXED_QUERIES = 1024;
+
+/**
+ * Answers the queries of a multiplexed call, each as it comes and as a part of its own, its messages under its id.
+ * The call ends once the caller has ended its side, or the server is closing (`finish`), and every query under way
+ * is answered. `onEnded` is told when it has ended.
+ */
+function answerMultiplexed(call: grpc.ServerDuplexStream<MultiplexedQueryMessage, MultiplexedChunkMessage>, handler: PeerQueryHandler, onEnded: () => void): { finish(): void } {
+  const flow = flowOf(call);
+  let underWay = 0;
+  let finishing = false;
+  let ended = false;
+  const endIfDone = () => {
+    if (!finishing || underWay > 0 || ended) return;
+    ended = true;
+    if (!flow.cancelled()) call.end();
+    onEnded();
+  };
+  const finish = () => {
+    finishing = true;
+    endIfDone();
+  };
+  call.on('end', finish);
+  call.on('cancelled', () => {
+    ended = true;
+    onEnded();
+  });
+  call.on('data', ({ id, query }: MultiplexedQueryMessage) => {
+    if (ended) return;
+    const sink: ChunkSink = {
+      ...flow,
+      write: (chunk) => call.write({ id, chunk }),
+      end: () => {
+        underWay--;
+        endIfDone();
+      },
+    };
+    underWay++;
+    if (underWay > MAX_MULTIPLEXED_QUERIES) {
+      sink.write({ end: { failure: failureMessage(failedAnswer(`more than ${MAX_MULTIPLEXED_QUERIES} queries under way on one call`, 'NOT_AVAILABLE')) } });
+      sink.end();
+      return;
+    }
+    const timeoutMs = query?.timeoutMs > 0 ? query.timeoutMs : DEFAULT_TIMEOUT_MS;
+    void writePart(sink, () => {
+      if (query === undefined || query === null) throw new InvalidQuery('a multiplexed query without its query');
+      return handler.streamPeer(queryOf(query), Date.now() + timeoutMs);
+    });
+  });
+  return { finish };
 }
 
 function formatAddress(host: string, port: number): string {
@@ -151,6 +228,8 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
   });
   const { handler } = options;
   let boundPort = options.port;
+  /** Multiplexed calls under way, to be ended when the server closes: they would keep it open until forced. */
+  const multiplexed = new Set<{ finish(): void }>();
   const implementation: grpc.UntypedServiceImplementation = {
     Query(call: grpc.ServerUnaryCall<QueryRequestMessage, QueryReplyMessage>, callback: grpc.sendUnaryData<QueryReplyMessage>) {
       const { applicationId, store, queryJson, timeoutMs } = call.request;
@@ -161,10 +240,12 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
       );
     },
     StreamQuery(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage>) {
-      const { request } = call;
-      const positions = request.positions.map(positionFromMessage);
-      const query = { ...request, keysJson: { ...request.keysJson }, times: { ...request.times }, positions };
-      void writePart(call, () => handler.streamPeer(query, deadlineOf(call)));
+      const sink: ChunkSink = { ...flowOf(call), write: (message) => call.write(message), end: () => call.end() };
+      void writePart(sink, () => handler.streamPeer(queryOf(call.request), deadlineOf(call)));
+    },
+    Multiplexed(call: grpc.ServerDuplexStream<MultiplexedQueryMessage, MultiplexedChunkMessage>) {
+      const answering = answerMultiplexed(call, handler, () => multiplexed.delete(answering));
+      multiplexed.add(answering);
     },
     DescribeStore(
       call: grpc.ServerUnaryCall<DescribeStoreRequestMessage, DescribeStoreReplyMessage>,
@@ -202,6 +283,7 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
               server.forceShutdown();
               done();
             }, graceMs);
+            for (const answering of multiplexed) answering.finish();
             server.tryShutdown(() => {
               clearTimeout(force);
               done();

@@ -64,6 +64,16 @@ export interface QueryChunkMessage {
   end?: { failure?: FailureMessage | null; paged?: boolean; positions?: PartitionPositionMessage[]; complete?: boolean; replica?: { standby: boolean; lag: number } | null };
 }
 
+export interface MultiplexedQueryMessage {
+  id: number;
+  query: PeerQueryMessage;
+}
+
+export interface MultiplexedChunkMessage {
+  id: number;
+  chunk: QueryChunkMessage;
+}
+
 export interface DescribeStoreRequestMessage {
   applicationId: string;
   store: string;
@@ -85,6 +95,7 @@ export interface PingReplyMessage {
 export interface PeerServiceDefinition {
   Query: MethodDefinition<QueryRequestMessage, QueryReplyMessage>;
   StreamQuery: MethodDefinition<PeerQueryMessage, QueryChunkMessage>;
+  Multiplexed: MethodDefinition<MultiplexedQueryMessage, MultiplexedChunkMessage>;
   DescribeStore: MethodDefinition<DescribeStoreRequestMessage, DescribeStoreReplyMessage>;
   Ping: MethodDefinition<PingRequestMessage, PingReplyMessage>;
 }

@@ -4,7 +4,7 @@ import { InvalidQuery, NoLocalInstance, UnknownStore } from '../errors';
 import { PeerClient } from './peer-client';
 import { drainPart, type PartEnd, type PartStream, type PeerAnswer, type PeerQuery, type PeerQueryHandler, type PeerQueryRequest } from './peer-protocol';
 import { startPeerServer, type PeerServer } from './peer-server';
-import { peerService, type QueryReplyMessage, type QueryRequestMessage } from './peer-service';
+import { peerService, type PeerQueryMessage, type QueryChunkMessage, type QueryReplyMessage, type QueryRequestMessage } from './peer-service';
 
 /** A port nothing listens on: bound by the OS, then released. */
 async function closedPort(): Promise<number> {
@@ -76,6 +76,12 @@ class FakeHandler implements PeerQueryHandler {
       return { ok: false, messages: ['store closed under the read'], kind: 'NOT_AVAILABLE', timedOut: false };
     }
     if (query.store === 'paged') return { ok: true, paging: { positions: query.positions, complete: false } };
+    if (query.store === 'echo') {
+      // A keyed query: its one record names the key it was asked for, after the handler's delay.
+      if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs).unref());
+      yield { json: JSON.stringify({ key: JSON.parse(query.keysJson.key!), value: 1 }), count: 1 };
+      return { ok: true };
+    }
     const chunks = query.store === 'many' ? 50 : 2;
     let ended = false;
     try {
@@ -336,6 +342,113 @@ describe('peer service over gRPC on loopback', () => {
     } finally {
       legacy.forceShutdown();
     }
+  });
+
+  describe('keyed queries on one multiplexed call', () => {
+    const keyed = (key: string): PeerQuery => ({ ...peerQuery('echo'), clause: 'get', keysJson: { key: JSON.stringify(key) }, positions: [] });
+    const keyOf = (json: string) => (JSON.parse(`[${json}]`) as { key: string }[])[0]!.key;
+
+    afterEach(() => jest.restoreAllMocks());
+
+    it('answers each query its own records, many at once, on a single call', async () => {
+      const multiplexed = jest.spyOn(grpc.Client.prototype, 'makeBidiStreamRequest');
+      const streams = jest.spyOn(grpc.Client.prototype, 'makeServerStreamRequest');
+      const fresh = new PeerClient();
+      try {
+        const keys = Array.from({ length: 64 }, (_, i) => `key-${i}`);
+        const parts = await Promise.all(keys.map((key) => drainPart(fresh.keyedQuery(endpoint, keyed(key), Date.now() + 2000, () => 'unused'))));
+        expect(parts.map(({ end }) => end)).toEqual(keys.map(() => ({ ok: true })));
+        expect(parts.map(({ chunks }) => keyOf(chunks[0]!.json))).toEqual(keys);
+        const again = await drainPart(fresh.keyedQuery(endpoint, keyed('last'), Date.now() + 2000, () => 'unused'));
+        expect(keyOf(again.chunks[0]!.json)).toBe('last');
+        expect(multiplexed).toHaveBeenCalledTimes(1);
+        expect(streams).not.toHaveBeenCalled();
+      } finally {
+        fresh.close();
+      }
+    });
+
+    it('ends a query not answered in time as TIMED_OUT, and the call goes on answering the others', async () => {
+      const multiplexed = jest.spyOn(grpc.Client.prototype, 'makeBidiStreamRequest');
+      const fresh = new PeerClient();
+      try {
+        handler.delayMs = 1000;
+        const started = Date.now();
+        const late = await drainPart(fresh.keyedQuery(endpoint, keyed('slow'), Date.now() + 200, () => 'unused'));
+        expect(late.end).toMatchObject({ ok: false, kind: 'TIMED_OUT', timedOut: true });
+        expect(Date.now() - started).toBeLessThan(900);
+        handler.delayMs = 0;
+        const next = await drainPart(fresh.keyedQuery(endpoint, keyed('quick'), Date.now() + 2000, () => 'unused'));
+        expect(next.end).toEqual({ ok: true });
+        expect(keyOf(next.chunks[0]!.json)).toBe('quick');
+        expect(multiplexed).toHaveBeenCalledTimes(1);
+      } finally {
+        fresh.close();
+      }
+    });
+
+    it('fails the queries under way as unreachable when the peer goes, and opens a new call to it when it is back', async () => {
+      const peer = await startPeerServer({ host: '127.0.0.1', port: 0, handler });
+      const port = peer.port;
+      const fresh = new PeerClient();
+      try {
+        handler.delayMs = 2000;
+        const pending = drainPart(fresh.keyedQuery(`127.0.0.1:${port}`, keyed('pending'), Date.now() + 5000, () => 'unused'));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await peer.close(0);
+        expect((await pending).end).toMatchObject({ ok: false, kind: 'UNREACHABLE' });
+        handler.delayMs = 0;
+        const back = await startPeerServer({ host: '127.0.0.1', port, handler });
+        try {
+          const answered = await drainPart(fresh.keyedQuery(`127.0.0.1:${port}`, keyed('again'), Date.now() + 2000, () => 'unused'));
+          expect(answered.end).toEqual({ ok: true });
+          expect(keyOf(answered.chunks[0]!.json)).toBe('again');
+        } finally {
+          await back.close();
+        }
+      } finally {
+        fresh.close();
+      }
+    });
+
+    it('lets a closing server end its multiplexed calls at once, without waiting out its grace', async () => {
+      const peer = await startPeerServer({ host: '127.0.0.1', port: 0, handler });
+      const fresh = new PeerClient();
+      try {
+        expect((await drainPart(fresh.keyedQuery(`127.0.0.1:${peer.port}`, keyed('k'), Date.now() + 2000, () => 'unused'))).end).toEqual({ ok: true });
+        const started = Date.now();
+        await peer.close(10_000);
+        expect(Date.now() - started).toBeLessThan(2000);
+      } finally {
+        fresh.close();
+      }
+    });
+
+    it('asks a peer without Multiplexed with StreamQuery, from then on', async () => {
+      const multiplexed = jest.spyOn(grpc.Client.prototype, 'makeBidiStreamRequest');
+      const older = new grpc.Server();
+      older.addService(peerService() as unknown as grpc.ServiceDefinition, {
+        StreamQuery(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage>) {
+          call.write({ records: { recordsJson: JSON.stringify({ key: JSON.parse(call.request.keysJson.key!), value: 2 }), count: 1 }, end: {} });
+          call.end();
+        },
+      });
+      const port = await new Promise<number>((resolve, reject) =>
+        older.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+      );
+      const fresh = new PeerClient();
+      try {
+        for (const key of ['first', 'second']) {
+          const { chunks, end } = await drainPart(fresh.keyedQuery(`127.0.0.1:${port}`, keyed(key), Date.now() + 2000, () => 'unused'));
+          expect(end).toEqual({ ok: true });
+          expect(keyOf(chunks[0]!.json)).toBe(key);
+        }
+        expect(multiplexed).toHaveBeenCalledTimes(1);
+      } finally {
+        fresh.close();
+        older.forceShutdown();
+      }
+    });
   });
 
   it('describes a store, or says it cannot', async () => {

@@ -31,6 +31,12 @@ export function chunkOf(records: unknown[]): RecordChunk {
   return { json: JSON.stringify(records).slice(1, -1), count: records.length };
 }
 
+/** Chunks of one part as one chunk (a part small enough to be answered whole). */
+export function joinChunks(chunks: readonly RecordChunk[]): RecordChunk {
+  const filled = chunks.filter((chunk) => chunk.count > 0);
+  return { json: filled.map((chunk) => chunk.json).join(','), count: filled.reduce((sum, chunk) => sum + chunk.count, 0) };
+}
+
 export function failureOf(error: unknown): PeerFailure {
   return failedAnswer(error instanceof Error ? error.message : String(error), failureKindOf(error));
 }

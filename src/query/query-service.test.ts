@@ -16,7 +16,7 @@ const HOSTS: FakeHost[] = [
 ];
 
 /** Peers answered by hand: one answer (or a promise) per gRPC endpoint; every call is kept. */
-class FakePeers implements Pick<PeerClient, 'streamQuery' | 'describeStore'> {
+class FakePeers implements Pick<PeerClient, 'streamQuery' | 'keyedQuery' | 'describeStore'> {
   readonly calls: { endpoint: string; query: PeerQuery; deadline: number; legacyJson: string }[] = [];
   readonly answers = new Map<string, () => Promise<PeerAnswer>>();
   description: StoreDescription | undefined = undefined;
@@ -26,6 +26,11 @@ class FakePeers implements Pick<PeerClient, 'streamQuery' | 'describeStore'> {
     this.calls.push({ endpoint, query, deadline, legacyJson: legacyJson() });
     const answer = this.answers.get(endpoint);
     return partOf(answer ? answer() : Promise.resolve({ ok: true, records: [] }));
+  }
+
+  /** Keyed queries go the same way here: the fake has no multiplexed call. */
+  keyedQuery(endpoint: string, query: PeerQuery, deadline: number, legacyJson: () => string): PartStream {
+    return this.streamQuery(endpoint, query, deadline, legacyJson);
   }
 
   async describeStore(): Promise<StoreDescription | undefined> {

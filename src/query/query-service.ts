@@ -24,7 +24,8 @@ import { PageTokens, queryFingerprint } from './page-token';
 import { executeLocal, readKeyedHere, schemaInWorkers, staleReadKey, streamLocal } from './execute-local';
 import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
 import { type Plan, planQuery, remoteTarget, type RemoteTarget } from './plan';
-import { collectBody, recordsBody, responseBody, wholeResponse, type Paging, type StreamedPart, type Unanswered } from './response-body';
+import { collectBody, recordsBody, responseBody, wholeResponse, type Paging, type ReadPart, type StreamedPart, type Unanswered } from './response-body';
+import { joinChunks } from './chunks';
 import { retryUntilReady, type Attempt } from './retry';
 import { describeSchema, schemaOfDescription, schemaOfStore, type StoreSchema } from './schema';
 import type { QueryRequest, StoreQueryResponse } from './types';
@@ -35,7 +36,7 @@ export interface QueryServiceOptions {
   /** This node's application.server (`host:port`): the `server` of responses and of local parts. */
   localServer: string;
   /** How peers are called. */
-  peers: Pick<PeerClient, 'streamQuery' | 'describeStore'>;
+  peers: Pick<PeerClient, 'streamQuery' | 'keyedQuery' | 'describeStore'>;
   /** The cluster secret, which signs continuation tokens so that any node checks any node's; none: see page-token.ts. */
   clusterSecret?: string;
 }
@@ -148,16 +149,20 @@ export class QueryService implements PeerQueryHandler {
     if (staleKey !== undefined) return answer([await this.staleKeyedPart(view, applicationId, store, request, staleKey, deadline)]);
 
     if (bound.keyBytes !== undefined && !view.isGlobalStore(store)) {
-      const here = readKeyedHere(view, store, bound);
-      if (here !== undefined) {
-        const head = { server: this.options.localServer, store, type: request.type, started };
-        const part = { server: this.options.localServer, remote: false, records: here, end: { ok: true } as const };
-        return { streamed: false, text: wholeResponse(head, part, options.recordsOnly === true) };
+      // A keyed query's few records are answered in one piece, written at once; one that pages (a window or session
+      // fetch with a limit) is answered with its token, as any paged query.
+      const whole = (part: ReadPart): QueryAnswer => ({
+        streamed: false,
+        text: wholeResponse({ server: this.options.localServer, store, type: request.type, started }, part, options.recordsOnly === true),
+      });
+      const here = paging === undefined ? readKeyedHere(view, store, bound) : undefined;
+      if (here !== undefined) return whole({ server: this.options.localServer, remote: false, records: here, end: { ok: true } });
+      if (paging === undefined || request.options.retries > 0) {
+        const keyed = await this.keyedPart(view, applicationId, store, bound, deadline);
+        if ('kind' in keyed) return answer([], unansweredOf(keyed));
+        if (paging === undefined) return whole(keyed);
+        return answer([{ server: keyed.server, remote: keyed.remote, stream: replayPart(keyed.records.count > 0 ? [keyed.records] : [], keyed.end) }]);
       }
-    }
-    if (bound.keyBytes !== undefined && request.options.retries > 0 && !view.isGlobalStore(store)) {
-      const keyed = await this.keyedPart(view, applicationId, store, bound, deadline);
-      return 'kind' in keyed ? answer([], unansweredOf(keyed)) : answer([keyed]);
     }
     const plan = planQuery(view, store, bound);
     if (plan.kind !== 'parts') return answer([], unansweredOf(plan));
@@ -295,15 +300,16 @@ export class QueryService implements PeerQueryHandler {
   }
 
   /**
-   * A keyed query with retries, as a Kafka Streams client retries InvalidStateStoreException: each attempt routes
-   * the key again and asks its owner once, here or on a peer, and while the owner answers NOT_AVAILABLE
-   * (rebalancing, restoring, or just moved on) the next attempt follows the partition to wherever the group now
-   * says it is. The owner itself never retries: an old owner would wait for a partition that is not coming back.
+   * A keyed query, retried as a Kafka Streams client retries InvalidStateStoreException: each attempt routes the key
+   * again and asks its owner once, here or on a peer, and while the owner answers NOT_AVAILABLE (rebalancing,
+   * restoring, or just moved on) the next attempt follows the partition to wherever the group now says it is. The
+   * owner itself never retries: an old owner would wait for a partition that is not coming back. The part is read
+   * whole (a few records) and answered in one piece.
    */
-  private async keyedPart(view: InstanceView, applicationId: string, store: string, bound: BoundQuery, deadline: number): Promise<StreamedPart | Unrouted> {
+  private async keyedPart(view: InstanceView, applicationId: string, store: string, bound: BoundQuery, deadline: number): Promise<ReadPart | Unrouted> {
     const once: QueryRequest = { ...bound.request, options: { ...bound.request.options, retries: 0 } };
-    let last: StreamedPart | undefined;
-    const outcome = await retryUntilReady<StreamedPart | Unrouted>(
+    let last: ReadPart | undefined;
+    const outcome = await retryUntilReady<ReadPart | Unrouted>(
       async () => {
         last = undefined;
         const plan = planQuery(view, store, bound);
@@ -312,11 +318,12 @@ export class QueryService implements PeerQueryHandler {
         const part = plan.local
           ? { server: this.options.localServer, remote: false, stream: streamLocal(view, store, once, deadline) }
           : this.remotePart(applicationId, store, once, plan.remotes[0]!, deadline);
-        const first = await part.stream.next();
-        if (!first.done) return { ready: true, value: { ...part, stream: withFirstChunk(first.value, part.stream) } };
-        const end = first.value;
-        last = { ...part, stream: replayPart([], end) };
-        if (end.ok || end.kind !== 'NOT_AVAILABLE') return { ready: true, value: last };
+        // A keyed part is a few records: read whole, then answered in one piece.
+        const { chunks, end } = await drainPart(part.stream);
+        const records = joinChunks(chunks);
+        last = { server: part.server, remote: part.remote, records, end };
+        // A part that answered records is kept, whatever its end: asked again, its records would come twice.
+        if (records.count > 0 || end.ok || end.kind !== 'NOT_AVAILABLE') return { ready: true, value: last };
         return { ready: false, reason: end.messages.join('; ') };
       },
       bound.request.options,
@@ -325,7 +332,7 @@ export class QueryService implements PeerQueryHandler {
     if (outcome.ready) return outcome.value;
     const kind = outcome.timedOut ? 'TIMED_OUT' : 'NOT_AVAILABLE';
     if (last === undefined) return { kind: 'not_available', reason: outcome.reason };
-    return { server: last.server, remote: last.remote, stream: failed(outcome.reason, kind) };
+    return { server: last.server, remote: last.remote, records: joinChunks([]), end: failedAnswer(outcome.reason, kind) };
   }
 
   /**
@@ -378,7 +385,9 @@ export class QueryService implements PeerQueryHandler {
     const timeoutMs = Math.max(1, Math.floor(remaining - Math.min(PEER_MARGIN_MS, remaining / 10)));
     // Peers read their own partitions only: a query fans out once.
     const legacyJson = () => requestToJson(request, { ...request.options, remoteAccessAllowed: false, queryTimeoutMs: timeoutMs });
-    const stream = this.options.peers.streamQuery(target.grpcEndpoint, requestToPeer(request, applicationId, store, timeoutMs), deadline, legacyJson);
+    // A keyed query answers a few records: one message each way on the peer's multiplexed call.
+    const ask = clauseSpec(request.type, request.clause)?.keyed === true ? this.options.peers.keyedQuery : this.options.peers.streamQuery;
+    const stream = ask.call(this.options.peers, target.grpcEndpoint, requestToPeer(request, applicationId, store, timeoutMs), deadline, legacyJson);
     return { ...part, stream: bounded(stream, deadline) };
   }
 }
