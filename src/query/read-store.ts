@@ -15,7 +15,6 @@ import type {
 } from '../streams/state/store';
 import type { BoundQuery } from './bind';
 import type { PartitionPosition } from '../cluster/peer-protocol';
-import { mapIterable } from '../streams/state/store-iterators';
 import { familyOf, isTimestamped, pages } from './clauses';
 
 interface Serdes {
@@ -51,12 +50,19 @@ function need<T>(value: T | undefined, what: string): T {
   return value;
 }
 
+/** What `recordsOf`'s map answers for an entry that is not a record of the answer. */
+const SKIP = Symbol('skip');
+
 /**
- * Entries of one store partition, then a check that it is still open: a store closed under a read (its task moved
- * or closed in a rebalance) ends its iterators early, which must not pass for the end of its records.
+ * The records of one store partition, each entry mapped as it is read (SKIP: no record), then a check that the store
+ * is still open: a store closed under a read (its task moved or closed in a rebalance) ends its iterators early,
+ * which must not pass for the end of its records. One generator for all of it: `all` runs it once per entry.
  */
-function* entriesOf<T>(store: StateStore, open: () => Iterable<T>): Generator<T, void, undefined> {
-  yield* open();
+function* recordsOf<T>(store: StateStore, open: () => Iterable<T>, map: (entry: T) => unknown): Generator<unknown, void, undefined> {
+  for (const entry of open()) {
+    const record = map(entry);
+    if (record !== SKIP) yield record;
+  }
   if (!store.isOpen()) throw new InvalidStateStore(`store partition ${store.name} was closed while it was read (rebalance); records are missing`);
 }
 
@@ -104,18 +110,6 @@ class Paging {
   }
 }
 
-/** Skips the first entry when it is the key a paged read resumes after (ranges include their bounds). */
-function* after<V>(serde: Serde<unknown>, key: Buffer | undefined, source: Iterable<KeyValue<unknown, V>>): Generator<KeyValue<unknown, V>, void, undefined> {
-  let first = key !== undefined;
-  for (const entry of source) {
-    if (first) {
-      first = false;
-      if (serde.serialize(entry.key).equals(key!)) continue;
-    }
-    yield entry;
-  }
-}
-
 function* readKeyValue(stores: readonly (readonly [number, KeyValueView])[], bound: BoundQuery, paging: Paging | undefined): Generator<unknown, void, undefined> {
   const { clause } = bound.request;
   if (clause === 'count') {
@@ -129,8 +123,15 @@ function* readKeyValue(stores: readonly (readonly [number, KeyValueView])[], bou
     if (start?.done) continue;
     const resume = start?.afterKey === undefined ? undefined : keys.deserialize(start.afterKey);
     paging?.enter(partition, (key: unknown) => ({ partition, done: false, afterKey: keys.serialize(key) }));
+    // A page resumes at the key it stopped after (ranges include their bounds): that first entry is skipped.
+    let resumed = start?.afterKey;
     const entries = (open: () => Iterable<KeyValue<unknown, unknown>>) =>
-      mapIterable(after(keys, start?.afterKey, entriesOf(store, open)), (kv) => {
+      recordsOf(store, open, (kv) => {
+        if (resumed !== undefined) {
+          const skip = keys.serialize(kv.key).equals(resumed);
+          resumed = undefined;
+          if (skip) return SKIP;
+        }
         paging?.answered(kv.key);
         return record(keys.toJson(kv.key), kv.value);
       });
@@ -205,7 +206,7 @@ function* readScans<S extends StateStore & Serdes>(
     if (start?.done) continue;
     const json = record(store);
     paging?.enter(partition, (position: Buffer) => ({ partition, done: false, afterEntry: position }));
-    yield* mapIterable(entriesOf(store, () => scan(store, start?.afterEntry)), (kv) => {
+    yield* recordsOf(store, () => scan(store, start?.afterEntry), (kv) => {
       paging?.answered(kv.position);
       return json(windowedJson(store.keySerde, kv.key.key, kv.key.window.start, kv.key.window.end), kv.value);
     });
