@@ -6,10 +6,20 @@ function callError(code: grpc.status, details: string): grpc.ServiceError {
   return Object.assign(new Error(details), { code, details, metadata: new grpc.Metadata() });
 }
 
+/**
+ * The peer ended the call while queries were waiting (it is shutting down): they are not available there any more,
+ * and the caller's retries follow their partitions elsewhere.
+ */
+export class MultiplexedCallEnded extends Error {
+  constructor() {
+    super('the peer ended the multiplexed call (shutting down)');
+  }
+}
+
 /** The messages of one query as they come, until the call fails or the query's time is up. */
 class Inbox {
   private readonly messages: QueryChunkMessage[] = [];
-  private failure: unknown;
+  private failure: { error: unknown } | undefined;
   private wake: (() => void) | undefined;
 
   push(message: QueryChunkMessage): void {
@@ -18,16 +28,15 @@ class Inbox {
   }
 
   fail(error: unknown): void {
-    this.failure ??= error;
+    this.failure ??= { error };
     this.wake?.();
   }
 
   async next(): Promise<QueryChunkMessage> {
     while (this.messages.length === 0 && this.failure === undefined) await new Promise<void>((resolve) => (this.wake = resolve));
     this.wake = undefined;
-    const message = this.messages.shift();
-    if (message === undefined) throw this.failure;
-    return message;
+    if (this.messages.length === 0) throw this.failure!.error;
+    return this.messages.shift()!;
   }
 }
 
@@ -50,10 +59,14 @@ export class MultiplexedCall {
     private readonly onClosed: () => void,
   ) {
     // A chunk for an id nobody waits for answers a query given up at its deadline: dropped.
-    call.on('data', ({ id, chunk }: MultiplexedChunkMessage) => this.inboxes.get(id)?.push(chunk));
+    call.on('data', ({ id, chunk }: MultiplexedChunkMessage) => {
+      const inbox = this.inboxes.get(id);
+      if (chunk) inbox?.push(chunk);
+      else inbox?.fail(new Error('the peer sent a message without its chunk'));
+    });
     call.on('error', (error) => this.close(error));
-    // A call that ends well has ended anyway (the peer is shutting down): its queries are to be asked again elsewhere.
-    call.on('status', () => this.close(callError(grpc.status.UNAVAILABLE, 'the peer ended the multiplexed call')));
+    // A call that ends well was ended by the peer, which is shutting down.
+    call.on('status', () => this.close(new MultiplexedCallEnded()));
   }
 
   get open(): boolean {

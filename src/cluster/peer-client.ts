@@ -12,7 +12,7 @@ import {
   type RecordChunk,
   type StoreDescription,
 } from './peer-protocol';
-import { MultiplexedCall } from './multiplexed-call';
+import { MultiplexedCall, MultiplexedCallEnded } from './multiplexed-call';
 import { callMetadata, channelCredentials, type PeerSecurity } from './peer-security';
 import { UNLIMITED_MESSAGES } from './peer-server';
 import { peerService, positionFromMessage, type QueryChunkMessage, type QueryReplyMessage } from './peer-service';
@@ -45,7 +45,7 @@ function isServiceError(error: unknown): error is grpc.ServiceError {
  * Calls the peer service of other nodes, addressed by their gRPC endpoint (`host:port`). Channels are reused
  * between queries and closed once unused for `channelTtlSeconds`, or at once when the peer cannot be reached (so
  * that the next query connects afresh instead of waiting out the channel's reconnection backoff). Every call has
- * the deadline it is given.
+ * the deadline it is given, but the long-lived multiplexed call, where each query keeps its own.
  */
 export class PeerClient {
   private readonly channels: NodeCache;
@@ -143,6 +143,7 @@ export class PeerClient {
         this.unmultiplexed.add(grpcEndpoint);
         return yield* this.streamQuery(grpcEndpoint, query, deadline, legacyJson);
       }
+      if (error instanceof MultiplexedCallEnded) return failedAnswer(error.message, 'NOT_AVAILABLE');
       return this.failure(grpcEndpoint, error);
     }
   }

@@ -99,7 +99,7 @@ interface ChunkSink {
   write(message: QueryChunkMessage): boolean;
   /** Resolves when the call has drained or is cancelled. */
   drained(): Promise<void>;
-  /** The caller went away (or its deadline passed): nothing more is written. */
+  /** The caller went away, or the query's time ran out: nothing more is written. */
   cancelled(): boolean;
   /** After the last message. */
   end(): void;
@@ -119,8 +119,8 @@ function flowOf(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMess
 
 /**
  * Writes a part's chunks, waiting for the call to drain whenever its buffer is full: the caller's flow control paces
- * the store reads. A call cancelled by the caller (its client went away, or its deadline passed) ends the part,
- * which releases its store iterators.
+ * the store reads. A sink cancelled (its caller went away, or the query's time ran out) ends the part, which
+ * releases its store iterators.
  */
 async function writePart(sink: ChunkSink, open: () => PartStream | Promise<PartStream>): Promise<void> {
   let part: PartStream;
@@ -162,24 +162,44 @@ function queryOf(message: PeerQueryMessage): PeerQuery {
   return { ...message, keysJson: { ...message.keysJson }, times: { ...message.times }, positions: message.positions.map(positionFromMessage) };
 }
 
-/** Queries under way at once on one multiplexed call; more are answered with a failure at once. */
+/** Queries under way at once on one multiplexed call: past it, the call's next queries are not read until one ends. */
 const MAX_MULTIPLEXED_QUERIES = 1024;
 
 /**
- * Answers the queries of a multiplexed call, each as it comes and as a part of its own, its messages under its id.
- * The call ends once the caller has ended its side, or the server is closing (`finish`), and every query under way
- * is answered. `onEnded` is told when it has ended.
+ * Answers the queries of a multiplexed call, each as it comes and as a part of its own, its messages under its id,
+ * each within its own time (`timeoutMs`): a query whose time runs out, even while it waits for the call to drain,
+ * ends there and lets its store iterators go. The call's next queries are not read while its buffer is full or
+ * MAX_MULTIPLEXED_QUERIES are under way (HTTP/2 flow control then holds the caller back). Once the server is
+ * closing (`finish`), new queries are answered NOT_AVAILABLE at once, so that the caller's retries follow the
+ * partition elsewhere, and the call ends when its queries under way have ended. `onEnded` is told when it has.
  */
 function answerMultiplexed(call: grpc.ServerDuplexStream<MultiplexedQueryMessage, MultiplexedChunkMessage>, handler: PeerQueryHandler, onEnded: () => void): { finish(): void } {
   const flow = flowOf(call);
   let underWay = 0;
   let finishing = false;
   let ended = false;
+  let draining = false;
   const endIfDone = () => {
     if (!finishing || underWay > 0 || ended) return;
     ended = true;
     if (!flow.cancelled()) call.end();
     onEnded();
+  };
+  // Reading goes on only while the call can take answers and has room for more queries.
+  const readIfRoom = () => {
+    if (!draining && underWay < MAX_MULTIPLEXED_QUERIES && call.isPaused()) call.resume();
+  };
+  const write = (message: MultiplexedChunkMessage): boolean => {
+    const room = call.write(message);
+    if (!room && !draining) {
+      draining = true;
+      call.pause();
+      void flow.drained().then(() => {
+        draining = false;
+        readIfRoom();
+      });
+    }
+    return room;
   };
   const finish = () => {
     finishing = true;
@@ -192,24 +212,35 @@ function answerMultiplexed(call: grpc.ServerDuplexStream<MultiplexedQueryMessage
   });
   call.on('data', ({ id, query }: MultiplexedQueryMessage) => {
     if (ended) return;
-    const sink: ChunkSink = {
-      ...flow,
-      write: (chunk) => call.write({ id, chunk }),
-      end: () => {
-        underWay--;
-        endIfDone();
-      },
-    };
-    underWay++;
-    if (underWay > MAX_MULTIPLEXED_QUERIES) {
-      sink.write({ end: { failure: failureMessage(failedAnswer(`more than ${MAX_MULTIPLEXED_QUERIES} queries under way on one call`, 'NOT_AVAILABLE')) } });
-      sink.end();
+    if (finishing) {
+      write({ id, chunk: { end: { failure: failureMessage(failedAnswer('the node is shutting down', 'NOT_AVAILABLE')) } } });
       return;
     }
-    const timeoutMs = query?.timeoutMs > 0 ? query.timeoutMs : DEFAULT_TIMEOUT_MS;
+    const deadline = Date.now() + (query?.timeoutMs > 0 ? query.timeoutMs : DEFAULT_TIMEOUT_MS);
+    const late = () => Date.now() >= deadline;
+    const sink: ChunkSink = {
+      write: (chunk) => write({ id, chunk }),
+      // The wait for the call to drain ends at the query's deadline too.
+      drained: () =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+          void flow.drained().then(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        }),
+      cancelled: () => flow.cancelled() || late(),
+      end: () => undefined,
+    };
+    underWay++;
+    if (underWay >= MAX_MULTIPLEXED_QUERIES) call.pause();
     void writePart(sink, () => {
       if (query === undefined || query === null) throw new InvalidQuery('a multiplexed query without its query');
-      return handler.streamPeer(queryOf(query), Date.now() + timeoutMs);
+      return handler.streamPeer(queryOf(query), deadline);
+    }).finally(() => {
+      underWay--;
+      readIfRoom();
+      endIfDone();
     });
   });
   return { finish };
@@ -230,6 +261,7 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
   let boundPort = options.port;
   /** Multiplexed calls under way, to be ended when the server closes: they would keep it open until forced. */
   const multiplexed = new Set<{ finish(): void }>();
+  let closing = false;
   const implementation: grpc.UntypedServiceImplementation = {
     Query(call: grpc.ServerUnaryCall<QueryRequestMessage, QueryReplyMessage>, callback: grpc.sendUnaryData<QueryReplyMessage>) {
       const { applicationId, store, queryJson, timeoutMs } = call.request;
@@ -246,6 +278,8 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
     Multiplexed(call: grpc.ServerDuplexStream<MultiplexedQueryMessage, MultiplexedChunkMessage>) {
       const answering = answerMultiplexed(call, handler, () => multiplexed.delete(answering));
       multiplexed.add(answering);
+      // A call that reached its handler after close() began is finished at once too.
+      if (closing) answering.finish();
     },
     DescribeStore(
       call: grpc.ServerUnaryCall<DescribeStoreRequestMessage, DescribeStoreReplyMessage>,
@@ -283,6 +317,7 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
               server.forceShutdown();
               done();
             }, graceMs);
+            closing = true;
             for (const answering of multiplexed) answering.finish();
             server.tryShutdown(() => {
               clearTimeout(force);

@@ -424,6 +424,42 @@ describe('peer service over gRPC on loopback', () => {
       }
     });
 
+    it('holds back the queries past 1 024 under way on one call until earlier ones end, rather than failing them', async () => {
+      const fresh = new PeerClient();
+      try {
+        handler.delayMs = 300;
+        const keys = Array.from({ length: 1100 }, (_, i) => `key-${i}`);
+        const parts = await Promise.all(keys.map((key) => drainPart(fresh.keyedQuery(endpoint, keyed(key), Date.now() + 10_000, () => 'unused'))));
+        expect(parts.filter(({ end }) => !end.ok)).toEqual([]);
+        expect(parts.map(({ chunks }) => keyOf(chunks[0]!.json))).toEqual(keys);
+      } finally {
+        fresh.close();
+      }
+    });
+
+    it('while closing, answers the queries under way and new ones NOT_AVAILABLE, so that they are asked elsewhere', async () => {
+      const peer = await startPeerServer({ host: '127.0.0.1', port: 0, handler });
+      const fresh = new PeerClient();
+      const at = `127.0.0.1:${peer.port}`;
+      try {
+        expect((await drainPart(fresh.keyedQuery(at, keyed('open'), Date.now() + 2000, () => 'unused'))).end).toEqual({ ok: true });
+        handler.delayMs = 500;
+        const underWay = drainPart(fresh.keyedQuery(at, keyed('under-way'), Date.now() + 5000, () => 'unused'));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const closed = peer.close(10_000);
+        const late = await drainPart(fresh.keyedQuery(at, keyed('late'), Date.now() + 5000, () => 'unused'));
+        expect(late.end).toMatchObject({ ok: false, kind: 'NOT_AVAILABLE' });
+        const answered = await underWay;
+        expect(answered.end).toEqual({ ok: true });
+        expect(keyOf(answered.chunks[0]!.json)).toBe('under-way');
+        const started = Date.now();
+        await closed;
+        expect(Date.now() - started).toBeLessThan(2000);
+      } finally {
+        fresh.close();
+      }
+    });
+
     it('asks a peer without Multiplexed with StreamQuery, from then on', async () => {
       const multiplexed = jest.spyOn(grpc.Client.prototype, 'makeBidiStreamRequest');
       const older = new grpc.Server();

@@ -113,7 +113,7 @@ export class QueryService implements PeerQueryHandler {
   }
 
   /**
-   * Runs a store query and answers its body as it is read. Throws UnknownApplication or UnknownStore (404),
+   * Runs a store query and answers its body: whole when it was read at once (`text`), else as it is read. Throws UnknownApplication or UnknownStore (404),
    * InvalidQuery (400), NoLocalInstance (503) before the first chunk; from then on, whatever happens is told in the
    * body. A body that is not read to its end must be returned, which ends the reads and calls under way.
    */
