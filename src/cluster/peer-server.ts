@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import { InvalidQuery, SluiceError } from '../errors';
 import { failedAnswer, failureKindOf, type NodeInfo, type PeerAnswer, type PeerFailure, type PeerQuery, type PeerQueryHandler, type PartEnd, type PartStream } from './peer-protocol';
@@ -105,16 +104,29 @@ interface ChunkSink {
   end(): void;
 }
 
-/** Of a call that answers parts: whether its caller cancelled it, and a wait for it to drain (or be cancelled). */
+/**
+ * Of a call that answers parts: whether its caller cancelled it, and a wait for it to drain (or be cancelled). One
+ * wait, with one pair of listeners, is shared by all who wait at the same time, and it never rejects: a multiplexed
+ * call lives long and waits often, and must not gather listeners.
+ */
 function flowOf(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage> | grpc.ServerDuplexStream<MultiplexedQueryMessage, MultiplexedChunkMessage>): Pick<ChunkSink, 'cancelled' | 'drained'> {
   let cancelled = false;
-  const cancellation = new Promise<void>((resolve) =>
-    call.on('cancelled', () => {
-      cancelled = true;
-      resolve();
-    }),
-  );
-  return { cancelled: () => cancelled, drained: () => Promise.race([once(call, 'drain').then(() => undefined), cancellation]) };
+  let wait: Promise<void> | undefined;
+  call.once('cancelled', () => (cancelled = true));
+  const drained = (): Promise<void> =>
+    cancelled
+      ? Promise.resolve()
+      : (wait ??= new Promise<void>((resolve) => {
+          const done = () => {
+            call.off('drain', done);
+            call.off('cancelled', done);
+            wait = undefined;
+            resolve();
+          };
+          call.on('drain', done);
+          call.on('cancelled', done);
+        }));
+  return { cancelled: () => cancelled, drained };
 }
 
 /**
@@ -237,11 +249,14 @@ function answerMultiplexed(call: grpc.ServerDuplexStream<MultiplexedQueryMessage
     void writePart(sink, () => {
       if (query === undefined || query === null) throw new InvalidQuery('a multiplexed query without its query');
       return handler.streamPeer(queryOf(query), deadline);
-    }).finally(() => {
-      underWay--;
-      readIfRoom();
-      endIfDone();
-    });
+    })
+      .finally(() => {
+        underWay--;
+        readIfRoom();
+        endIfDone();
+      })
+      // A part whose return() throws has ended all the same: nothing is left to tell.
+      .catch(() => undefined);
   });
   return { finish };
 }
@@ -273,7 +288,7 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
     },
     StreamQuery(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage>) {
       const sink: ChunkSink = { ...flowOf(call), write: (message) => call.write(message), end: () => call.end() };
-      void writePart(sink, () => handler.streamPeer(queryOf(call.request), deadlineOf(call)));
+      void writePart(sink, () => handler.streamPeer(queryOf(call.request), deadlineOf(call))).catch(() => undefined);
     },
     Multiplexed(call: grpc.ServerDuplexStream<MultiplexedQueryMessage, MultiplexedChunkMessage>) {
       const answering = answerMultiplexed(call, handler, () => multiplexed.delete(answering));
