@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import { InvalidQuery, SluiceError } from '../errors';
 import { failedAnswer, failureKindOf, type NodeInfo, type PeerAnswer, type PeerFailure, type PeerQuery, type PeerQueryHandler, type PartEnd, type PartStream } from './peer-protocol';
@@ -110,21 +111,23 @@ interface ChunkSink {
  * call lives long and waits often, and must not gather listeners.
  */
 function flowOf(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage> | grpc.ServerDuplexStream<MultiplexedQueryMessage, MultiplexedChunkMessage>): Pick<ChunkSink, 'cancelled' | 'drained'> {
+  // Either kind of call, as the event emitter it is.
+  const events: EventEmitter = call;
   let cancelled = false;
   let wait: Promise<void> | undefined;
-  call.once('cancelled', () => (cancelled = true));
+  events.once('cancelled', () => (cancelled = true));
   const drained = (): Promise<void> =>
     cancelled
       ? Promise.resolve()
       : (wait ??= new Promise<void>((resolve) => {
           const done = () => {
-            call.off('drain', done);
-            call.off('cancelled', done);
+            events.off('drain', done);
+            events.off('cancelled', done);
             wait = undefined;
             resolve();
           };
-          call.on('drain', done);
-          call.on('cancelled', done);
+          events.on('drain', done);
+          events.on('cancelled', done);
         }));
   return { cancelled: () => cancelled, drained };
 }

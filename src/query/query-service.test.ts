@@ -216,6 +216,24 @@ describe('QueryService', () => {
     expect(response.result.failure).toEqual([{ server: 'node-b:8080', remote: true, errors: [{ message: 'unreachable: connection refused' }] }]);
   });
 
+  it('counts peers that answered in time as answered, even when their parts are read after the deadline', async () => {
+    const { service, peers, keyOn } = setup();
+    keyOn(HOSTS[0]!, 1);
+    peers.answers.set('node-b:9090', async () => ({ ok: true, records: [{ key: 'b', value: 2 }] }));
+    peers.answers.set('node-c:9090', async () => ({ ok: true, records: [{ key: 'c', value: 3 }] }));
+    const answer = await service.stream('app', 'kv', { type: 'key_value', query: { all: {} }, set_options: { query_timeout_ms: 300 } });
+    // A client that reads slowly: the parts are read on after the deadline, though every peer had answered by then.
+    let text = '';
+    for await (const chunk of 'body' in answer ? answer.body : []) {
+      text += chunk;
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    const response = JSON.parse(text) as StoreQueryResponse;
+    expect(response.result.failure).toEqual([]);
+    expect(response.status).toBe('SUCCESS');
+    expect(response.result.success.map((part) => part.server)).toEqual(['node-a:8080', 'node-b:8080', 'node-c:8080']);
+  });
+
   it('never waits past query_timeout_ms for a peer that does not answer', async () => {
     const { service, peers } = setup();
     peers.answers.set('node-b:9090', () => new Promise<PeerAnswer>(() => undefined));

@@ -411,9 +411,16 @@ const STANDS_IN_FOR: ReadonlySet<PeerFailure['kind']> = new Set(['UNREACHABLE', 
 
 const NO_ANSWER_IN_TIME = { done: true, value: failedAnswer('no answer within the query timeout (query_timeout_ms)', 'TIMED_OUT') } as const;
 
+/** Resolves with NO_ANSWER_IN_TIME at the next turn of the event loop: after whatever is already at hand. */
+function afterWhatIsAtHand(): Promise<typeof NO_ANSWER_IN_TIME> {
+  return new Promise((resolve) => setImmediate(() => resolve(NO_ANSWER_IN_TIME)));
+}
+
 /**
  * A peer's part that has not ended by the deadline ends there as a failure: the answer never waits past it. One
- * timer for the whole part, not one per chunk.
+ * timer for the whole part, not one per chunk. A part read after the deadline (the parts before it took the time)
+ * still gives what its peer had sent by then, the end included, so that a peer that answered in time is not
+ * counted as late.
  */
 async function* bounded(stream: PartStream, deadline: number): PartStream {
   let timer: NodeJS.Timeout | undefined;
@@ -422,7 +429,7 @@ async function* bounded(stream: PartStream, deadline: number): PartStream {
   });
   try {
     for (;;) {
-      const next = await Promise.race([stream.next(), expired]);
+      const next = await Promise.race([stream.next(), Date.now() < deadline ? expired : afterWhatIsAtHand()]);
       if (next.done) return next.value;
       yield next.value;
     }
