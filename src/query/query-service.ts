@@ -385,9 +385,12 @@ export class QueryService implements PeerQueryHandler {
     const timeoutMs = Math.max(1, Math.floor(remaining - Math.min(PEER_MARGIN_MS, remaining / 10)));
     // Peers read their own partitions only: a query fans out once.
     const legacyJson = () => requestToJson(request, { ...request.options, remoteAccessAllowed: false, queryTimeoutMs: timeoutMs });
+    const query = requestToPeer(request, applicationId, store, timeoutMs);
     // A keyed query answers a few records: one message each way on the peer's multiplexed call.
-    const ask = clauseSpec(request.type, request.clause)?.keyed === true ? this.options.peers.keyedQuery : this.options.peers.streamQuery;
-    const stream = ask.call(this.options.peers, target.grpcEndpoint, requestToPeer(request, applicationId, store, timeoutMs), deadline, legacyJson);
+    const stream =
+      clauseSpec(request.type, request.clause)?.keyed === true
+        ? this.options.peers.keyedQuery(target.grpcEndpoint, query, deadline, legacyJson)
+        : this.options.peers.streamQuery(target.grpcEndpoint, query, deadline, legacyJson);
     return { ...part, stream: bounded(stream, deadline) };
   }
 }

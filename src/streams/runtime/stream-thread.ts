@@ -114,24 +114,17 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     return this.tasks.holds(taskId);
   }
 
-  /** This thread's partitions of a store that can be queried now: their tasks restored, the store open. */
-  queryableStores(store: string): Map<number, StateStore> {
-    const result = new Map<number, StateStore>();
-    for (const active of this.tasks.runningTasks()) {
-      const s = active.task.stores.get(store);
-      if (s && s.isOpen()) result.set(active.partition, s);
+  /** This thread's partitions of a store that can be queried now (their tasks restored, the store open), as found. */
+  *queryablePartitions(store: string): Generator<[number, StateStore], void, undefined> {
+    for (const active of this.tasks.all()) {
+      const s = active.state === 'running' ? active.task.stores.get(store) : undefined;
+      if (s?.isOpen()) yield [active.partition, s];
     }
-    return result;
   }
 
-  /** One of them: the given partition, or with none the first found. */
-  queryableStore(store: string, partition?: number): StateStore | undefined {
-    for (const active of this.tasks.all()) {
-      if (active.state !== 'running' || (partition !== undefined && active.partition !== partition)) continue;
-      const s = active.task.stores.get(store);
-      if (s?.isOpen()) return s;
-    }
-    return undefined;
+  /** Those partitions, by partition. */
+  queryableStores(store: string): Map<number, StateStore> {
+    return new Map(this.queryablePartitions(store));
   }
 
   /** The tasks this thread holds, open or still closing (a worker reports them to the instance). */

@@ -824,25 +824,20 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     return this.globalThread?.stores.has(store) ?? false;
   }
 
-  queryableStores(store: string): Map<number, StateStore> {
-    const result = new Map<number, StateStore>();
-    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return result;
+  /** The store's partitions on the main thread that can be queried now, as found: the global store's, then each thread's. */
+  private *queryablePartitions(store: string): Generator<[number, StateStore], void, undefined> {
+    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return;
     const global = this.globalThread?.isRestored ? this.globalThread.stores.get(store) : undefined;
-    if (global?.isOpen()) result.set(GLOBAL_STORE_PARTITION, global);
-    for (const thread of this.streamThreads) {
-      if (thread instanceof StreamThread) for (const [partition, s] of thread.queryableStores(store)) result.set(partition, s);
-    }
-    return result;
+    if (global?.isOpen()) yield [GLOBAL_STORE_PARTITION, global];
+    for (const thread of this.streamThreads) if (thread instanceof StreamThread) yield* thread.queryablePartitions(store);
+  }
+
+  queryableStores(store: string): Map<number, StateStore> {
+    return new Map(this.queryablePartitions(store));
   }
 
   queryableStore(store: string, partition?: number): StateStore | undefined {
-    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return undefined;
-    const global = this.globalThread?.isRestored ? this.globalThread.stores.get(store) : undefined;
-    if (global?.isOpen() && (partition === undefined || partition === GLOBAL_STORE_PARTITION)) return global;
-    for (const thread of this.streamThreads) {
-      const found = thread instanceof StreamThread ? thread.queryableStore(store, partition) : undefined;
-      if (found !== undefined) return found;
-    }
+    for (const [found, s] of this.queryablePartitions(store)) if (partition === undefined || found === partition) return s;
     return undefined;
   }
 
