@@ -1,7 +1,9 @@
 /**
  * Sluice's public API for topology authors: the DSL and the Processor API, serdes, stores, the test driver,
- * and the runtime that runs a topology on Kafka.
+ * the runtime that runs a topology on Kafka, and the definition through which `sluice start` runs one.
  */
+export type { TopologyDefinition } from './host/topology-definition';
+export type { ConfigValue } from './streams/runtime/streams-config';
 export { StreamsBuilder } from './streams/kstream/streams-builder';
 export { KStream, BranchedKStream } from './streams/kstream/kstream';
 export type { ProcessOptions } from './streams/kstream/kstream';
@@ -14,17 +16,8 @@ export { SessionWindowedKStream } from './streams/kstream/session-windowed-kstre
 export { CogroupedKStream, SessionWindowedCogroupedKStream, TimeWindowedCogroupedKStream } from './streams/kstream/cogrouped-kstream';
 export { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from './streams/kstream/windows';
 export { BufferConfig, Suppressed } from './streams/kstream/suppressed';
-export type {
-  Branched,
-  Consumed,
-  ForeignKeyJoined,
-  Grouped,
-  Named,
-  Produced,
-  Repartitioned,
-  StreamJoined,
-} from './streams/kstream/options';
-export { Joined, Materialized } from './streams/kstream/options';
+export type { ForeignKeyJoined } from './streams/kstream/options';
+export { Branched, Consumed, Grouped, Joined, Materialized, Named, Produced, Repartitioned, StreamJoined } from './streams/kstream/options';
 export { Topology } from './streams/topology/topology';
 export type { TopologyDescription } from './streams/topology/description';
 export type {
@@ -48,7 +41,14 @@ export type { Serde } from './streams/serdes/serde';
 export { Serdes } from './streams/serdes/serdes';
 export { sessionWindowedSerde, timeWindowedSerde } from './streams/serdes/windowed';
 export { Stores } from './streams/state/stores';
-export type { StoreBuilder, VersionedBytesStoreSupplier } from './streams/state/stores';
+export type {
+  KeyValueBytesStoreSupplier,
+  SessionBytesStoreSupplier,
+  StoreBuilder,
+  StoreSerdeDefaults,
+  VersionedBytesStoreSupplier,
+  WindowBytesStoreSupplier,
+} from './streams/state/stores';
 export { PUT_RETURN_CODE_NOT_PUT, PUT_RETURN_CODE_VALID_TO_UNDEFINED } from './streams/state/versioned-key-value-store';
 export type {
   KeyValue,
@@ -70,7 +70,7 @@ export type {
 } from './streams/state/store';
 export { TopologyTestDriver } from './streams/test-driver/topology-test-driver';
 export { TestInputTopic, TestOutputTopic } from './streams/test-driver/test-topics';
-export type { TestRecord } from './streams/test-driver/test-topics';
+export type { InputTopicOptions, TestRecord } from './streams/test-driver/test-topics';
 export type { ThreadEvent, TopologyEvent } from './streams/runtime/instance-view';
 export { StreamsInstance } from './streams/runtime/streams-instance';
 export type { StreamsInstanceOptions } from './streams/runtime/streams-instance';

@@ -1,6 +1,12 @@
 import type { StreamPartitioner, TimestampExtractor } from '../processor/processor';
 import type { Serde } from '../serdes/serde';
 import type { KeyValueBytesStoreSupplier } from '../state/store-suppliers';
+import type { KStream } from './kstream';
+
+/** The fields given: a factory's result spread into another options object overrides only what it sets. */
+function given<T extends object>(fields: T): T {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
+}
 
 /** How a source topic is read (Kafka Streams' `Consumed`). */
 export interface Consumed<K, V> {
@@ -11,6 +17,22 @@ export interface Consumed<K, V> {
   name?: string;
 }
 
+/** Kafka Streams' `Consumed` factories, for code written the Java way; plain objects work as well. */
+export const Consumed = {
+  with<K, V>(keySerde?: Serde<K>, valueSerde?: Serde<V>, timestampExtractor?: TimestampExtractor, offsetReset?: 'earliest' | 'latest'): Consumed<K, V> {
+    return given({ keySerde, valueSerde, timestampExtractor, offsetReset });
+  },
+  as<K, V>(name: string): Consumed<K, V> {
+    return { name };
+  },
+  withTimestampExtractor<K, V>(timestampExtractor: TimestampExtractor): Consumed<K, V> {
+    return { timestampExtractor };
+  },
+  withOffsetResetPolicy<K, V>(offsetReset: 'earliest' | 'latest'): Consumed<K, V> {
+    return { offsetReset };
+  },
+};
+
 /** How a sink topic is written (Kafka Streams' `Produced`). */
 export interface Produced<K, V> {
   keySerde?: Serde<K>;
@@ -19,12 +41,48 @@ export interface Produced<K, V> {
   name?: string;
 }
 
+/** Kafka Streams' `Produced` factories. */
+export const Produced = {
+  with<K, V>(keySerde?: Serde<K>, valueSerde?: Serde<V>, partitioner?: StreamPartitioner<K, V>): Produced<K, V> {
+    return given({ keySerde, valueSerde, partitioner });
+  },
+  as<K, V>(name: string): Produced<K, V> {
+    return { name };
+  },
+  keySerde<K, V>(keySerde: Serde<K>): Produced<K, V> {
+    return { keySerde };
+  },
+  valueSerde<K, V>(valueSerde: Serde<V>): Produced<K, V> {
+    return { valueSerde };
+  },
+  streamPartitioner<K, V>(partitioner: StreamPartitioner<K, V>): Produced<K, V> {
+    return { partitioner };
+  },
+};
+
 /** Serdes and name of a grouping; the name names the repartition topic (Kafka Streams' `Grouped`). */
 export interface Grouped<K, V> {
   keySerde?: Serde<K>;
   valueSerde?: Serde<V>;
   name?: string;
 }
+
+/** Kafka Streams' `Grouped` factories: `with(keySerde, valueSerde)` or, as in Java, `with(name, keySerde, valueSerde)`. */
+export const Grouped = {
+  as<K, V>(name: string): Grouped<K, V> {
+    return { name };
+  },
+  with<K, V>(...args: [keySerde?: Serde<K>, valueSerde?: Serde<V>] | [name: string, keySerde?: Serde<K>, valueSerde?: Serde<V>]): Grouped<K, V> {
+    const [name, keySerde, valueSerde] = typeof args[0] === 'string' ? (args as [string, Serde<K>?, Serde<V>?]) : [undefined, ...(args as [Serde<K>?, Serde<V>?])];
+    return given({ name, keySerde, valueSerde });
+  },
+  keySerde<K, V>(keySerde: Serde<K>): Grouped<K, V> {
+    return { keySerde };
+  },
+  valueSerde<K, V>(valueSerde: Serde<V>): Grouped<K, V> {
+    return { valueSerde };
+  },
+};
 
 /** An explicit repartition (Kafka Streams' `Repartitioned`). */
 export interface Repartitioned<K, V> {
@@ -34,6 +92,22 @@ export interface Repartitioned<K, V> {
   numberOfPartitions?: number;
   partitioner?: StreamPartitioner<K, V>;
 }
+
+/** Kafka Streams' `Repartitioned` factories. */
+export const Repartitioned = {
+  as<K, V>(name: string): Repartitioned<K, V> {
+    return { name };
+  },
+  with<K, V>(keySerde?: Serde<K>, valueSerde?: Serde<V>): Repartitioned<K, V> {
+    return given({ keySerde, valueSerde });
+  },
+  numberOfPartitions<K, V>(numberOfPartitions: number): Repartitioned<K, V> {
+    return { numberOfPartitions };
+  },
+  streamPartitioner<K, V>(partitioner: StreamPartitioner<K, V>): Repartitioned<K, V> {
+    return { partitioner };
+  },
+};
 
 /** How a table or aggregation is stored (Kafka Streams' `Materialized`). */
 export interface Materialized<K, V> {
@@ -62,12 +136,18 @@ export interface Materialized<K, V> {
   storeSupplier?: KeyValueBytesStoreSupplier;
 }
 
-/** Kafka Streams' `Materialized.as`: a materialization named after a store, or built by a store supplier. */
+/**
+ * Kafka Streams' `Materialized` factories: `as` a materialization named after a store, or built by a store supplier;
+ * `with` its serdes.
+ */
 export const Materialized = {
   as<K, V>(nameOrSupplier: string | KeyValueBytesStoreSupplier): Materialized<K, V> {
     return typeof nameOrSupplier === 'string'
       ? { storeName: nameOrSupplier }
       : { storeName: nameOrSupplier.name, storeSupplier: nameOrSupplier };
+  },
+  with<K, V>(keySerde?: Serde<K>, valueSerde?: Serde<V>): Materialized<K, V> {
+    return given({ keySerde, valueSerde });
   },
 };
 
@@ -93,7 +173,7 @@ export const Joined = {
     return { name };
   },
   with<K, V, VO>(keySerde?: Serde<K>, valueSerde?: Serde<V>, otherValueSerde?: Serde<VO>): Joined<K, V, VO> {
-    return { ...(keySerde ? { keySerde } : {}), ...(valueSerde ? { valueSerde } : {}), ...(otherValueSerde ? { otherValueSerde } : {}) };
+    return given({ keySerde, valueSerde, otherValueSerde });
   },
   withGracePeriod<K, V, VO>(gracePeriodMs: number): Joined<K, V, VO> {
     return { gracePeriodMs };
@@ -118,10 +198,30 @@ export interface StreamJoined<K, V, VO> {
   logConfig?: Record<string, string>;
 }
 
+/** Kafka Streams' `StreamJoined` factories: `as` names the join stores (and so their changelogs), `withName` the processors. */
+export const StreamJoined = {
+  with<K, V, VO>(keySerde?: Serde<K>, valueSerde?: Serde<V>, otherValueSerde?: Serde<VO>): StreamJoined<K, V, VO> {
+    return given({ keySerde, valueSerde, otherValueSerde });
+  },
+  as<K, V, VO>(storeName: string): StreamJoined<K, V, VO> {
+    return { storeName };
+  },
+  withName<K, V, VO>(name: string): StreamJoined<K, V, VO> {
+    return { name };
+  },
+};
+
 /** A processor name chosen by the user (Kafka Streams' `Named`). */
 export interface Named {
   name?: string;
 }
+
+/** Kafka Streams' `Named.as`. */
+export const Named = {
+  as(name: string): Named {
+    return { name };
+  },
+};
 
 /**
  * Options of a foreign-key table join: its name (Kafka Streams' `TableJoined.as`, the base of its internal topics,
@@ -136,5 +236,21 @@ export interface ForeignKeyJoined<K, VR> {
 export interface Branched<K, V> {
   name?: string;
   /** Continues the branch; what it returns (if anything) is the branch's stream in the result map. */
-  chain?: (stream: import('./kstream').KStream<K, V>) => import('./kstream').KStream<K, V> | void;
+  chain?: (stream: KStream<K, V>) => KStream<K, V> | void;
 }
+
+/**
+ * Kafka Streams' `Branched` factories. A function's stream (if it returns one) is the branch's entry in the result
+ * map; a consumer's branch has none.
+ */
+export const Branched = {
+  as<K, V>(name: string): Branched<K, V> {
+    return { name };
+  },
+  withFunction<K, V>(chain: (stream: KStream<K, V>) => KStream<K, V> | void, name?: string): Branched<K, V> {
+    return given({ chain, name });
+  },
+  withConsumer<K, V>(consumer: (stream: KStream<K, V>) => void, name?: string): Branched<K, V> {
+    return given({ chain: (stream: KStream<K, V>) => void consumer(stream), name });
+  },
+};
