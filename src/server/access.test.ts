@@ -185,4 +185,47 @@ describe('CORS', () => {
     const other = await app.inject({ method: 'GET', url: I, headers: { origin: 'https://evil.test', ...basic('vic', 'viewer-pw') } });
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
+
+  it('answers an unknown path 404 with the error body, to GET and OPTIONS, a preflight included', async () => {
+    const preflight = { 'access-control-request-method': 'GET' };
+    for (const [method, headers] of [
+      ['GET', {}],
+      ['GET', { origin: 'https://console.test' }],
+      ['OPTIONS', {}],
+      ['OPTIONS', { origin: 'https://console.test' }],
+      ['OPTIONS', { origin: 'https://console.test', ...preflight }],
+      ['OPTIONS', { origin: 'https://evil.test', ...preflight }],
+    ] as const) {
+      const response = await app.inject({ method, url: '/api/v1/nothing', headers: { ...headers, ...basic('vic', 'viewer-pw') } });
+      expect([method, headers, response.statusCode, response.headers['content-type']]).toEqual([method, headers, 404, 'application/json; charset=utf-8']);
+      expect(response.json()).toEqual({ error_code: 404, exception: 'RouteNotFound', message: `No route ${method} /api/v1/nothing`, path: '/api/v1/nothing' });
+    }
+  });
+
+  it('answers an OPTIONS that is no preflight as a node without CORS does', async () => {
+    const requests: { url: string; headers: Record<string, string> }[] = [
+      { url: I, headers: { origin: 'https://console.test' } },
+      { url: I, headers: {} },
+      { url: I, headers: { origin: 'https://evil.test', 'access-control-request-method': 'POST' } },
+      { url: '/health', headers: { origin: 'https://console.test' } },
+      { url: '/api/v1/nothing', headers: { origin: 'https://console.test' } },
+    ];
+    const answers = async () => {
+      const answered = [];
+      for (const { url, headers } of requests) {
+        for (const credentials of [{}, basic('vic', 'viewer-pw')]) {
+          const response = await app.inject({ method: 'OPTIONS', url, headers: { ...headers, ...credentials } });
+          answered.push({ url, headers, status: response.statusCode, type: response.headers['content-type'], allow: response.headers.allow, body: response.body });
+        }
+      }
+      return answered;
+    };
+    const withCors = await answers();
+    await start();
+    const withoutCors = await answers();
+    await start({ cors: { origins: ['https://console.test'] } });
+    expect(withCors).toEqual(withoutCors);
+    expect(withCors[0]).toEqual(expect.objectContaining({ status: 401 }));
+    expect(withCors[1]).toEqual(expect.objectContaining({ status: 405, allow: 'DELETE, GET, HEAD', body: expect.stringContaining('"exception":"MethodNotAllowed"') }));
+  });
 });

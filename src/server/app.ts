@@ -83,7 +83,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   answerConnect(app);
   parseEveryBodyAsJson(app);
   // Before access control: preflights carry no credentials, and a 401 needs CORS headers for a browser to read it.
-  await installCors(app, options.cors);
+  await installCors(app, options.cors, routes);
   const access = installAccessControl(app, options.access ?? {});
   installApplicationIdCheck(app);
   const version = options.version ?? '0.0.0';

@@ -28,6 +28,8 @@ export class RouteTable {
   private readonly patterns = new Map<string, RoutePattern>();
 
   add(route: Pick<RouteOptions, 'method' | 'url'>): void {
+    // A catch-all (@fastify/cors's OPTIONS route, there only to let preflights through) makes no path known.
+    if (route.url === '*' || route.url === '/*') return;
     let pattern = this.patterns.get(route.url);
     if (pattern === undefined) {
       pattern = { regex: patternRegex(route.url), methods: new Set() };

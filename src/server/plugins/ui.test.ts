@@ -2,6 +2,7 @@
  * The console's routes: the page and its hashed assets with ETags, gzip and long caching, behind the API's
  * credentials like every route but the probes; /ui/model tells operators from viewers; Swagger UI at /docs.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -102,6 +103,21 @@ it('Swagger UI at /docs over the same OpenAPI document', async () => {
   const docs = await app.inject({ url: '/docs/' });
   expect(docs.statusCode).toBe(200);
   expect(docs.body).toContain('swagger-ui');
+  for (const url of ['/docs', '/docs/', '/docs/static/swagger-ui-bundle.js', '/docs/static/swagger-initializer.js', '/docs/json']) {
+    const answer = await app.inject({ url });
+    expect([url, answer.statusCode < 400]).toEqual([url, true]);
+    expect([url, answer.headers['content-security-policy']]).toEqual([url, expect.stringContaining("default-src 'self'; script-src 'self'; style-src 'self'")]);
+  }
+  // The page's scripts and styles are files of its own, which 'self' lets run; the only inline style is the one that
+  // swagger-ui's scripts put in the DOM (its logo's), allowed by its hash.
+  expect(docs.body).not.toMatch(/<script(?![^>]*\ssrc=)|<style|\sstyle=|\son[a-z]+=/i);
+  const policy = String(docs.headers['content-security-policy']);
+  const staticDir = path.join(path.dirname(require.resolve('@fastify/swagger-ui/package.json')), 'static');
+  const inlineStyles = ['swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js'].flatMap((file) =>
+    [...fs.readFileSync(path.join(staticDir, file), 'utf8').matchAll(/createElement\("style",null,("(?:[^"\\]|\\.)*")\)/g)].map((match) => JSON.parse(match[1]!) as string),
+  );
+  expect(inlineStyles.length).toBeGreaterThan(0);
+  for (const style of inlineStyles) expect(policy).toContain(`'sha256-${createHash('sha256').update(style).digest('base64')}'`);
   const json = await app.inject({ url: '/docs/json' });
   expect(json.json().info.title).toBe('Sluice management API');
   const paths = Object.keys((await app.inject({ url: '/openapi.json' })).json().paths);

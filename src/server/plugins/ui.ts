@@ -25,10 +25,21 @@ export interface UiPluginOptions {
   consoleDirs?: readonly string[];
 }
 
-/** The page may load only its own scripts and styles, and talk only to this node. */
-const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+/** A page that may load only its own scripts and styles (and the inline styles named), and talk only to this node. */
+function contentSecurityPolicy(inlineStyles: readonly string[] = []): string {
+  return (
+    `default-src 'self'; script-src 'self'; style-src ${["'self'", ...inlineStyles].join(' ')}; img-src 'self' data:; connect-src 'self'; ` +
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+  );
+}
+
+const CONSOLE_POLICY = contentSecurityPolicy();
+
+/**
+ * Swagger UI runs no inline script (its initializer is a file of its own); its top bar draws a logo whose SVG holds
+ * one <style> element, allowed by its hash (the test checks it against the installed swagger-ui).
+ */
+const SWAGGER_UI_POLICY = contentSecurityPolicy(["'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='"]);
 
 const QUERY_OPTIONS = ['retries', 'retry_backoff_ms', 'query_timeout_ms', 'remote_access_allowed', 'limit', 'allow_stale', 'max_lag'];
 
@@ -74,7 +85,7 @@ export const uiPlugin: FastifyPluginAsync<UiPluginOptions> = async (app, options
   app.get('/ui', {
     schema: { tags: ['console'], summary: 'The web console', response: withErrors({ 200: { type: 'string', description: 'HTML page' } }) },
     handler: async (request, reply) => {
-      reply.header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-content-type-options', 'nosniff');
+      reply.header('content-security-policy', CONSOLE_POLICY).header('x-content-type-options', 'nosniff');
       return send(request, reply, consoleFile('index.html', request), 'no-cache');
     },
   });
@@ -116,5 +127,9 @@ export const uiPlugin: FastifyPluginAsync<UiPluginOptions> = async (app, options
     },
   });
 
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, docExpansion: 'list' } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true, docExpansion: 'list' },
+    staticCSP: SWAGGER_UI_POLICY,
+  });
 };
