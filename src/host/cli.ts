@@ -55,6 +55,7 @@ The configuration file (YAML or JSON):
       issuer: https://idp.example.com/                      # optional, checked when given
       audience: sluice                                      # optional, checked when given
       roleClaim: role                                       # claim holding viewer or operator (a.b for nested)
+      allowTokensWithoutExpiry: false                       # true: accept tokens without exp (never expire)
     cors: { origins: ["https://console.example.com"] }      # browser origins allowed; none: no CORS
     tls:                      # HTTPS: PEM files (or PEM text via \${file:...} / \${env:...})
       certificate: /etc/sluice/tls/tls.crt

@@ -61,15 +61,16 @@ async function start(options: Partial<ServerOptions> = {}): Promise<void> {
   app = await buildServer({ instances: new FakeRegistry('wc'), queries: new FakeQueries(), logger: pino({ level: 'info' }, sink), access, ...options });
 }
 
-function jwt(claims: JWTPayload, options: { key?: KeyLike; kid?: string; expiresIn?: string; issuer?: string; audience?: string } = {}): Promise<string> {
-  return new SignJWT(claims)
+/** A JWT of the test's identity provider; `expiresIn: null` leaves `exp` out. */
+function jwt(claims: JWTPayload, options: { key?: KeyLike; kid?: string; expiresIn?: string | null; issuer?: string; audience?: string } = {}): Promise<string> {
+  const token = new SignJWT(claims)
     .setProtectedHeader({ alg: 'ES256', kid: options.kid ?? 'k1' })
     .setSubject('jwt-user')
     .setIssuer(options.issuer ?? 'https://idp.test/')
     .setAudience(options.audience ?? 'sluice')
-    .setIssuedAt()
-    .setExpirationTime(options.expiresIn ?? '5m')
-    .sign(options.key ?? signingKey);
+    .setIssuedAt();
+  if (options.expiresIn !== null) token.setExpirationTime(options.expiresIn ?? '5m');
+  return token.sign(options.key ?? signingKey);
 }
 
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
@@ -130,6 +131,19 @@ describe('authentication and roles', () => {
       expect(response.statusCode).toBe(403);
       expect(response.json()).toEqual(expect.objectContaining({ exception: 'Forbidden', message: expect.stringContaining('grants no role') }));
     }
+  });
+
+  it('refuses a JWT without an expiry (exp) with 401, unless server.jwt.allowTokensWithoutExpiry', async () => {
+    await start();
+    const token = await jwt({ realm_access: { roles: ['viewer'] } }, { expiresIn: null });
+    const refused = await app.inject({ method: 'GET', url: I, headers: bearer(token) });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json()).toEqual({ error_code: 401, exception: 'Unauthorized', message: 'Missing or wrong credentials', path: I });
+    expect(refused.headers['www-authenticate']).toEqual(['Basic realm="sluice", charset="UTF-8"', 'Bearer realm="sluice"']);
+    const failure = logged.map((line) => JSON.parse(line) as { failedLogin?: { reason: string } }).find((line) => line.failedLogin)?.failedLogin;
+    expect(failure?.reason).toBe('invalid JWT (ERR_JWT_CLAIM_VALIDATION_FAILED: exp missing)');
+    await start({ access: { ...access, jwt: { ...access!.jwt!, allowTokensWithoutExpiry: true } } });
+    expect(await status('GET', I, bearer(token))).toBe(200);
   });
 
   it('logs failed logins without the secret, at a bounded rate', async () => {

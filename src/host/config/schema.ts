@@ -51,6 +51,7 @@ export const hostConfigSchema = {
             audience: stringOrStrings,
             roleClaim: { type: 'string', minLength: 1 },
             algorithms: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+            allowTokensWithoutExpiry: { type: 'boolean' },
           },
         },
         cors: {

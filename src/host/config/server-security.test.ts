@@ -49,6 +49,7 @@ describe('server security configuration', () => {
     expect(config.server.tokens).toEqual([{ name: 'ci', hash: 'sha256$x', role: 'viewer' }]);
     expect(config.server.jwt).toEqual({ jwks: path.join(dir, 'keys/jwks.json'), issuer: 'https://idp/', audience: ['a', 'b'], roleClaim: 'realm_access.roles' });
     expect(load('  jwt: { jwks: "https://idp/jwks.json" }').server.jwt).toEqual({ jwks: 'https://idp/jwks.json' });
+    expect(load('  jwt: { jwks: "https://idp/jwks.json", allowTokensWithoutExpiry: true }').server.jwt?.allowTokensWithoutExpiry).toBe(true);
     expect(config.server.cors).toEqual({ origins: ['https://console.example.com'] });
   });
 
@@ -57,6 +58,7 @@ describe('server security configuration', () => {
     ['  users: { alice: { password: x, role: admin } }', "'server.users.alice.role' must be one of viewer, operator"],
     ['  users: { alice: { password: x } }', "missing key 'server.users.alice.role'"],
     ['  cors: { origins: ["*"] }', 'server.cors.origins[0]'],
+    ['  jwt: { jwks: j.json, allowTokensWithoutExpiry: "yes" }', "'server.jwt.allowTokensWithoutExpiry' must be of type boolean"],
     ['  tls: { certificate: a.crt }', "missing key 'server.tls.key'"],
   ])('refuses %j in one line naming the key', (text, message) => {
     expect(errorOf(() => load(text))).toContain(message);

@@ -1,7 +1,7 @@
 /**
  * Bearer JWTs verified with `jose` against a JSON Web Key Set, from a file (read at start) or an HTTPS URL (fetched
- * and cached by jose, re-fetched when a token names a key it has not seen). The issuer and audience are checked when
- * configured; the role is read from a claim (a dotted path such as `realm_access.roles` reaches into objects), whose
+ * and cached by jose, re-fetched when a token names a key it has not seen). A token must carry `exp` (else it would
+ * never expire) unless allowed otherwise; the issuer and audience are checked when configured; the role is read from a claim (a dotted path such as `realm_access.roles` reaches into objects), whose
  * value is `viewer` or `operator`, or an array holding them (the stronger wins).
  */
 
@@ -20,6 +20,8 @@ export interface JwtOptions {
   readonly roleClaim?: string;
   /** Accepted signature algorithms; default: those of the keys. */
   readonly algorithms?: readonly string[];
+  /** Accept tokens without `exp`, which would otherwise be good for ever; default false. */
+  readonly allowTokensWithoutExpiry?: boolean;
 }
 
 export const DEFAULT_ROLE_CLAIM = 'role';
@@ -78,11 +80,15 @@ export class JwtVerifier {
         issuer: this.options.issuer === undefined ? undefined : [this.options.issuer].flat(),
         audience: this.options.audience === undefined ? undefined : [this.options.audience].flat(),
         algorithms: this.options.algorithms === undefined ? undefined : [...this.options.algorithms],
+        requiredClaims: this.options.allowTokensWithoutExpiry === true ? [] : ['exp'],
       });
       return { ok: true, principal: { name: payload.sub ?? '(no subject)', role: roleOf(claimAt(payload, this.roleClaim)), via: 'jwt' } };
     } catch (error) {
-      // jose's codes (ERR_JWT_EXPIRED, ERR_JWS_SIGNATURE_VERIFICATION_FAILED, ...) say why without the token.
-      return { ok: false, reason: (error as { code?: string }).code ?? (error as Error).name };
+      // jose's codes (ERR_JWT_EXPIRED, ERR_JWS_SIGNATURE_VERIFICATION_FAILED, ...) say why without the token; a claim's
+      // failure names the claim and the kind (missing, check_failed, invalid), never its value.
+      const { code, claim, reason } = error as { code?: string; claim?: string; reason?: string };
+      if (code === undefined) return { ok: false, reason: (error as Error).name };
+      return { ok: false, reason: claim === undefined ? code : `${code}: ${claim} ${reason}` };
     }
   }
 }
