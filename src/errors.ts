@@ -64,6 +64,20 @@ function define<A extends unknown[]>(
 export const TopologyException = define('TopologyException', 400, (detail: string) => `Invalid topology: ${detail}`);
 export const ConfigException = define('ConfigException', 400, (detail: string) => `Invalid configuration: ${detail}`);
 export const SerializationException = define('SerializationException', 400, (detail: string) => detail);
+const SerdeNotReadyError = define('SerdeNotReady', 503, (detail: string) => detail);
+/**
+ * A deserializer must look something up before it can read a record (a schema id it has not seen): the task stops
+ * before that record and processes it again once `ready` settles (it never rejects; a failed look-up is the
+ * deserializer's to report on the next try).
+ */
+export class SerdeNotReady extends SerdeNotReadyError {
+  constructor(
+    detail: string,
+    readonly ready: Promise<void>,
+  ) {
+    super(detail);
+  }
+}
 
 // Runtime.
 export const StreamsException = define('StreamsException', 500, (detail: string) => detail);

@@ -136,6 +136,7 @@ export class GlobalStreamThread {
     stateDirectory.lock(GLOBAL_TASK, GLOBAL_TASK);
     this.locked = true;
     this.partitionCounts = partitionCounts;
+    await this.task.prepareSerdes();
     await this.openStores();
     const startedAt = Date.now();
     const restored = new Promise<void>((resolve, reject) => (this.started = { resolve, reject }));

@@ -1,3 +1,4 @@
+import { SerdeNotReady } from '../../errors';
 import type { EachBatchPayload, TopicPartition } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import type { ThreadMetrics } from '../metrics/streams-metrics';
@@ -49,7 +50,18 @@ export class TaskExecutor {
     let elapsed = 0;
     for (;;) {
       const chunkStart = performance.now();
-      const n = task.process(PROCESS_CHUNK);
+      let n: number;
+      try {
+        n = task.process(PROCESS_CHUNK);
+      } catch (error) {
+        if (!(error instanceof SerdeNotReady)) throw error;
+        // A serde looks something up (a schema): what was processed goes out meanwhile, and the record is tried again.
+        elapsed += performance.now() - chunkStart;
+        collector.sendBuffered();
+        await error.ready;
+        if (stopped()) return false;
+        continue;
+      }
       elapsed += performance.now() - chunkStart;
       processed += n;
       if (n < PROCESS_CHUNK) break;

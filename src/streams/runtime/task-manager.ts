@@ -207,6 +207,7 @@ export class TaskManager {
     await this.untilNoOtherThreadHolds(name);
     const created = await this.options.createTask(id);
     try {
+      await created.task.prepareSerdes();
       stateDirectory.lock(name, this.options.owner);
     } catch (error) {
       await this.discardOutput(name, created);

@@ -1,12 +1,13 @@
-import { IllegalState, ProcessorException, SerializationException, SluiceError, StreamsException, TopologyException } from '../../errors';
+import { IllegalState, ProcessorException, SerdeNotReady, SerializationException, SluiceError, StreamsException, TopologyException } from '../../errors';
 import type { Cancellable, Processor, ProcessorContext, PunctuationType, Punctuator } from '../processor/processor';
 import type { Headers, RecordMetadata, StreamRecord } from '../processor/record';
-import type { Serde } from '../serdes/serde';
+import type { Serde, SerdeHeaders } from '../serdes/serde';
 import { resolveSerde } from '../serdes/default-serde';
 import { cacheMaxBytes, minFreeDiskBytes } from '../config/config-lookup';
 import { type ChangelogRecord, type ChangelogRecords, isCachingStore, type StateStore, type StoreContext } from '../state/store';
 import type { NodeDefinition, SinkDefinition, SourceDefinition } from '../topology/node-definitions';
 import type { Subtopology, Topology } from '../topology/topology';
+import { changelogTopicName } from '../topology/internal-topics';
 import type { ConsumedRecord } from './consumed-record';
 import { asError, type ConsumedErrorContext, deadLetterRecord, type ExceptionHandlers, type HandlerResponse } from './exception-handlers';
 import { ProcessorNode, wrapNodeError } from './processor-node';
@@ -115,8 +116,8 @@ export class StreamTask {
       const builder = this.topology.store(storeName);
       if (!builder) throw new TopologyException(`store '${storeName}' is not in the topology`);
       const cacheBytes = cacheMaxBytes(this.env.config);
-      const store = builder.build({ keySerde: this.env.defaultKeySerde, valueSerde: this.env.defaultValueSerde }, { cachingAllowed: cacheBytes > 0 });
       const changelog = this.env.changelogTopic(storeName);
+      const store = builder.build(this.defaultSerdes(), { cachingAllowed: cacheBytes > 0, changelogTopic: this.storeSerdeTopic(storeName) });
       const storeContext: StoreContext = {
         applicationId: this.env.applicationId,
         taskId: this.name,
@@ -132,6 +133,42 @@ export class StreamTask {
       };
       store.init(storeContext);
       this.stores.set(storeName, this.env.meterStore ? this.env.meterStore(store) : store);
+    }
+  }
+
+  private defaultSerdes(): { keySerde: Serde<unknown>; valueSerde: Serde<unknown> } {
+    return { keySerde: this.env.defaultKeySerde, valueSerde: this.env.defaultValueSerde };
+  }
+
+  /** The topic a store's serdes are called with: its changelog's name, logged or not, as in Kafka Streams. */
+  private storeSerdeTopic(store: string): string {
+    return this.env.changelogTopic(store) ?? changelogTopicName(this.env.applicationId, store);
+  }
+
+  /**
+   * Has the serdes that look things up (`Serde.prepare`) resolve what they need for the task's topics and its stores'
+   * changelogs, before any record passes; sinks to a topic chosen per record and pattern sources are left to first use.
+   */
+  async prepareSerdes(): Promise<void> {
+    const config = this.env.config;
+    const prepare = async (serde: Serde<unknown> | undefined, defaultSerde: Serde<unknown>, topic: string) => {
+      const resolved = resolveSerde(serde, defaultSerde);
+      if (resolved.prepare) await resolved.prepare(topic, config);
+    };
+    for (const name of this.subtopology.nodes) {
+      const definition = this.topology.node(name)!;
+      if (definition.kind === 'processor') continue;
+      const topics = definition.kind === 'source' ? definition.topics : typeof definition.topic === 'string' ? [definition.topic] : [];
+      for (const topic of topics) {
+        await prepare(definition.keySerde, this.env.defaultKeySerde, this.env.resolveTopic(topic));
+        await prepare(definition.valueSerde, this.env.defaultValueSerde, this.env.resolveTopic(topic));
+      }
+    }
+    for (const storeName of this.subtopology.stores) {
+      const serdes = this.topology.store(storeName)?.serdes?.(this.defaultSerdes());
+      if (!serdes) continue;
+      await prepare(serdes.keySerde, this.env.defaultKeySerde, this.storeSerdeTopic(storeName));
+      await prepare(serdes.valueSerde, this.env.defaultValueSerde, this.storeSerdeTopic(storeName));
     }
   }
 
@@ -211,8 +248,14 @@ export class StreamTask {
       }
     }
     if (best === undefined || bestQueue === undefined) return false;
+    try {
+      this.processRecord(best);
+    } catch (error) {
+      // A record whose processing throws is not processed again, unless its serde was not ready.
+      if (!(error instanceof SerdeNotReady)) advance(bestQueue, bestQueue.head + 1);
+      throw error;
+    }
     advance(bestQueue, bestQueue.head + 1);
-    this.processRecord(best);
     return true;
   }
 
@@ -237,6 +280,10 @@ export class StreamTask {
         this.processRecord(record);
         processed++;
       }
+    } catch (error) {
+      // Unless its serde was not ready: then it is processed again.
+      if (error instanceof SerdeNotReady) head--;
+      throw error;
     } finally {
       advance(queue, head);
     }
@@ -244,7 +291,6 @@ export class StreamTask {
   }
 
   private processRecord(consumed: ConsumedRecord): void {
-    this.markConsumed(consumed);
     const source = this.sourceByTopic.get(consumed.topic) ?? this.bindPatternTopic(consumed.topic);
     if (!source) throw new IllegalState(`task ${this.name} has no source for topic ${consumed.topic}`);
     const definition = source.definition as SourceDefinition;
@@ -254,9 +300,15 @@ export class StreamTask {
       // Read once: a fetched record makes its key and value views when they are read.
       const rawKey = consumed.key;
       const rawValue = consumed.value;
-      key = rawKey === null ? null : source.keySerde!.deserialize(rawKey);
-      value = rawValue === null ? null : source.valueSerde!.deserialize(rawValue);
+      const keySerde = source.keySerde!;
+      const valueSerde = source.valueSerde!;
+      key = rawKey === null ? null : keySerde.deserializeTopic ? keySerde.deserializeTopic(consumed.topic, consumed.headers, rawKey) : keySerde.deserialize(rawKey);
+      value =
+        rawValue === null ? null : valueSerde.deserializeTopic ? valueSerde.deserializeTopic(consumed.topic, consumed.headers, rawValue) : valueSerde.deserialize(rawValue);
     } catch (error) {
+      // Not consumed: the task processes it again once the serde is ready.
+      if (error instanceof SerdeNotReady) throw error;
+      this.markConsumed(consumed);
       const reason = `cannot deserialize the record at ${consumed.topic}-${consumed.partition}@${consumed.offset}`;
       const cause = asError(error);
       const context = this.errorContext(consumed, source.name, consumed.timestamp);
@@ -266,6 +318,7 @@ export class StreamTask {
       this.skip(reason, context, cause);
       return;
     }
+    this.markConsumed(consumed);
     let timestamp = consumed.timestamp;
     if (definition.timestampExtractor) {
       timestamp = definition.timestampExtractor(
@@ -515,10 +568,19 @@ function sinkSerializer(serde: Serde<unknown>): (value: unknown) => Buffer | str
   return serde.serializeToUtf8 ? serde.serializeToUtf8.bind(serde) : serde.serialize.bind(serde);
 }
 
+/** Whether a serializer takes the topic and headers (`Serde.serializeTopic`): then it is called with them. */
+type TopicSerializer = ((topic: string, headers: SerdeHeaders, value: unknown) => Buffer) | undefined;
+
+function topicSerializer(serde: Serde<unknown>): TopicSerializer {
+  return serde.serializeTopic?.bind(serde);
+}
+
 /** Serializes records and hands them to the collector. */
 class SinkProcessor implements Processor<unknown, unknown, never, never> {
   private readonly serializeKey: (key: unknown) => Buffer | string;
   private readonly serializeValue: (value: unknown) => Buffer | string;
+  private readonly serializeKeyTo: TopicSerializer;
+  private readonly serializeValueTo: TopicSerializer;
   private readonly fixedTopic: string | undefined;
 
   constructor(
@@ -526,8 +588,12 @@ class SinkProcessor implements Processor<unknown, unknown, never, never> {
     private readonly env: TaskEnvironment,
     private readonly context: TaskProcessorContext,
   ) {
-    this.serializeKey = sinkSerializer(resolveSerde(definition.keySerde, env.defaultKeySerde));
-    this.serializeValue = sinkSerializer(resolveSerde(definition.valueSerde, env.defaultValueSerde));
+    const keySerde = resolveSerde(definition.keySerde, env.defaultKeySerde);
+    const valueSerde = resolveSerde(definition.valueSerde, env.defaultValueSerde);
+    this.serializeKey = sinkSerializer(keySerde);
+    this.serializeValue = sinkSerializer(valueSerde);
+    this.serializeKeyTo = topicSerializer(keySerde);
+    this.serializeValueTo = topicSerializer(valueSerde);
     this.fixedTopic = typeof definition.topic === 'string' ? env.resolveTopic(definition.topic) : undefined;
   }
 
@@ -537,8 +603,13 @@ class SinkProcessor implements Processor<unknown, unknown, never, never> {
       this.fixedTopic ??
       (typeof extractor === 'function' ? extractor(record.key, record.value, this.context.recordMetadata()) : '');
     if (!topic) throw new TopologyException(`sink '${this.definition.name}' chose no topic`);
-    const key = record.key === null || record.key === undefined ? null : this.serializeKey(record.key);
-    const value = record.value === null || record.value === undefined ? null : this.serializeValue(record.value);
+    const key = record.key === null || record.key === undefined ? null : this.serializeKeyTo ? this.serializeKeyTo(topic, record.headers, record.key) : this.serializeKey(record.key);
+    const value =
+      record.value === null || record.value === undefined
+        ? null
+        : this.serializeValueTo
+          ? this.serializeValueTo(topic, record.headers, record.value)
+          : this.serializeValue(record.value);
     let partition: number | undefined;
     if (this.definition.partitioner) {
       const count = this.env.collector.partitionCount(topic);

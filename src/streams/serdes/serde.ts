@@ -26,6 +26,49 @@ export interface Serde<T> {
   fromJson(json: unknown): T;
   /** The value as JSON for the query API (bytes become base64). */
   toJson(value: T): unknown;
+  /**
+   * Optional: Kafka's `Serializer.serialize(topic, headers, data)`, for a serde whose bytes depend on the topic or the
+   * headers (a schema registry's subject). Where the topic is known (sources, sinks, repartition topics, a store's
+   * changelog, a query of a store) the runtime calls it instead of `serialize`. It runs per record, synchronously:
+   * what it has to look up, `prepare` looks up first.
+   */
+  serializeTopic?(topic: string, headers: SerdeHeaders | undefined, value: T): Buffer;
+  /**
+   * Optional: Kafka's `Deserializer.deserialize(topic, headers, data)`. A deserializer that meets something it has to
+   * look up (a schema id it has not seen) throws SerdeNotReady: the task processes that record again once it is ready.
+   */
+  deserializeTopic?(topic: string, headers: SerdeHeaders | undefined, bytes: Buffer): T;
+  /**
+   * Optional: resolves, once and asynchronously, what the serde needs for `topic` (a schema and its id), configured
+   * from the application's configuration (Kafka's `configure`). A task awaits it for its topics and its stores'
+   * changelogs before it processes a record.
+   */
+  prepare?(topic: string, config: Readonly<Record<string, unknown>>): Promise<void>;
+}
+
+/** A record's headers as a serde sees them (the processor API's `Headers`). */
+export type SerdeHeaders = Readonly<Record<string, Buffer | string | undefined>>;
+
+/** Whether a serde reads or writes differently per topic, and so must be called with it. */
+export function isTopicAware(serde: Serde<unknown>): boolean {
+  return serde.serializeTopic !== undefined || serde.deserializeTopic !== undefined;
+}
+
+/**
+ * `serde` as it reads and writes `topic`, with no headers (Kafka Streams' stores serialize with their changelog's name
+ * and no headers): the serde itself when it is blind to topics, so that plain serdes cost nothing more.
+ */
+export function forTopic<T>(serde: Serde<T>, topic: string): Serde<T> {
+  if (!isTopicAware(serde as Serde<unknown>)) return serde;
+  const bound: Serde<T> = {
+    name: serde.name,
+    serialize: serde.serializeTopic ? (value) => serde.serializeTopic!(topic, undefined, value) : (value) => serde.serialize(value),
+    deserialize: serde.deserializeTopic ? (bytes) => serde.deserializeTopic!(topic, undefined, bytes) : (bytes) => serde.deserialize(bytes),
+    fromJson: (json) => serde.fromJson(json),
+    toJson: (value) => serde.toJson(value),
+  };
+  if (serde.prepare) bound.prepare = (_topic, config) => serde.prepare!(topic, config);
+  return bound;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { TopologyException } from '../../errors';
 import { resolveSerde } from '../serdes/default-serde';
-import type { Serde } from '../serdes/serde';
+import { forTopic, type Serde } from '../serdes/serde';
 import type { StateStore, StoreType } from './store';
 
 /** Changelog topic configuration that Kafka Streams adds for window and session stores (`windowstore.changelog.additional.retention.ms`). */
@@ -43,9 +43,17 @@ export interface StoreBuilder<S extends StateStore> {
   /**
    * A new store; serdes the builder was not given come from `defaults`. `cachingAllowed: false` builds it without
    * its caching layer whatever the builder says: what Kafka Streams does to every store of an application whose
-   * `statestore.cache.max.bytes` is 0 (`InternalTopologyBuilder.rewriteTopology`).
+   * `statestore.cache.max.bytes` is 0 (`InternalTopologyBuilder.rewriteTopology`). `changelogTopic`: the topic its
+   * serdes are called with (Kafka Streams' `<application.id>-<store>-changelog`, logged or not).
    */
-  build(defaults: StoreSerdeDefaults, options?: { cachingAllowed?: boolean }): S;
+  build(defaults: StoreSerdeDefaults, options?: StoreBuildOptions): S;
+  /** The key and value serdes the store is built with (what `Serde.prepare` is run on before it is used). */
+  serdes?(defaults: StoreSerdeDefaults): StoreSerdeDefaults;
+}
+
+export interface StoreBuildOptions {
+  cachingAllowed?: boolean;
+  changelogTopic?: string;
 }
 
 /** How a builder makes its store once the serdes are known. */
@@ -112,13 +120,22 @@ export class ConfigurableStoreBuilder<S extends StateStore, K, V> implements Sto
     return this;
   }
 
-  build(defaults: StoreSerdeDefaults, options: { cachingAllowed?: boolean } = {}): S {
-    // Serdes derived from the defaults (windowed keys, join buffers) are resolved here too.
+  build(defaults: StoreSerdeDefaults, options: StoreBuildOptions = {}): S {
+    const { keySerde, valueSerde } = this.serdes(defaults);
+    const topic = options.changelogTopic;
     const store = this.factory(
-      resolveSerde(this.keySerde as Serde<unknown> | undefined, defaults.keySerde) as Serde<K>,
-      resolveSerde(this.valueSerde as Serde<unknown> | undefined, defaults.valueSerde) as Serde<V>,
+      (topic === undefined ? keySerde : forTopic(keySerde, topic)) as Serde<K>,
+      (topic === undefined ? valueSerde : forTopic(valueSerde, topic)) as Serde<V>,
     );
     return this.caching && options.cachingAllowed !== false ? this.cachingWrapper(store) : store;
+  }
+
+  serdes(defaults: StoreSerdeDefaults): StoreSerdeDefaults {
+    // Serdes derived from the defaults (windowed keys, join buffers) are resolved here too.
+    return {
+      keySerde: resolveSerde(this.keySerde as Serde<unknown> | undefined, defaults.keySerde),
+      valueSerde: resolveSerde(this.valueSerde as Serde<unknown> | undefined, defaults.valueSerde),
+    };
   }
 }
 

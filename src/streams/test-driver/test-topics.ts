@@ -35,8 +35,8 @@ export class TestInputTopic<K, V> {
 
   pipeInput(key: K | null, value: V | null, timestamp?: number, headers: Headers = {}): void {
     const ts = timestamp ?? this.takeTimestamp();
-    const keyBytes = key === null || key === undefined ? null : this.keySerde.serialize(key);
-    const valueBytes = value === null || value === undefined ? null : this.valueSerde.serialize(value);
+    const keyBytes = key === null || key === undefined ? null : serializeTo(this.keySerde, this.name, headers, key);
+    const valueBytes = value === null || value === undefined ? null : serializeTo(this.valueSerde, this.name, headers, value);
     this.pipe(this.name, keyBytes, valueBytes, ts, headers);
   }
 
@@ -77,8 +77,8 @@ export class TestOutputTopic<K, V> {
     const raw = this.queue.shift();
     if (!raw) throw new Error(`output topic ${this.name} is empty`);
     return {
-      key: raw.key === null ? null : this.keySerde.deserialize(raw.key),
-      value: raw.value === null ? null : this.valueSerde.deserialize(raw.value),
+      key: raw.key === null ? null : deserializeFrom(this.keySerde, this.name, raw.headers, raw.key),
+      value: raw.value === null ? null : deserializeFrom(this.valueSerde, this.name, raw.headers, raw.value),
       timestamp: raw.timestamp,
       headers: raw.headers,
     };
@@ -124,4 +124,13 @@ export class TestOutputTopic<K, V> {
   getQueueSize(): number {
     return this.queue.length;
   }
+}
+
+/** As a producer serializes: with the topic and headers when the serde takes them. */
+function serializeTo<T>(serde: Serde<T>, topic: string, headers: Headers, value: T): Buffer {
+  return serde.serializeTopic ? serde.serializeTopic(topic, headers, value) : serde.serialize(value);
+}
+
+function deserializeFrom<T>(serde: Serde<T>, topic: string, headers: Headers, bytes: Buffer): T {
+  return serde.deserializeTopic ? serde.deserializeTopic(topic, headers, bytes) : serde.deserialize(bytes);
 }

@@ -1,4 +1,4 @@
-import type { Serde } from '../../serdes/serde';
+import type { Serde, SerdeHeaders } from '../../serdes/serde';
 
 /** A table update: the new and the old value of a key (old only when a downstream operation needs it). */
 export interface Change<V> {
@@ -26,24 +26,10 @@ const HAS_OLD = 2;
  * the old value.
  */
 export function changeSerde<V>(inner: Serde<V>): Serde<Change<V>> {
-  return {
+  const serde: Serde<Change<V>> = {
     name: `change(${inner.name})`,
-    serialize(change) {
-      const newBytes = change.newValue === null ? undefined : inner.serialize(change.newValue);
-      const oldBytes = change.oldValue === null ? undefined : inner.serialize(change.oldValue);
-      const header = Buffer.alloc(5);
-      header[0] = (newBytes ? HAS_NEW : 0) | (oldBytes ? HAS_OLD : 0);
-      header.writeInt32BE(newBytes ? newBytes.length : 0, 1);
-      return Buffer.concat([header, newBytes ?? Buffer.alloc(0), oldBytes ?? Buffer.alloc(0)]);
-    },
-    deserialize(bytes) {
-      const flags = bytes[0]!;
-      const newLength = bytes.readInt32BE(1);
-      return {
-        newValue: flags & HAS_NEW ? inner.deserialize(bytes.subarray(5, 5 + newLength)) : null,
-        oldValue: flags & HAS_OLD ? inner.deserialize(bytes.subarray(5 + newLength)) : null,
-      };
-    },
+    serialize: (change) => serializeChange(inner, undefined, undefined, change),
+    deserialize: (bytes) => deserializeChange(inner, undefined, undefined, bytes),
     fromJson(json) {
       return { newValue: inner.fromJson(json), oldValue: null };
     },
@@ -51,4 +37,36 @@ export function changeSerde<V>(inner: Serde<V>): Serde<Change<V>> {
       return change.newValue === null ? null : inner.toJson(change.newValue);
     },
   };
+  // Kafka Streams' ChangedSerializer hands the repartition topic and the headers on to the value's serde.
+  if (inner.serializeTopic) serde.serializeTopic = (topic, headers, change) => serializeChange(inner, topic, headers, change);
+  if (inner.deserializeTopic) serde.deserializeTopic = (topic, headers, bytes) => deserializeChange(inner, topic, headers, bytes);
+  if (inner.prepare) serde.prepare = (topic, config) => inner.prepare!(topic, config);
+  return serde;
+}
+
+/** `topic` undefined: the inner serde is called without it. */
+function serializeChange<V>(inner: Serde<V>, topic: string | undefined, headers: SerdeHeaders | undefined, change: Change<V>): Buffer {
+  const newBytes = change.newValue === null ? undefined : serializeValue(inner, topic, headers, change.newValue);
+  const oldBytes = change.oldValue === null ? undefined : serializeValue(inner, topic, headers, change.oldValue);
+  const header = Buffer.alloc(5);
+  header[0] = (newBytes ? HAS_NEW : 0) | (oldBytes ? HAS_OLD : 0);
+  header.writeInt32BE(newBytes ? newBytes.length : 0, 1);
+  return Buffer.concat([header, newBytes ?? Buffer.alloc(0), oldBytes ?? Buffer.alloc(0)]);
+}
+
+function deserializeChange<V>(inner: Serde<V>, topic: string | undefined, headers: SerdeHeaders | undefined, bytes: Buffer): Change<V> {
+  const flags = bytes[0]!;
+  const newLength = bytes.readInt32BE(1);
+  return {
+    newValue: flags & HAS_NEW ? deserializeValue(inner, topic, headers, bytes.subarray(5, 5 + newLength)) : null,
+    oldValue: flags & HAS_OLD ? deserializeValue(inner, topic, headers, bytes.subarray(5 + newLength)) : null,
+  };
+}
+
+function serializeValue<V>(inner: Serde<V>, topic: string | undefined, headers: SerdeHeaders | undefined, value: V): Buffer {
+  return topic === undefined ? inner.serialize(value) : inner.serializeTopic!(topic, headers, value);
+}
+
+function deserializeValue<V>(inner: Serde<V>, topic: string | undefined, headers: SerdeHeaders | undefined, bytes: Buffer): V {
+  return topic === undefined ? inner.deserialize(bytes) : inner.deserializeTopic!(topic, headers, bytes);
 }
