@@ -122,6 +122,7 @@ export const PathOutsideStateDirectory = define(
 // Broker provisioning (tests, demos): no way to get a broker, or the chosen one failed to come up.
 export const NoBrokerAvailable = define('NoBrokerAvailable', 503, (missing: string) => `No Kafka broker available: ${missing}`);
 export const BrokerProvisioningFailed = define('BrokerProvisioningFailed', 500, (detail: string) => detail);
+export const SchemaRegistryProvisioningFailed = define('SchemaRegistryProvisioningFailed', 500, (detail: string) => detail);
 
 // Management API (HTTP layer and the host behind it).
 export const UnknownApplication = define('UnknownApplication', 404, (id: string) => `No application '${id}' in this process`);
