@@ -64,6 +64,15 @@ const KAFKA_SECRET = { 'sluice-kafka': { username: 'sluice', password: 'kafka-s3
 const CREDENTIALS = `Basic ${Buffer.from('admin:s3cret').toString('base64')}`;
 /** Time Sluice needs after closing its instances: the gRPC server's grace (1 s) and the HTTP server's close. */
 const STOP_MARGIN_MS = 10_000;
+/** Memory beside the heaps (docs, "Memory"): Node itself, each stream thread past the first, the least room for the stores' pages. */
+const NODE_MIB = 200;
+const WORKER_MIB = 50;
+const STORE_PAGES_MIB = 256;
+const mebibytes = (quantity: string) => {
+  const [, amount, unit] = /^(\d+)(Mi|Gi)$/.exec(quantity) ?? [];
+  if (amount === undefined) throw new Error(`memory quantity ${quantity} is not in Mi or Gi`);
+  return Number(amount) * (unit === 'Gi' ? 1024 : 1);
+};
 
 const stages = readDockerfile();
 const entrypoint = stages[stages.length - 1]!.entrypoint!;
@@ -242,6 +251,16 @@ describeIfKubectl.each(overlays())('overlay %s', (overlay) => {
     expect(new Set([...(pod.initContainers ?? []), ...pod.containers].map((c) => c.image)).size).toBe(1);
   });
 
+  it('the memory limit holds every thread’s heap at its cap, Node itself and room for the stores’ pages', () => {
+    const nodeOptions = env.NODE_OPTIONS ?? stages[stages.length - 1]!.env.NODE_OPTIONS ?? '';
+    const heapMiB = Number(/--max-old-space-size=(\d+)/.exec(nodeOptions)?.[1]);
+    expect(heapMiB).toBeGreaterThan(0);
+    const threads = Number(config.streams['num.stream.threads'] ?? 1);
+    const { limits, requests } = (container as unknown as { resources: { limits: { memory: string }; requests: { memory: string } } }).resources;
+    expect(mebibytes(limits.memory)).toBeGreaterThanOrEqual(threads * heapMiB + NODE_MIB + (threads - 1) * WORKER_MIB + STORE_PAGES_MIB);
+    expect(mebibytes(requests.memory)).toBeLessThanOrEqual(mebibytes(limits.memory));
+  });
+
   it('selectors of the Services and the PodDisruptionBudget select the pods', () => {
     const labels = statefulSet.spec.template.metadata.labels;
     const selects = (selector: Record<string, string>) => Object.entries(selector).every(([key, value]) => labels[key] === value);
@@ -288,7 +307,7 @@ describeIfKubectl('overlays against each other', () => {
     const storage = (s: StatefulSet) => Number.parseInt(s.spec.volumeClaimTemplates[0]!.spec.resources.requests.storage, 10);
     expect(storage(prod!)).toBeGreaterThan(storage(dev!));
     const memory = (s: StatefulSet) => (s.spec.template.spec.containers[0] as unknown as { resources: { limits: { memory: string } } }).resources.limits.memory;
-    expect([memory(dev!), memory(prod!)]).toEqual(['512Mi', '2Gi']);
+    expect([memory(dev!), memory(prod!)]).toEqual(['768Mi', '4Gi']);
     expect(dev!.spec.template.spec.containers[0]!.image).not.toBe(prod!.spec.template.spec.containers[0]!.image);
   });
 });

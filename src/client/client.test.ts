@@ -144,6 +144,11 @@ describe('against a node', () => {
     expect((await client.restart('wc')).id).toBe('wc');
   });
 
+  it('stops leaving the group', async () => {
+    await client.stop('wc', { leaveGroup: true });
+    expect(registry.stops.at(-1)!.options).toEqual({ cleanup: false, leaveGroup: true });
+  });
+
   it('a node that does not answer is ServerUnreachable', async () => {
     const nowhere = new SluiceClient({ url: 'http://127.0.0.1:1' });
     const error = await refusal(() => nowhere.health());

@@ -10,7 +10,7 @@ import { EventSubscription } from './events';
 import type { JsonAnswers, RouteName } from './routes';
 import { StoreRef, type QueryOptions } from './store';
 import { Transport, type CallOptions, type ClientOptions } from './transport';
-import type { DeployRequest, StoreQueryRequest } from './types';
+import type { DeployRequest, StopRequest, StoreQueryRequest } from './types';
 
 export interface RequestOptions {
   signal?: AbortSignal;
@@ -134,10 +134,16 @@ export class SluiceClient {
     return this.transport.json('restart', { ...options, params: { applicationId: applicationId(id) } });
   }
 
-  /** Stops the instance; with cleanup its local state directory is removed. It stays listed, STOPPED. */
-  stop(id: string, options: RequestOptions & { cleanup?: boolean } = {}): Promise<JsonAnswers['stop']> {
-    if (options.cleanup !== undefined && typeof options.cleanup !== 'boolean') throw new InvalidClientRequest('cleanup must be true or false');
-    const body = { cleanup: options.cleanup === true };
+  /**
+   * Stops the instance; with cleanup its local state directory is removed, with leaveGroup its static members leave
+   * the consumer group (their partitions move at once). It stays listed, STOPPED.
+   */
+  stop(id: string, options: RequestOptions & StopRequest = {}): Promise<JsonAnswers['stop']> {
+    for (const flag of ['cleanup', 'leaveGroup'] as const) {
+      if (options[flag] !== undefined && typeof options[flag] !== 'boolean') throw new InvalidClientRequest(`${flag} must be true or false`);
+    }
+    // leaveGroup only when asked: a node older than the option refuses the field.
+    const body = { cleanup: options.cleanup === true, ...(options.leaveGroup === true ? { leaveGroup: true } : {}) };
     return this.transport.json('stop', { signal: options.signal, params: { applicationId: applicationId(id) }, body });
   }
 

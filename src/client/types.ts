@@ -216,6 +216,8 @@ export interface Deployed {
 export interface StopRequest {
   /** Remove the local state directory after closing; default false. */
   cleanup?: boolean;
+  /** Static members leave the consumer group once stopped, so that their partitions move at once; default false. */
+  leaveGroup?: boolean;
 }
 
 export type StoreType = 'key_value' | 'timestamped_key_value' | 'window' | 'timestamped_window' | 'session' | 'versioned_key_value';

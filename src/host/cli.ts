@@ -98,7 +98,10 @@ The gRPC peer port listens on the same host. Off loopback it needs peers.secret 
 itself is open on purpose (no users, --allow-unauthenticated); with peers.tls, nodes show each other certificates
 signed by the cluster's CA, and refuse any other.
 
-SIGTERM or Ctrl-C closes the instances (they leave their groups and write checkpoints), then the server.
+SIGTERM or Ctrl-C closes the instances (they commit and write checkpoints), then the server. With group.instance.id
+(static membership) a node keeps its place in each consumer group for session.timeout.ms, so that a restart within
+it moves no partition, and nobody processes its partitions meanwhile; before removing a node for good,
+\`sluice stop --all --leave-group\` moves them to the other nodes at once.
 `;
 
 export function program(): Command {

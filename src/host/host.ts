@@ -1,8 +1,8 @@
 /**
  * The Sluice process: the topology registry, the local instances, the HTTP management API and the gRPC peer
  * service, wired together. Start order: listen (so that the endpoints are known), then create and start the
- * instances with `application.server` and `grpc.endpoint` set to them. Stop order: close the instances (they
- * leave their groups and write their checkpoints), then the peer service, then the HTTP server.
+ * instances with `application.server` and `grpc.endpoint` set to them. Stop order: close the instances (they write
+ * their checkpoints; static members stay in their groups), then the peer service, then the HTTP server.
  */
 
 import * as os from 'node:os';

@@ -337,11 +337,17 @@ describe('lifecycle routes', () => {
     expect(response.json()).toEqual({ id: 'wc', state: 'PENDING_SHUTDOWN' });
   });
 
-  it('stop: DELETE or POST, cleanup optional and false by default, an empty body counts as {}', async () => {
+  it('stop: DELETE or POST, cleanup and leaveGroup optional and false by default, an empty body counts as {}', async () => {
     expect((await call('DELETE', `${I}/stop`)).json()).toEqual({ id: 'wc', state: 'STOPPED' });
     expect((await call('POST', `${I}/stop`, { cleanup: true })).json()).toEqual({ id: 'wc', state: 'STOPPED' });
     expect((await call('DELETE', `${I}/stop`, '', { 'content-type': 'application/json' })).status).toBe(200);
-    expect(registry.stops.map((s) => s.options.cleanup)).toEqual([false, true, false]);
+    expect((await call('POST', `${I}/stop`, { leaveGroup: true })).status).toBe(200);
+    expect(registry.stops.map((s) => s.options)).toEqual([
+      { cleanup: false, leaveGroup: false },
+      { cleanup: true, leaveGroup: false },
+      { cleanup: false, leaveGroup: false },
+      { cleanup: false, leaveGroup: true },
+    ]);
   });
 
   it('restart and stop of an unknown instance: 404', async () => {

@@ -77,6 +77,8 @@ export interface DeployRequest {
 
 export interface StopOptions {
   cleanup: boolean;
+  /** Static members leave the group once stopped, so that their partitions move at once (Kafka Streams' leaveGroup). */
+  leaveGroup: boolean;
 }
 
 /** The instances of this process and the actions on them; unknown ids and forbidden actions throw catalogue errors. */

@@ -82,6 +82,8 @@ export interface NodeOptions {
    * or of another compiled module (under `build.root`).
    */
   topology?: { module?: string; alias: string };
+  /** The HTTP and gRPC ports, e.g. those of the node's previous run (a restarted pod keeps its address); free ones unless given. */
+  ports?: { http: number; grpc: number };
 }
 
 /** One `sluice start` process on loopback. */
@@ -91,7 +93,7 @@ export class SluiceNode extends SluiceProcess {
   }
 
   static async start(options: NodeOptions): Promise<SluiceNode> {
-    const [httpPort, grpcPort] = await freePorts(2);
+    const [httpPort, grpcPort] = options.ports ? [options.ports.http, options.ports.grpc] : await freePorts(2);
     const { child, logFile } = launchSluice({
       ...options,
       server: { host: '127.0.0.1', port: httpPort, grpcPort, advertisedHost: '127.0.0.1' },

@@ -27,6 +27,8 @@ export interface Stage {
   user?: string;
   expose: number[];
   volumes: string[];
+  /** ENV, as the image's processes get it. */
+  env: Record<string, string>;
   entrypoint?: string[];
 }
 
@@ -67,7 +69,7 @@ export function readDockerfile(file = DOCKERFILE): Stage[] {
     if (keyword === 'ARG' && stage === undefined) continue;
     if (keyword === 'FROM') {
       const [base, as, name] = args.split(/\s+/);
-      stage = { base: base!, name: as?.toUpperCase() === 'AS' ? name : undefined, workdir: '/', copies: [], runs: [], expose: [], volumes: [] };
+      stage = { base: base!, name: as?.toUpperCase() === 'AS' ? name : undefined, workdir: '/', copies: [], runs: [], expose: [], volumes: [], env: {} };
       stages.push(stage);
       continue;
     }
@@ -82,8 +84,10 @@ export function readDockerfile(file = DOCKERFILE): Stage[] {
       case 'RUN':
         stage.runs.push(args);
         break;
-      // Nothing that these tests check depends on them.
       case 'ENV':
+        for (const [, name, quoted, bare] of args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(?:"([^"]*)"|(\S+))/g)) stage.env[name!] = quoted ?? bare!;
+        break;
+      // Nothing that these tests check depends on it.
       case 'ARG':
         break;
       case 'USER':

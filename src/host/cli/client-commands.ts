@@ -5,6 +5,7 @@
  */
 
 import type { Command } from 'commander';
+import { InvalidClientRequest } from '../../errors';
 import type { SluiceClient } from '../../client';
 import { readSecret } from '../password-input';
 import { connect, withConnection, type ConnectionFlags } from './connection';
@@ -39,6 +40,14 @@ The exit status is 0 when every part of the store answered (SUCCESS), 1 otherwis
 and the status and the failed parts go to standard error.
 
 Example: sluice query word-count count get key=kafka
+`;
+
+const STOP_HELP = `
+A node with static membership (group.instance.id, as the Kubernetes StatefulSet sets) keeps its place in the consumer
+group when it stops, so that it gets its partitions back without a rebalance if it returns within session.timeout.ms;
+until then nobody processes them. Before removing a node for good (scaling down), stop it with --leave-group:
+
+  sluice stop --all --leave-group
 `;
 
 export function addClientCommands(cli: Command): void {
@@ -95,15 +104,21 @@ export function addClientCommands(cli: Command): void {
   withConnection(
     cli
       .command('stop')
-      .argument('<application>', 'application id')
+      .argument('[application]', 'application id')
+      .option('--all', "every instance of the node")
       .option('--cleanup', 'also remove its local state directory')
-      .description('stops an instance; it stays listed, STOPPED, and can be restarted'),
-  ).action(async (application: string, flags: ConnectionFlags & { cleanup?: boolean }) =>
-    withClient(flags, async (client) => {
-      const action = await client.stop(application, { cleanup: flags.cleanup === true });
-      print(flags.output === 'json' ? json(action) : formatAction('stopped', action));
-    }),
-  );
+      .option('--leave-group', 'static members (group.instance.id) leave the consumer group: their partitions move to the other nodes at once')
+      .description('stops an instance (or --all); it stays listed, STOPPED, and can be restarted')
+      .addHelpText('after', STOP_HELP),
+  ).action(async (application: string | undefined, flags: ConnectionFlags & { all?: boolean; cleanup?: boolean; leaveGroup?: boolean }) => {
+    if ((application === undefined) === (flags.all !== true)) throw new InvalidClientRequest('give an application id or --all');
+    await withClient(flags, async (client) => {
+      const ids = application === undefined ? await client.instances() : [application];
+      const actions = [];
+      for (const id of ids) actions.push(await client.stop(id, { cleanup: flags.cleanup === true, leaveGroup: flags.leaveGroup === true }));
+      print(flags.output === 'json' ? json(application === undefined ? actions : actions[0]) : actions.map((action) => formatAction('stopped', action)).join(''));
+    });
+  });
 
   withConnection(
     cli

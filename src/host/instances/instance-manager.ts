@@ -85,12 +85,12 @@ export class InstanceManager implements InstanceRegistry {
 
   async stop(id: string, options: StopOptions): Promise<LocalInstance> {
     const instance = this.required(id);
-    await instance.stop(options.cleanup);
+    await instance.stop(options);
     return instance;
   }
 
   async remove(id: string): Promise<void> {
-    await this.required(id).stop(true);
+    await this.required(id).stop({ cleanup: true, leaveGroup: false });
     this.instances.delete(id);
   }
 
@@ -106,7 +106,7 @@ export class InstanceManager implements InstanceRegistry {
     return this.options.topologies.list();
   }
 
-  /** Closes every instance (process shutdown): they leave their groups and write their checkpoints. */
+  /** Closes every instance (process shutdown): they write their checkpoints; static members stay in their groups. */
   async closeAll(): Promise<void> {
     const results = await Promise.allSettled([...this.instances.values()].map((instance) => instance.close()));
     for (const result of results) {

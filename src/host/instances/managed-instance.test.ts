@@ -48,10 +48,11 @@ describe('ManagedInstance', () => {
     instance.start();
     await settle();
     runtimes.made[0]!.run();
-    await instance.stop(true);
+    await instance.stop({ cleanup: true, leaveGroup: false });
     expect(instance.state).toBe('STOPPED');
     expect(instance.view).toBeUndefined();
     expect(runtimes.made[0]!.cleanedUp).toBe(1);
+    expect(runtimes.made[0]!.closes).toEqual([{ timeoutMs: 1000, leaveGroup: false }]);
     instance.restart();
     await settle();
     expect(runtimes.made).toHaveLength(2);
@@ -94,12 +95,21 @@ describe('ManagedInstance', () => {
     expect(states.at(-2)).toBe('ERROR>CREATED');
   });
 
+  it('a stop with leaveGroup closes the runtime with it (static members leave the group)', async () => {
+    const { instance, runtimes } = managed();
+    instance.start();
+    await settle();
+    await instance.stop({ cleanup: false, leaveGroup: true });
+    expect(runtimes.made[0]!.closes).toEqual([{ timeoutMs: 1000, leaveGroup: true }]);
+    expect(instance.state).toBe('STOPPED');
+  });
+
   it('lifecycle actions run one after the other', async () => {
     const { instance, runtimes } = managed();
     instance.start();
     await settle();
     instance.restart();
-    const stopped = instance.stop(false);
+    const stopped = instance.stop({ cleanup: false, leaveGroup: false });
     await stopped;
     expect(runtimes.made).toHaveLength(2);
     expect(instance.state).toBe('STOPPED');

@@ -11,7 +11,7 @@ import type { ConfigValue } from '../../streams/runtime/streams-config';
 import type { StateChange } from '../../streams/runtime/streams-state';
 import type { TopologyDescription } from '../../streams/topology/description';
 import type { Topology } from '../../streams/topology/topology';
-import type { InstanceState, InstanceStateChange, LocalInstance, LocalInstanceEvents, TopologyInfo } from '../../server/context';
+import type { InstanceState, InstanceStateChange, LocalInstance, LocalInstanceEvents, StopOptions, TopologyInfo } from '../../server/context';
 import type { RuntimeFactory, StreamsRuntime } from './runtime';
 import type { TopologySource } from '../../streams/runtime/worker/topology-source';
 
@@ -113,11 +113,14 @@ export class ManagedInstance implements LocalInstance {
     }).catch((error: unknown) => this.options.logger.error({ err: error, applicationId: this.id }, 'restart failed'));
   }
 
-  /** Closes the runtime (leaving the group, writing checkpoints), removes local state if asked, and shows STOPPED. */
-  stop(cleanup: boolean): Promise<void> {
+  /**
+   * Closes the runtime (writing checkpoints; static members stay in the group unless `leaveGroup`), removes local
+   * state if asked, and shows STOPPED.
+   */
+  stop(options: StopOptions): Promise<void> {
     return this.run(async () => {
-      await this.closeRuntime();
-      if (cleanup) this.runtime.cleanUp();
+      await this.closeRuntime(options.leaveGroup);
+      if (options.cleanup) this.runtime.cleanUp();
       if (this.stoppedSince === undefined) {
         const previous = this.runtime.state;
         this.stoppedSince = Date.now();
@@ -186,8 +189,8 @@ export class ManagedInstance implements LocalInstance {
     }
   }
 
-  private async closeRuntime(): Promise<void> {
-    await this.runtime.close({ timeoutMs: this.options.closeTimeoutMs });
+  private async closeRuntime(leaveGroup = false): Promise<void> {
+    await this.runtime.close({ timeoutMs: this.options.closeTimeoutMs, leaveGroup });
   }
 
   private publishState(change: InstanceStateChange): void {

@@ -8,7 +8,7 @@ import type { TopologySource } from '../../streams/runtime/worker/topology-sourc
 /** What the host does with a streams runtime: `StreamsInstance`, or a stand-in in unit tests. */
 export interface StreamsRuntime extends InstanceView {
   start(): Promise<void>;
-  close(options?: { timeoutMs?: number }): Promise<void>;
+  close(options?: { timeoutMs?: number; leaveGroup?: boolean }): Promise<void>;
   cleanUp(): void;
   on<E extends keyof StreamsEvents>(event: E, listener: (...args: StreamsEvents[E]) => void): unknown;
   off<E extends keyof StreamsEvents>(event: E, listener: (...args: StreamsEvents[E]) => void): unknown;

@@ -16,6 +16,8 @@ export class FakeRuntime extends EventEmitter<StreamsEvents> implements StreamsR
   readonly createdAt = Date.now();
   readonly machine = new StreamsStateMachine((change) => this.emit('state', change));
   cleanedUp = 0;
+  /** The options of each close, in order. */
+  readonly closes: { timeoutMs?: number; leaveGroup?: boolean }[] = [];
   error: Error | undefined;
   /** When set, start() fails with it after moving to REBALANCING (as a broker that cannot be reached would). */
   startFailure: Error | undefined;
@@ -57,7 +59,8 @@ export class FakeRuntime extends EventEmitter<StreamsEvents> implements StreamsR
     this.machine.transition('ERROR');
   }
 
-  async close(): Promise<void> {
+  async close(options: { timeoutMs?: number; leaveGroup?: boolean } = {}): Promise<void> {
+    this.closes.push(options);
     if (!this.machine.tryTransition('PENDING_SHUTDOWN')) return;
     await new Promise((resolve) => setImmediate(resolve));
     this.machine.transition('NOT_RUNNING');

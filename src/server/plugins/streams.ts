@@ -167,7 +167,7 @@ export const streamsPlugin: FastifyPluginAsync<StreamsPluginOptions> = async (ap
         response: withErrors({ 200: schemas.action }),
       },
       handler: async (request) => {
-        const stopped = await instances.stop(request.params.applicationId, { cleanup: request.body.cleanup === true });
+        const stopped = await instances.stop(request.params.applicationId, { cleanup: request.body.cleanup === true, leaveGroup: request.body.leaveGroup === true });
         return actionResource(stopped);
       },
     });

@@ -199,11 +199,20 @@ export const action = {
 export const stopBody = {
   type: 'object',
   additionalProperties: false,
-  properties: { cleanup: { type: 'boolean', default: false, description: 'Remove the local state directory after closing' } },
+  properties: {
+    cleanup: { type: 'boolean', default: false, description: 'Remove the local state directory after closing' },
+    leaveGroup: {
+      type: 'boolean',
+      default: false,
+      description:
+        "With group.instance.id (static membership): once its threads have stopped, remove them from the consumer group, so that their partitions move to the other nodes at once instead of after session.timeout.ms (Kafka Streams' close with leaveGroup). For a node that is going away for good.",
+    },
+  },
 } as const;
 
 export interface StopBody {
   cleanup?: boolean;
+  leaveGroup?: boolean;
 }
 
 export const storeStatus = {

@@ -4,6 +4,7 @@
  * metadata, connections and authentication) and sends Fetch requests itself, one per partition leader, decoded by
  * fetch-response.ts.
  */
+import { createCluster } from './cluster';
 import { TopicPartitionMap } from './topic-partition';
 import type { KafkaClient } from './types';
 import { decodeFetchResponse, type FetchedPartition } from './fetch-response';
@@ -76,14 +77,6 @@ interface Broker {
   connectionPool: { send(request: unknown): Promise<unknown> };
 }
 
-/** kafkajs builds clusters through a private factory of its Kafka object, which holds brokers, TLS and SASL. */
-function createCluster(kafka: KafkaClient, isolationLevel: number): Cluster {
-  const symbol = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
-  const factory = symbol === undefined ? undefined : (kafka as unknown as Record<symbol, unknown>)[symbol];
-  if (typeof factory !== 'function') throw new StreamsException('kafkajs changed: its cluster factory was not found');
-  return factory({ allowAutoTopicCreation: false, isolationLevel }) as Cluster;
-}
-
 export class ChangelogReader {
   private readonly cluster: Cluster;
   private connected: Promise<void> | undefined;
@@ -93,7 +86,7 @@ export class ChangelogReader {
     kafka: KafkaClient,
     private readonly options: ChangelogReaderOptions,
   ) {
-    this.cluster = createCluster(kafka, options.readCommitted ? READ_COMMITTED : READ_UNCOMMITTED);
+    this.cluster = createCluster<Cluster>(kafka, { allowAutoTopicCreation: false, isolationLevel: options.readCommitted ? READ_COMMITTED : READ_UNCOMMITTED });
   }
 
   /**

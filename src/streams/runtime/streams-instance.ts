@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException } from '../../errors';
-import { ChangelogReader, createKafkaClients, describeGroup, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type MemberAssignment, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
+import { ChangelogReader, createKafkaClients, describeGroup, removeStaticMembers, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type MemberAssignment, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
@@ -757,7 +757,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.probingTimer) clearTimeout(this.probingTimer);
     if (this.patternTimer) clearInterval(this.patternTimer);
     this.statistics?.stop();
-    await Promise.all(this.streamThreads.map((t) => t.close(leaveGroup).catch((e) => this.logger.warn({ err: e }, 'closing a thread failed'))));
+    await Promise.all(this.streamThreads.map((t) => t.close().catch((e) => this.logger.warn({ err: e }, 'closing a thread failed'))));
+    // Static members are removed once every thread has stopped: one still running would join again, and a thread
+    // still committing would meet the rebalance that the first removal starts.
+    if (leaveGroup) await this.removeStaticMembers();
     await this.standbys?.close().catch((e: unknown) => this.logger.warn({ err: e }, 'closing the standby tasks failed'));
     // After the stream threads, whose processors read the global stores until they close.
     await this.globalThread?.close().catch((e: unknown) => this.logger.warn({ err: e }, 'closing the global stores failed'));
@@ -765,11 +768,25 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.metadataState.reset();
   }
 
+  /** Kafka Streams' close with leaveGroup for static members: the threads' instance ids leave the group now. */
+  private async removeStaticMembers(): Promise<void> {
+    const instanceId = this.config.groupInstanceId;
+    if (instanceId === undefined) return;
+    const ids = this.streamThreads.map((t) => `${instanceId}-${t.slot + 1}`);
+    try {
+      const { removed, absent } = await removeStaticMembers(this.kafka.admin, this.applicationId, ids);
+      this.logger.info({ removed, absent }, 'left the group: the static members were removed, their partitions move now');
+    } catch (error) {
+      this.logger.warn({ err: error, members: ids }, `the static members could not be removed; their partitions move after session.timeout.ms (${this.config.sessionTimeoutMs} ms)`);
+    }
+  }
+
   /**
-   * Stops the threads (they commit and leave the group) and closes the stores. An instance that is failing
-   * (PENDING_ERROR) is not closed again: as in Kafka Streams, this waits until it is in ERROR. With static
-   * membership (group.instance.id) the threads keep their place in the group for session.timeout.ms, so that a
-   * restart within it moves no task, unless `leaveGroup` (Kafka Streams' CloseOptions.leaveGroup).
+   * Stops the threads (they commit, and leave the group unless they are static members) and closes the stores. An
+   * instance that is failing (PENDING_ERROR) is not closed again: as in Kafka Streams, this waits until it is in
+   * ERROR. With static membership (group.instance.id) the threads keep their place in the group for
+   * session.timeout.ms, so that a restart within it moves no task, unless `leaveGroup` (Kafka Streams'
+   * CloseOptions.leaveGroup): then they are removed from the group once stopped, and their partitions move at once.
    */
   async close(options: { timeoutMs?: number; leaveGroup?: boolean } = {}): Promise<void> {
     if (this.closing) return this.closing;
