@@ -1,11 +1,5 @@
 /** The registry the integration run starts (global-setup): Karapace on the run's broker, reached over Confluent's REST API. */
-import { SCHEMA_REGISTRY_ERROR_ENV } from '../support/global-setup';
-
-export function registryUrl(): string {
-  const error = process.env[SCHEMA_REGISTRY_ERROR_ENV];
-  if (error !== undefined) throw new Error(`no Schema Registry for this run: ${error}`);
-  return process.env.SCHEMA_REGISTRY_URL!;
-}
+import { registryUrl } from '../support/schema-registry';
 
 describe("the test run's Schema Registry", () => {
   it("registers and serves Avro, Protobuf and JSON schemas under Confluent's API", async () => {

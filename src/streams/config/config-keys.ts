@@ -328,6 +328,14 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'stats.dumpPeriodSec', type: 'int', default: 30, validator: atLeast(1), scopes: SLUICE, applied: always, doc: 'How often the store statistics are written.' },
   { name: 'log.dir', type: 'string', default: path.join(os.tmpdir(), 'sluice-logs'), scopes: SLUICE, applied: always, doc: 'Directory of the store statistics.' },
   { name: 'log.maxFileSize', type: 'long', default: 10 * 1024 * 1024, validator: atLeast(1), scopes: SLUICE, applied: always, doc: 'Size at which a store statistics file is rotated.' },
+  // Schema Registry serdes (Confluent's serializer settings, which Kafka Streams hands to serdes): node configuration only.
+  { name: 'schema.registry.url', type: 'string', validator: nonEmpty, scopes: STREAMS, applied: always, doc: 'Schema Registry URL(s), comma-separated, for the Schema Registry serdes.' },
+  { name: 'basic.auth.credentials.source', type: 'string', default: 'USER_INFO', validator: oneOf('USER_INFO'), scopes: STREAMS, applied: always, doc: 'Where the registry credentials come from: basic.auth.user.info.' },
+  { name: 'basic.auth.user.info', type: 'password', scopes: STREAMS, applied: always, doc: 'user:password for the Schema Registry (HTTP basic auth).' },
+  { name: 'auto.register.schemas', type: 'boolean', default: true, scopes: STREAMS, applied: always, doc: 'Whether a registry serializer registers its schema under the subject, or only looks its id up.' },
+  { name: 'use.latest.version', type: 'boolean', default: false, scopes: STREAMS, applied: always, doc: "Whether a registry serializer writes with the subject's latest schema." },
+  { name: 'key.subject.name.strategy', type: 'string', default: 'TopicNameStrategy', scopes: STREAMS, applied: always, doc: 'TopicNameStrategy, RecordNameStrategy or TopicRecordNameStrategy (or their Java class names), for keys.' },
+  { name: 'value.subject.name.strategy', type: 'string', default: 'TopicNameStrategy', scopes: STREAMS, applied: always, doc: 'The same, for values.' },
 ];
 
 /**
