@@ -1,9 +1,11 @@
 /**
  * The `sluice` command: `start` runs a node from a configuration file, `demo` runs the examples on a broker of
- * its own; status, query, restart, stop, events and topology manage a running node through its API (cli/). Usage
+ * its own, `init` creates an application of one's own (init/); status, query, restart, stop, events and topology
+ * manage a running node through its API (cli/). Usage
  * errors, configuration errors and the API's error answers end with one line on stderr and a non-zero exit.
  */
 
+import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SluiceApiError } from '../client';
 import { SluiceError } from '../errors';
@@ -16,6 +18,7 @@ import { LOG_LEVELS } from './config/schema';
 import { addClientCommands } from './cli/client-commands';
 import { runDemo } from './demo';
 import { SluiceHost } from './host';
+import { scaffoldApplication } from './init/scaffold';
 import { readSecret } from './password-input';
 import { stopOnSignals } from './shutdown';
 
@@ -161,6 +164,31 @@ own jars run with the local Java 17+ (fetched once with Maven). Ctrl-C stops eve
         say: (line) => process.stdout.write(`${line}\n`),
       });
       stopOnSignals(() => demo.stop(), say);
+    });
+
+  cli
+    .command('init')
+    .argument('<dir>', 'where the application goes: a new or empty directory')
+    .description('create an application of your own: a topology in TypeScript with its test, its configuration, an image and a Kustomize overlay')
+    .option('--name <name>', "its name: the package's, the application id, the topics' prefix, the image's (default: the directory's)")
+    .option('--sluice <spec>', 'the sluice dependency as npm takes it: a version range, a tarball, a git URL (default: ^ this version)')
+    .action((dir: string, flags: { name?: string; sluice?: string }) => {
+      const app = scaffoldApplication({ dir, ...flags });
+      const cd = path.relative(process.cwd(), app.dir) || '.';
+      process.stdout.write(
+        [
+          `Created ${app.name} in ${app.dir}: ${app.files.join(', ')}.`,
+          '',
+          `  cd ${cd}`,
+          '  npm install',
+          '  npm test        # the topology on the TopologyTestDriver',
+          `  npm start       # with Kafka at localhost:9092 (or SLUICE_BOOTSTRAP_SERVERS) and its topics ${app.name}-lines, ${app.name}-word-counts`,
+          `  npx sluice query ${app.name} word-counts get key=kafka`,
+          '',
+          'Its README.md tells the rest: the image, and the Kubernetes overlay.',
+          '',
+        ].join('\n'),
+      );
     });
 
   cli
