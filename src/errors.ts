@@ -122,6 +122,7 @@ export const PathOutsideStateDirectory = define(
 // Broker provisioning (tests, demos): no way to get a broker, or the chosen one failed to come up.
 export const NoBrokerAvailable = define('NoBrokerAvailable', 503, (missing: string) => `No Kafka broker available: ${missing}`);
 export const BrokerProvisioningFailed = define('BrokerProvisioningFailed', 500, (detail: string) => detail);
+export const SchemaRegistryProvisioningFailed = define('SchemaRegistryProvisioningFailed', 500, (detail: string) => detail);
 
 // `sluice init`: it writes a new application only where nothing would be overwritten.
 export const InitDirectoryNotEmpty = define(
@@ -129,7 +130,6 @@ export const InitDirectoryNotEmpty = define(
   409,
   (dir: string, detail: string) => `Cannot create an application in ${dir}: ${detail}; sluice init needs a new or empty directory`,
 );
-export const SchemaRegistryProvisioningFailed = define('SchemaRegistryProvisioningFailed', 500, (detail: string) => detail);
 
 // Management API (HTTP layer and the host behind it).
 export const UnknownApplication = define('UnknownApplication', 404, (id: string) => `No application '${id}' in this process`);
