@@ -8,7 +8,7 @@
  * Figures only; nothing is asserted but the answers themselves.
  * Last, the node's RSS before and at its peak while it streams an `all` of 1 000 000 records (--rss-keys N;
  * --no-rss skips it).
- * Usage (compiled): `npm run build && node dist/bench/queries/run.js [--keys N] [--queries Q] [--concurrency C]
+ * Usage (compiled): `npm run build:bench && node dist/bench/queries/run.js [--keys N] [--queries Q] [--concurrency C]
  * [--all-runs R] [--no-azkarra] [--rss-keys N] [--no-rss]`.
  */
 import * as fs from 'node:fs';

@@ -110,12 +110,12 @@ export function readDockerfile(file = DOCKERFILE): Stage[] {
 }
 
 /**
- * `tsc -p <tsconfig>` as `npm run build` runs it first (then the web console's build, into the same outDir): its
+ * `tsc -p <tsconfig>` as `npm run build` runs it first (then the web console's build and the ES module entry points, into the same outDir): its
  * outDir and rootDir, relative to the repository, as tsc reads them.
  */
 export function buildOutput(): { tsconfig: string; outDir: string; rootDir: string } {
   const script = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.build!;
-  const match = /^tsc -p (\S+)(?: && node \S+)?$/.exec(script);
+  const match = /^tsc -p (\S+)(?: && node \S+)*$/.exec(script);
   if (!match) throw new Error(`npm run build is '${script}', not tsc -p <tsconfig>`);
   const tsconfig = match[1]!;
   const read = ts.readConfigFile(path.join(REPO, tsconfig), ts.sys.readFile);
