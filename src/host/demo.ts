@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
 import { DEMO_EXAMPLES } from '../../examples';
+import { DEFAULT_MAX_CONNECTIONS } from '../server/connections';
 import { DEFAULT_HTTP_TIMEOUTS } from '../server/timeouts';
 import { createKafkaClient, createProducer, createTopics, type KafkaProducer } from '../streams/kafka';
 import { provideBroker, type ProvidedBroker } from './broker/provide-broker';
@@ -39,6 +40,7 @@ function demoConfig(options: DemoOptions, bootstrapServers: string): HostConfig 
       allowUnauthenticated: options.allowUnauthenticated,
       sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 5000 },
       timeouts: DEFAULT_HTTP_TIMEOUTS,
+      maxConnections: DEFAULT_MAX_CONNECTIONS,
     },
     log: { level: 'warn' },
     streams: {

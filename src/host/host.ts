@@ -91,6 +91,7 @@ export class SluiceHost {
       cors: config.server.cors,
       events: config.server.sse,
       timeouts: config.server.timeouts,
+      maxConnections: config.server.maxConnections,
       version: SLUICE_VERSION,
       node: { streamsConfig: () => streamsConfig },
     });

@@ -1,7 +1,7 @@
 /**
  * The fastify application of the management API: error handling (the parser's and the router's refusals included),
- * timeouts, body parsing, access control, the application id check, and one plugin per resource. The caller
- * listens (or injects, in tests).
+ * timeouts, the cap on connections, body parsing, access control, the application id check, and one plugin per
+ * resource. The caller listens (or injects, in tests).
  */
 
 import { randomUUID } from 'node:crypto';
@@ -11,6 +11,7 @@ import { installAccessControl, type AccessOptions } from './access';
 import { installApplicationIdCheck } from './application-id-param';
 import { parseEveryBodyAsJson } from './body-parser';
 import { answerClientError, answerConnect } from './client-errors';
+import { DEFAULT_MAX_CONNECTIONS, limitConnections } from './connections';
 import type { InstanceRegistry, NodeContext, StoreQueries } from './context';
 import { installCors, type CorsOptions } from './cors';
 import { answerFrameworkError, DEFAULT_BODY_LIMIT, installErrorHandling, MAX_PATH_SEGMENT_LENGTH } from './error-handling';
@@ -49,6 +50,8 @@ export interface ServerOptions {
   readonly version?: string;
   readonly bodyLimit?: number;
   readonly timeouts?: Partial<HttpTimeouts>;
+  /** Connections held at once; a new one past it is closed as it is accepted. */
+  readonly maxConnections?: number;
 }
 
 function loggerOptions(logger: ServerOptions['logger']): Pick<FastifyServerOptions, 'logger' | 'loggerInstance'> {
@@ -61,13 +64,12 @@ function loggerOptions(logger: ServerOptions['logger']): Pick<FastifyServerOptio
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...loggerOptions(options.logger),
-    ...(options.https === undefined ? {} : { https: options.https }),
     // Request ids double as the correlation ids of 500s: unique across restarts and nodes.
     genReqId: () => randomUUID(),
     // Probes and scrapes would flood the log; failures are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    ...timeoutOptions({ ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts }),
+    ...timeoutOptions({ ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts }, options.https),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_SEGMENT_LENGTH },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
@@ -77,6 +79,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
   }) as unknown as FastifyInstance;
 
+  limitConnections(app, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.add(route));
   installErrorHandling(app, routes);

@@ -3,11 +3,14 @@
  * name directories, user names that are Object.prototype's, malformed URLs and requests that never finish. Each
  * gets the documented 4xx error body, and nothing behind it happens.
  */
+import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import * as tls from 'node:tls';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import pino from 'pino';
+import { makeTestCertificates } from '../streams/kafka/testing/certificates';
 import { MAX_APPLICATION_ID_LENGTH } from '../streams/runtime/application-id';
 import { buildServer, type ServerOptions } from './app';
 import type { UserSpec } from './auth/users';
@@ -232,5 +235,103 @@ describe("what Node's HTTP parser refuses, over a real socket", () => {
   it('headers that stall are cut off too', async () => {
     const { answer } = await exchange('GET /api/v1/streams HTTP/1.1\r\nHost: sluice\r\nX-Slow: ');
     expect(errorOf(answer, 408)).toEqual(expect.objectContaining({ exception: 'RequestTimeout' }));
+  });
+});
+
+describe('connections that send nothing, and more connections than the cap', () => {
+  const headersMs = 500;
+  const opened: net.Socket[] = [];
+  const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+  // What a failed test leaves open would hold up closing the server.
+  afterEach(() => {
+    opened.splice(0).forEach((socket) => socket.destroy());
+    keepAlive.destroy();
+  });
+
+  async function listen(options: Partial<ServerOptions>): Promise<number> {
+    await start({ timeouts: { headersMs }, ...options });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    return (app.server.address() as AddressInfo).port;
+  }
+
+  /** Resolves with what the server sent and how long it took once the connection closes; rejects after `waitMs`. */
+  function closed(socket: net.Socket, waitMs = 5000): Promise<{ answer: string; elapsedMs: number }> {
+    const started = Date.now();
+    let answer = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', () => undefined);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`still open after ${waitMs} ms`));
+      }, waitMs);
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve({ answer, elapsedMs: Date.now() - started });
+      });
+    });
+  }
+
+  function connectIdle(port: number): Promise<net.Socket> {
+    return new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+      opened.push(socket);
+    });
+  }
+
+  async function serverHolds(count: number): Promise<void> {
+    const held = () => new Promise<number>((resolve, reject) => app.server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
+    while ((await held()) !== count) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
+  function get(port: number, agent: http.Agent | false = false): Promise<number> {
+    return new Promise((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port, path: '/api/v1/streams', agent }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode!));
+      }).on('error', reject);
+    });
+  }
+
+  it('over HTTP, one that sends nothing is closed after the headers timeout', async () => {
+    const port = await listen({});
+    const sockets = await Promise.all(Array.from({ length: 5 }, () => connectIdle(port)));
+    for (const { elapsedMs } of await Promise.all(sockets.map((socket) => closed(socket)))) expect(elapsedMs).toBeLessThan(headersMs + 2000);
+  });
+
+  it('over HTTPS, one that sends nothing is closed after the headers timeout, before its handshake or after it', async () => {
+    const certificates = makeTestCertificates(['127.0.0.1'], 'key-password');
+    const port = await listen({ https: { cert: certificates.broker.chain, key: certificates.broker.key } });
+    const raw = await Promise.all(Array.from({ length: 5 }, () => connectIdle(port)));
+    for (const { elapsedMs } of await Promise.all(raw.map((socket) => closed(socket)))) expect(elapsedMs).toBeLessThan(headersMs + 2000);
+
+    const secured = await new Promise<tls.TLSSocket>((resolve) => {
+      const socket = tls.connect({ host: '127.0.0.1', port, ca: certificates.ca }, () => resolve(socket));
+      opened.push(socket);
+    });
+    const { answer, elapsedMs } = await closed(secured);
+    expect(elapsedMs).toBeLessThan(headersMs + 2000);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('past the cap, a new connection is closed as it is accepted and logged once; those held are served, and new ones once one is free', async () => {
+    const port = await listen({ maxConnections: 3, timeouts: { headersMs: 10_000 } });
+    expect(await get(port, keepAlive)).toBe(200);
+    const idle = await Promise.all([connectIdle(port), connectIdle(port)]);
+    await serverHolds(3);
+
+    const refused = await Promise.all(Array.from({ length: 4 }, async () => closed(await connectIdle(port), 2000)));
+    expect(refused.map(({ answer }) => answer)).toEqual(['', '', '', '']);
+    expect(await get(port, keepAlive)).toBe(200);
+    const warnings = logged.map((line) => JSON.parse(line) as { level: number; msg: string }).filter(({ msg }) => msg.startsWith('Refusing new connections'));
+    expect(warnings).toEqual([expect.objectContaining({ level: 40, maxConnections: 3 })]);
+    expect(warnings[0]!.msg).toContain('server.maxConnections');
+
+    idle[0]!.destroy();
+    await serverHolds(2);
+    expect(await get(port)).toBe(200);
+    expect(logged.join('')).toContain('after refusing 4 at the cap');
   });
 });

@@ -53,6 +53,7 @@ describe('host configuration', () => {
       allowUnauthenticated: false,
       sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 5000 },
       timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 72_000 },
+      maxConnections: 1000,
     });
     expect(config.streams).toEqual({ 'bootstrap.servers': 'kafka:9092', 'num.stream.threads': 2 });
     expect(config.topologies).toEqual([{ module: path.join(dir, 'lib/topologies') }, { module: 'some-package' }]);
@@ -77,11 +78,12 @@ describe('host configuration', () => {
     expect(loadHostConfig({}, { SLUICE_CONFIG: config }).server.port).toBe(1000);
   });
 
-  it('allowUnauthenticated from the file, the environment or the flag; timeouts from the file', () => {
-    const config = file('d.yaml', 'server: { host: 0.0.0.0, timeouts: { requestMs: 5000 } }\nstreams: { bootstrap.servers: k:1 }\n');
+  it('allowUnauthenticated from the file, the environment or the flag; timeouts and the cap on connections from the file', () => {
+    const config = file('d.yaml', 'server: { host: 0.0.0.0, timeouts: { requestMs: 5000 }, maxConnections: 50 }\nstreams: { bootstrap.servers: k:1 }\n');
     const fromFile = loadHostConfig({ config }, {});
     expect([fromFile.server.host, fromFile.server.allowUnauthenticated]).toEqual(['0.0.0.0', false]);
     expect(fromFile.server.timeouts).toEqual({ requestMs: 5000, headersMs: 10_000, keepAliveMs: 72_000 });
+    expect(fromFile.server.maxConnections).toBe(50);
     expect(loadHostConfig({ config }, { SLUICE_ALLOW_UNAUTHENTICATED: 'true' }).server.allowUnauthenticated).toBe(true);
     expect(loadHostConfig({ config, allowUnauthenticated: true }, {}).server.allowUnauthenticated).toBe(true);
     const allowed = file('e.yaml', 'server: { allowUnauthenticated: true }\nstreams: { bootstrap.servers: k:1 }\n');
@@ -92,6 +94,7 @@ describe('host configuration', () => {
     ['server:\n  prot: 1\nstreams: { bootstrap.servers: k:1 }', "Invalid configuration: unknown key 'server.prot'"],
     ['server:\n  port: "80"\nstreams: { bootstrap.servers: k:1 }', "Invalid configuration: 'server.port' must be of type integer"],
     ['server:\n  port: 70000\nstreams: { bootstrap.servers: k:1 }', "Invalid configuration: 'server.port' must be <= 65535"],
+    ['server:\n  maxConnections: 0\nstreams: { bootstrap.servers: k:1 }', "Invalid configuration: 'server.maxConnections' must be >= 1"],
     ['streams: { state.dir: /x }', "Invalid configuration: missing key 'streams.bootstrap.servers' (in the file, SLUICE_BOOTSTRAP_SERVERS or --bootstrap-servers)"],
     ['log: { level: loud }\nstreams: { bootstrap.servers: k:1 }', "Invalid configuration: 'log.level' must be one of fatal, error, warn, info, debug, trace, silent"],
     ['streams: { bootstrap.servers: k:1 }\ninstances:\n  - topology: t\n    colour: red', "Invalid configuration: unknown key 'instances[0].colour'"],

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import Ajv, { type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { ConfigException } from '../../errors';
+import { DEFAULT_MAX_CONNECTIONS } from '../../server/connections';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../server/timeouts';
 import type { ConfigValue } from '../../streams/runtime/streams-config';
 import { resolvePeerPaths, type PeersConfig } from './peers';
@@ -56,6 +57,8 @@ export interface HostConfig {
     allowUnauthenticated: boolean;
     sse: { queueSize: number; keepaliveMs: number; metricsIntervalMs: number };
     timeouts: HttpTimeouts;
+    /** HTTP connections held at once; a new one past it is closed as it is accepted, and the log says so. */
+    maxConnections: number;
   };
   /** How nodes authenticate each other on the gRPC peer port (none: plaintext, any caller answered). */
   peers?: PeersConfig;
@@ -111,6 +114,7 @@ const DEFAULTS = {
     allowUnauthenticated: false,
     sse: { queueSize: 10_000, keepaliveMs: 15_000, metricsIntervalMs: 5000 },
     timeouts: DEFAULT_HTTP_TIMEOUTS,
+    maxConnections: DEFAULT_MAX_CONNECTIONS,
   },
   log: { level: 'info' as LogLevel },
   shutdownTimeoutMs: 30_000,

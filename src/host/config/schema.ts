@@ -90,6 +90,7 @@ export const hostConfigSchema = {
             keepAliveMs: { type: 'integer', minimum: 1 },
           },
         },
+        maxConnections: { type: 'integer', minimum: 1 },
       },
     },
     peers: {
