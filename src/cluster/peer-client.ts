@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import NodeCache from 'node-cache';
+import type { Logger } from 'pino';
 import {
   failedAnswer,
   type NodeInfo,
@@ -22,6 +23,8 @@ export interface PeerClientOptions {
   channelTtlSeconds?: number;
   /** TLS and the cluster secret, as the peers' servers expect them; none: plaintext without credentials. */
   security?: PeerSecurity;
+  /** Told of failed calls: refusals as warnings, the rest (which the query's answer reports) at debug. */
+  logger?: Logger;
 }
 
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
@@ -52,6 +55,7 @@ export class PeerClient {
   private readonly ttlSeconds: number;
   private readonly credentials: grpc.ChannelCredentials;
   private readonly metadata: grpc.Metadata;
+  private readonly logger: Logger | undefined;
   /** Peers of the previous version, which answer StreamQuery UNIMPLEMENTED: asked with Query until their channel goes. */
   private readonly legacy = new Set<string>();
   /** Peers that answer Multiplexed UNIMPLEMENTED: keyed queries go by StreamQuery until their channel goes. */
@@ -63,6 +67,7 @@ export class PeerClient {
     this.ttlSeconds = options.channelTtlSeconds ?? 300;
     this.credentials = channelCredentials(options.security ?? {});
     this.metadata = callMetadata(options.security ?? {});
+    this.logger = options.logger;
     // useClones false: the cache holds live clients, which must not be deep-copied.
     this.channels = new NodeCache({ stdTTL: this.ttlSeconds, checkperiod: Math.max(1, Math.ceil(this.ttlSeconds / 5)), useClones: false });
     // Expiry deletes too, so this closes every channel that leaves the cache.
@@ -286,6 +291,13 @@ export class PeerClient {
   }
 
   private failure(grpcEndpoint: string, error: unknown): PeerFailure {
+    const failure = this.classify(grpcEndpoint, error);
+    if (failure.kind === 'REFUSED') this.logger?.warn({ peer: grpcEndpoint, reason: failure.messages[0] }, 'a peer refused this node (peers.secret or peers.tls differ between nodes?)');
+    else this.logger?.debug({ peer: grpcEndpoint, kind: failure.kind, reason: failure.messages[0] }, 'a call to a peer failed');
+    return failure;
+  }
+
+  private classify(grpcEndpoint: string, error: unknown): PeerFailure {
     if (!isServiceError(error)) return failedAnswer(error instanceof Error ? error.message : String(error));
     switch (error.code) {
       case grpc.status.DEADLINE_EXCEEDED:

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import * as grpc from '@grpc/grpc-js';
 import { makeTestCertificates } from '../streams/kafka/testing/certificates';
 import { PeerClient } from './peer-client';
@@ -135,6 +136,25 @@ describe('peer service with authentication', () => {
       client.close();
     }
     expect(handler.calls).toBe(0);
+  });
+
+  it('a refusal is a warning on both sides, naming the peer', async () => {
+    const lines = (): { logger: pino.Logger; seen: Record<string, unknown>[] } => {
+      const seen: Record<string, unknown>[] = [];
+      return { seen, logger: pino({ level: 'info', base: undefined, timestamp: false }, { write: (line: string) => void seen.push(JSON.parse(line) as Record<string, unknown>) }) };
+    };
+    const serverLog = lines();
+    const clientLog = lines();
+    const server = await startPeerServer({ host: '127.0.0.1', port: 0, handler, security: { secret: SECRET }, logger: serverLog.logger });
+    servers.push(server);
+    const client = new PeerClient({ security: { secret: `${SECRET}-other` }, logger: clientLog.logger });
+    try {
+      expect(await client.query(`127.0.0.1:${server.port}`, request, Date.now() + 5000)).toMatchObject({ ok: false, kind: 'REFUSED' });
+    } finally {
+      client.close();
+    }
+    expect(serverLog.seen).toEqual([{ level: 40, peer: expect.stringMatching(/^127\.0\.0\.1:\d+$/), msg: expect.stringContaining('without the cluster secret') }]);
+    expect(clientLog.seen).toEqual([{ level: 40, peer: `127.0.0.1:${server.port}`, reason: 'refused by the peer: missing or wrong cluster secret', msg: expect.stringContaining('refused this node') }]);
   });
 
   it('with mutual TLS: answers a client with a certificate of the CA, refuses one without or from another CA', async () => {

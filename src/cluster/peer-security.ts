@@ -49,17 +49,22 @@ export function callMetadata(security: PeerSecurity): grpc.Metadata {
 }
 
 /**
- * Refuses, with UNAUTHENTICATED, a call whose metadata lacks the secret. It acts on the metadata, which arrives
- * before the request message: a refused call's message is never deserialized and the handler never runs.
+ * Refuses, with UNAUTHENTICATED, a call whose metadata lacks the secret (and tells `onRefused` who made it). It acts
+ * on the metadata, which arrives before the request message: a refused call's message is never deserialized and the
+ * handler never runs.
  */
-export function secretInterceptor(secret: string): grpc.ServerInterceptor {
+export function secretInterceptor(secret: string, onRefused: (peer: string) => void = () => undefined): grpc.ServerInterceptor {
   return (_method, call) =>
     new grpc.ServerInterceptingCall(call, {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, proceed) => {
-            if (carriesSecret(metadata, secret)) proceed(metadata);
-            else call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details: 'missing or wrong cluster secret', metadata: new grpc.Metadata() });
+            if (carriesSecret(metadata, secret)) {
+              proceed(metadata);
+              return;
+            }
+            onRefused(call.getPeer());
+            call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details: 'missing or wrong cluster secret', metadata: new grpc.Metadata() });
           },
         }),
     });

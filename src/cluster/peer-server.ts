@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
 import { InvalidQuery, SluiceError } from '../errors';
 import { failedAnswer, failureKindOf, type NodeInfo, type PeerAnswer, type PeerFailure, type PeerQuery, type PeerQueryHandler, type PartEnd, type PartStream } from './peer-protocol';
 import { secretInterceptor, serverCredentials, type PeerSecurity } from './peer-security';
@@ -28,6 +29,8 @@ export interface PeerServerOptions {
   node?: () => NodeInfo;
   /** TLS and the cluster secret; none: plaintext, and any caller is answered. */
   security?: PeerSecurity;
+  /** Told of callers refused for a missing or wrong cluster secret. */
+  logger?: Logger;
 }
 
 export interface PeerServer {
@@ -273,7 +276,10 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
   const security = options.security ?? {};
   const server = new grpc.Server({
     ...UNLIMITED_MESSAGES,
-    interceptors: security.secret === undefined ? [] : [secretInterceptor(security.secret)],
+    interceptors:
+      security.secret === undefined
+        ? []
+        : [secretInterceptor(security.secret, (peer) => options.logger?.warn({ peer }, 'refused a peer call without the cluster secret (peers.secret differs between nodes?)'))],
   });
   const { handler } = options;
   let boundPort = options.port;

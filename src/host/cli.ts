@@ -13,7 +13,7 @@ import { hashApiToken, newApiToken } from '../server/auth/api-tokens';
 import { hashPassword } from '../server/auth/password-hash';
 import { describeAppliedKeys } from '../streams/config/config-keys';
 import { SLUICE_VERSION } from '../streams/runtime/streams-instance';
-import { ENVIRONMENT_VARIABLES, loadHostConfig, type ConfigFlags } from './config/host-config';
+import { ENVIRONMENT_VARIABLES, loadHostConfig, type ConfigFlags, type LogFormat } from './config/host-config';
 import { LOG_LEVELS } from './config/schema';
 import { addClientCommands } from './cli/client-commands';
 import { runDemo } from './demo';
@@ -37,6 +37,10 @@ function positive(value: string): number {
 }
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
+
+function logFormatOption(): Option {
+  return new Option('--log-format <format>', 'log lines: pretty (default on a terminal) or json (default elsewhere)').choices(['pretty', 'json']);
+}
 
 const START_HELP = `
 The configuration file (YAML or JSON):
@@ -71,7 +75,10 @@ The configuration file (YAML or JSON):
   peers:                      # how nodes authenticate each other on the gRPC port (README, "Security between nodes")
     secret: \${file:/etc/sluice-peers/secret}   # cluster secret, 16+ characters, the same on every node
     tls: { ca: ca.pem, certificate: node.pem, key: node.key }   # PEM files: mutual TLS with the cluster's CA
-  log: { level: info }
+  log:                        # lines on standard output
+    level: info               # every component's level, unless components gives its own
+    format: auto              # auto: pretty on a terminal, JSON lines elsewhere; pretty; json
+    components: { kafka: warn, streams: info, http: info, peers: info }   # kafka: warn unless given
   streams:                    # Kafka Streams configuration shared by every instance
     bootstrap.servers: localhost:9092   # required
     state.dir: /var/lib/sluice
@@ -134,6 +141,7 @@ http://localhost:8080); \`sluice <command> --help\` lists each one's options.
     .option('--bootstrap-servers <servers>', 'Kafka brokers, host:port[,host:port...]')
     .option('--state-dir <dir>', 'directory of the local state stores')
     .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS))
+    .addOption(logFormatOption())
     .option('--allow-unauthenticated', 'serve a host other than loopback without users (server.allowUnauthenticated)')
     .addHelpText('after', START_HELP)
     .action(async (flags: ConfigFlags) => {
@@ -148,6 +156,7 @@ http://localhost:8080); \`sluice <command> --help\` lists each one's options.
     .option('--host <host>', 'HTTP interface to listen on', 'localhost')
     .option('--allow-unauthenticated', 'serve a host other than loopback (the demo has no users)')
     .option('--rate <records>', 'sample records per second', positive, 2)
+    .addOption(logFormatOption())
     .addHelpText(
       'after',
       `
@@ -155,13 +164,14 @@ The broker comes from the first of: KAFKA_BOOTSTRAP_SERVERS, a Docker engine (Te
 own jars run with the local Java 17+ (fetched once with Maven). Ctrl-C stops everything the demo started.
 `,
     )
-    .action(async (flags: { port: number; host: string; allowUnauthenticated?: boolean; rate: number }) => {
+    .action(async (flags: { port: number; host: string; allowUnauthenticated?: boolean; rate: number; logFormat?: LogFormat }) => {
       // The banner and progress are the demo's output: stdout; logs go to stderr.
       const demo = await runDemo({
         port: flags.port,
         host: flags.host,
         allowUnauthenticated: flags.allowUnauthenticated === true,
         recordsPerSecond: flags.rate,
+        ...(flags.logFormat ? { logFormat: flags.logFormat } : {}),
         say: (line) => process.stdout.write(`${line}\n`),
       });
       stopOnSignals(() => demo.stop(), say);

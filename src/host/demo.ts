@@ -5,14 +5,14 @@
 
 import * as os from 'node:os';
 import * as path from 'node:path';
-import pino from 'pino';
 import { DEMO_EXAMPLES } from '../../examples';
 import { DEFAULT_MAX_CONNECTIONS } from '../server/connections';
 import { DEFAULT_HTTP_TIMEOUTS } from '../server/timeouts';
-import { createKafkaClient, createProducer, createTopics, type KafkaProducer } from '../streams/kafka';
+import { createKafkaClient, createProducer, createTopics, readableKafkaLogs, type KafkaProducer } from '../streams/kafka';
 import { provideBroker, type ProvidedBroker } from './broker/provide-broker';
-import type { HostConfig } from './config/host-config';
+import type { HostConfig, LogFormat } from './config/host-config';
 import { SluiceHost } from './host';
+import { rootLogger } from './logging/loggers';
 
 export interface DemoOptions {
   port: number;
@@ -21,6 +21,8 @@ export interface DemoOptions {
   allowUnauthenticated: boolean;
   /** Sample records per second, over all examples. */
   recordsPerSecond: number;
+  /** Default: pretty on a terminal, JSON elsewhere. */
+  logFormat?: LogFormat;
   /** Where progress and the banner go. */
   say: (line: string) => void;
 }
@@ -91,7 +93,10 @@ export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
     for (const step of undo.splice(0).reverse()) await step().catch((error: Error) => options.say(`while stopping: ${error.message}`));
   };
   try {
-    const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'sluice-demo', logLevel: 'error' });
+    // Warnings and errors on stderr: the banner and progress are the demo's output, on stdout.
+    const logger = rootLogger({ level: 'warn', ...(options.logFormat ? { format: options.logFormat } : {}) }, 2);
+    const kafkaLogger = logger.child({ component: 'kafka' }, { level: 'error' });
+    const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'sluice-demo', logLevel: 'error', logger: readableKafkaLogs(kafkaLogger) });
     const admin = kafka.admin();
     await admin.connect();
     try {
@@ -103,7 +108,7 @@ export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
     const host = await SluiceHost.start({
       config: demoConfig(options, broker.bootstrapServers),
       topologies: DEMO_EXAMPLES.map((example) => example.topology),
-      logger: pino({ level: 'warn' }, pino.destination(2)),
+      logger,
     });
     undo.push(() => host.stop());
 

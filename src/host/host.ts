@@ -8,7 +8,7 @@
 import * as os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { PeerClient, startPeerServer, type PeerServer } from '../cluster';
 import { IllegalState } from '../errors';
 import { QueryService } from '../query';
@@ -22,6 +22,7 @@ import { checkPeerExposure, loadPeerSecurity, peerExposureNotice } from './confi
 import { loadServerTls } from './config/server-tls';
 import { InstanceManager } from './instances/instance-manager';
 import { streamsInstanceFactory, type RuntimeFactory } from './instances/runtime';
+import { componentLoggers, rootLogger } from './logging/loggers';
 import { loadTopologyModules } from './module-loader';
 import type { TopologyDefinition } from './topology-definition';
 import { TopologyRegistry } from './topology-registry';
@@ -30,6 +31,7 @@ export interface SluiceHostOptions {
   config: HostConfig;
   /** Registered before the configured modules (the demo's examples, tests' topologies). */
   topologies?: readonly TopologyDefinition[];
+  /** The root logger; default: log.format's lines on standard output. Each component logs with a child of it. */
   logger?: Logger;
   createRuntime?: RuntimeFactory;
 }
@@ -55,7 +57,8 @@ export class SluiceHost {
     checkExposure(config.server);
     checkPeerExposure(config);
     const peerSecurity = loadPeerSecurity(config.peers);
-    const logger = options.logger ?? pino({ level: config.log.level });
+    const logger = options.logger ?? rootLogger(config.log, 1);
+    const loggers = componentLoggers(logger, config.log.components);
     const registry = new TopologyRegistry();
     options.topologies?.forEach((definition) => registry.register(definition));
     loadTopologyModules(registry, config.topologies);
@@ -63,7 +66,7 @@ export class SluiceHost {
     const instances = new InstanceManager({
       topologies: registry,
       streamsConfig: () => streamsConfig,
-      createRuntime: options.createRuntime ?? streamsInstanceFactory(logger.child({ component: 'streams' })),
+      createRuntime: options.createRuntime ?? streamsInstanceFactory(loggers.streams, loggers.kafka),
       logger,
       closeTimeoutMs: config.shutdownTimeoutMs,
     });
@@ -79,7 +82,7 @@ export class SluiceHost {
     const app = await buildServer({
       instances,
       queries,
-      logger: logger.child({ component: 'http' }),
+      logger: loggers.http,
       access: {
         users: config.server.users,
         allowPlaintextPasswords: config.server.allowPlaintextPasswords,
@@ -106,7 +109,7 @@ export class SluiceHost {
       const service = new QueryService({
         applications: (applicationId) => instances.get(applicationId)?.view,
         localServer: applicationServer,
-        peers: new PeerClient({ security: peerSecurity }),
+        peers: new PeerClient({ security: peerSecurity, logger: loggers.peers }),
         clusterSecret: peerSecurity?.secret,
       });
       peerServer = await startPeerServer({
@@ -114,6 +117,7 @@ export class SluiceHost {
         port: config.server.grpcPort,
         handler: service,
         security: peerSecurity,
+        logger: loggers.peers,
         node: () => ({ server: applicationServer, applications: instances.list().map((instance) => instance.id) }),
       });
       queryService = service;

@@ -67,6 +67,15 @@ describe('host configuration', () => {
     expect(config.log.level).toBe('warn');
   });
 
+  it('log format and component levels from the file; the format also from the environment or the flag', () => {
+    const config = file('l.yaml', 'log: { level: info, format: json, components: { kafka: debug, http: warn } }\nstreams: { bootstrap.servers: k:1 }\n');
+    expect(loadHostConfig({ config }, {}).log).toEqual({ level: 'info', format: 'json', components: { kafka: 'debug', http: 'warn' } });
+    expect(loadHostConfig({ config }, { SLUICE_LOG_FORMAT: 'pretty' }).log.format).toBe('pretty');
+    expect(loadHostConfig({ config, logFormat: 'pretty' }, { SLUICE_LOG_FORMAT: 'json' }).log.format).toBe('pretty');
+    const unknown = file('m.yaml', 'log: { components: { grpc: info } }\nstreams: { bootstrap.servers: k:1 }\n');
+    expect(errorOf(() => loadHostConfig({ config: unknown }, {}))).toContain("unknown key 'log.components.grpc'");
+  });
+
   it('environment overrides the file, flags override both', () => {
     const config = file('c.yaml', 'server: { port: 1000 }\nstreams: { bootstrap.servers: file:1, state.dir: /file }\n');
     const env = { SLUICE_PORT: '2000', SLUICE_BOOTSTRAP_SERVERS: 'env:1', SLUICE_HEADLESS: 'true', SLUICE_LOG_LEVEL: 'debug' };

@@ -17,10 +17,20 @@ import type { ApiTokenSpec } from '../../server/auth/api-tokens';
 import type { JwtOptions } from '../../server/auth/jwt';
 import type { UserSpec } from '../../server/auth/users';
 import { resolveReferences } from './references';
-import { hostConfigSchema, LOG_LEVELS } from './schema';
+import { hostConfigSchema, LOG_COMPONENTS, LOG_FORMATS, LOG_LEVELS } from './schema';
 import { resolveServerTlsPaths, type ServerTlsConfig } from './server-tls';
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogFormat = (typeof LOG_FORMATS)[number];
+export type LogComponent = (typeof LOG_COMPONENTS)[number];
+
+export interface LogConfig {
+  /** Every component's level, unless `components` gives its own. */
+  level: LogLevel;
+  /** Default auto: pretty on a terminal, JSON lines otherwise. */
+  format?: LogFormat;
+  components?: Partial<Record<LogComponent, LogLevel>>;
+}
 
 export interface InstanceSpec {
   /** Topology name or alias. */
@@ -62,7 +72,7 @@ export interface HostConfig {
   };
   /** How nodes authenticate each other on the gRPC peer port (none: plaintext, any caller answered). */
   peers?: PeersConfig;
-  log: { level: LogLevel };
+  log: LogConfig;
   /** Streams configuration every instance starts from (Kafka Streams' names). */
   streams: Record<string, ConfigValue>;
   /** Modules exporting topology definitions, as absolute paths or package names. */
@@ -80,6 +90,7 @@ export interface ConfigFlags {
   bootstrapServers?: string;
   stateDir?: string;
   logLevel?: string;
+  logFormat?: string;
   allowUnauthenticated?: boolean;
 }
 
@@ -101,6 +112,7 @@ export const ENVIRONMENT_VARIABLES: readonly { name: string; key: string; descri
     description: 'true: serve a non-loopback host without users',
   },
   { name: 'SLUICE_LOG_LEVEL', key: 'log.level', description: LOG_LEVELS.join(', ') },
+  { name: 'SLUICE_LOG_FORMAT', key: 'log.format', description: LOG_FORMATS.join(', ') },
 ];
 
 const DEFAULTS = {
@@ -188,6 +200,8 @@ function applyEnvironment(raw: Json, env: NodeJS.ProcessEnv): void {
   if (unauthenticated !== undefined) setAt(raw, 'server', 'allowUnauthenticated', booleanFrom('SLUICE_ALLOW_UNAUTHENTICATED', unauthenticated));
   const level = value('SLUICE_LOG_LEVEL');
   if (level !== undefined) setAt(raw, 'log', 'level', level);
+  const format = value('SLUICE_LOG_FORMAT');
+  if (format !== undefined) setAt(raw, 'log', 'format', format);
 }
 
 function applyFlags(raw: Json, flags: ConfigFlags): void {
@@ -196,6 +210,7 @@ function applyFlags(raw: Json, flags: ConfigFlags): void {
   if (flags.bootstrapServers !== undefined) setAt(raw, 'streams', 'bootstrap.servers', flags.bootstrapServers);
   if (flags.stateDir !== undefined) setAt(raw, 'streams', 'state.dir', flags.stateDir);
   if (flags.logLevel !== undefined) setAt(raw, 'log', 'level', flags.logLevel);
+  if (flags.logFormat !== undefined) setAt(raw, 'log', 'format', flags.logFormat);
   if (flags.allowUnauthenticated === true) setAt(raw, 'server', 'allowUnauthenticated', true);
 }
 

@@ -7,6 +7,10 @@ const scalarMap = { type: 'object', additionalProperties: scalar } as const;
 const stringOrStrings = { anyOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }] } as const;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** auto: pretty on a terminal, JSON lines otherwise. */
+export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+/** The parts of a node whose levels are set apart (log.components). */
+export const LOG_COMPONENTS = ['kafka', 'streams', 'http', 'peers'] as const;
 
 export const hostConfigSchema = {
   type: 'object',
@@ -109,7 +113,15 @@ export const hostConfigSchema = {
     log: {
       type: 'object',
       additionalProperties: false,
-      properties: { level: { type: 'string', enum: LOG_LEVELS } },
+      properties: {
+        level: { type: 'string', enum: LOG_LEVELS },
+        format: { type: 'string', enum: LOG_FORMATS },
+        components: {
+          type: 'object',
+          additionalProperties: false,
+          properties: Object.fromEntries(LOG_COMPONENTS.map((component) => [component, { type: 'string', enum: LOG_LEVELS }])),
+        },
+      },
     },
     streams: {
       ...scalarMap,

@@ -17,6 +17,8 @@ export interface StreamsRuntime extends InstanceView {
 /** `source`: where stream threads in workers build the same topology from (none: every thread on the main thread). */
 export type RuntimeFactory = (topology: Topology, config: Readonly<Record<string, ConfigValue>>, source?: TopologySource) => StreamsRuntime;
 
-export function streamsInstanceFactory(logger: Logger): RuntimeFactory {
-  return (topology, config, source) => new StreamsInstance(topology, config, { logger, ...(source ? { topologySource: source } : {}) });
+/** `kafkaLogger`: where kafkajs' lines go, at its own level; default the instance's logger at warn. */
+export function streamsInstanceFactory(logger: Logger, kafkaLogger?: Logger): RuntimeFactory {
+  return (topology, config, source) =>
+    new StreamsInstance(topology, config, { logger, ...(kafkaLogger ? { kafkaLogger } : {}), ...(source ? { topologySource: source } : {}) });
 }

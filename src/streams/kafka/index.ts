@@ -10,6 +10,7 @@ export * from './client';
 export * from './errors';
 export * from './group-protocol';
 export * from './join-hooks';
+export * from './log-sink';
 export * from './static-membership';
 export * from './murmur2';
 export * from './security';

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException } from '../../errors';
-import { ChangelogReader, createKafkaClients, describeGroup, removeStaticMembers, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type MemberAssignment, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
+import { ChangelogReader, createKafkaClients, defaultKafkaLogLevel, describeGroup, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type MemberAssignment, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
@@ -59,6 +59,8 @@ const END_OFFSETS_FOR_ASSIGNMENT_MS = 5_000;
 
 export interface StreamsInstanceOptions {
   logger?: Logger;
+  /** Where kafkajs' lines go, at its level (log.components.kafka); default the instance's logger, at warn. */
+  kafkaLogger?: Logger;
   /** The token for SASL/OAUTHBEARER (`sasl.mechanism=OAUTHBEARER` without a `file:` token endpoint); called per login. */
   oauthBearerTokenProvider?: OAuthBearerTokenProvider;
   /** Handlers in code, in place of those the configuration names (Kafka Streams takes a class name; Sluice also a function). */
@@ -84,6 +86,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   readonly processId: string;
   private readonly machine: StreamsStateMachine;
   private readonly logger: Logger;
+  private readonly kafkaLogger: Logger;
   private readonly stateDirectory: StateDirectory;
   private readonly metadataState: StreamsMetadataState;
   private readonly recovery: ThreadRecovery;
@@ -136,6 +139,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.config = { ...parsed, exceptionHandlers: { ...parsed.exceptionHandlers, ...options.exceptionHandlers } };
     this.applicationId = this.config.applicationId;
     this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });
+    this.kafkaLogger = options.kafkaLogger?.child({ applicationId: this.applicationId }) ?? this.logger.child({}, { level: defaultKafkaLogLevel(this.logger.level) });
     if (this.config.notApplied.length > 0) {
       this.logger.warn({ keys: this.config.notApplied }, `configuration not applied by Sluice (accepted for Kafka Streams compatibility): ${this.config.notApplied.join(', ')}`);
     }
@@ -158,8 +162,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       {
         bootstrapServers: this.config.bootstrapServers,
         clientId: this.clientId,
-        // kafkajs' lines go where the instance's go, with its application id.
-        logger: this.logger,
+        logger: readableKafkaLogs(this.kafkaLogger),
+        logLevel: this.kafkaLogger.level as SluiceLogLevel,
         ...(options.oauthBearerTokenProvider ? { oauthBearerTokenProvider: options.oauthBearerTokenProvider } : {}),
         // A refused login or an untrusted certificate fails the instance at once: no retry cures it.
         onSecurityFailure: (error) => void this.failWith(error),
@@ -358,6 +362,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         index,
         number,
         logLevel: this.logger.level,
+        kafkaLogLevel: this.kafkaLogger.level,
         partitionCounts: [...this.partitionCounts],
         facts: this.subscriptionFacts(),
         standbys: standbys !== undefined,
@@ -365,6 +370,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       },
       {
         logger: this.logger,
+        kafkaLogger: this.kafkaLogger,
         assign: (members, partitionCount, topics) => this.assign(members, partitionCount, topics),
         committedOffsets: (partitions) => this.committedOffsets(partitions),
         releaseStandby: (taskId) => standbys?.release(taskId) ?? Promise.resolve(),
@@ -569,7 +575,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         return await step();
       } catch (error) {
         if (!isTransientKafkaError(error) || Date.now() >= deadline || this.state !== 'REBALANCING') throw error;
-        this.logger.warn({ err: error, attempt }, `${what} failed for a transient reason; trying again`);
+        // Routine while a broker starts or metadata propagates: one short line, the retries at debug.
+        const reason = error instanceof Error ? error.message : String(error);
+        if (attempt === 1) this.logger.info({ reason }, `${what}: Kafka not ready yet; trying again for up to task.timeout.ms`);
+        else this.logger.debug({ reason, attempt }, `${what}: trying again`);
         await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 5_000)));
       }
     }

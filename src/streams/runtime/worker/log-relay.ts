@@ -9,8 +9,11 @@ export function relayingLogger(level: string, send: (line: string) => void): Log
   return pino({ level, base: undefined, timestamp: false }, { write: (line: string) => send(line) });
 }
 
-/** Writes a line of a worker's logger with the instance's logger, at the line's level. */
-export function relayLine(logger: Logger, line: string): void {
+/** The component of the worker's kafkajs lines, whose logger on the main thread has a level of its own. */
+export const KAFKA_COMPONENT = 'kafka';
+
+/** Writes a line of a worker's logger with the instance's logger (its kafkajs lines with `kafkaLogger`), at the line's level. */
+export function relayLine(line: string, logger: Logger, kafkaLogger: Logger): void {
   let parsed: Record<string, unknown>;
   try {
     parsed = JSON.parse(line) as Record<string, unknown>;
@@ -18,7 +21,8 @@ export function relayLine(logger: Logger, line: string): void {
     logger.warn({ line }, 'unreadable log line from a stream thread worker');
     return;
   }
-  const { level, msg, ...fields } = parsed;
-  const label = logger.levels.labels[Number(level)] ?? 'info';
-  (logger[label as pino.Level] as pino.LogFn)(fields, typeof msg === 'string' ? msg : '');
+  const { level, msg, component, ...fields } = parsed;
+  const target = component === KAFKA_COMPONENT ? kafkaLogger : logger;
+  const label = target.levels.labels[Number(level)] ?? 'info';
+  (target[label as pino.Level] as pino.LogFn)(fields, typeof msg === 'string' ? msg : '');
 }

@@ -17,6 +17,8 @@ export interface WorkerSetup {
   readonly index: number;
   readonly number: number;
   readonly logLevel: string;
+  /** The level of its kafkajs lines (log.components.kafka). */
+  readonly kafkaLogLevel: string;
   readonly partitionCounts: readonly (readonly [string, number])[];
   readonly facts: SubscriptionFacts;
   /** Whether the node has standby tasks, which a task is taken from before it becomes active here. */

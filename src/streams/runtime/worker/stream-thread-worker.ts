@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { StreamsException } from '../../../errors';
-import { createKafkaClients, type TopicPartition } from '../../kafka';
+import { createKafkaClients, readableKafkaLogs, type SluiceLogLevel, type TopicPartition } from '../../kafka';
 import { MetricsRegistry } from '../../metrics/metrics-registry';
 import { serdeByName } from '../../serdes/serde-by-name';
 import { StateDirectory } from '../state-directory';
@@ -17,7 +17,7 @@ import { kafkaThreadClients } from '../thread-clients';
 import { TopologyMetadata } from '../topology-metadata';
 import type { ThreadStoreReader, ThreadStores } from '../instance-view';
 import { Channel, type Port } from './channel';
-import { relayingLogger } from './log-relay';
+import { KAFKA_COMPONENT, relayingLogger } from './log-relay';
 import type { MainCalls, MainNotes, WorkerSetup } from './protocol';
 import { loadExport, loadTopology } from './topology-source';
 import { transferError } from './transferred-error';
@@ -80,7 +80,8 @@ function run(setup: WorkerSetup, port: Port): void {
     {
       bootstrapServers: config.bootstrapServers,
       clientId: setup.clientId,
-      logger,
+      logger: readableKafkaLogs(logger.child({ component: KAFKA_COMPONENT }, { level: setup.kafkaLogLevel })),
+      logLevel: setup.kafkaLogLevel as SluiceLogLevel,
       onSecurityFailure: (error) => channel.note('fatal', transferError(error)),
     },
     config.security,

@@ -6,6 +6,7 @@ import { WorkerStreamThread, type WorkerThreadHost } from './worker-stream-threa
 function brokenThread(onExit: (threadId: number) => void): WorkerStreamThread {
   const host: WorkerThreadHost = {
     logger: pino({ level: 'silent' }),
+    kafkaLogger: pino({ level: 'silent' }),
     assign: () => Promise.reject(new Error('not asked')),
     committedOffsets: () => Promise.resolve([]),
     releaseStandby: () => Promise.resolve(),
@@ -20,6 +21,7 @@ function brokenThread(onExit: (threadId: number) => void): WorkerStreamThread {
       index: 1,
       number: 2,
       logLevel: 'silent',
+      kafkaLogLevel: 'silent',
       partitionCounts: [],
       facts: { processId: 'p', standbyTasks: [], shutdownRequested: false },
       standbys: false,

@@ -19,6 +19,8 @@ import { rebuildError, type TransferredError } from './transferred-error';
 /** What a thread in a worker needs of its instance, on the main thread. */
 export interface WorkerThreadHost {
   readonly logger: Logger;
+  /** Where the worker's kafkajs lines go. */
+  readonly kafkaLogger: Logger;
   assign(members: { memberId: string; userData: Buffer }[], partitionCount: (topic: string) => number, topics: readonly string[]): Promise<Map<string, MemberAssignment>>;
   committedOffsets(partitions: readonly TopicPartition[]): Promise<{ tp: TopicPartition; offset: number }[]>;
   releaseStandby(taskId: string): Promise<void>;
@@ -70,7 +72,7 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
       groupWait: (reason: string) => this.emit('groupWait', reason),
       topologyEvent: (event: TopologyEvent) => host.publishEvent(event),
       metrics: (snapshots: MetricSnapshot[]) => (this.metricSnapshots = snapshots),
-      log: (line: string) => relayLine(host.logger, line),
+      log: (line: string) => relayLine(line, host.logger, host.kafkaLogger),
     });
     // The worker died (its setup failed, an error escaped its event loop, or it ended by itself): the thread fails.
     this.worker.on('error', (error) => this.fail(error));
