@@ -1,6 +1,6 @@
 import { SluiceError } from '../errors';
 import { DEFAULT_OPTIONS } from './options';
-import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
+import { MAX_KEY_DEPTH, parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from './parse';
 
 function invalid(body: unknown): SluiceError {
   try {
@@ -64,6 +64,36 @@ describe('parseQueryRequest: every clause of every store type', () => {
   it('keeps keys as the JSON they were given, for the store serde to decode', () => {
     const request = parseQueryRequest({ type: 'key_value', query: { get: { key: { id: [1, 2] } } } });
     expect(request.keys.key).toEqual({ id: [1, 2] });
+  });
+});
+
+describe('keys nested deeper than any key', () => {
+  /** `levels` arrays and objects, one in the other, around a string. */
+  const nested = (levels: number): unknown => Array.from({ length: levels }).reduce<unknown>((inner, _, i) => (i % 2 === 0 ? [inner] : { k: inner }), 'x');
+  const deepText = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+
+  it(`takes ${MAX_KEY_DEPTH} levels, and any width`, () => {
+    expect(parseQueryRequest({ type: 'key_value', query: { get: { key: nested(MAX_KEY_DEPTH) } } }).keys.key).toEqual(nested(MAX_KEY_DEPTH));
+    const wide = Array.from({ length: 10_000 }, (_, i) => ({ i, tags: [i] }));
+    expect(parseQueryRequest({ type: 'key_value', query: { range: { key_from: wide, key_to: 'z' } } }).keys.key_from).toBe(wide);
+  });
+
+  it.each<[string, string, Record<string, unknown>, string]>([
+    ['key_value', 'get', {}, 'key'],
+    ['key_value', 'range', { key_to: 'z' }, 'key_from'],
+    ['key_value', 'reverse_range', { key_from: 'a' }, 'key_to'],
+    ['key_value', 'prefix_scan', {}, 'prefix'],
+    ['window', 'fetch_time_range', { time_from: 0, time_to: 1 }, 'key'],
+    ['session', 'fetch_key_range', { key_from: 'a' }, 'key_to'],
+  ])(`refuses a %s %s (with %j) whose %s nests ${MAX_KEY_DEPTH + 1} levels, or 20 000, naming it`, (type, clause, others, param) => {
+    for (const key of [nested(MAX_KEY_DEPTH + 1), JSON.parse(deepText(20_000))]) {
+      expect(invalid({ type, query: { [clause]: { ...others, [param]: key } } }).message).toContain(`parameter '${param}' nests more than ${MAX_KEY_DEPTH} levels`);
+    }
+  });
+
+  it('refuses one from a peer too', () => {
+    const peer = { ...requestToPeer(parseQueryRequest({ type: 'key_value', query: { get: { key: 'a' } } }), 'app', 'kv', 1000), keysJson: { key: deepText(20_000) } };
+    expect(() => requestFromPeer(peer)).toThrow(`parameter 'key' nests more than ${MAX_KEY_DEPTH} levels`);
   });
 });
 

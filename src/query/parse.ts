@@ -8,6 +8,11 @@ import type { KeyParam, ParamName, QueryOptions, QueryRequest, TimeParam } from 
 
 const FIELDS = ['type', 'query', 'set_options'] as const;
 const TIME_PARAMS: readonly ParamName[] = ['time', 'time_from', 'time_to', 'as_of'];
+/**
+ * The most levels of arrays and objects a key may nest: far beyond any real key, and far below what the recursive
+ * walks of a key (JSON.stringify in the page token's fingerprint, in serdes, in a peer call) survive.
+ */
+export const MAX_KEY_DEPTH = 100;
 
 function isTimeParam(name: ParamName): name is TimeParam {
   return TIME_PARAMS.includes(name);
@@ -20,6 +25,17 @@ function epochMs(name: string, value: unknown): number {
     throw new InvalidQuery(`parameter '${name}' must be a time in epoch milliseconds (an integer, or a string of digits), got ${describeJson(value)}`);
   }
   return n;
+}
+
+/** A key, once refused if it nests too deep; walked level by level here, so that no deep key reaches a recursive walk. */
+function checkedKey(name: KeyParam, value: unknown): unknown {
+  let level = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    const nested = level.filter((node): node is object => typeof node === 'object' && node !== null);
+    if (nested.length > 0 && depth >= MAX_KEY_DEPTH) throw new InvalidQuery(`parameter '${name}' nests more than ${MAX_KEY_DEPTH} levels of arrays and objects`);
+    level = nested.flatMap((node) => Object.values(node));
+  }
+  return value;
 }
 
 /**
@@ -79,7 +95,7 @@ export function parseQueryRequest(body: unknown): QueryRequest {
     seen.set(name, given);
     if (value === null) throw new InvalidQuery(`parameter '${name}' of clause '${clause}' must not be null`);
     if (isTimeParam(name)) times[name] = epochMs(name, value);
-    else keys[name as KeyParam] = value;
+    else keys[name as KeyParam] = checkedKey(name as KeyParam, value);
   }
   const missing = requiredParams(spec).filter((name) => !seen.has(name));
   if (missing.length > 0) {
@@ -139,11 +155,13 @@ export function requestFromPeer(query: PeerQuery): QueryRequest {
   const times: QueryRequest['times'] = {};
   for (const [name, json] of Object.entries(query.keysJson)) {
     if (!spec.params.includes(name as ParamName) || isTimeParam(name as ParamName)) throw new InvalidQuery(`clause '${clause}' has no key parameter '${name}'`);
+    let key: unknown;
     try {
-      keys[name as KeyParam] = JSON.parse(json);
+      key = JSON.parse(json);
     } catch {
       throw new InvalidQuery(`parameter '${name}' is not JSON`);
     }
+    keys[name as KeyParam] = checkedKey(name as KeyParam, key);
   }
   for (const [name, time] of Object.entries(query.times)) {
     if (!spec.params.includes(name as ParamName) || !isTimeParam(name as ParamName)) throw new InvalidQuery(`clause '${clause}' has no time parameter '${name}'`);

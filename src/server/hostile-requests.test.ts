@@ -1,7 +1,8 @@
 /**
  * Requests a hostile client sends: configuration that would make the node load a module or write elsewhere, ids that
- * name directories, user names that are Object.prototype's, malformed URLs and requests that never finish. Each
- * gets the documented 4xx error body, and nothing behind it happens.
+ * name directories, user names that are Object.prototype's, store query keys nested deep enough to overflow the
+ * stack, malformed URLs and requests that never finish. Each gets the documented 4xx error body, and nothing behind
+ * it happens. And connections that send nothing, or too many of them.
  */
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -10,8 +11,14 @@ import * as tls from 'node:tls';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import pino from 'pino';
+import { PeerClient } from '../cluster/peer-client';
+import { MAX_KEY_DEPTH } from '../query/parse';
+import { QueryService } from '../query/query-service';
+import { builders, FakeView, openStores } from '../query/testing/fake-view';
 import { makeTestCertificates } from '../streams/kafka/testing/certificates';
 import { MAX_APPLICATION_ID_LENGTH } from '../streams/runtime/application-id';
+import { jsonSerde } from '../streams/serdes/json';
+import type { StateStore } from '../streams/state/store';
 import { buildServer, type ServerOptions } from './app';
 import type { UserSpec } from './auth/users';
 import { MAX_PATH_SEGMENT_LENGTH } from './error-handling';
@@ -154,6 +161,64 @@ describe('user names that are properties of every object', () => {
     expect((await app.inject({ method: 'GET', url: '/api/v1/streams', headers: basic('__proto__:pw') })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/api/v1/streams', headers: basic('admin:s3cret') })).statusCode).toBe(200);
     await expectError({ method: 'GET', url: '/api/v1/streams', headers: basic('__proto__:s3cret') }, 401, 'Unauthorized');
+  });
+});
+
+describe('store query keys nested deeper than any key', () => {
+  // 20 000 levels of arrays, 39 KiB: written as text, since building it as a value and serializing it overflows the stack.
+  const DEEP = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+  const peers = new PeerClient();
+  const STORES = { key_value: 'kv', timestamped_key_value: 'tkv', window: 'win', timestamped_window: 'twin', session: 'sessions', versioned_key_value: 'versions' };
+
+  beforeEach(async () => {
+    const stores = new Map<string, Map<number, StateStore>>([
+      [STORES.key_value, openStores([0, 1], builders.keyValue(STORES.key_value, jsonSerde, jsonSerde))],
+      [STORES.timestamped_key_value, openStores([0, 1], builders.timestampedKeyValue(STORES.timestamped_key_value, jsonSerde, jsonSerde))],
+      [STORES.window, openStores([0, 1], builders.window(STORES.window, 1000, jsonSerde, jsonSerde))],
+      [STORES.timestamped_window, openStores([0, 1], builders.timestampedWindow(STORES.timestamped_window, 1000, jsonSerde, jsonSerde))],
+      [STORES.session, openStores([0, 1], builders.session(STORES.session, jsonSerde, jsonSerde))],
+      [STORES.versioned_key_value, openStores([0, 1], builders.versioned(STORES.versioned_key_value, jsonSerde, jsonSerde))],
+    ]);
+    const view = new FakeView('app', stores, [{ endpoint: 'node-a:8080', partitions: [0, 1], isLocal: true }], 2, jsonSerde);
+    const instances = new FakeRegistry('app');
+    instances.get('app')!.view = view.asView();
+    await start({ instances, queries: new QueryService({ applications: (id) => (id === 'app' ? view.asView() : undefined), localServer: 'node-a:8080', peers }) });
+  });
+  afterAll(() => peers.close());
+
+  const cases: [keyof typeof STORES, string, Record<string, string>][] = [
+    ['key_value', 'get', { key: '"a"' }],
+    ['key_value', 'range', { key_from: '"a"', key_to: '"z"' }],
+    ['key_value', 'reverse_range', { key_from: '"a"', key_to: '"z"' }],
+    ['key_value', 'prefix_scan', { prefix: '"a"' }],
+    ['timestamped_key_value', 'get', { key: '"a"' }],
+    ['timestamped_key_value', 'range', { key_from: '"a"', key_to: '"z"' }],
+    ['window', 'fetch', { key: '"a"', time: '0' }],
+    ['window', 'fetch_key_range', { key_from: '"a"', key_to: '"z"', time_from: '0', time_to: '10' }],
+    ['window', 'fetch_time_range', { key: '"a"', time_from: '0', time_to: '10' }],
+    ['timestamped_window', 'fetch_key_range', { key_from: '"a"', key_to: '"z"', time_from: '0', time_to: '10' }],
+    ['session', 'fetch', { key: '"a"' }],
+    ['session', 'fetch_key_range', { key_from: '"a"', key_to: '"z"' }],
+    ['versioned_key_value', 'get', { key: '"a"', as_of: '10' }],
+  ];
+  const deepCases = cases.flatMap(([type, clause, params]) =>
+    Object.keys(params)
+      .filter((name) => !/time|as_of/.test(name))
+      .map((deep) => [type, clause, deep, Object.entries(params).map(([name, json]) => `"${name}":${name === deep ? DEEP : json}`).join(',')] as const),
+  );
+
+  it.each(deepCases)('%s %s with a deep %s: 400 InvalidQuery with the error body, nothing logged as an error', async (type, clause, deep, params) => {
+    for (const [route, options] of [['', ''], ['/records', ''], ['', ',"set_options":{"limit":1}']] as const) {
+      const url = `/api/v1/applications/app/stores/${STORES[type]}${route}`;
+      const body = await expectError(
+        { method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: `{"type":"${type}","query":{"${clause}":{${params}}}${options}}` },
+        400,
+        'InvalidQuery',
+      );
+      expect(body.message).toContain(`parameter '${deep}' nests more than ${MAX_KEY_DEPTH} levels`);
+      expect(body.path).toBe(url);
+    }
+    expect(logged.map((line) => (JSON.parse(line) as { level: number }).level).filter((level) => level >= 50)).toEqual([]);
   });
 });
 
