@@ -183,8 +183,10 @@ export class ChangelogRestorer {
             continue;
           }
         }
+        const first = this.failingSince === undefined;
         if (isTransientKafkaError(error) && Date.now() - (this.failingSince ??= Date.now()) < this.options.retryForMs) {
-          this.options.logger.warn({ err: error }, 'reading changelogs failed; retrying until task.timeout.ms');
+          // One short line per outage; its retries at debug.
+          this.options.logger[first ? 'warn' : 'debug']({ reason: (error as Error).message }, 'reading changelogs failed; retrying until task.timeout.ms');
           await new Promise((resolve) => setTimeout(resolve, RETRY_BACKOFF_MS));
           continue;
         }

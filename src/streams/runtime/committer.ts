@@ -83,13 +83,15 @@ export class Committer {
       this.failingSince = undefined;
       return true;
     } catch (error) {
+      // Both routine and retried: a short line, without the stack.
       if (isGroupMembershipError(error)) {
-        logger.warn({ err: error }, 'offsets not committed: the group is rebalancing');
+        logger.info({ reason: (error as Error).message }, 'offsets not committed: the group is rebalancing');
         return false;
       }
       const now = this.clock();
+      const first = this.failingSince === undefined;
       if (isTransientKafkaError(error) && now - (this.failingSince ??= now) < taskTimeoutMs) {
-        logger.warn({ err: error }, 'offsets not committed: Kafka unreachable; retrying until task.timeout.ms');
+        logger[first ? 'warn' : 'debug']({ reason: (error as Error).message }, 'offsets not committed: Kafka unreachable; retrying until task.timeout.ms');
         return false;
       }
       throw error;

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { StreamsException } from '../../errors';
-import { ChangelogReader, type EachBatchPayload, type TopicPartition } from '../kafka';
+import { ChangelogReader, type EachBatchPayload, isTransientKafkaError, type TopicPartition } from '../kafka';
 import { createThreadMetrics, type ThreadMetrics } from '../metrics/streams-metrics';
 import { ChangelogRestorer } from './changelog-restorer';
 import { Committer } from './committer';
@@ -43,6 +43,8 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
   private timer: NodeJS.Timeout | undefined;
   private failed = false;
   private stopping = false;
+  /** A transient consumer restart was told since the last assignment. */
+  private toldTransientRestart = false;
   /** Set while the consumer is stopped to take new topics. */
   private resubscribing = false;
   private preparing: Promise<void> | undefined;
@@ -161,11 +163,25 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
         if (!this.stopping && !this.failed) void this.runExclusive(() => this.onAssignment(assigned, lost)).catch((error) => this.fail(error));
       },
       onFatal: (error) => this.fail(error),
-      onRestart: (error) => this.ctx.logger.warn({ err: error, thread: this.name }, 'consumer crashed; kafkajs restarts it'),
+      onRestart: (error) => this.onConsumerRestart(error),
     });
     const tick = (): Promise<void> => (this.failed || this.stopping || this.resubscribing ? Promise.resolve() : this.maybePunctuateAndCommit(false));
     this.timer = setInterval(() => void this.runExclusive(tick).catch((error) => this.fail(error)), Math.min(1000, Math.max(10, this.ctx.config.commitIntervalMs)));
     this.timer.unref();
+  }
+
+  /**
+   * kafkajs restarts a consumer that crashed on a retriable error. A transient one (a broker or coordinator not ready,
+   * routine at start-up) is one short line until the thread is assigned again, its repeats at debug; any other is a warning.
+   */
+  private onConsumerRestart(error: Error): void {
+    if (!isTransientKafkaError(error)) {
+      this.ctx.logger.warn({ err: error, thread: this.name }, 'consumer crashed; kafkajs restarts it');
+      return;
+    }
+    const level = this.toldTransientRestart ? 'debug' : 'info';
+    this.toldTransientRestart = true;
+    this.ctx.logger[level]({ thread: this.name, reason: error.message }, 'the group is not ready yet; the consumer joins again');
   }
 
   /** Adds topics (new matches of a source pattern) to the subscription, after committing: the group rebalances. */
@@ -267,9 +283,14 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
   /** Applies a new assignment; after the group dropped this member every task is closed dirty first (handleLostAll). */
   private async onAssignment(assigned: TopicPartition[], lost: boolean): Promise<void> {
     const version = ++this.assignmentVersion;
+    this.toldTransientRestart = false;
     this.setState('PARTITIONS_ASSIGNED');
     if (lost) this.executor.forget(await this.tasks.closeAll(false));
-    await this.inputPositions.seed(assigned, this.ctx.committedOffsets).catch((error: unknown) => this.ctx.logger.warn({ err: error, thread: this.name }, 'reading committed offsets failed'));
+    await this.inputPositions
+      .seed(assigned, this.ctx.committedOffsets)
+      .catch((error: unknown) =>
+        this.ctx.logger.warn({ ...(isTransientKafkaError(error) ? { reason: (error as Error).message } : { err: error }), thread: this.name }, 'reading committed offsets failed'),
+      );
     const { closedPartitions } = await this.tasks.handleAssignment(assigned);
     this.executor.forget(closedPartitions);
     this.emit('assignment');

@@ -798,9 +798,13 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    * CloseOptions.leaveGroup): then they are removed from the group once stopped, and their partitions move at once.
    */
   async close(options: { timeoutMs?: number; leaveGroup?: boolean } = {}): Promise<void> {
+    if (this.state === 'NOT_RUNNING' || this.state === 'ERROR') {
+      // Closed already (a stop without leaveGroup, or a failure): its threads have stopped, their members may go.
+      if (options.leaveGroup) await this.removeStaticMembers();
+      return;
+    }
     if (this.closing) return this.closing;
     if (this.state === 'PENDING_ERROR') return withTimeout(this.failing ?? Promise.resolve(), options.timeoutMs);
-    if (this.state === 'NOT_RUNNING' || this.state === 'ERROR') return;
     this.machine.transition('PENDING_SHUTDOWN');
     this.closing = (async () => {
       // A global restore under way would hold the start, and so this close, until it ends.
