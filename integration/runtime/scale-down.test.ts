@@ -2,7 +2,8 @@
  * Static members (group.instance.id, as the Kubernetes StatefulSet gives each pod) on two `sluice start` processes,
  * session.timeout.ms 45 s. A node restarted with the same id (and address, as a pod keeps its name) gets its tasks
  * back and the other node sees no rebalance. A node removed by the documented scale-down procedure, `sluice stop
- * --all --leave-group` on it and then its SIGTERM, has its partitions owned by the survivor within 10 s, not 45.
+ * --all --leave-group` on it and then its SIGTERM, has its partitions owned by the survivor within 10 s, not 45. A
+ * node stopped without --leave-group keeps its partitions waiting; a --leave-group after that still moves them.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -102,6 +103,18 @@ it(
         const movedInMs = Date.now() - removedAt;
         expect(movedInMs).toBeLessThan(MOVE_LIMIT_MS);
         process.stderr.write(`scale-down: node-b removed, its partitions owned by node-a ${movedInMs} ms after \`sluice stop --all --leave-group\` (session.timeout.ms ${SESSION_TIMEOUT_MS})\n`);
+
+        // Stopped without --leave-group, a node's partitions wait for it; --leave-group afterwards still moves them.
+        b = await start('node-b', ports);
+        const held = await eventually('node-b to hold tasks again', () => tasksOf(b), (tasks) => tasks.length > 0, 60_000);
+        await eventually('node-a to give them up', () => tasksOf(a), (tasks) => tasks.length === PARTITIONS - held.length, 30_000);
+        expect(await sluice(['stop', applicationId, '--url', b.url])).toEqual({ code: 0, output: `stopped ${applicationId}: STOPPED\n` });
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+        expect((await tasksOf(a)).length).toBe(PARTITIONS - held.length);
+        const leftAt = Date.now();
+        expect((await sluice(['stop', applicationId, '--leave-group', '--url', b.url])).code).toBe(0);
+        await eventually('node-a to own every partition again', () => tasksOf(a), (tasks) => tasks.length === PARTITIONS, MOVE_LIMIT_MS);
+        process.stderr.write(`scale-down: a node stopped without --leave-group kept its partitions waiting; --leave-group then moved them in ${Date.now() - leftAt} ms\n`);
       } finally {
         rebalances.close();
       }
