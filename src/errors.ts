@@ -78,6 +78,12 @@ export class SerdeNotReady extends SerdeNotReadyError {
     super(detail);
   }
 }
+// The registry client is an optional peer dependency: it brings the cloud KMS SDKs, which most applications do not need.
+export const SchemaRegistryClientNotInstalled = define(
+  'SchemaRegistryClientNotInstalled',
+  500,
+  () => 'Schema Registry serdes need the registry client: install @confluentinc/schemaregistry to use Schema Registry serdes (npm install @confluentinc/schemaregistry)',
+);
 
 // Runtime.
 export const StreamsException = define('StreamsException', 500, (detail: string) => detail);
@@ -122,7 +128,6 @@ export const PathOutsideStateDirectory = define(
 // Broker provisioning (tests, demos): no way to get a broker, or the chosen one failed to come up.
 export const NoBrokerAvailable = define('NoBrokerAvailable', 503, (missing: string) => `No Kafka broker available: ${missing}`);
 export const BrokerProvisioningFailed = define('BrokerProvisioningFailed', 500, (detail: string) => detail);
-export const SchemaRegistryProvisioningFailed = define('SchemaRegistryProvisioningFailed', 500, (detail: string) => detail);
 
 // `sluice init`: it writes a new application only where nothing would be overwritten.
 export const InitDirectoryNotEmpty = define(

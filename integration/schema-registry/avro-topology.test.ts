@@ -1,6 +1,6 @@
 /**
- * Issue 31: Avro through a Sluice topology on the real broker and the real registry (Karapace, started by
- * global-setup): values written in Confluent's wire format, a repartition and a changelog registered under the subjects
+ * Issue 31: Avro through a Sluice topology on the real broker and a real registry (SCHEMA_REGISTRY_URL; skipped
+ * without one): values written in Confluent's wire format, a repartition and a changelog registered under the subjects
  * Kafka Streams' naming gives, and a record of an unknown schema id handled by the deserialization handler, which is
  * told the topic, partition, offset and schema id.
  */
@@ -8,12 +8,12 @@ import type { Schema } from 'avsc';
 import pino from 'pino';
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
 import type { DeserializationExceptionHandler, ErrorHandlerContext } from '../../src';
-import { SchemaRegistrySerdes } from '../../src/streams/serdes/schema-registry/avro-serde';
+import { SchemaRegistrySerdes } from '../../src/streams/serdes/schema-registry';
 import type { KafkaConsumer } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, waitFor } from '../support/streams';
 import { instancesUnderTest } from '../runtime/support/stop-anyway';
-import { registryUrl } from '../support/schema-registry';
+import { describeWithRegistry } from '../support/schema-registry';
 
 const quietLogger = pino({ level: process.env.SLUICE_TEST_LOG_LEVEL ?? 'fatal' });
 
@@ -41,7 +41,7 @@ async function consumeBytes(consumer: KafkaConsumer, topic: string, until: (reco
   return records;
 }
 
-describe('Avro on the Schema Registry through a topology', () => {
+describeWithRegistry('Avro on the Schema Registry through a topology', (registryUrl) => {
   const { clients, instances } = instancesUnderTest();
 
   it(

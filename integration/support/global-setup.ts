@@ -6,7 +6,6 @@
  * the nodes under test serve at /ui.
  */
 import { provideBroker, type ProvidedBroker } from '../../src/host/broker/provide-broker';
-import { provideRegistry, type ProvidedRegistry } from '../../src/host/registry/karapace';
 import * as path from 'node:path';
 import { buildConsole } from '../../ui/build';
 import { AZKARRA_UI_ERROR_ENV, ensureAzkarraUi } from './azkarra-ui';
@@ -15,11 +14,7 @@ import { CHROMIUM_ERROR_ENV, ensureChromium } from './chromium';
 /** Jest keeps globals of globalSetup for globalTeardown, and only for it. */
 export interface BrokerGlobal {
   __sluiceTestBroker?: ProvidedBroker;
-  __sluiceTestRegistry?: ProvidedRegistry;
 }
-
-/** Set when no Schema Registry could be started: the registry's tests fail with it, the others run. */
-export const SCHEMA_REGISTRY_ERROR_ENV = 'SLUICE_TEST_SCHEMA_REGISTRY_ERROR';
 
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
@@ -30,15 +25,6 @@ export default async function globalSetup(): Promise<void> {
   const broker = await provideBroker({ log });
   (globalThis as BrokerGlobal).__sluiceTestBroker = broker;
   process.env.KAFKA_BOOTSTRAP_SERVERS = broker.bootstrapServers;
-  try {
-    // A topic of its own: a registry on another run's topic would hand out the same ids.
-    const registry = await provideRegistry({ bootstrapServers: broker.bootstrapServers, schemasTopic: `_schemas-${process.pid}-${Date.now()}`, log });
-    (globalThis as BrokerGlobal).__sluiceTestRegistry = registry;
-    process.env.SCHEMA_REGISTRY_URL = registry.url;
-  } catch (error) {
-    process.env[SCHEMA_REGISTRY_ERROR_ENV] = (error as Error).message;
-    log(`Schema Registry tests will fail: ${(error as Error).message}`);
-  }
   const chromiumError = await chromium;
   if (chromiumError !== undefined) {
     process.env[CHROMIUM_ERROR_ENV] = chromiumError;

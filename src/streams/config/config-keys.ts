@@ -336,6 +336,18 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'use.latest.version', type: 'boolean', default: false, scopes: STREAMS, applied: always, doc: "Whether a registry serializer writes with the subject's latest schema." },
   { name: 'key.subject.name.strategy', type: 'string', default: 'TopicNameStrategy', scopes: STREAMS, applied: always, doc: 'TopicNameStrategy, RecordNameStrategy or TopicRecordNameStrategy (or their Java class names), for keys.' },
   { name: 'value.subject.name.strategy', type: 'string', default: 'TopicNameStrategy', scopes: STREAMS, applied: always, doc: 'The same, for values.' },
+  { name: 'json.fail.invalid.schema', type: 'boolean', default: false, scopes: STREAMS, applied: always, doc: 'Whether JSON Schema registry serdes validate what they write and read against the schema.' },
+  // TLS to the registry (Confluent's schema.registry.ssl.* names): PEM, and PKCS12 for the client's keystore.
+  { name: 'schema.registry.ssl.truststore.type', type: 'string', default: 'PEM', validator: oneOfIgnoringCase('PEM'), scopes: STREAMS, applied: always, doc: "Format of the registry's truststore: PEM." },
+  { name: 'schema.registry.ssl.truststore.location', type: 'string', scopes: STREAMS, applied: always, doc: "File of the CA certificates the registry's certificate must chain to (PEM)." },
+  { name: 'schema.registry.ssl.truststore.certificates', type: 'password', scopes: STREAMS, applied: always, doc: 'The same CA certificates as PEM text.' },
+  { name: 'schema.registry.ssl.keystore.type', type: 'string', default: 'PEM', validator: oneOfIgnoringCase('PEM', 'PKCS12'), scopes: STREAMS, applied: always, doc: "Format of the client's keystore for mutual TLS to the registry: PEM or PKCS12." },
+  { name: 'schema.registry.ssl.keystore.location', type: 'string', scopes: STREAMS, applied: always, doc: "File of the client's key and certificate chain (PEM, or PKCS12)." },
+  { name: 'schema.registry.ssl.keystore.password', type: 'password', scopes: STREAMS, applied: always, doc: 'Password of a PKCS12 keystore.' },
+  { name: 'schema.registry.ssl.keystore.certificate.chain', type: 'password', scopes: STREAMS, applied: always, doc: "The client's certificate chain, PEM text." },
+  { name: 'schema.registry.ssl.keystore.key', type: 'password', scopes: STREAMS, applied: always, doc: "The client's private key, PEM text." },
+  { name: 'schema.registry.ssl.key.password', type: 'password', scopes: STREAMS, applied: always, doc: "Password of the client's encrypted PEM key." },
+  { name: 'schema.registry.ssl.endpoint.identification.algorithm', type: 'string', default: 'https', validator: oneOf('https', ''), scopes: STREAMS, applied: always, doc: "https checks the registry's host name against its certificate; empty does not." },
 ];
 
 /**

@@ -1,5 +1,5 @@
-import { SchemaRegistryClient, type ClientConfig } from '@confluentinc/schemaregistry';
-import { ConfigException } from '../../../errors';
+import { ConfigException, SchemaRegistryClientNotInstalled } from '../../../errors';
+import { registryAgent } from './registry-tls';
 
 /**
  * The registry settings of Confluent's serializers, read from the application's configuration under Kafka Streams'
@@ -13,6 +13,10 @@ export interface RegistrySettings {
   useLatestVersion: boolean;
   keySubjectNameStrategy: SubjectNameStrategy;
   valueSubjectNameStrategy: SubjectNameStrategy;
+  /** `json.fail.invalid.schema`: JSON Schema serdes validate what they write and read. */
+  jsonValidate: boolean;
+  /** The `schema.registry.ssl.*` settings, as given. */
+  tls: Readonly<Record<string, string>>;
 }
 
 export type SubjectNameStrategy = 'topic' | 'record' | 'topic-record';
@@ -22,6 +26,8 @@ const STRATEGIES: Record<string, SubjectNameStrategy> = {
   RecordNameStrategy: 'record',
   TopicRecordNameStrategy: 'topic-record',
 };
+
+const TLS_PREFIX = 'schema.registry.ssl.';
 
 function strategy(config: Readonly<Record<string, unknown>>, key: string): SubjectNameStrategy {
   const value = config[key];
@@ -44,6 +50,11 @@ export function registrySettings(config: Readonly<Record<string, unknown>>): Reg
   const source = String(config['basic.auth.credentials.source'] ?? 'USER_INFO');
   if (source !== 'USER_INFO') throw new ConfigException(`basic.auth.credentials.source '${source}' is not supported: USER_INFO only`);
   const userInfo = config['basic.auth.user.info'];
+  const tls = Object.fromEntries(
+    Object.entries(config)
+      .filter(([key, value]) => key.startsWith(TLS_PREFIX) && value !== undefined && value !== null)
+      .map(([key, value]) => [key.slice(TLS_PREFIX.length), String(value)]),
+  );
   return {
     url: String(url).trim(),
     userInfo: userInfo === undefined || userInfo === '' ? undefined : String(userInfo),
@@ -51,21 +62,69 @@ export function registrySettings(config: Readonly<Record<string, unknown>>): Reg
     useLatestVersion: flag(config, 'use.latest.version', false),
     keySubjectNameStrategy: strategy(config, 'key.subject.name.strategy'),
     valueSubjectNameStrategy: strategy(config, 'value.subject.name.strategy'),
+    jsonValidate: flag(config, 'json.fail.invalid.schema', false),
+    tls,
   };
 }
 
-/** One client per registry and credentials in the process: its caches serve every serde and task. */
-const clients = new Map<string, SchemaRegistryClient>();
+/** A schema as the registry holds it (Confluent's REST API). */
+export interface SchemaInfo {
+  schemaType?: string;
+  schema: string;
+}
 
-export function registryClient(settings: RegistrySettings): SchemaRegistryClient {
-  const id = `${settings.url}\u0000${settings.userInfo ?? ''}`;
+/**
+ * What the serdes ask of a registry: the calls of @confluentinc/schemaregistry's client they use, so that its types
+ * stay out of Sluice's own declarations (the package is an optional peer dependency).
+ */
+export interface RegistryClient {
+  register(subject: string, schema: SchemaInfo): Promise<number>;
+  getId(subject: string, schema: SchemaInfo): Promise<number>;
+  getLatestSchemaMetadata(subject: string): Promise<{ id?: number; schema: string; schemaType?: string }>;
+  getBySubjectAndId(subject: string, id: number): Promise<SchemaInfo>;
+}
+
+type ClientModule = typeof import('@confluentinc/schemaregistry/dist/schemaregistry-client');
+
+let clientModule: ClientModule | undefined;
+
+/**
+ * Loads @confluentinc/schemaregistry's client, once, when the first registry serde is made: the package brings the
+ * cloud KMS SDKs, which no other Sluice application should have to install. Its client module alone, not the package's
+ * index, which loads those SDKs too (3.5 s against 1 s).
+ */
+export function loadClientModule(): ClientModule {
+  if (clientModule) return clientModule;
+  try {
+    clientModule = require('@confluentinc/schemaregistry/dist/schemaregistry-client') as ClientModule;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') throw new SchemaRegistryClientNotInstalled({ cause: error });
+    throw error;
+  }
+  return clientModule;
+}
+
+/** A request that hangs (a registry that stopped answering) fails after this, and is tried again (SerdeNotReady). */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** One client per registry, credentials and TLS settings in the process: its caches serve every serde and task. */
+const clients = new Map<string, RegistryClient>();
+
+export function registryClient(settings: RegistrySettings): RegistryClient {
+  const id = JSON.stringify([settings.url, settings.userInfo ?? '', settings.tls]);
   let client = clients.get(id);
   if (!client) {
-    const config: ClientConfig = {
+    const { SchemaRegistryClient } = loadClientModule();
+    const httpsAgent = registryAgent(settings.tls);
+    client = new SchemaRegistryClient({
       baseURLs: settings.url.split(',').map((u) => u.trim()),
+      createAxiosDefaults: { timeout: REQUEST_TIMEOUT_MS, ...(httpsAgent === undefined ? {} : { httpsAgent }) },
+      // The serdes retry a failed look-up themselves, with a backoff, between records.
+      maxRetries: 1,
+      retriesWaitMs: 200,
+      retriesMaxWaitMs: 1_000,
       ...(settings.userInfo === undefined ? {} : { basicAuthCredentials: { credentialsSource: 'USER_INFO', userInfo: settings.userInfo } }),
-    };
-    client = new SchemaRegistryClient(config);
+    });
     clients.set(id, client);
   }
   return client;
@@ -76,4 +135,14 @@ export function subjectName(strategy: SubjectNameStrategy, topic: string, isKey:
   if (strategy === 'topic') return `${topic}-${isKey ? 'key' : 'value'}`;
   if (recordName === undefined) throw new ConfigException(`the ${strategy} subject name strategy needs a named record schema`);
   return strategy === 'record' ? recordName : `${topic}-${recordName}`;
+}
+
+/**
+ * Whether a failed registry call says something about the record (no such schema or subject, a schema the registry
+ * refuses), rather than about the registry (unreachable, timing out, overloaded, refusing the credentials): the first
+ * is the deserialization handler's to decide, the second is waited out, so that an outage never skips a record.
+ */
+export function isDefinitive(error: unknown): boolean {
+  const status = (error as { status?: unknown }).status;
+  return status === 404 || status === 409 || status === 422;
 }

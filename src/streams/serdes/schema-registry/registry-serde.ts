@@ -1,0 +1,181 @@
+import { SerdeNotReady } from '../../../errors';
+import type { Serde, SerdeHeaders } from '../serde';
+import { serdeError } from '../serde-errors';
+import { isDefinitive, loadClientModule, type RegistryClient, registryClient, registrySettings, type RegistrySettings, subjectName } from './registry-client';
+
+/** Confluent's wire format: magic byte 0, the schema id as a 4-byte big-endian integer, then the payload. */
+const MAGIC = 0;
+export const HEADER_BYTES = 5;
+
+/** Waits between look-ups of a schema while the registry is unreachable: Kafka's retry backoff, doubling to a cap. */
+const OUTAGE_BACKOFF_MS = 100;
+const OUTAGE_BACKOFF_MAX_MS = 5_000;
+
+export type SchemaType = 'AVRO' | 'PROTOBUF' | 'JSON';
+
+/** The schema a serde was given to write with: its text as registered, and its record name (subject strategies). */
+export interface GivenSchema {
+  schema: string;
+  recordName: string | undefined;
+}
+
+interface Writer<T> {
+  id: number;
+  header: Buffer;
+  encode: (value: T) => Buffer;
+}
+
+interface Outage {
+  attempts: number;
+  error: Error;
+}
+
+/**
+ * What the registry serdes share: Confluent's wire format, the subject of a topic, the writer's schema id resolved per
+ * topic before records pass (`prepare`), and each schema id a record names looked up once. A look-up that fails for
+ * the record's sake (no such id) is reported by the next read of it, which the deserialization handler decides on;
+ * one that fails for the registry's (unreachable, timing out) is tried again with a backoff, the record held
+ * (SerdeNotReady) until it can be read: an outage never skips a record.
+ */
+export abstract class RegistrySerde<T> implements Serde<T> {
+  abstract readonly name: string;
+  protected abstract readonly schemaType: SchemaType;
+  protected settings: RegistrySettings | undefined;
+  private client: RegistryClient | undefined;
+  private readonly writers = new Map<string, Writer<T>>();
+  private readonly readers = new Map<number, (payload: Buffer) => T>();
+  private readonly lookups = new Map<number, Promise<void>>();
+  private readonly failures = new Map<number, Error>();
+  private readonly outages = new Map<number, Outage>();
+
+  constructor(protected readonly isKey: boolean) {
+    // A serde made without the client installed fails as the topology is built, not at its first record.
+    loadClientModule();
+  }
+
+  /** The schema the serde was given, if any. */
+  protected abstract givenSchema(): GivenSchema | undefined;
+  /** Writes a value's payload (what follows the 5-byte header) with `schema`, the given one or the subject's latest. */
+  protected abstract encoder(schema: string): (value: T) => Buffer;
+  /** Reads a payload written with `schema` (throws when the registry's schema is not one this serde reads). */
+  protected abstract decoder(schema: string): (payload: Buffer) => T;
+  abstract fromJson(json: unknown): T;
+  abstract toJson(value: T): unknown;
+
+  async prepare(topic: string, config: Readonly<Record<string, unknown>>): Promise<void> {
+    const client = this.configure(config);
+    if (this.writers.has(topic)) return;
+    const settings = this.settings!;
+    const given = this.givenSchema();
+    const strategy = this.isKey ? settings.keySubjectNameStrategy : settings.valueSubjectNameStrategy;
+    const subject = subjectName(strategy, topic, this.isKey, given?.recordName);
+    let id: number;
+    let schema: string;
+    if (settings.useLatestVersion || given === undefined) {
+      const latest = await client.getLatestSchemaMetadata(subject);
+      if ((latest.schemaType ?? 'AVRO') !== this.schemaType) {
+        throw serdeError(this.name, `subject '${subject}' holds a ${latest.schemaType ?? 'AVRO'} schema, not ${this.schemaType}`);
+      }
+      id = latest.id!;
+      schema = latest.schema;
+    } else {
+      const info = { schemaType: this.schemaType, schema: given.schema };
+      id = settings.autoRegister ? await client.register(subject, info) : await client.getId(subject, info);
+      schema = given.schema;
+    }
+    const header = Buffer.alloc(HEADER_BYTES);
+    header[0] = MAGIC;
+    header.writeInt32BE(id, 1);
+    this.writers.set(topic, { id, header, encode: this.encoder(schema) });
+    // What it writes it reads back (a store's values) without a look-up.
+    if (!this.readers.has(id)) this.readers.set(id, this.decoder(schema));
+  }
+
+  serialize(): Buffer {
+    throw serdeError(this.name, 'a registry serde writes for a topic: it is called with one (serializeTopic)');
+  }
+
+  deserialize(bytes: Buffer): T {
+    return this.deserializeTopic('', undefined, bytes);
+  }
+
+  serializeTopic(topic: string, _headers: SerdeHeaders | undefined, value: T): Buffer {
+    const writer = this.writers.get(topic);
+    if (writer === undefined) throw serdeError(this.name, `no schema prepared for topic '${topic}' (a sink whose topic is chosen per record is not supported yet)`);
+    let payload: Buffer;
+    try {
+      payload = writer.encode(value);
+    } catch (error) {
+      throw serdeError(this.name, `the value does not match schema id ${writer.id} for topic '${topic}': ${(error as Error).message}`);
+    }
+    return Buffer.concat([writer.header, payload], HEADER_BYTES + payload.length);
+  }
+
+  deserializeTopic(_topic: string, _headers: SerdeHeaders | undefined, bytes: Buffer): T {
+    if (bytes.length < HEADER_BYTES || bytes[0] !== MAGIC) throw serdeError(this.name, `unknown magic byte: not in the Schema Registry's wire format (${bytes.length} bytes)`);
+    const id = bytes.readInt32BE(1);
+    const read = this.readers.get(id) ?? this.lookUp(id);
+    try {
+      return read(bytes.subarray(HEADER_BYTES));
+    } catch (error) {
+      throw serdeError(this.name, `the payload does not match schema id ${id}: ${(error as Error).message}`);
+    }
+  }
+
+  private configure(config: Readonly<Record<string, unknown>>): RegistryClient {
+    if (this.client) return this.client;
+    this.settings = registrySettings(config);
+    this.client = registryClient(this.settings);
+    return this.client;
+  }
+
+  /** The reader of a schema id not seen yet: a failure reported once, else a look-up under way (SerdeNotReady). */
+  private lookUp(id: number): never {
+    const failure = this.failures.get(id);
+    if (failure !== undefined) {
+      this.failures.delete(id);
+      throw serdeError(this.name, `cannot read schema id ${id} from the Schema Registry: ${failure.message}`);
+    }
+    const client = this.client;
+    if (client === undefined) throw serdeError(this.name, `schema id ${id}: the serde was not prepared (no registry configured)`);
+    let lookup = this.lookups.get(id);
+    if (lookup === undefined) {
+      lookup = this.fetchReader(client, id).finally(() => this.lookups.delete(id));
+      this.lookups.set(id, lookup);
+    }
+    const outage = this.outages.get(id);
+    throw new SerdeNotReady(
+      outage === undefined
+        ? `looking up schema id ${id} in the Schema Registry`
+        : `the Schema Registry did not answer for schema id ${id} (${outage.error.message}); trying again (attempt ${outage.attempts + 1})`,
+      lookup,
+    );
+  }
+
+  /** Looks a schema id up once; settles (never rejects) when it is known, failed for good, or the backoff has passed. */
+  private async fetchReader(client: RegistryClient, id: number): Promise<void> {
+    const attempts = this.outages.get(id)?.attempts ?? 0;
+    let info;
+    try {
+      info = await client.getBySubjectAndId('', id);
+    } catch (error) {
+      const cause = error instanceof Error ? error : new Error(String(error));
+      if (isDefinitive(error)) {
+        this.outages.delete(id);
+        this.failures.set(id, cause);
+        return;
+      }
+      this.outages.set(id, { attempts: attempts + 1, error: cause });
+      const backoff = Math.min(OUTAGE_BACKOFF_MS * 2 ** attempts, OUTAGE_BACKOFF_MAX_MS);
+      await new Promise((resolve) => setTimeout(resolve, backoff));
+      return;
+    }
+    this.outages.delete(id);
+    try {
+      if ((info.schemaType ?? 'AVRO') !== this.schemaType) throw new Error(`it is a ${info.schemaType ?? 'AVRO'} schema, not ${this.schemaType}`);
+      this.readers.set(id, this.decoder(info.schema));
+    } catch (error) {
+      this.failures.set(id, error as Error);
+    }
+  }
+}
