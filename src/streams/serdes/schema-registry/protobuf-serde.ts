@@ -13,8 +13,8 @@ export interface ProtobufSerdeOptions {
 
 /** Plain objects: camelCase field names (protobufjs', as Protobuf's JSON mapping), enums by name, every field present. */
 const OBJECT_OPTIONS: protobuf.IConversionOptions = { longs: Number, enums: String, defaults: true };
-/** Protobuf's JSON mapping: 64-bit integers as strings, bytes as base64, default values left out. */
-const JSON_OPTIONS: protobuf.IConversionOptions = { longs: String, enums: String, bytes: String, json: true };
+/** Protobuf's JSON mapping: 64-bit integers as strings, bytes as base64; with its option to print default values too. */
+const JSON_OPTIONS: protobuf.IConversionOptions = { longs: String, enums: String, bytes: String, json: true, defaults: true };
 
 interface ParsedFile {
   /** The file's top-level messages, in order: what the first message index counts. */
