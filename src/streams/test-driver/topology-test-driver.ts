@@ -101,6 +101,14 @@ export class TopologyTestDriver {
     }
   }
 
+  /**
+   * Has the serdes that look things up (`Serde.prepare`: a Schema Registry's) resolve what they need for the topics and
+   * stores, as a stream thread has them do before its tasks process: await it before piping input to such serdes.
+   */
+  async prepareSerdes(): Promise<void> {
+    for (const task of this.tasks) await task.prepareSerdes();
+  }
+
   createInputTopic<K, V>(
     topic: string,
     keySerde: Serde<K>,
