@@ -82,7 +82,7 @@ describe('records through a registry serde in a task', () => {
   });
 
   /** Pipes a record of an unknown schema id, then a good one: answers what the driver did with each. */
-  async function unknownIdThenGood(driver: TopologyTestDriver): Promise<{ failure: unknown; amounts: number[] }> {
+  async function unknownIdThenGood(driver: TopologyTestDriver): Promise<{ failure: unknown; amounts: (number | null)[] }> {
     const input = driver.createInputTopic('orders', Serdes.String(), Serdes.Bytes());
     const good = SchemaRegistrySerdes.avro<Order>({ schema: ORDER });
     await good.prepare!('orders', { 'schema.registry.url': url });
