@@ -1,15 +1,15 @@
 import type { StoreIterator } from './store';
 
-/** A cached write as a range read sees it: where it sorts, and the entry (null: the key was deleted). */
+/** A cached entry as a range read sees it: where it sorts, and the entry (null: the key was deleted). */
 export interface CachedItem<T> {
   sortKey: Buffer;
   item: T | null;
 }
 
 /**
- * A store's range read with the cache's unwritten writes laid over it (Kafka Streams' merged-sorted cache
- * iterators): both sides are in the store's order (`sortKey` ascending, descending when `reverse`); a cached item
- * replaces the stored one of the same sort key, a cached deletion hides it. `cached` is sorted here.
+ * A store's range read with the cache's entries laid over it (Kafka Streams' merged-sorted cache iterators): both
+ * sides are in the store's order (`sortKey` ascending, descending when `reverse`); a cached item replaces the stored
+ * one of the same sort key, a cached deletion hides it. `cached` is sorted here.
  */
 export function mergeWithCache<T>(
   stored: StoreIterator<T>,

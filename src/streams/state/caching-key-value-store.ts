@@ -1,7 +1,8 @@
 import type { Serde } from '../serdes/serde';
+import { bytesToLatin1, prefixUpperBound } from './byte-order';
 import { type CachedItem, mergeWithCache } from './cache-merge';
 import { type CacheEntry, CachingStoreBase } from './caching-store-base';
-import { cacheKeyId } from './record-cache';
+import { type CacheId, cacheKeyId } from './record-cache';
 import type { KeyValue, KeyValueStore, StoreIterator } from './store';
 
 type KeyBounds = { from?: Buffer; to?: Buffer } | { prefix: Buffer };
@@ -63,18 +64,22 @@ export class CachingKeyValueStore<K, V, VS = V> extends CachingStoreBase<KeyValu
   }
 
   /**
-   * The store's entries with the cache's writes applied: a cached key the store lacks counts, a cached deletion of
-   * a stored key does not. Kafka Streams counts the store alone, so its count of a cached table lags by up to a
-   * commit interval; the query API's `count` must agree with its `get` and `all`, which read through the cache.
+   * The store's entries with the cache's unwritten writes applied: a cached key the store lacks counts, a cached
+   * deletion of a stored key does not. Kafka Streams counts the store alone, so its count of a cached table lags by
+   * up to a commit interval; the query API's `count` must agree with its `get` and `all`, which read through the cache.
    */
   approximateNumEntries(): number {
     let entries = this.inner.approximateNumEntries();
-    for (const entry of this.cache.values()) {
+    for (const entry of this.cache.unwritten()) {
       const stored = this.inner.get(entry.key) !== undefined;
       if (entry.value !== null && !stored) entries++;
       else if (entry.value === null && stored) entries--;
     }
     return entries;
+  }
+
+  protected orderOf(_id: CacheId, entry: CacheEntry<K, V>): string {
+    return bytesToLatin1(this.keySerde.serialize(entry.key));
   }
 
   protected storedValue(entry: CacheEntry<K, V>): V | null {
@@ -95,13 +100,19 @@ export class CachingKeyValueStore<K, V, VS = V> extends CachingStoreBase<KeyValu
   private merged(stored: StoreIterator<KeyValue<K, V>>, bounds: KeyBounds, reverse: boolean): StoreIterator<KeyValue<K, V>> {
     if (this.cache.size === 0) return stored;
     const cached: CachedItem<KeyValue<K, V>>[] = [];
-    for (const entry of this.cache.values()) {
+    for (const entry of this.cache.range(...cacheRange(bounds))) {
       const keyBytes = this.keySerde.serialize(entry.key);
       if (!within(keyBytes, bounds)) continue;
       cached.push({ sortKey: keyBytes, item: entry.value === null ? null : { key: entry.key, value: entry.value } });
     }
     return mergeWithCache(stored, cached, (kv) => this.keySerde.serialize(kv.key), reverse);
   }
+}
+
+/** Where the keys within `bounds` sort in the cache, as latin1: a range that `within` narrows to the bounds. */
+function cacheRange(bounds: KeyBounds): [string | undefined, string | undefined] {
+  const [from, to] = 'prefix' in bounds ? [bounds.prefix, prefixUpperBound(bounds.prefix)] : [bounds.from, bounds.to];
+  return [from === undefined ? undefined : bytesToLatin1(from), to === undefined ? undefined : bytesToLatin1(to)];
 }
 
 function within(keyBytes: Buffer, bounds: KeyBounds): boolean {

@@ -1,8 +1,10 @@
 import type { Serde } from '../serdes/serde';
 import { int64Bytes } from '../serdes/int64';
+import { bytesToLatin1 } from './byte-order';
 import { type CachedItem, mergeWithCache } from './cache-merge';
 import { type CacheEntry, CachingStoreBase } from './caching-store-base';
-import { sessionStoreKey } from './session-key-schema';
+import type { CacheId } from './record-cache';
+import { sessionKeyUpperBound, sessionStoreKey } from './session-key-schema';
 import type { KeyValue, PositionedEntry, SessionScan, SessionStore, StoreIterator, Window, Windowed } from './store';
 
 interface SessionBounds {
@@ -16,8 +18,8 @@ const ALL_SESSIONS = { earliestEnd: 0, latestStart: Number.MAX_SAFE_INTEGER };
 
 /**
  * Kafka Streams' `CachingSessionStore`: a session store behind a record cache (see CachingStore). Cached sessions
- * are keyed as the store keys them; reads merge them in the store's order: by time segment of the session's end,
- * then store key.
+ * are keyed as the store keys them (ids: the store keys as latin1); reads merge them in the store's order: by time
+ * segment of the session's end, then store key.
  */
 export class CachingSessionStore<K, V> extends CachingStoreBase<SessionStore<K, V>, Windowed<K>, V> implements SessionStore<K, V> {
   constructor(
@@ -89,6 +91,10 @@ export class CachingSessionStore<K, V> extends CachingStoreBase<SessionStore<K, 
     return mergeWithCache(stored, cached, (kv) => kv.position, false);
   }
 
+  protected orderOf(id: CacheId): string {
+    return String(id);
+  }
+
   protected storedValue(entry: CacheEntry<Windowed<K>, V>): V | null {
     return this.inner.fetchSession(entry.key.key, entry.key.window.start, entry.key.window.end) ?? null;
   }
@@ -114,7 +120,7 @@ export class CachingSessionStore<K, V> extends CachingStoreBase<SessionStore<K, 
   /** The cached sessions within `bounds` (and sorting after `after`), with their sort keys. */
   private cachedWithin(bounds: SessionBounds, after: Buffer | undefined): { sortKey: Buffer; entry: CacheEntry<Windowed<K>, V> }[] {
     const within: { sortKey: Buffer; entry: CacheEntry<Windowed<K>, V> }[] = [];
-    for (const entry of this.cache.values()) {
+    for (const entry of this.cache.range(...this.cacheRange(bounds))) {
       const { window } = entry.key;
       if (window.end < bounds.earliestEnd || window.start > bounds.latestStart) continue;
       const keyBytes = this.keySerde.serialize(entry.key.key);
@@ -124,6 +130,21 @@ export class CachingSessionStore<K, V> extends CachingStoreBase<SessionStore<K, 
       if (after === undefined || Buffer.compare(sortKey, after) > 0) within.push({ sortKey, entry });
     }
     return within;
+  }
+
+  /**
+   * Where the sessions within `bounds` sort in the cache, as latin1, as the store's scans bound them: one key's from
+   * the earliest end to the latest start, a key range's from its first key to past its last. Longer keys' sessions
+   * may sort within a key's; cachedWithin leaves them out.
+   */
+  private cacheRange(bounds: SessionBounds): [string | undefined, string | undefined] {
+    const { keyFrom, keyTo } = bounds;
+    if (keyFrom !== undefined && keyTo !== undefined && keyFrom.equals(keyTo)) {
+      const from = sessionStoreKey(keyFrom, { start: 0, end: Math.max(bounds.earliestEnd, 0) });
+      const to = sessionStoreKey(keyFrom, { start: Math.max(bounds.latestStart, 0), end: Number.MAX_SAFE_INTEGER });
+      return [bytesToLatin1(from), bytesToLatin1(to)];
+    }
+    return [keyFrom === undefined ? undefined : bytesToLatin1(keyFrom), keyTo === undefined ? undefined : bytesToLatin1(sessionKeyUpperBound(keyTo))];
   }
 
   private sortKey(keyBytes: Buffer, window: Window): Buffer {

@@ -12,10 +12,10 @@ export interface CacheEntry<K, V> {
 /**
  * What the caching key-value, window and session stores share: the cache in front of the store below, its flush
  * at commit (`flushCache`, then the store's own flush), and the flush listener. Closing drops what the cache still
- * holds: it was not committed, so its records are processed again after the restart.
+ * holds: what was not written was not committed either, so its records are processed again after the restart.
  */
 export abstract class CachingStoreBase<S extends StateStore, K, V> implements StateStore {
-  protected cache: RecordCache<CacheEntry<K, V>> = new RecordCache(0, (entry) => this.writeThrough(entry));
+  protected cache: RecordCache<CacheEntry<K, V>> = this.newCache(0);
   private storeContext: StoreContext | undefined;
   private listener: ((update: CachedUpdate<K, V>) => void) | undefined;
   private sendOldValues = false;
@@ -37,7 +37,7 @@ export abstract class CachingStoreBase<S extends StateStore, K, V> implements St
   init(context: StoreContext): void {
     this.inner.init(context);
     this.storeContext = context;
-    this.cache = new RecordCache(cacheCapacity(context.cacheMaxBytes), (entry) => this.writeThrough(entry));
+    this.cache = this.newCache(cacheCapacity(context.cacheMaxBytes));
   }
 
   setFlushListener(listener: (update: CachedUpdate<K, V>) => void, sendOldValues: boolean): void {
@@ -87,11 +87,22 @@ export abstract class CachingStoreBase<S extends StateStore, K, V> implements St
     });
   }
 
+  /** Where a cached entry sorts in range reads: its key in the store below, as latin1. */
+  protected abstract orderOf(id: CacheId, entry: CacheEntry<K, V>): string;
+
   /** The store's value of a cached key: what a write through replaces. */
   protected abstract storedValue(entry: CacheEntry<K, V>): V | null;
 
   /** Writes one entry (null deletes) to the store below. */
   protected abstract writeToStore(entry: CacheEntry<K, V>): void;
+
+  private newCache(capacity: number): RecordCache<CacheEntry<K, V>> {
+    return new RecordCache(
+      capacity,
+      (entry) => this.writeThrough(entry),
+      (id, entry) => this.orderOf(id, entry),
+    );
+  }
 
   private writeThrough(entry: CacheEntry<K, V>): void {
     const listener = this.listener;

@@ -178,6 +178,24 @@ describe('caching session store', () => {
     await store.close();
   });
 
+  it('finds written sessions past the store retention while the cache still holds them, as a record bridging two sessions needs', async () => {
+    // A session-windowed count with gap 5 000 and grace 2 000 (its store's retention: 7 000) fed A at 1 000 and
+    // 10 000, each committed: at 5 500, findSessions(A, 500, 10 500) must find both, as Kafka Streams' does.
+    const store = open(Stores.sessionStoreBuilder<string, string>(Stores.persistentSessionStore('gap-5s', 7_000)).withCachingEnabled().build(serdes), windowed);
+    store.put(session('A', 1_000, 1_000), '1');
+    store.flushCache();
+    store.put(session('A', 10_000, 10_000), '1');
+    store.flushCache();
+    expect(flushed).toEqual(['A@1000-1000=1(null)', 'A@10000-10000=1(null)']);
+    expect(entries(store.findSessions('A', 500, 10_500), windowed)).toEqual(['A@1000-1000=1', 'A@10000-10000=1']);
+    expect(entries(store.fetch('A'), windowed)).toEqual(['A@1000-1000=1', 'A@10000-10000=1']);
+    expect(store.fetchSession('A', 1_000, 1_000)).toBe('1');
+    // Written entries stay in the cache clean: flushing again writes and forwards nothing.
+    store.flushCache();
+    expect(flushed).toHaveLength(2);
+    await store.close();
+  });
+
   it('merges cached sessions into fetches and session searches', async () => {
     const store = open(build(), windowed);
     store.put(session('a', 0, 5), 'stored');

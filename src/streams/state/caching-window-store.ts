@@ -1,9 +1,11 @@
 import type { Serde } from '../serdes/serde';
 import { int64Bytes } from '../serdes/int64';
+import { bytesToLatin1 } from './byte-order';
 import { type CachedItem, mergeWithCache } from './cache-merge';
 import { type CacheEntry, CachingStoreBase } from './caching-store-base';
+import type { CacheId } from './record-cache';
 import type { KeyValue, PositionedEntry, StoreIterator, Windowed, WindowScan, WindowStore } from './store';
-import { windowStoreKey } from './window-key-schema';
+import { MAX_SEQNUM, windowKeyUpperBound, windowStoreKey } from './window-key-schema';
 
 interface WindowBounds {
   keyFrom?: Buffer;
@@ -14,8 +16,8 @@ interface WindowBounds {
 
 /**
  * Kafka Streams' `CachingWindowStore`: a window store (not one that retains duplicates) behind a record cache (see
- * CachingStore). Cached windows are keyed as the store keys them; range reads merge them in the store's order:
- * by time segment, then store key.
+ * CachingStore). Cached windows are keyed as the store keys them (ids: the store keys as latin1); range reads merge
+ * them in the store's order: by time segment, then store key.
  */
 export class CachingWindowStore<K, V, VS = V> extends CachingStoreBase<WindowStore<K, V, VS>, Windowed<K>, V> implements WindowStore<K, V, VS> {
   constructor(
@@ -98,6 +100,10 @@ export class CachingWindowStore<K, V, VS = V> extends CachingStoreBase<WindowSto
     return mergeWithCache(stored, cached, (kv) => kv.position, false);
   }
 
+  protected orderOf(id: CacheId): string {
+    return String(id);
+  }
+
   protected storedValue(entry: CacheEntry<Windowed<K>, V>): V | null {
     return this.inner.fetch(entry.key.key, entry.key.window.start) ?? null;
   }
@@ -118,7 +124,10 @@ export class CachingWindowStore<K, V, VS = V> extends CachingStoreBase<WindowSto
     if (this.cache.size === 0) return stored;
     const keyBytes = this.keySerde.serialize(key);
     const cached: CachedItem<KeyValue<number, V>>[] = [];
-    for (const entry of this.cache.values()) {
+    // The key's store keys from timeFrom to timeTo, and longer keys' that sort between them, left out below.
+    const from = bytesToLatin1(windowStoreKey(keyBytes, Math.max(timeFrom, 0), 0));
+    const to = bytesToLatin1(windowStoreKey(keyBytes, Math.max(timeTo, 0), MAX_SEQNUM));
+    for (const entry of this.cache.range(from, to)) {
       const start = entry.key.window.start;
       if (start < timeFrom || start > timeTo || !this.keySerde.serialize(entry.key.key).equals(keyBytes)) continue;
       cached.push({ sortKey: int64Bytes(start), item: entry.value === null ? null : { key: start, value: entry.value } });
@@ -138,7 +147,9 @@ export class CachingWindowStore<K, V, VS = V> extends CachingStoreBase<WindowSto
   /** The cached windows within `bounds` (and sorting after `after`), with their sort keys. */
   private cachedWithin(bounds: WindowBounds, after: Buffer | undefined): { sortKey: Buffer; entry: CacheEntry<Windowed<K>, V> }[] {
     const within: { sortKey: Buffer; entry: CacheEntry<Windowed<K>, V> }[] = [];
-    for (const entry of this.cache.values()) {
+    const from = bounds.keyFrom === undefined ? undefined : bytesToLatin1(bounds.keyFrom);
+    const to = bounds.keyTo === undefined ? undefined : bytesToLatin1(windowKeyUpperBound(bounds.keyTo));
+    for (const entry of this.cache.range(from, to)) {
       const keyBytes = this.keySerde.serialize(entry.key.key);
       const start = entry.key.window.start;
       if (start < bounds.timeFrom || start > bounds.timeTo) continue;

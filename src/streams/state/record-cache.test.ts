@@ -1,60 +1,107 @@
 import { jsonSerde } from '../serdes/json';
 import { cacheKeyId, RecordCache } from './record-cache';
 
+/** An entry as the tests write it: `key=value`, null for a deletion. */
+interface Entry {
+  key: string;
+  value: string | null;
+}
+
+const show = (entry: Entry): string => `${entry.key}=${entry.value}`;
+
+function cacheOf(capacity: number, written: string[], onWrite: (entry: Entry) => void = () => undefined): RecordCache<Entry> {
+  return new RecordCache<Entry>(
+    capacity,
+    (entry) => {
+      written.push(show(entry));
+      onWrite(entry);
+    },
+    (id) => String(id),
+  );
+}
+
 describe('RecordCache', () => {
-  it('keeps the latest entry of each key, in the order of the last updates', () => {
+  it('writes the latest entry of each written key in the order of the last writes; written entries stay, deletions leave', () => {
     const written: string[] = [];
-    const cache = new RecordCache<string>(10, (entry) => written.push(entry));
-    cache.put('a', 'a1');
-    cache.put('b', 'b1');
-    cache.put('c', 'c1');
-    cache.put('a', 'a2');
-    cache.put('c', 'c2');
-    expect(cache.get('a')).toBe('a2');
-    expect([...cache.values()]).toEqual(['b1', 'a2', 'c2']);
-    expect(cache.size).toBe(3);
+    const cache = cacheOf(10, written);
+    cache.put('a', { key: 'a', value: '1' });
+    cache.put('b', { key: 'b', value: '1' });
+    cache.put('c', { key: 'c', value: '1' });
+    cache.put('a', { key: 'a', value: '2' });
+    cache.put('c', { key: 'c', value: null });
+    expect(cache.get('a')?.value).toBe('2');
+    expect([...cache.unwritten()].map(show)).toEqual(['b=1', 'a=2', 'c=null']);
     cache.flush();
-    expect(written).toEqual(['b1', 'a2', 'c2']);
-    expect(cache.size).toBe(0);
-    expect(cache.get('a')).toBeUndefined();
-    expect([...cache.values()]).toEqual([]);
+    expect(written).toEqual(['b=1', 'a=2', 'c=null']);
+    expect([...cache.unwritten()]).toEqual([]);
+    expect(cache.size).toBe(2);
+    expect(cache.get('a')?.value).toBe('2');
+    expect(cache.get('c')).toBeUndefined();
+    cache.flush();
+    expect(written).toHaveLength(3);
   });
 
-  it('writes each entry as the flush found it; one updated while the flush runs stays for the next', () => {
+  it('writes each entry as the flush found it; one written while the flush runs waits for the next flush', () => {
     const written: string[] = [];
-    const cache: RecordCache<string> = new RecordCache<string>(10, (entry) => {
-      written.push(entry);
-      // What the first entry forwards updates a key written later in this flush, and adds a new one.
-      if (entry === 'a1') {
-        cache.put('c', 'c2');
-        cache.put('d', 'd1');
+    const cache: RecordCache<Entry> = cacheOf(10, written, (entry) => {
+      // What a's write forwards writes a key the flush writes later, and a new one; b's deletion writes b again.
+      if (entry.key === 'a') {
+        cache.put('c', { key: 'c', value: '2' });
+        cache.put('d', { key: 'd', value: '1' });
       }
+      if (entry.key === 'b') cache.put('b', { key: 'b', value: '2' });
     });
-    cache.put('a', 'a1');
-    cache.put('b', 'b1');
-    cache.put('c', 'c1');
+    cache.put('a', { key: 'a', value: '1' });
+    cache.put('b', { key: 'b', value: null });
+    cache.put('c', { key: 'c', value: '1' });
     cache.flush();
-    expect(written).toEqual(['a1', 'b1', 'c1']);
-    expect([...cache.values()]).toEqual(['c2', 'd1']);
+    expect(written).toEqual(['a=1', 'b=null', 'c=1']);
+    expect([...cache.unwritten()].map(show)).toEqual(['c=2', 'd=1', 'b=2']);
     cache.flush();
-    expect(written).toEqual(['a1', 'b1', 'c1', 'c2', 'd1']);
+    expect(written).toEqual(['a=1', 'b=null', 'c=1', 'c=2', 'd=1', 'b=2']);
+    expect(cache.get('b')?.value).toBe('2');
   });
 
-  it('writes everything once it holds more keys than its capacity; clear forgets without writing', () => {
+  it('past its capacity evicts the least recently used entry: a written one silently, an unwritten one with every unwritten entry', () => {
     const written: string[] = [];
-    const cache = new RecordCache<string>(2, (entry) => written.push(entry));
-    cache.put('a', 'a1');
-    cache.put('b', 'b1');
-    cache.put('a', 'a2');
-    expect(written).toEqual([]);
-    cache.put('c', 'c1');
-    expect(written).toEqual(['b1', 'a2', 'c1']);
-    cache.put('d', 'd1');
+    const cache = cacheOf(3, written);
+    cache.put('a', { key: 'a', value: '1' });
+    cache.put('b', { key: 'b', value: '1' });
+    cache.put('c', { key: 'c', value: '1' });
+    cache.get('a');
+    // b is the least recently used: written first, then the others in the order of their last writes.
+    cache.put('d', { key: 'd', value: '1' });
+    expect(written).toEqual(['b=1', 'a=1', 'c=1', 'd=1']);
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.range(undefined, undefined).map(show)).toEqual(['a=1', 'c=1', 'd=1']);
+    // c, written already, is now the least recently used: it leaves without a write.
+    cache.get('a');
+    cache.put('e', { key: 'e', value: '1' });
+    expect(written).toHaveLength(4);
+    expect(cache.range(undefined, undefined).map(show)).toEqual(['a=1', 'd=1', 'e=1']);
     cache.clear();
     expect(cache.size).toBe(0);
-    cache.put('e', 'e1');
-    expect([...cache.values()]).toEqual(['e1']);
-    expect(written).toEqual(['b1', 'a2', 'c1']);
+    expect(written).toHaveLength(4);
+  });
+
+  it('with no capacity writes every entry at once and keeps none', () => {
+    const written: string[] = [];
+    const cache = cacheOf(0, written);
+    cache.put('a', { key: 'a', value: '1' });
+    cache.put('a', { key: 'a', value: '2' });
+    expect(written).toEqual(['a=1', 'a=2']);
+    expect(cache.size).toBe(0);
+  });
+
+  it('reads ranges in the order of the keys it is given for them, bounds included', () => {
+    const cache = new RecordCache<Entry>(100, () => undefined, (_id, entry) => entry.key.toUpperCase());
+    for (const key of ['d', 'b', 'e', 'a', 'c']) cache.put(key, { key, value: key });
+    cache.put('c', { key: 'c', value: null });
+    expect(cache.range('B', 'D').map(show)).toEqual(['b=b', 'c=null', 'd=d']);
+    expect(cache.range(undefined, 'B').map(show)).toEqual(['a=a', 'b=b']);
+    expect(cache.range('D', undefined).map(show)).toEqual(['d=d', 'e=e']);
+    cache.flush();
+    expect(cache.range(undefined, undefined).map(show)).toEqual(['a=a', 'b=b', 'd=d', 'e=e']);
   });
 });
 

@@ -8,11 +8,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.Function;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.common.serialization.Serdes;
@@ -24,15 +27,23 @@ import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.*;
+import org.apache.kafka.streams.kstream.internals.SessionWindow;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorSupplier;
 import org.apache.kafka.streams.processor.api.FixedKeyRecord;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.TimestampedKeyValueStore;
+import org.apache.kafka.streams.state.TimestampedWindowStore;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
+import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.test.TestRecord;
 
 /**
@@ -143,6 +154,107 @@ public class KafkaStreamsDriver {
       latest = record;
       context.forward(record.withValue(record.value() + "#" + count));
     }
+  }
+
+  /** What a cached-store topology reads from its store after writing the record into it. */
+  private interface StoreReads<S> {
+    List<String> apply(S store, String key, String value, long timestamp);
+  }
+
+  /**
+   * The fixed-key processor of the cached-store topologies: `readsOf` writes the record into the store, then gives
+   * what the store's reads return, which are forwarded joined by " | ". Records with a null key are skipped.
+   */
+  private static <S> FixedKeyProcessorSupplier<String, String, String> reads(String storeName, StoreReads<S> readsOf) {
+    return () -> new FixedKeyProcessor<String, String, String>() {
+      private FixedKeyProcessorContext<String, String> context;
+      private S store;
+
+      @Override
+      public void init(FixedKeyProcessorContext<String, String> context) {
+        this.context = context;
+        this.store = context.getStateStore(storeName);
+      }
+
+      @Override
+      public void process(FixedKeyRecord<String, String> record) {
+        if (record.key() == null) return;
+        List<String> parts = readsOf.apply(store, record.key(), record.value(), record.timestamp());
+        context.forward(record.withValue(String.join(" | ", parts)));
+      }
+    };
+  }
+
+  private static <K, V> String listed(KeyValueIterator<K, V> iterator, Function<KeyValue<K, V>, String> show) {
+    try (iterator) {
+      List<String> shown = new ArrayList<>();
+      while (iterator.hasNext()) shown.add(show.apply(iterator.next()));
+      return String.join(",", shown);
+    }
+  }
+
+  private static String stamped(ValueAndTimestamp<String> value) {
+    return value == null ? "-" : value.value() + "@" + value.timestamp();
+  }
+
+  private static String orDash(String value) {
+    return value == null ? "-" : value;
+  }
+
+  private static long windowStart(long timestamp) {
+    return timestamp - timestamp % 5_000;
+  }
+
+  private static String showWindow(KeyValue<Windowed<String>, String> entry) {
+    return windowed(entry.key) + "=" + entry.value;
+  }
+
+  private static List<String> keyValueReads(KeyValueStore<String, String> store, String key, String value, long timestamp) {
+    if (value == null) store.delete(key);
+    else store.put(key, value);
+    Function<KeyValue<String, String>, String> show = entry -> entry.key + "=" + entry.value;
+    return List.of(listed(store.all(), show), listed(store.reverseRange("b", "d"), show),
+        listed(store.prefixScan(key.substring(0, 1), new StringSerializer()), show), orDash(store.get(key)));
+  }
+
+  private static List<String> timestampedKeyValueReads(TimestampedKeyValueStore<String, String> store, String key, String value, long timestamp) {
+    ValueAndTimestamp<String> current = store.get(key);
+    if (current == null || timestamp >= current.timestamp()) store.put(key, ValueAndTimestamp.make(value, timestamp));
+    Function<KeyValue<String, ValueAndTimestamp<String>>, String> show = entry -> entry.key + "=" + stamped(entry.value);
+    return List.of(listed(store.all(), show), listed(store.reverseAll(), show), stamped(store.get(key)));
+  }
+
+  private static List<String> windowReads(WindowStore<String, String> store, String key, String value, long timestamp) {
+    long start = windowStart(timestamp);
+    if (value == null) store.put(key, null, start);
+    else store.put(key, orEmpty(store.fetch(key, start)) + value, start);
+    Function<KeyValue<Long, String>, String> showStart = entry -> entry.key + "=" + entry.value;
+    return List.of(listed(store.fetch(key, 0L, timestamp), showStart), listed(store.backwardFetch(key, 0L, timestamp), showStart),
+        listed(store.all(), KafkaStreamsDriver::showWindow), listed(store.fetch("a", "b", 0L, timestamp), KafkaStreamsDriver::showWindow),
+        orDash(store.fetch(key, start)));
+  }
+
+  private static String orEmpty(String value) {
+    return value == null ? "" : value;
+  }
+
+  private static List<String> timestampedWindowReads(TimestampedWindowStore<String, String> store, String key, String value, long timestamp) {
+    long start = windowStart(timestamp);
+    ValueAndTimestamp<String> current = store.fetch(key, start);
+    store.put(key, value == null ? null : ValueAndTimestamp.make((current == null ? "" : current.value()) + value,
+        current == null ? timestamp : Math.max(current.timestamp(), timestamp)), start);
+    Function<KeyValue<Windowed<String>, ValueAndTimestamp<String>>, String> show = entry -> windowed(entry.key) + "=" + stamped(entry.value);
+    return List.of(listed(store.fetchAll(0L, timestamp), show), listed(store.backwardAll(), show),
+        listed(store.backwardFetch(key, 0L, timestamp), entry -> entry.key + "=" + stamped(entry.value)), stamped(store.fetch(key, start)));
+  }
+
+  private static List<String> sessionReads(SessionStore<String, String> store, String key, String value, long timestamp) {
+    Windowed<String> session = new Windowed<>(key, new SessionWindow(timestamp, timestamp + 1_000));
+    if (value == null) store.remove(session);
+    else store.put(session, value);
+    return List.of(listed(store.fetch(key), KafkaStreamsDriver::showWindow),
+        listed(store.findSessions(key, timestamp - 3_000, timestamp + 3_000), KafkaStreamsDriver::showWindow),
+        listed(store.fetch("a", "b"), KafkaStreamsDriver::showWindow), orDash(store.fetchSession(key, timestamp, timestamp + 1_000)));
   }
 
   /** The topologies by name; topologies.ts builds each the same way in Sluice. */
@@ -292,6 +404,36 @@ public class KafkaStreamsDriver {
             .withGracePeriod(Duration.ofMillis(2_000));
         stream.join(table, KafkaStreamsDriver::joined, grace).to("inner");
         stream.leftJoin(table, KafkaStreamsDriver::joined, grace).to("left-out");
+        break;
+      }
+      case "cached-key-value": {
+        b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("kv"), Serdes.String(), Serdes.String()).withCachingEnabled());
+        b.<String, String>stream("in").processValues(reads("kv", KafkaStreamsDriver::keyValueReads), "kv").to("out");
+        break;
+      }
+      case "cached-timestamped-key-value": {
+        b.addStateStore(Stores.timestampedKeyValueStoreBuilder(Stores.persistentTimestampedKeyValueStore("tkv"), Serdes.String(), Serdes.String())
+            .withCachingEnabled());
+        b.<String, String>stream("in").processValues(reads("tkv", KafkaStreamsDriver::timestampedKeyValueReads), "tkv").to("out");
+        break;
+      }
+      case "cached-window": {
+        b.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore("win", Duration.ofMillis(10_000), Duration.ofMillis(5_000), false),
+            Serdes.String(), Serdes.String()).withCachingEnabled());
+        b.<String, String>stream("in").processValues(reads("win", KafkaStreamsDriver::windowReads), "win").to("out");
+        break;
+      }
+      case "cached-timestamped-window": {
+        b.addStateStore(Stores.timestampedWindowStoreBuilder(
+            Stores.persistentTimestampedWindowStore("twin", Duration.ofMillis(10_000), Duration.ofMillis(5_000), false), Serdes.String(), Serdes.String())
+            .withCachingEnabled());
+        b.<String, String>stream("in").processValues(reads("twin", KafkaStreamsDriver::timestampedWindowReads), "twin").to("out");
+        break;
+      }
+      case "cached-session": {
+        b.addStateStore(Stores.sessionStoreBuilder(Stores.persistentSessionStore("ses", Duration.ofMillis(10_000)), Serdes.String(), Serdes.String())
+            .withCachingEnabled());
+        b.<String, String>stream("in").processValues(reads("ses", KafkaStreamsDriver::sessionReads), "ses").to("out");
         break;
       }
       case "processors": {

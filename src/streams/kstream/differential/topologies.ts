@@ -1,7 +1,17 @@
 import type { FixedKeyProcessorContext, FixedKeyProcessorSupplier, ProcessorContext } from '../../processor/processor';
 import type { FixedKeyRecord } from '../../processor/record';
 import { Serdes } from '../../serdes/serdes';
-import type { KeyValueStore, Windowed } from '../../state/store';
+import type {
+  KeyValue,
+  KeyValueStore,
+  SessionStore,
+  StoreIterator,
+  TimestampedKeyValueStore,
+  TimestampedWindowStore,
+  ValueAndTimestamp,
+  WindowStore,
+  Windowed,
+} from '../../state/store';
 import { Stores } from '../../state/stores';
 import type { KStream } from '../kstream';
 import type { KTable } from '../ktable';
@@ -109,8 +119,6 @@ export const TOPOLOGIES = {
     cogrouped.aggregate(() => '', strings).toStream().to('out');
     windowedOut(cogrouped.windowedBy(TimeWindows.ofSizeAndGrace(10_000, 2_000)).aggregate(() => '', strings)).to('windowed');
     windowedOut(cogrouped.windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(5_000, 2_000)).aggregate(() => '', strings)).to('sliding');
-    // A grace long enough that sessions rarely outlive the store's retention while Kafka Streams' cache still holds
-    // them (EXPIRED_IN_CACHE in scenarios.ts): the session scenario shows that difference.
     windowedOut(cogrouped.windowedBy(SessionWindows.ofInactivityGapAndGrace(5_000, 10_000)).aggregate(() => '', (_k, a, c) => `${a}|${c}`, strings)).to('session');
   },
   'global-table': (b: StreamsBuilder): void => {
@@ -139,6 +147,30 @@ export const TOPOLOGIES = {
     const stream = b.stream<string, string>('s');
     stream.join(table, joined, Joined.withGracePeriod(2_000)).to('inner');
     stream.leftJoin(table, joined, { gracePeriodMs: 2_000 }).to('left-out');
+  },
+  // One Processor API store of each cached kind: each record is written into the store, then every read the store
+  // offers is forwarded as text, so that reads through the cache, past the store's retention too, are compared.
+  'cached-key-value': (b: StreamsBuilder): void => {
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore('kv'), Serdes.String(), Serdes.String()).withCachingEnabled());
+    b.stream<string, string>('in').processValues(reads<KeyValueStore<string, string>>('kv', keyValueReads), { stores: ['kv'] }).to('out');
+  },
+  'cached-timestamped-key-value': (b: StreamsBuilder): void => {
+    const builder = Stores.timestampedKeyValueStoreBuilder(Stores.persistentTimestampedKeyValueStore('tkv'), Serdes.String(), Serdes.String());
+    b.addStateStore(builder.withCachingEnabled());
+    b.stream<string, string>('in').processValues(reads<TimestampedKeyValueStore<string, string>>('tkv', timestampedKeyValueReads), { stores: ['tkv'] }).to('out');
+  },
+  'cached-window': (b: StreamsBuilder): void => {
+    b.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore('win', 10_000, 5_000, false), Serdes.String(), Serdes.String()).withCachingEnabled());
+    b.stream<string, string>('in').processValues(reads<WindowStore<string, string>>('win', windowReads), { stores: ['win'] }).to('out');
+  },
+  'cached-timestamped-window': (b: StreamsBuilder): void => {
+    const supplier = Stores.persistentTimestampedWindowStore('twin', 10_000, 5_000, false);
+    b.addStateStore(Stores.timestampedWindowStoreBuilder(supplier, Serdes.String(), Serdes.String()).withCachingEnabled());
+    b.stream<string, string>('in').processValues(reads<TimestampedWindowStore<string, string>>('twin', timestampedWindowReads), { stores: ['twin'] }).to('out');
+  },
+  'cached-session': (b: StreamsBuilder): void => {
+    b.addStateStore(Stores.sessionStoreBuilder(Stores.persistentSessionStore('ses', 10_000), Serdes.String(), Serdes.String()).withCachingEnabled());
+    b.stream<string, string>('in').processValues(reads<SessionStore<string, string>>('ses', sessionReads), { stores: ['ses'] }).to('out');
   },
   processors: (b: StreamsBuilder): void => {
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('seen'), Serdes.String(), Serdes.Long()));
@@ -190,3 +222,101 @@ const runningCount: FixedKeyProcessorSupplier<string | null, string | null, stri
     },
   };
 };
+
+/** A record of the cached-store topologies: its key is never null there. */
+interface Written {
+  key: string;
+  value: string | null;
+  timestamp: number;
+}
+
+/**
+ * The fixed-key processor of the cached-store topologies: `readsOf` writes the record into the store, then gives
+ * what the store's reads return, which are forwarded joined by ' | '. Records with a null key are skipped.
+ */
+function reads<S>(storeName: string, readsOf: (store: S, record: Written) => string[]): FixedKeyProcessorSupplier<string | null, string | null, string> {
+  return () => {
+    let context: FixedKeyProcessorContext<string | null, string>;
+    let store: S;
+    return {
+      init: (c) => {
+        context = c;
+        store = c.getStateStore<S>(storeName);
+      },
+      process: (record) => {
+        if (record.key === null) return;
+        const parts = readsOf(store, { key: record.key, value: record.value, timestamp: record.timestamp });
+        context.forward(record.withValue(parts.join(' | ')));
+      },
+    };
+  };
+}
+
+const listed = <K, V>(iterator: StoreIterator<KeyValue<K, V>>, show: (entry: KeyValue<K, V>) => string): string => [...iterator].map(show).join(',');
+const stamped = (value: ValueAndTimestamp<string> | undefined): string => (value === undefined ? '-' : `${value.value}@${value.timestamp}`);
+const windowStart = (timestamp: number): number => timestamp - (timestamp % 5_000);
+
+/** A null value deletes the key; reads: all, a reverse range, a prefix scan (the key's first letter), get. */
+function keyValueReads(store: KeyValueStore<string, string>, { key, value }: Written): string[] {
+  if (value === null) store.delete(key);
+  else store.put(key, value);
+  const show = (entry: KeyValue<string, string>): string => `${entry.key}=${entry.value}`;
+  return [listed(store.all(), show), listed(store.reverseRange('b', 'd'), show), listed(store.prefixScan(key.slice(0, 1), Serdes.String()), show), store.get(key) ?? '-'];
+}
+
+/** Only a record as new as the key's value replaces it (a null value deletes it); reads: all, reverseAll, get. */
+function timestampedKeyValueReads(store: TimestampedKeyValueStore<string, string>, { key, value, timestamp }: Written): string[] {
+  const current = store.get(key);
+  if (current === undefined || timestamp >= current.timestamp) store.put(key, value === null ? null : { value, timestamp });
+  const show = (entry: KeyValue<string, ValueAndTimestamp<string>>): string => `${entry.key}=${stamped(entry.value)}`;
+  return [listed(store.all(), show), listed(store.reverseAll(), show), stamped(store.get(key))];
+}
+
+const showWindow = (entry: KeyValue<Windowed<string>, string>): string => `${windowed(entry.key)}=${entry.value}`;
+
+/**
+ * The record's value is appended to its 5 s window's (a null value deletes the window); reads: the key's windows
+ * up to the record, backwards too, every window, a key range, and the record's window.
+ */
+function windowReads(store: WindowStore<string, string>, { key, value, timestamp }: Written): string[] {
+  const start = windowStart(timestamp);
+  store.put(key, value === null ? null : (store.fetch(key, start) ?? '') + value, start);
+  const showStart = (entry: KeyValue<number, string>): string => `${entry.key}=${entry.value}`;
+  return [
+    listed(store.fetchRange(key, 0, timestamp), showStart),
+    listed(store.backwardFetchRange(key, 0, timestamp), showStart),
+    listed(store.all(), showWindow),
+    listed(store.fetchKeyRange('a', 'b', 0, timestamp), showWindow),
+    store.fetch(key, start) ?? '-',
+  ];
+}
+
+/** As windowReads, stamped with the latest record of the window; reads: every window both ways, the key's, its window. */
+function timestampedWindowReads(store: TimestampedWindowStore<string, string>, { key, value, timestamp }: Written): string[] {
+  const start = windowStart(timestamp);
+  const current = store.fetch(key, start);
+  store.put(key, value === null ? null : { value: (current?.value ?? '') + value, timestamp: Math.max(current?.timestamp ?? timestamp, timestamp) }, start);
+  const show = (entry: KeyValue<Windowed<string>, ValueAndTimestamp<string>>): string => `${windowed(entry.key)}=${stamped(entry.value)}`;
+  return [
+    listed(store.fetchAll(0, timestamp), show),
+    listed(store.backwardAll(), show),
+    listed(store.backwardFetchRange(key, 0, timestamp), (entry) => `${entry.key}=${stamped(entry.value)}`),
+    stamped(store.fetch(key, start)),
+  ];
+}
+
+/**
+ * The record writes the session [t, t + 1 s] (a null value removes it); reads: the key's sessions, those within
+ * 3 s of the record, those of keys a to b, and the record's session.
+ */
+function sessionReads(store: SessionStore<string, string>, { key, value, timestamp }: Written): string[] {
+  const session = { key, window: { start: timestamp, end: timestamp + 1_000 } };
+  if (value === null) store.remove(session);
+  else store.put(session, value);
+  return [
+    listed(store.fetch(key), showWindow),
+    listed(store.findSessions(key, timestamp - 3_000, timestamp + 3_000), showWindow),
+    listed(store.fetchKeyRange('a', 'b'), showWindow),
+    store.fetchSession(key, timestamp, timestamp + 1_000) ?? '-',
+  ];
+}
