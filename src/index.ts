@@ -39,6 +39,8 @@ export type { Headers, RecordMetadata, StreamRecord } from './streams/processor/
 export { FixedKeyRecord } from './streams/processor/record';
 export type { Serde } from './streams/serdes/serde';
 export { Serdes } from './streams/serdes/serdes';
+export { SchemaRegistrySerdes } from './streams/serdes/schema-registry';
+export type { AvroSerdeOptions, JsonSchemaSerdeOptions, ProtobufSerdeOptions } from './streams/serdes/schema-registry';
 export { sessionWindowedSerde, timeWindowedSerde } from './streams/serdes/windowed';
 export { Stores } from './streams/state/stores';
 export type {

@@ -8,7 +8,7 @@ import type { Schema } from 'avsc';
 import pino from 'pino';
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
 import type { DeserializationExceptionHandler, ErrorHandlerContext } from '../../src';
-import { SchemaRegistrySerdes } from '../../src/streams/serdes/schema-registry';
+import { SchemaRegistrySerdes } from '../../src';
 import type { KafkaConsumer } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, waitFor } from '../support/streams';

@@ -93,7 +93,7 @@ let clientModule: ClientModule | undefined;
  * cloud KMS SDKs, which no other Sluice application should have to install. Its client module alone, not the package's
  * index, which loads those SDKs too (3.5 s against 1 s).
  */
-export function loadClientModule(): ClientModule {
+function loadClientModule(): ClientModule {
   if (clientModule) return clientModule;
   try {
     clientModule = require('@confluentinc/schemaregistry/dist/schemaregistry-client') as ClientModule;
@@ -102,6 +102,11 @@ export function loadClientModule(): ClientModule {
     throw error;
   }
   return clientModule;
+}
+
+/** Fails with SchemaRegistryClientNotInstalled when the client is not installed (its types stay out of Sluice's). */
+export function ensureClientInstalled(): void {
+  loadClientModule();
 }
 
 /** A request that hangs (a registry that stopped answering) fails after this, and is tried again (SerdeNotReady). */

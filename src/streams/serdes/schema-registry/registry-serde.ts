@@ -1,7 +1,7 @@
 import { SerdeNotReady } from '../../../errors';
 import type { Serde, SerdeHeaders } from '../serde';
 import { serdeError } from '../serde-errors';
-import { isDefinitive, loadClientModule, type RegistryClient, registryClient, registrySettings, type RegistrySettings, subjectName } from './registry-client';
+import { ensureClientInstalled, isDefinitive, type RegistryClient, registryClient, registrySettings, type RegistrySettings, subjectName } from './registry-client';
 
 /** Confluent's wire format: magic byte 0, the schema id as a 4-byte big-endian integer, then the payload. */
 const MAGIC = 0;
@@ -50,7 +50,7 @@ export abstract class RegistrySerde<T> implements Serde<T> {
 
   constructor(protected readonly isKey: boolean) {
     // A serde made without the client installed fails as the topology is built, not at its first record.
-    loadClientModule();
+    ensureClientInstalled();
   }
 
   /** The schema the serde was given, if any. */
