@@ -93,7 +93,7 @@ describe('keys nested deeper than any key', () => {
 
   it('refuses one from a peer too', () => {
     const peer = { ...requestToPeer(parseQueryRequest({ type: 'key_value', query: { get: { key: 'a' } } }), 'app', 'kv', 1000), keysJson: { key: deepText(20_000) } };
-    expect(() => requestFromPeer(peer)).toThrow(`parameter 'key' nests more than ${MAX_KEY_DEPTH} levels`);
+    expect(() => requestFromPeer(peer, () => 6)).toThrow(`parameter 'key' nests more than ${MAX_KEY_DEPTH} levels`);
   });
 });
 
@@ -200,17 +200,25 @@ describe('requestToPeer and requestFromPeer', () => {
 
   it('carry the partitions a stale-allowed query reads in place of a node that did not answer', () => {
     const request = { ...all({ allow_stale: true }), standInPartitions: [2, 5] };
-    const back = requestFromPeer(requestToPeer(request, 'app', 'kv', 1000));
+    const back = requestFromPeer(requestToPeer(request, 'app', 'kv', 1000), () => 6);
     expect(back.standInPartitions).toEqual([2, 5]);
     expect(back.options.allowStale).toBe(true);
-    expect(requestFromPeer(requestToPeer(all({}), 'app', 'kv', 1000)).standInPartitions).toBeUndefined();
+    expect(requestFromPeer(requestToPeer(all({}), 'app', 'kv', 1000), () => undefined).standInPartitions).toBeUndefined();
   });
 
-  it.each([
-    [{ allowStale: false, standInPartitions: [1] }, 'stand_in_partitions needs allow_stale'],
-    [{ allowStale: true, standInPartitions: [-1] }, 'stand_in_partitions must be an integer >= 0'],
-  ])('refuses a peer query with %j', (fields, message) => {
+  it.each<[string, { allowStale: boolean; standInPartitions: number[] }, string]>([
+    ['without allow_stale', { allowStale: false, standInPartitions: [1] }, 'stand_in_partitions needs allow_stale'],
+    ['of partitions the store does not have', { allowStale: true, standInPartitions: [-1, 6, 7] }, "stand_in_partitions names partitions store 'kv' does not have (it has 6): -1, 6, 7"],
+    ['listing partitions twice', { allowStale: true, standInPartitions: [0, 5, 0, 5, 5] }, 'stand_in_partitions names partitions more than once: 0, 5'],
+    ['listing partition 0 two thousand times', { allowStale: true, standInPartitions: Array<number>(2000).fill(0) }, 'stand_in_partitions names partitions more than once: 0'],
+    ['of 100 000 partitions', { allowStale: true, standInPartitions: Array.from({ length: 100_000 }, (_, i) => i) }, '(it has 6): 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, ...'],
+  ])('refuses stand-in partitions %s: InvalidQuery naming them', (_name, fields, message) => {
     const peer = { ...requestToPeer(all({ allow_stale: true }), 'app', 'kv', 1000), ...fields };
-    expect(() => requestFromPeer(peer)).toThrow(message);
+    expect(() => requestFromPeer(peer, () => 6)).toThrow(expect.objectContaining({ exception: 'InvalidQuery', message: expect.stringContaining(message) }));
+  });
+
+  it("refuses stand-in partitions while the store's partitions are not known (rebalancing): not available", () => {
+    const peer = { ...requestToPeer(all({ allow_stale: true }), 'app', 'kv', 1000), standInPartitions: [1] };
+    expect(() => requestFromPeer(peer, () => undefined)).toThrow(expect.objectContaining({ exception: 'InvalidStateStore', statusCode: 503 }));
   });
 });

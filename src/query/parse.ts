@@ -1,5 +1,5 @@
 import type { PeerQuery } from '../cluster/peer-protocol';
-import { InvalidQuery } from '../errors';
+import { InvalidQuery, InvalidStateStore } from '../errors';
 import { describeJson } from '../streams/serdes/serde-errors';
 import { CLAUSE_NAMES, clauseSpec, clausesOf, requiredParams, STORE_TYPES } from './clauses';
 import { isJsonObject, matchName } from './names';
@@ -140,12 +140,47 @@ export function requestToPeer(request: QueryRequest, applicationId: string, stor
   };
 }
 
+/** Partitions named at most in a refusal of stand_in_partitions. */
+const NAMED_PARTITIONS = 10;
+
+function partitionList(partitions: ReadonlySet<number>): string {
+  const named = [...partitions].sort((a, b) => a - b).slice(0, NAMED_PARTITIONS);
+  return `${named.join(', ')}${partitions.size > NAMED_PARTITIONS ? ', ...' : ''}`;
+}
+
+/**
+ * The partitions a stand-in query reads: each once, and only partitions the store has, so never more than it has
+ * (a partition listed twice would be read twice). What is wrong is an InvalidQuery naming the partitions; with the
+ * store's partitions not known yet (rebalancing), an InvalidStateStore.
+ */
+function standInPartitions(listed: readonly number[], allowStale: boolean, store: string, storePartitions: () => number | undefined): number[] {
+  if (!allowStale) throw new InvalidQuery('stand_in_partitions needs allow_stale');
+  const partitionCount = storePartitions();
+  if (partitionCount === undefined) throw new InvalidStateStore(`the partitions of store '${store}' are not known yet (rebalancing)`);
+  const seen = new Set<number>();
+  const twice = new Set<number>();
+  const unknown = new Set<number>();
+  // Each set holds at most partitionCount entries, or one more than are named, however long the list.
+  for (const partition of listed) {
+    if (!Number.isSafeInteger(partition) || partition < 0 || partition >= partitionCount) unknown.add(partition);
+    else if (seen.has(partition)) twice.add(partition);
+    else seen.add(partition);
+    if (unknown.size > NAMED_PARTITIONS) break;
+  }
+  if (unknown.size > 0) {
+    throw new InvalidQuery(`stand_in_partitions names partitions store '${store}' does not have (it has ${partitionCount}): ${partitionList(unknown)}`);
+  }
+  if (twice.size > 0) throw new InvalidQuery(`stand_in_partitions names partitions more than once: ${partitionList(twice)}`);
+  return [...listed];
+}
+
 /**
  * A request from a peer's fields. The calling node validated it; this checks again, cheaply, what crosses the
  * network: known type and clause that go together, exactly the clause's parameters, keys that are JSON, integer
- * times and options in range. What is wrong is an InvalidQuery.
+ * times and options in range, stand-in partitions that the store has (as many as `storePartitions` says, asked only
+ * of a stand-in query), each once. What is wrong is an InvalidQuery.
  */
-export function requestFromPeer(query: PeerQuery): QueryRequest {
+export function requestFromPeer(query: PeerQuery, storePartitions: () => number | undefined): QueryRequest {
   const type = STORE_TYPES.find((t) => t === query.type);
   if (type === undefined) throw new InvalidQuery(`unknown store type '${query.type}'`);
   const clause = CLAUSE_NAMES.find((c) => c === query.clause);
@@ -185,7 +220,13 @@ export function requestFromPeer(query: PeerQuery): QueryRequest {
     maxLag: integer('max_lag', query.maxLag ?? -1, -1),
   };
   const standIn = query.standInPartitions ?? [];
-  if (standIn.length > 0 && !options.allowStale) throw new InvalidQuery('stand_in_partitions needs allow_stale');
-  for (const partition of standIn) integer('stand_in_partitions', partition, 0);
-  return { type, clause, keys, times, options, positions: query.positions, ...(standIn.length > 0 ? { standInPartitions: [...standIn] } : {}) };
+  return {
+    type,
+    clause,
+    keys,
+    times,
+    options,
+    positions: query.positions,
+    ...(standIn.length > 0 ? { standInPartitions: standInPartitions(standIn, options.allowStale, query.store, storePartitions) } : {}),
+  };
 }

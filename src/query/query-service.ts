@@ -194,7 +194,7 @@ export class QueryService implements PeerQueryHandler {
 
   streamPeer(query: PeerQuery, deadline: number): PartStream {
     const view = this.viewOf(query.applicationId, query.store);
-    const request = requestFromPeer(query);
+    const request = requestFromPeer(query, () => view.storePartitionCount(query.store));
     this.requireRunning(view);
     const here = this.keyedHere(view, query.store, request);
     if (here !== undefined) return replayPart(here.count > 0 ? [here] : [], { ok: true });

@@ -5,11 +5,13 @@
  * a query over every partition asks the standbys of a node that does not answer for its partitions.
  */
 import { PeerClient } from '../cluster/peer-client';
+import { drainPart } from '../cluster/peer-protocol';
 import type { PeerServer } from '../cluster/peer-server';
 import { longSerde } from '../streams/serdes/long';
 import type { Serde } from '../streams/serdes/serde';
 import { stringSerde } from '../streams/serdes/string';
 import type { StateStore, TimestampedKeyValueStore } from '../streams/state/store';
+import { parseQueryRequest, requestToJson, requestToPeer } from './parse';
 import { QueryService } from './query-service';
 import { startLoopbackPeer, type LoopbackNode } from './testing/loopback-peers';
 import { builders, FakeView, openStores, type FakeHost } from './testing/fake-view';
@@ -167,6 +169,34 @@ describe('stale reads over three nodes with a standby each', () => {
     expect(all.status).toBe('SUCCESS');
     expect(all.result.total).toBe(KEYS.length);
     expect(all.result.success.filter((part) => part.standby).map((part) => [part.server, part.remote])).toEqual([[a.name, false]]);
+  });
+
+  describe('stand-in partitions as a peer asks them, over gRPC', () => {
+    /** Asks node b (active 1, standby 2) over its peer server to read these partitions in place of another node. */
+    async function standIn(partitions: number[]) {
+      const [, b] = nodes as [Node, Node, Node];
+      const request = parseQueryRequest({ type: 'key_value', query: { all: {} }, set_options: { allow_stale: true, retries: 0 } });
+      const query = { ...requestToPeer(request, 'app', 'kv', 2000), standInPartitions: partitions };
+      const { chunks, end } = await drainPart(client.streamQuery(`127.0.0.1:${b.server!.port}`, query, Date.now() + 2000, () => requestToJson(request, request.options)));
+      return { records: chunks.reduce((n, chunk) => n + chunk.count, 0), end };
+    }
+
+    it('reads each partition listed once, from its active or its standby', async () => {
+      const { records, end } = await standIn([2, 1]);
+      expect(end).toMatchObject({ ok: true, replica: { standby: true, lag: STANDBY_LAG } });
+      expect(records).toBe(KEYS.filter((key) => placement.partitionOf(key) !== 0).length);
+    });
+
+    it.each([
+      ['partition 1 two thousand times', Array<number>(2000).fill(1), 'stand_in_partitions names partitions more than once: 1'],
+      ['partitions twice among others', [1, 2, 2, 1], 'stand_in_partitions names partitions more than once: 1, 2'],
+      ['partitions the store does not have', [1, 3, 7, 2], "stand_in_partitions names partitions store 'kv' does not have (it has 3): 3, 7"],
+      ['more partitions than the store has', [0, 1, 2, 3, 4, 5], "does not have (it has 3): 3, 4, 5"],
+    ])('refuses %s: an invalid query naming them, and no record', async (_name, partitions, message) => {
+      const { records, end } = await standIn(partitions);
+      expect(records).toBe(0);
+      expect(end).toEqual({ ok: false, kind: 'INVALID_QUERY', timedOut: false, messages: [expect.stringContaining(message)] });
+    });
   });
 
   it.each([

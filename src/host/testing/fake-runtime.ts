@@ -103,6 +103,10 @@ export class FakeRuntime extends EventEmitter<StreamsEvents> implements StreamsR
     return undefined;
   }
 
+  storePartitionCount() {
+    return undefined;
+  }
+
   hasStore() {
     return false;
   }

@@ -166,6 +166,10 @@ export class FakeView {
     return this.stores.has(store) ? ['input'] : undefined;
   }
 
+  storePartitionCount(store: string): number | undefined {
+    return this.stores.has(store) && !this.global.has(store) ? this.numPartitions : undefined;
+  }
+
   /** The partition of a key, as the runtime places it. */
   partitionOf(key: unknown): number {
     return partitionForKey(this.keySerde.serialize(key), this.numPartitions);

@@ -166,6 +166,8 @@ export interface InstanceView {
   keyQueryMetadata(store: string, keyBytes: Buffer): KeyQueryMetadata | undefined;
   /** Source topics (real names) of the sub-topology that holds the store: its partitions are theirs. */
   sourceTopicsForStore(store: string): string[] | undefined;
+  /** How many partitions the store has (its widest source topic's); undefined for a global store or before the first assignment. */
+  storePartitionCount(store: string): number | undefined;
   /** Whether the topology has a store of that name. */
   hasStore(store: string): boolean;
   /** Whether the store is a global store: every node holds all of it. */

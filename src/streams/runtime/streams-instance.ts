@@ -846,6 +846,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     return this.metadataState.sourceTopicsForStore(store);
   }
 
+  storePartitionCount(store: string): number | undefined {
+    return this.metadataState.partitionCount(store);
+  }
+
   hasStore(store: string): boolean {
     return this.topology.store(store) !== undefined;
   }

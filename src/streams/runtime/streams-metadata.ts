@@ -113,14 +113,24 @@ export class StreamsMetadataState {
   }
 
   /**
-   * The partition and owner of a serialized key: murmur2 over the partition count of the store's widest source
-   * topic, as Kafka Streams' `queryMetadataForKey`. Undefined for an unknown store or before initialization.
+   * How many partitions the store has: as many as its widest source topic (its tasks). Undefined for an unknown or
+   * global store or before initialization.
    */
-  keyQueryMetadata(store: string, keyBytes: Buffer): KeyQueryMetadata | undefined {
+  partitionCount(store: string): number | undefined {
     const topics = this.sourceTopicsForStore(store);
     if (!topics || !this.initialized) return undefined;
     const maxPartitions = Math.max(0, ...topics.map((t) => this.partitionCounts.get(t) ?? 0));
-    if (maxPartitions === 0) return undefined;
+    return maxPartitions === 0 ? undefined : maxPartitions;
+  }
+
+  /**
+   * The partition and owner of a serialized key: murmur2 over the store's partition count, as Kafka Streams'
+   * `queryMetadataForKey`. Undefined for an unknown store or before initialization.
+   */
+  keyQueryMetadata(store: string, keyBytes: Buffer): KeyQueryMetadata | undefined {
+    const topics = this.sourceTopicsForStore(store);
+    const maxPartitions = this.partitionCount(store);
+    if (!topics || maxPartitions === undefined) return undefined;
     const partition = partitionForKey(keyBytes, maxPartitions);
     const holds = (list: readonly TopicPartition[]): boolean => list.some((tp) => tp.partition === partition && topics.includes(tp.topic));
     const activeHost = this.hosts.find((h) => h.stateStoreNames.includes(store) && holds(h.topicPartitions));
