@@ -1,7 +1,9 @@
 /**
  * Sluice on a secured Kafka (a broker of this file's own, see support/secured-kafka.ts): the word count counts exactly
- * over SASL_SSL with SCRAM-SHA-512 and over mutual TLS; a wrong password, an unknown CA and a JKS keystore each fail
- * at once with an error that says so; the secrets appear in no log line and no error message.
+ * over SASL_SSL with SCRAM-SHA-512 and over mutual TLS; each of Sluice's clients (admin, main, restore and global
+ * consumers, producers) connects with security given only under Kafka Streams' client prefixes, by their rules; a
+ * wrong password, an unknown CA and a JKS keystore each fail at once with an error that says so; the secrets appear
+ * in no log line and no error message.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -9,9 +11,11 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { StreamsInstance } from '../../src';
 import type { KeyValueStore, ValueAndTimestamp } from '../../src';
-import { wordCountTopology } from '../../examples/word-count';
-import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
-import { expectedCounts, latestCounts, produceLines, tempStateDir, waitFor, waitForState } from '../support/streams';
+import { type Customer, CUSTOMERS_STORE, type EnrichedOrder, orderEnrichmentTopology } from '../../examples/order-enrichment';
+import { WORD_COUNT_STORE, wordCountTopology } from '../../examples/word-count';
+import type { RestoreEvent } from '../../src/streams/runtime/instance-view';
+import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, consumeUntil, uniqueName } from '../support/kafka';
+import { expectedCounts, latestCounts, produceLines, queriedStoreValues, tempStateDir, waitFor } from '../support/streams';
 import { securedKafkaUnavailable, startSecuredKafka, type SecuredKafka } from './support/secured-kafka';
 
 const LINES = 20_000;
@@ -52,7 +56,7 @@ afterAll(async () => {
   await kafka?.stop();
 });
 
-const itWithBroker = (name: string, fn: () => Promise<void>, timeout = BROKER_TEST_TIMEOUT_MS) =>
+const itWithBroker = (name: string, fn: () => Promise<unknown>, timeout = BROKER_TEST_TIMEOUT_MS) =>
   it(name, async () => {
     if ((await unavailable) !== undefined) return;
     await fn();
@@ -85,21 +89,46 @@ function mutualTls(truststore = kafka.files.ca): Record<string, string> {
   };
 }
 
-async function countWords(security: Record<string, string>): Promise<void> {
+/** The settings of `security` but `bootstrap.servers`, each under every one of `prefixes` and not unprefixed. */
+function underPrefixes(prefixes: readonly string[], security: Record<string, string>): Record<string, string> {
+  const { 'bootstrap.servers': bootstrap, ...settings } = security;
+  return { 'bootstrap.servers': bootstrap!, ...Object.fromEntries(prefixes.flatMap((prefix) => Object.entries(settings).map(([key, value]) => [prefix + key, value]))) };
+}
+
+/** SASL_SSL only under the prefixes of the clients Kafka Streams has, as a Kafka Streams application may give it. */
+const clientPrefixesOnly = () => underPrefixes(['consumer.', 'producer.', 'admin.'], saslSsl());
+
+/**
+ * SASL_SSL with a wrong password unprefixed and under `consumer.`, the right one under `prefixes`: a client that
+ * does not take its strongest prefix fails at once, the login refused.
+ */
+function rightOnlyUnder(prefixes: readonly string[]): Record<string, string> {
+  const wrong = saslSsl('not-the-scram-password');
+  return { ...wrong, ...underPrefixes(['consumer.'], wrong), ...underPrefixes(prefixes, saslSsl()) };
+}
+
+interface WordCount {
+  applicationId: string;
+  input: string;
+  output: string;
+}
+
+async function countWords(security: Record<string, string>, lines = LINES): Promise<WordCount> {
   const input = uniqueName('wc-in');
   const output = uniqueName('wc-out');
+  const applicationId = uniqueName('wc-secure');
   const admin = await clients.admin();
   await admin.createTopics({ topics: [{ topic: input, numPartitions: 2 }, { topic: output, numPartitions: 2 }] });
-  await produceLines(await clients.producer(), input, 0, LINES);
-  const expected = expectedCounts(LINES);
+  await produceLines(await clients.producer(), input, 0, lines);
+  const expected = expectedCounts(lines);
   const instance = new StreamsInstance(
     wordCountTopology(input, output),
-    { 'application.id': uniqueName('wc-secure'), 'state.dir': tempStateDir(), 'commit.interval.ms': 500, ...security },
+    { 'application.id': applicationId, 'state.dir': tempStateDir(), 'commit.interval.ms': 500, ...security },
     { logger },
   );
   try {
     await instance.start();
-    await waitForState(instance, 'RUNNING');
+    await running(instance);
     const counts = await latestCounts(await clients.consumer({ groupId: uniqueName('wc-check') }), output, (c) => [...expected].every(([word, n]) => c.get(word) === n));
     expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(expected));
     const fromStore = new Map<string, number>();
@@ -107,10 +136,80 @@ async function countWords(security: Record<string, string>): Promise<void> {
       for (const kv of (store as unknown as KeyValueStore<string, ValueAndTimestamp<number>>).all()) fromStore.set(kv.key, kv.value.value);
     }
     expect(Object.fromEntries(fromStore)).toEqual(Object.fromEntries(expected));
+    expect(Object.fromEntries(await queriedStoreValues<number>(instance, WORD_COUNT_STORE))).toEqual(Object.fromEntries(expected));
   } finally {
     await instance.close();
   }
   expect(instance.state).toBe('NOT_RUNNING');
+  return { applicationId, input, output };
+}
+
+/** Resolves once the instance runs; fails at once with its error if it fails instead. */
+async function running(instance: StreamsInstance): Promise<void> {
+  await waitFor(() => instance.state === 'RUNNING' || instance.state === 'ERROR', `${instance.applicationId} to run`);
+  expect({ state: instance.state, error: instance.lastError?.message }).toEqual({ state: 'RUNNING', error: undefined });
+}
+
+/**
+ * Counts words with `security`, then a node with no state takes the application over with `restoring`: its restore
+ * consumer reads the counts back from their changelogs (no new input), and its store answers a query with them.
+ */
+async function restoreCounts(security: Record<string, string>, restoring: Record<string, string>): Promise<void> {
+  const lines = 2_000;
+  const { applicationId, input, output } = await countWords(security, lines);
+  const expected = expectedCounts(lines);
+  const instance = new StreamsInstance(wordCountTopology(input, output), { 'application.id': applicationId, 'state.dir': tempStateDir(), ...restoring }, { logger });
+  const restores: RestoreEvent[] = [];
+  instance.on('restore', (event) => restores.push(event));
+  try {
+    await instance.start();
+    await running(instance);
+    let counts = new Map<string, number>();
+    const restored = async () => (counts = await queriedStoreValues<number>(instance, WORD_COUNT_STORE)).size === expected.size && [...expected].every(([word, n]) => counts.get(word) === n);
+    await waitFor(restored, 'the restored counts', 30_000);
+    expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(expected));
+    expect(restores.filter((event) => event.store === WORD_COUNT_STORE && event.done && event.restored > 0)).not.toHaveLength(0);
+  } finally {
+    await instance.close();
+  }
+}
+
+/**
+ * Joins orders with a customers GlobalKTable (no local store: the restore consumer never connects) with `security`:
+ * the global consumer reads the customers before RUNNING, the orders come out with their customer, and the global
+ * store answers a query.
+ */
+async function joinGlobalTable(security: Record<string, string>): Promise<void> {
+  const topics = { orders: uniqueName('orders'), customers: uniqueName('customers'), enrichedOrders: uniqueName('enriched') };
+  const admin = await clients.admin();
+  await admin.createTopics({ topics: Object.values(topics).map((topic) => ({ topic, numPartitions: 2 })) });
+  const customers: Record<string, Customer> = { c1: { name: 'Ada', tier: 'gold' }, c2: { name: 'Grace', tier: 'silver' } };
+  const producer = await clients.producer();
+  await producer.send({ topic: topics.customers, messages: Object.entries(customers).map(([key, value]) => ({ key, value: JSON.stringify(value) })) });
+  const instance = new StreamsInstance(
+    orderEnrichmentTopology(topics),
+    { 'application.id': uniqueName('oe-secure'), 'state.dir': tempStateDir(), 'commit.interval.ms': 200, ...security },
+    { logger },
+  );
+  try {
+    await instance.start();
+    await running(instance);
+    await producer.send({
+      topic: topics.orders,
+      messages: [
+        { key: 'o1', value: JSON.stringify({ customer: 'c1', item: 'tea', amount: 3 }) },
+        { key: 'o2', value: JSON.stringify({ customer: 'c2', item: 'cake', amount: 5 }) },
+      ],
+    });
+    const enriched = await consumeUntil(await clients.consumer({ groupId: uniqueName('oe-check') }), topics.enrichedOrders, 2);
+    expect(Object.fromEntries(enriched.map((record) => [record.key, JSON.parse(record.value!) as EnrichedOrder]))).toEqual({
+      o1: { customer: 'c1', item: 'tea', amount: 3, name: 'Ada', tier: 'gold' },
+      o2: { customer: 'c2', item: 'cake', amount: 5, name: 'Grace', tier: 'silver' },
+    });
+    expect(Object.fromEntries(await queriedStoreValues<Customer>(instance, CUSTOMERS_STORE))).toEqual(customers);
+  } finally {
+    await instance.close();
+  }
 }
 
 /** Starts an instance that cannot connect; resolves with its error once it is in ERROR, checking how fast that was. */
@@ -146,6 +245,31 @@ describe('Kafka security on a real broker', () => {
       ]),
     );
     await countWords({ ...saslSsl('not-the-scram-password'), ...overrides });
+  });
+
+  itWithBroker('admin, main consumer and producer: counts words exactly with SASL_SSL only under consumer., producer. and admin.', async () => {
+    await countWords(clientPrefixesOnly());
+  });
+
+  itWithBroker('transactional producers: counts words exactly under exactly_once_v2 with SASL_SSL only under the client prefixes', async () => {
+    await countWords({ ...clientPrefixesOnly(), 'processing.guarantee': 'exactly_once_v2' });
+  });
+
+  itWithBroker('restore consumer: a node with no state restores the counts with SASL_SSL only under the client prefixes', async () => {
+    await restoreCounts(clientPrefixesOnly(), clientPrefixesOnly());
+  });
+
+  itWithBroker('global consumer: reads a GlobalKTable with SASL_SSL only under the client prefixes', async () => {
+    await joinGlobalTable(clientPrefixesOnly());
+  });
+
+  itWithBroker('main and restore consumers take main.consumer. and restore.consumer. over consumer. and unprefixed', async () => {
+    const own = rightOnlyUnder(['main.consumer.', 'restore.consumer.', 'producer.', 'admin.']);
+    await restoreCounts(own, own);
+  });
+
+  itWithBroker('the global consumer takes global.consumer. over consumer. and unprefixed, and never restore.consumer.', async () => {
+    await joinGlobalTable({ ...rightOnlyUnder(['main.consumer.', 'global.consumer.', 'producer.', 'admin.']), ...underPrefixes(['restore.consumer.'], saslSsl('not-the-scram-password')) });
   });
 
   itWithBroker('counts words over SASL_SSL with OAUTHBEARER, the token read from a file: token endpoint', async () => {

@@ -10,13 +10,11 @@ import type { SecureVersion } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { ConfigException, type SluiceError } from '../../errors';
 import { hidingSecrets, type KafkaSecurity, type SaslSettings, type SecurityProtocol, type TlsSettings } from '../kafka';
+import type { ClientSetting } from './config-lookup';
 import { parseJaasConfig } from './jaas';
 
 /** A key's value for one client, with the key as written (under the prefix that won). */
-export interface GivenSetting {
-  readonly key: string;
-  readonly value: string;
-}
+export type GivenSetting = ClientSetting<string>;
 
 /** The value of `name` for the client being resolved: under its strongest prefix, or unprefixed, if given at all. */
 export type SettingLookup = (name: string) => GivenSetting | undefined;

@@ -23,6 +23,7 @@ import {
   serdeName,
   type Validator,
 } from './validators';
+import type { KafkaClientRole } from '../kafka';
 import { THREAD_EXCEPTION_RESPONSES } from '../runtime/exception-handlers';
 
 /** Values a configuration entry can take (as in a properties file or JSON). */
@@ -53,8 +54,17 @@ export interface ConfigKey {
   readonly doc?: string;
 }
 
-/** The prefixes under which a consumer key reaches the stream threads' consumer (Kafka Streams' main consumer), weakest first. */
-export const MAIN_CONSUMER_PREFIXES: readonly string[] = ['', 'consumer.', 'main.consumer.'];
+/**
+ * Sluice's Kafka clients, each with the prefixes under which its keys are given, weakest first: Kafka Streams'
+ * getAdminConfigs, getMainConsumerConfigs, getRestoreConsumerConfigs, getGlobalConsumerConfigs and getProducerConfigs.
+ */
+export const CLIENT_ROLE_PREFIXES: Readonly<Record<KafkaClientRole, readonly string[]>> = {
+  admin: ['', 'admin.'],
+  mainConsumer: ['', 'consumer.', 'main.consumer.'],
+  restoreConsumer: ['', 'consumer.', 'restore.consumer.'],
+  globalConsumer: ['', 'consumer.', 'global.consumer.'],
+  producer: ['', 'producer.'],
+};
 
 const always: Applied = () => true;
 
@@ -62,26 +72,20 @@ const always: Applied = () => true;
 const unprefixed: Applied = (prefix) => prefix === '';
 
 function mainConsumerUnless(...values: string[]): Applied {
-  return (prefix, value) => MAIN_CONSUMER_PREFIXES.includes(prefix) && !values.includes(value);
+  return (prefix, value) => CLIENT_ROLE_PREFIXES.mainConsumer.includes(prefix) && !values.includes(value);
 }
 
 /** A consumer key Sluice applies to its stream threads' consumer, not to the restore and global consumers. */
 const mainConsumer = mainConsumerUnless();
 
-/** The prefixes under which a consumer key reaches the restore consumer, weakest first. */
-export const RESTORE_CONSUMER_PREFIXES: readonly string[] = ['', 'consumer.', 'restore.consumer.'];
+/** A consumer key Sluice applies to its changelog readers: the restore consumer and the global consumer. */
+const changelogReaders: Applied = (prefix) => CLIENT_ROLE_PREFIXES.restoreConsumer.includes(prefix) || CLIENT_ROLE_PREFIXES.globalConsumer.includes(prefix);
 
-/** A consumer key Sluice applies to its restore consumer (the changelog reader). */
-const restoreConsumer: Applied = (prefix) => RESTORE_CONSUMER_PREFIXES.includes(prefix);
-
-/** A consumer key Sluice applies to both its stream threads' consumer and its restore consumer. */
-const mainAndRestoreConsumers: Applied = (prefix, value) => mainConsumer(prefix, value) || restoreConsumer(prefix, value);
-
-/** The prefixes under which a client key reaches one of Sluice's clients (the stream threads' and restore consumers, the producers, the admin). */
-const CLIENT_PREFIXES: readonly string[] = ['', 'consumer.', 'main.consumer.', 'restore.consumer.', 'producer.', 'admin.'];
+/** A consumer key Sluice applies to all its consumers. */
+const consumers: Applied = (prefix, value) => mainConsumer(prefix, value) || changelogReaders(prefix, value);
 
 /** A security key, applied to every client it reaches: each client's effective settings decide how it connects. */
-const clientSecurity: Applied = (prefix) => CLIENT_PREFIXES.includes(prefix);
+const clientSecurity: Applied = (prefix) => Object.values(CLIENT_ROLE_PREFIXES).some((prefixes) => prefixes.includes(prefix));
 
 const STREAMS: readonly Scope[] = ['streams'];
 const CONSUMER: readonly Scope[] = ['consumer'];
@@ -138,8 +142,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'enable.metrics.push', type: 'boolean', default: true, scopes: STREAMS_AND_CLIENTS },
   { name: 'errors.dead.letter.queue.topic.name', type: 'string', validator: nonEmpty, scopes: STREAMS, applied: always, doc: 'Topic (created beforehand) that gets each record a handler skips, raw, with the error in __streams.errors.* headers (KIP-1034).' },
   { name: 'exclude.internal.topics', type: 'boolean', default: true, scopes: CONSUMER },
-  { name: 'fetch.max.bytes', type: 'int', default: 1024 * 1024, validator: atLeast(1), scopes: CONSUMER, applied: mainAndRestoreConsumers, doc: 'What one fetch may bring in all (main and restore consumers).' },
-  { name: 'fetch.max.wait.ms', type: 'int', default: 500, validator: atLeast(0), scopes: CONSUMER, applied: restoreConsumer, doc: 'How long the restore consumer\'s broker may wait to fill a fetch.' },
+  { name: 'fetch.max.bytes', type: 'int', default: 1024 * 1024, validator: atLeast(1), scopes: CONSUMER, applied: consumers, doc: 'What one fetch may bring in all (main, restore and global consumers; the changelog readers\' default is 50 MiB).' },
+  { name: 'fetch.max.wait.ms', type: 'int', default: 500, validator: atLeast(0), scopes: CONSUMER, applied: changelogReaders, doc: 'How long the broker may wait to fill a fetch of the restore and global consumers.' },
   { name: 'fetch.min.bytes', type: 'int', default: 1, validator: atLeast(0), scopes: CONSUMER },
   { name: 'group.id', type: 'string', scopes: CONSUMER },
   { name: 'group.instance.id', type: 'string', validator: nonEmpty, scopes: CONSUMER, applied: mainConsumer, doc: 'Static membership (KIP-345): each stream thread joins as <group.instance.id>-<thread number>; a node back within session.timeout.ms gets its tasks again with no rebalance, and closing does not leave the group.' },
@@ -158,7 +162,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'max.in.flight.requests.per.connection', type: 'int', default: 5, validator: atLeast(1), scopes: PRODUCER },
   // Sluice's fetch sizes are below the Java consumer's 1 MiB / 50 MiB: kafkajs decodes a whole fetch into objects at
   // once (about 20 times its size on the heap); past 128 KiB per partition, throughput gains nothing measurable.
-  { name: 'max.partition.fetch.bytes', type: 'int', default: 128 * 1024, validator: atLeast(1), scopes: CONSUMER, applied: mainAndRestoreConsumers, doc: 'What one fetch may bring per partition (main and restore consumers).' },
+  { name: 'max.partition.fetch.bytes', type: 'int', default: 128 * 1024, validator: atLeast(1), scopes: CONSUMER, applied: consumers, doc: 'What one fetch may bring per partition (main, restore and global consumers; the changelog readers\' default is 1 MiB).' },
   { name: 'max.poll.interval.ms', type: 'int', default: 300000, validator: atLeast(1), scopes: CONSUMER },
   { name: 'max.poll.records', type: 'int', default: 1000, validator: atLeast(1), scopes: CONSUMER },
   { name: 'max.request.size', type: 'int', default: 1048576, validator: atLeast(0), scopes: PRODUCER },

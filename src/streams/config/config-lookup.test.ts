@@ -1,5 +1,5 @@
 import { CONFIG_KEYS } from './config-keys';
-import { cacheMaxBytes, closestConfigKey, isSecretConfigKey, lookupConfigKey } from './config-lookup';
+import { cacheMaxBytes, clientSetting, closestConfigKey, isSecretConfigKey, lookupConfigKey } from './config-lookup';
 
 describe('lookupConfigKey', () => {
   it('finds a key unprefixed, under a client prefix of its own client, and a topic key under topic. only', () => {
@@ -42,6 +42,41 @@ describe('closestConfigKey', () => {
 
   it('gives none when nothing is close', () => {
     expect(closestConfigKey('colour')).toBeUndefined();
+  });
+});
+
+describe('clientSetting', () => {
+  /** The key that `role` takes `name` from, out of the keys given (each holding its own name as value). */
+  const winner = (role: Parameters<typeof clientSetting>[0], ...given: string[]) =>
+    clientSetting(role, 'security.protocol', (key) => (given.includes(key) ? key : undefined))?.key;
+  const EVERY_PREFIX = ['', 'consumer.', 'main.consumer.', 'restore.consumer.', 'global.consumer.', 'producer.', 'admin.'].map((p) => `${p}security.protocol`);
+
+  // Kafka Streams' StreamsConfig: getMainConsumerConfigs, getRestoreConsumerConfigs and getGlobalConsumerConfigs take
+  // the unprefixed keys, then consumer., then their own prefix; getProducerConfigs producer., getAdminConfigs admin.
+  it.each([
+    ['mainConsumer', 'main.consumer.'],
+    ['restoreConsumer', 'restore.consumer.'],
+    ['globalConsumer', 'global.consumer.'],
+  ] as const)('gives the %s its own prefix over consumer. over unprefixed, and no other prefix', (role, own) => {
+    expect(winner(role, ...EVERY_PREFIX)).toBe(`${own}security.protocol`);
+    expect(winner(role, ...EVERY_PREFIX.filter((key) => !key.startsWith(own)))).toBe('consumer.security.protocol');
+    expect(winner(role, 'security.protocol', 'producer.security.protocol', 'admin.security.protocol')).toBe('security.protocol');
+    expect(winner(role, ...EVERY_PREFIX.filter((key) => key.includes('.consumer.') && !key.startsWith(own)), 'producer.security.protocol', 'admin.security.protocol')).toBeUndefined();
+  });
+
+  it.each([
+    ['producer', 'producer.'],
+    ['admin', 'admin.'],
+  ] as const)('gives the %s its own prefix over unprefixed, and no consumer prefix', (role, own) => {
+    expect(winner(role, ...EVERY_PREFIX)).toBe(`${own}security.protocol`);
+    expect(winner(role, ...EVERY_PREFIX.filter((key) => key !== `${own}security.protocol`))).toBe('security.protocol');
+    expect(winner(role, ...EVERY_PREFIX.filter((key) => key !== `${own}security.protocol` && key !== 'security.protocol'))).toBeUndefined();
+  });
+
+  it('answers the value under the winning key, whatever its type', () => {
+    const values: Record<string, number> = { 'fetch.max.bytes': 1, 'consumer.fetch.max.bytes': 2 };
+    expect(clientSetting('globalConsumer', 'fetch.max.bytes', (key) => values[key])).toEqual({ key: 'consumer.fetch.max.bytes', value: 2 });
+    expect(clientSetting('admin', 'fetch.max.bytes', (key) => values[key])).toEqual({ key: 'fetch.max.bytes', value: 1 });
   });
 });
 

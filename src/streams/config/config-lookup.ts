@@ -2,7 +2,8 @@
  * Finding a key, as written, in the configuration table: unprefixed (Kafka Streams' keys, Sluice's, and client keys,
  * which Kafka Streams passes to every client that has them) or under one of Kafka Streams' prefixes.
  */
-import { CONFIG_KEYS, type ConfigKey, type Scope } from './config-keys';
+import type { KafkaClientRole } from '../kafka';
+import { CLIENT_ROLE_PREFIXES, CONFIG_KEYS, type ConfigKey, type Scope } from './config-keys';
 
 /** Kafka Streams' prefixes (StreamsConfig.*_PREFIX), each with the keys it takes. */
 const PREFIXES: readonly (readonly [prefix: string, scope: Scope])[] = [
@@ -56,6 +57,26 @@ export function lookupConfigKey(key: string): KeyForm | undefined {
   }
   const wildcard = wildcards.find((w) => key.length > w.name.length - 1 && key.startsWith(w.name.slice(0, -1)));
   return wildcard === undefined ? undefined : { entry: wildcard, prefix: '' };
+}
+
+/** A client key as given for one client: the key as written (under the prefix that won) and its value. */
+export interface ClientSetting<T> {
+  readonly key: string;
+  readonly value: T;
+}
+
+/**
+ * The value of client key `name` for the client `role`, by Kafka Streams' rules: under the strongest of the role's
+ * prefixes that is given (`main.consumer.` over `consumer.` over unprefixed), if any is; `given` answers a key as written.
+ */
+export function clientSetting<T>(role: KafkaClientRole, name: string, given: (key: string) => T | undefined): ClientSetting<T> | undefined {
+  const prefixes = CLIENT_ROLE_PREFIXES[role];
+  for (let i = prefixes.length - 1; i >= 0; i--) {
+    const key = prefixes[i] + name;
+    const value = given(key);
+    if (value !== undefined) return { key, value };
+  }
+  return undefined;
 }
 
 /** Kafka's PASSWORD-typed keys (`sasl.jaas.config`, `ssl.keystore.password`, ...), under any prefix: secrets to hide. */

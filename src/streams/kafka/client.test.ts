@@ -75,24 +75,42 @@ it('parses bootstrap.servers', () => {
 describe('createKafkaClients', () => {
   const sasl = (username: string): KafkaSecurity => ({ protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'PLAIN', username, password: `${username}-pw` } });
 
+  const everyRole = (security: KafkaSecurity) => ({ admin: security, mainConsumer: security, restoreConsumer: security, globalConsumer: security, producer: security });
+
   it('shares one Kafka object between the roles whose security settings agree, secrets included', () => {
     const clients = createKafkaClients(
       { bootstrapServers: ['localhost:9092'], clientId: 'c', logLevel: 'silent' },
-      { admin: sasl('a'), mainConsumer: sasl('a'), restoreConsumer: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'PLAIN', username: 'a', password: 'other' } }, producer: sasl('p') },
+      {
+        admin: sasl('a'),
+        mainConsumer: sasl('a'),
+        restoreConsumer: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'PLAIN', username: 'a', password: 'other' } },
+        globalConsumer: sasl('a'),
+        producer: sasl('p'),
+      },
     );
+    expect(clients.globalConsumer).toBe(clients.admin);
     expect(clients.restoreConsumer).not.toBe(clients.admin);
     expect(clients.producer).not.toBe(clients.admin);
   });
 
+  it("gives the global consumer its own settings, not the restore consumer's", () => {
+    const clients = createKafkaClients(
+      { bootstrapServers: ['localhost:9092'], clientId: 'c', logLevel: 'silent' },
+      { ...everyRole(sasl('a')), restoreConsumer: sasl('r'), globalConsumer: sasl('g') },
+    );
+    expect(clients.globalConsumer).not.toBe(clients.restoreConsumer);
+    expect(clients.globalConsumer).not.toBe(clients.admin);
+  });
+
   it('gives each stream thread\'s consumer a Kafka object of its own, so the threads do not share committed offsets', () => {
-    const clients = createKafkaClients({ bootstrapServers: ['localhost:9092'], clientId: 'c', logLevel: 'silent' }, { admin: sasl('a'), mainConsumer: sasl('a'), restoreConsumer: sasl('a'), producer: sasl('a') });
+    const clients = createKafkaClients({ bootstrapServers: ['localhost:9092'], clientId: 'c', logLevel: 'silent' }, everyRole(sasl('a')));
     expect(clients.mainConsumer()).not.toBe(clients.mainConsumer());
     expect(clients.mainConsumer()).not.toBe(clients.admin);
   });
 
   it('refuses OAUTHBEARER without a token provider or token file', () => {
     const oauth: KafkaSecurity = { protocol: 'SASL_SSL', tls: { checkHostname: true }, sasl: { mechanism: 'OAUTHBEARER', extensions: {} } };
-    expect(() => createKafkaClients({ bootstrapServers: ['b:1'], clientId: 'c' }, { admin: oauth, mainConsumer: oauth, restoreConsumer: oauth, producer: oauth })).toThrow(
+    expect(() => createKafkaClients({ bootstrapServers: ['b:1'], clientId: 'c' }, everyRole(oauth))).toThrow(
       'SASL/OAUTHBEARER needs a token',
     );
   });

@@ -145,8 +145,10 @@ export interface KafkaClients {
    * per Kafka object, and two consumers of one group that share them clear each other's at every rebalance.
    */
   readonly mainConsumer: () => KafkaClient;
-  /** The changelog reader, which builds its connections from this Kafka object's cluster factory. */
+  /** The changelog readers of restoring and standby tasks, which build their connections from this Kafka object's cluster factory. */
   readonly restoreConsumer: KafkaClient;
+  /** The global stores' changelog reader (Kafka Streams' global consumer), likewise. */
+  readonly globalConsumer: KafkaClient;
   /** Shared and per-task transactional producers. */
   readonly producer: KafkaClient;
 }
@@ -155,8 +157,9 @@ export type KafkaClientRole = keyof KafkaClients;
 
 /**
  * kafkajs takes TLS and SASL per Kafka object, not per producer or consumer: each distinct effective security
- * setting (after `admin.`, `consumer.`, `main.consumer.`, `restore.consumer.`, `producer.` overrides) gets a Kafka
- * object of its own, and the roles that agree share it (but for the stream threads' consumers, one each).
+ * setting (after `admin.`, `consumer.`, `main.consumer.`, `restore.consumer.`, `global.consumer.`, `producer.`
+ * overrides) gets a Kafka object of its own, and the roles that agree share it (but for the stream threads'
+ * consumers, one each). A shared Kafka object shares settings only: each client made from it opens connections of its own.
  */
 export function createKafkaClients(
   config: Omit<KafkaClientConfig, 'security'>,
@@ -175,6 +178,7 @@ export function createKafkaClients(
     admin: clientFor('admin'),
     mainConsumer: () => createKafkaClient({ ...config, security: security.mainConsumer }),
     restoreConsumer: clientFor('restoreConsumer'),
+    globalConsumer: clientFor('globalConsumer'),
     producer: clientFor('producer'),
   };
 }

@@ -1,8 +1,8 @@
 /**
  * How one client reaches Kafka securely, resolved from Kafka's configuration names (streams/config/client-security.ts),
  * and its translation into kafkajs' `ssl` and `sasl` options. kafkajs takes those per Kafka object, so a client
- * whose effective settings differ (`consumer.`, `producer.`, `admin.`, `restore.consumer.` overrides) gets a Kafka
- * object of its own (client.ts).
+ * whose effective settings differ (`consumer.`, `main.consumer.`, `restore.consumer.`, `global.consumer.`,
+ * `producer.`, `admin.` overrides) gets a Kafka object of its own (client.ts).
  */
 import * as fs from 'node:fs/promises';
 import * as tls from 'node:tls';

@@ -173,6 +173,7 @@ describe('parseStreamsConfig', () => {
       'sasl.jaas.config': jaas('app'),
       'consumer.sasl.jaas.config': jaas('reader'),
       'restore.consumer.sasl.mechanism': 'SCRAM-SHA-256',
+      'global.consumer.sasl.jaas.config': jaas('global'),
       'producer.sasl.jaas.config': jaas('writer'),
       'admin.security.protocol': 'PLAINTEXT',
     });
@@ -180,10 +181,22 @@ describe('parseStreamsConfig', () => {
       admin: { protocol: 'PLAINTEXT' },
       mainConsumer: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'SCRAM-SHA-512', username: 'reader', password: 'reader-pw' } },
       restoreConsumer: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'SCRAM-SHA-256', username: 'reader', password: 'reader-pw' } },
+      globalConsumer: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'SCRAM-SHA-512', username: 'global', password: 'global-pw' } },
       producer: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'SCRAM-SHA-512', username: 'writer', password: 'writer-pw' } },
     });
     expect(config.notApplied).toEqual([]);
     expect(parseStreamsConfig(base).security.producer).toEqual({ protocol: 'PLAINTEXT' });
+  });
+
+  it('secures every client with security given only under consumer., producer. and admin., as Kafka Streams does', () => {
+    const scram = { 'security.protocol': 'SASL_SSL', 'sasl.mechanism': 'SCRAM-SHA-512', 'sasl.jaas.config': 'org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";' };
+    const config = parseStreamsConfig({
+      ...base,
+      ...Object.fromEntries(['consumer.', 'producer.', 'admin.'].flatMap((prefix) => Object.entries(scram).map(([key, value]) => [prefix + key, value]))),
+    });
+    const secured = { protocol: 'SASL_SSL', tls: { checkHostname: true }, sasl: { mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p' } };
+    expect(config.security).toEqual({ admin: secured, mainConsumer: secured, restoreConsumer: secured, globalConsumer: secured, producer: secured });
+    expect(config.notApplied).toEqual([]);
   });
 
   it('names the prefixed key in a security error', () => {
@@ -227,6 +240,19 @@ describe('parseStreamsConfig', () => {
       'fetch.max.wait.ms': 50,
     });
     expect(given).toMatchObject({ restoreConsumer: { maxBytes: 65536, maxPartitionBytes: 16384, maxWaitMs: 50 }, maxPartitionFetchBytes: 8192, notApplied: [] });
+  });
+
+  it("applies the global consumer's fetch settings, global.consumer. over consumer. over unprefixed, never restore.consumer.", () => {
+    expect(parseStreamsConfig(base).globalConsumer).toEqual({ maxBytes: 50 * 1024 * 1024, maxPartitionBytes: 1024 * 1024, maxWaitMs: 500 });
+    const given = parseStreamsConfig({
+      ...base,
+      'consumer.max.partition.fetch.bytes': 8192,
+      'restore.consumer.max.partition.fetch.bytes': 16384,
+      'restore.consumer.fetch.max.bytes': 65536,
+      'global.consumer.fetch.max.bytes': 32768,
+      'global.consumer.fetch.max.wait.ms': 20,
+    });
+    expect(given).toMatchObject({ globalConsumer: { maxBytes: 32768, maxPartitionBytes: 8192, maxWaitMs: 20 }, notApplied: [] });
   });
 
   it("accepts auto.offset.reset=none but names it as not applied: Sluice's consumer cannot fail on a missing offset", () => {

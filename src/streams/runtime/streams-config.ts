@@ -1,9 +1,9 @@
 import { ConfigException } from '../../errors';
-import { CONFIG_KEYS, MAIN_CONSUMER_PREFIXES, RESTORE_CONSUMER_PREFIXES, type ConfigKey, type ConfigType, type ConfigValue } from '../config/config-keys';
-import { closestConfigKey, lookupConfigKey, type KeyForm } from '../config/config-lookup';
+import { CLIENT_ROLE_PREFIXES, CONFIG_KEYS, type ConfigKey, type ConfigType, type ConfigValue } from '../config/config-keys';
+import { clientSetting, closestConfigKey, lookupConfigKey, type KeyForm } from '../config/config-lookup';
 import type { TypedValue } from '../config/validators';
-import { resolveClientSecurity, type GivenSetting } from '../config/client-security';
-import type { KafkaSecurity } from '../kafka';
+import { resolveClientSecurity } from '../config/client-security';
+import type { ChangelogReaderOptions, KafkaClientRole, KafkaSecurity } from '../kafka';
 import { type ExceptionHandlers, namedHandlers } from './exception-handlers';
 
 export type { ConfigValue } from '../config/config-keys';
@@ -48,7 +48,9 @@ export interface StreamsConfig {
   readonly fetchMaxBytes: number;
   /** Where source partitions without a committed offset start (Kafka Streams' default: earliest). */
   /** The restore consumer's fetches (`restore.consumer.`, `consumer.` or unprefixed; else the Java consumer's defaults). */
-  readonly restoreConsumer: { maxBytes: number; maxPartitionBytes: number; maxWaitMs: number };
+  readonly restoreConsumer: ChangelogFetches;
+  /** The global consumer's fetches (`global.consumer.`, `consumer.` or unprefixed; else the Java consumer's defaults). */
+  readonly globalConsumer: ChangelogFetches;
   readonly autoOffsetReset: AutoOffsetReset;
   readonly pollMaxWaitMs: number;
   /** How often new topics matching a source pattern are looked for (the main consumer's `metadata.max.age.ms`). */
@@ -63,22 +65,15 @@ export interface StreamsConfig {
   readonly logMaxFileSize: number;
   readonly embeddedStoreConfigSetter: string | undefined;
   /** How each of Sluice's clients connects: security keys unprefixed, overridden under the client's prefixes. */
-  readonly security: Readonly<Record<ClientRole, KafkaSecurity>>;
+  readonly security: Readonly<Record<KafkaClientRole, KafkaSecurity>>;
   /** Keys given, as written, that Sluice accepts but does not apply: named in one warning at start. */
   readonly notApplied: string[];
   /** Every entry as given, plus the defaults of what Sluice applies: what `GET .../config` shows. */
   readonly values: Readonly<Record<string, ConfigValue>>;
 }
 
-/** Sluice's Kafka clients, each with the prefixes of its keys, weakest first (Kafka Streams' getMainConsumerConfigs and siblings). */
-export type ClientRole = 'admin' | 'mainConsumer' | 'restoreConsumer' | 'producer';
-
-const CLIENT_ROLE_PREFIXES: Readonly<Record<ClientRole, readonly string[]>> = {
-  admin: ['', 'admin.'],
-  mainConsumer: MAIN_CONSUMER_PREFIXES,
-  restoreConsumer: RESTORE_CONSUMER_PREFIXES,
-  producer: ['', 'producer.'],
-};
+/** What a changelog reader's fetches may bring and wait for. */
+export type ChangelogFetches = Omit<ChangelogReaderOptions, 'readCommitted'>;
 
 const TYPE_NOUNS: Record<ConfigType, string> = {
   boolean: 'true or false',
@@ -161,27 +156,24 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
 
   const defaultOf = (name: string): TypedValue => lookupConfigKey(name)!.entry.default!;
   const setting = (name: string): TypedValue => given.get(name)?.value ?? defaultOf(name);
-  /** A client key under the strongest of its prefixes (given weakest first), if given. */
-  const strongest = (prefixes: readonly string[], name: string): TypedValue | undefined => {
-    for (let i = prefixes.length - 1; i >= 0; i--) {
-      const entry = given.get(prefixes[i] + name);
-      if (entry !== undefined) return entry.value;
-    }
-    return undefined;
-  };
-  /** A client key as the client with these prefixes sees it: the strongest given, with the key as written. */
-  const clientSetting = (prefixes: readonly string[], name: string): GivenSetting | undefined => {
-    for (let i = prefixes.length - 1; i >= 0; i--) {
-      const entry = given.get(prefixes[i] + name);
-      if (entry !== undefined) return { key: prefixes[i] + name, value: String(entry.value) };
-    }
-    return undefined;
-  };
+  /** A client key as `role` sees it (Kafka Streams' prefix rules), with the key as written, if given. */
+  const forClient = (role: KafkaClientRole, name: string) => clientSetting(role, name, (key) => given.get(key)?.value);
   const security = Object.fromEntries(
-    Object.entries(CLIENT_ROLE_PREFIXES).map(([role, prefixes]) => [role, resolveClientSecurity((name) => clientSetting(prefixes, name))]),
-  ) as Record<ClientRole, KafkaSecurity>;
-  const mainConsumerSetting = (name: string): TypedValue => strongest(MAIN_CONSUMER_PREFIXES, name) ?? defaultOf(name);
-  const restoreConsumerSetting = (name: string, kafkaDefault: number): number => Number(strongest(RESTORE_CONSUMER_PREFIXES, name) ?? kafkaDefault);
+    (Object.keys(CLIENT_ROLE_PREFIXES) as KafkaClientRole[]).map((role) => [
+      role,
+      resolveClientSecurity((name) => {
+        const found = forClient(role, name);
+        return found && { key: found.key, value: String(found.value) };
+      }),
+    ]),
+  ) as Record<KafkaClientRole, KafkaSecurity>;
+  const mainConsumerSetting = (name: string): TypedValue => forClient('mainConsumer', name)?.value ?? defaultOf(name);
+  // The Java consumer's defaults: a changelog reader reads as much as a fetch may bring.
+  const changelogFetches = (role: 'restoreConsumer' | 'globalConsumer'): ChangelogFetches => ({
+    maxBytes: Number(forClient(role, 'fetch.max.bytes')?.value ?? 50 * 1024 * 1024),
+    maxPartitionBytes: Number(forClient(role, 'max.partition.fetch.bytes')?.value ?? 1024 * 1024),
+    maxWaitMs: Number(forClient(role, 'fetch.max.wait.ms')?.value ?? 500),
+  });
   const optional = (name: string): string | undefined => {
     const value = given.get(name)?.value;
     return value === undefined || String(value) === '' ? undefined : String(value);
@@ -228,15 +220,11 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     maxPartitionFetchBytes: Number(mainConsumerSetting('max.partition.fetch.bytes')),
     fetchMaxBytes: Number(mainConsumerSetting('fetch.max.bytes')),
     autoOffsetReset: mainConsumerSetting('auto.offset.reset') as AutoOffsetReset,
-    // The Java consumer's defaults: a restore reads as much as a fetch may bring.
-    restoreConsumer: {
-      maxBytes: restoreConsumerSetting('fetch.max.bytes', 50 * 1024 * 1024),
-      maxPartitionBytes: restoreConsumerSetting('max.partition.fetch.bytes', 1024 * 1024),
-      maxWaitMs: restoreConsumerSetting('fetch.max.wait.ms', 500),
-    },
+    restoreConsumer: changelogFetches('restoreConsumer'),
+    globalConsumer: changelogFetches('globalConsumer'),
     pollMaxWaitMs: Number(setting('poll.ms')),
     metadataMaxAgeMs: Number(mainConsumerSetting('metadata.max.age.ms')),
-    groupInstanceId: ((value) => (value === undefined ? undefined : String(value)))(strongest(MAIN_CONSUMER_PREFIXES, 'group.instance.id')),
+    groupInstanceId: ((value) => (value === undefined ? undefined : String(value)))(forClient('mainConsumer', 'group.instance.id')?.value),
     timeStoreOperations: setting('metrics.recording.level') !== 'INFO',
     statsEnable: setting('stats.enable') === true,
     statsDumpPeriodSec: Number(setting('stats.dumpPeriodSec')),

@@ -418,7 +418,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       stateDirectory: this.stateDirectory,
       // Never transactional: a global store's checkpoint is written under both guarantees.
       checkpoints: new TaskCheckpoints(this.stateDirectory, false, logger),
-      source: new ChangelogReader(this.kafka.restoreConsumer, { readCommitted: exactlyOnce, ...this.config.restoreConsumer }),
+      source: new ChangelogReader(this.kafka.globalConsumer, { readCommitted: exactlyOnce, ...this.config.globalConsumer }),
       defaultKeySerde: this.defaultKeySerde,
       defaultValueSerde: this.defaultValueSerde,
       ...(this.configureStore ? { configureStore: this.configureStore } : {}),
