@@ -6,6 +6,7 @@
  */
 
 import { ConfigKeyNotAllowed } from '../errors';
+import { CLIENT_ROLE_PREFIXES } from '../streams/config/config-keys';
 import { lookupConfigKey } from '../streams/config/config-lookup';
 import type { ConfigValue } from '../streams/runtime/streams-config';
 
@@ -37,7 +38,7 @@ export const DEPLOYABLE_STREAMS_KEYS: readonly string[] = [
 ];
 
 /** Client prefixes of Kafka Streams, under which the tuning settings below may be overridden. */
-export const DEPLOYABLE_CLIENT_PREFIXES: readonly string[] = ['consumer.', 'producer.', 'admin.', 'restore.consumer.', 'main.consumer.'];
+export const DEPLOYABLE_CLIENT_PREFIXES: readonly string[] = [...new Set(Object.values(CLIENT_ROLE_PREFIXES).flat())].filter((prefix) => prefix !== '');
 
 /** Kafka client settings that tune throughput and timing, and name nothing on the node. */
 export const DEPLOYABLE_CLIENT_KEYS: readonly string[] = [

@@ -87,6 +87,7 @@ describe('deploying with configuration from the API', () => {
       'consumer.max.poll.records': 100,
       'producer.linger.ms': 5,
       'restore.consumer.fetch.max.bytes': 1024,
+      'global.consumer.fetch.max.bytes': 2048,
       'topic.retention.ms': 1000,
     };
     const response = await app.inject({ method: 'POST', url: '/api/v1/streams', payload: { type: 'word-count', config } });

@@ -19,24 +19,6 @@ export type GivenSetting = ClientSetting<string>;
 /** The value of `name` for the client being resolved: under its strongest prefix, or unprefixed, if given at all. */
 export type SettingLookup = (name: string) => GivenSetting | undefined;
 
-/** The keys this module reads, each also under Kafka Streams' client prefixes. */
-export const SECURITY_KEYS: readonly string[] = [
-  'security.protocol',
-  'sasl.mechanism',
-  'sasl.jaas.config',
-  'sasl.oauthbearer.token.endpoint.url',
-  'ssl.truststore.type',
-  'ssl.truststore.location',
-  'ssl.truststore.certificates',
-  'ssl.keystore.type',
-  'ssl.keystore.location',
-  'ssl.keystore.certificate.chain',
-  'ssl.keystore.key',
-  'ssl.key.password',
-  'ssl.endpoint.identification.algorithm',
-  'ssl.enabled.protocols',
-];
-
 const PEM_TRUSTSTORE_KEYS = 'ssl.truststore.type=PEM with ssl.truststore.location (a PEM file of CA certificates) or ssl.truststore.certificates (the certificates as PEM text)';
 const PEM_KEYSTORE_KEYS =
   'ssl.keystore.type=PEM with ssl.keystore.location (a PEM file holding the private key and the certificate chain) or ssl.keystore.certificate.chain + ssl.keystore.key (PEM text), plus ssl.key.password when the key is encrypted';
