@@ -181,6 +181,11 @@ export const EnvironmentNotCreatable = define(
 // The web console's assets are built by `npm run build`; a node run from sources without it has none to serve.
 export const ConsoleNotBuilt = define('ConsoleNotBuilt', 503, (dir: string) => `The web console is not built (no ${dir}): run npm run build`);
 export const Unauthorized = define('Unauthorized', 401, () => 'Missing or wrong credentials');
+export const TooManyFailedLogins = define(
+  'TooManyFailedLogins',
+  429,
+  (retryAfterS: number) => `Too many failed logins from this address or as this user: try again in ${retryAfterS} s`,
+);
 export const Forbidden = define('Forbidden', 403, (detail: string) => detail);
 export const InternalError = define(
   'InternalError',

@@ -134,6 +134,8 @@ describe('a node over HTTPS with users, API tokens and JWTs', () => {
       ],
       jwt: { jwks: files.jwks, issuer: 'https://idp.test/', audience: 'sluice', roleClaim: 'sluice.role' },
       tls: { certificate: files.cert, key: files.key },
+      // The walk below tries a wrong password on every route: far more than a client is allowed by default (429).
+      failedLogins: { perAddress: 10_000, perUser: 10_000 },
     }, id);
   });
 

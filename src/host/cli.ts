@@ -63,6 +63,7 @@ The configuration file (YAML or JSON):
       audience: sluice                                      # optional, checked when given
       roleClaim: role                                       # claim holding viewer or operator (a.b for nested)
       allowTokensWithoutExpiry: false                       # true: accept tokens without exp (never expire)
+    failedLogins: { perAddress: 10, perUser: 20, windowMs: 60000 }  # past these, password logins answer 429
     cors: { origins: ["https://console.example.com"] }      # browser origins allowed; none: no CORS
     tls:                      # HTTPS: PEM files (or PEM text via \${file:...} / \${env:...})
       certificate: /etc/sluice/tls/tls.crt

@@ -88,6 +88,7 @@ export class SluiceHost {
         allowPlaintextPasswords: config.server.allowPlaintextPasswords,
         tokens: config.server.tokens,
         jwt: config.server.jwt,
+        failedLogins: config.server.failedLogins,
         headless: config.server.headless,
       },
       https: config.server.tls === undefined ? undefined : loadServerTls(config.server.tls),

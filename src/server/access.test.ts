@@ -7,6 +7,7 @@ import { exportJWK, generateKeyPair, SignJWT, type JWTPayload, type KeyLike } fr
 import pino from 'pino';
 import { buildServer, type ServerOptions } from './app';
 import { hashApiToken, newApiToken } from './auth/api-tokens';
+import * as passwordHash from './auth/password-hash';
 import { hashPassword } from './auth/password-hash';
 import { errorBody } from './schemas/common';
 import { FakeQueries, FakeRegistry } from './testing/fake-instances';
@@ -76,8 +77,8 @@ function jwt(claims: JWTPayload, options: { key?: KeyLike; kid?: string; expires
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-async function status(method: InjectOptions['method'], url: string, headers: Record<string, string> = {}, payload?: object): Promise<number> {
-  return (await app.inject({ method, url, headers, payload })).statusCode;
+async function status(method: InjectOptions['method'], url: string, headers: Record<string, string> = {}, payload?: object, remoteAddress?: string): Promise<number> {
+  return (await app.inject({ method, url, headers, payload, remoteAddress })).statusCode;
 }
 
 describe('authentication and roles', () => {
@@ -172,6 +173,72 @@ describe('authentication and roles', () => {
     const response = await app.inject({ method: 'POST', url: `${I}/restart`, headers: basic('olga', 'operator-pw') });
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual(expect.objectContaining({ message: expect.stringContaining('headless') }));
+  });
+});
+
+describe('failed logins', () => {
+  let clock: number;
+  beforeEach(() => {
+    clock = Date.now();
+    jest.spyOn(Date, 'now').mockImplementation(() => clock);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  const tooMany = (response: { statusCode: number; headers: Record<string, unknown>; json: () => unknown }, retryAfterS: number) => {
+    expect(response.statusCode).toBe(429);
+    expect(response.headers['retry-after']).toBe(String(retryAfterS));
+    expect(response.headers['www-authenticate']).toBeUndefined();
+    expectMatchesSchema(errorBody, response.json());
+    expect(response.json()).toEqual({ error_code: 429, exception: 'TooManyFailedLogins', message: expect.stringContaining(`${retryAfterS} s`), path: I });
+  };
+
+  it('past 10 a minute from an address, answers 429 with Retry-After without checking the password; tokens still pass; after the window logins work again', async () => {
+    await start();
+    const scrypt = jest.spyOn(passwordHash, 'verifyPassword');
+    const statuses: number[] = [];
+    for (let i = 1; i <= 16; i++) statuses.push(await status('GET', I, basic(i % 2 ? 'olga' : 'nobody', `guess-${i}`)));
+    expect(statuses).toEqual([...Array<number>(10).fill(401), ...Array<number>(6).fill(429)]);
+    expect(scrypt).toHaveBeenCalledTimes(10);
+    clock += 20_000;
+    tooMany(await app.inject({ method: 'GET', url: I, headers: basic('olga', 'guess-17') }), 40);
+    // The right password is not even tried: its answer would tell a guess from a miss.
+    tooMany(await app.inject({ method: 'GET', url: I, headers: basic('olga', 'operator-pw') }), 40);
+    expect(scrypt).toHaveBeenCalledTimes(10);
+    for (const token of [OPERATOR_TOKEN, await jwt({ realm_access: { roles: ['viewer'] } })]) expect(await status('GET', I, bearer(token))).toBe(200);
+    expect(await status('GET', I, bearer('sluice_wrong'))).toBe(401);
+    expect(await status('GET', I, basic('vic', 'viewer-pw'), undefined, '10.0.0.2')).toBe(200);
+
+    clock += 40_000;
+    expect(await status('GET', I, basic('olga', 'operator-pw'))).toBe(200);
+    expect(await status('GET', I, basic('olga', 'guess-18'))).toBe(401);
+    const logged429 = logged.map((line) => JSON.parse(line) as { failedLogin?: { reason: string } }).filter((line) => line.failedLogin?.reason === 'too many failed logins, not checked');
+    expect(logged429.length).toBeGreaterThan(0);
+  });
+
+  it('past 20 a minute as a user, from any address, refuses that user only; logins that pass are not counted', async () => {
+    await start();
+    for (let i = 0; i < 30; i++) expect(await status('GET', I, basic('vic', 'viewer-pw'))).toBe(200);
+    for (let i = 0; i < 20; i++) expect(await status('GET', I, basic('olga', `guess-${i}`), undefined, `10.0.${i % 4}.1`)).toBe(401);
+    tooMany(await app.inject({ method: 'GET', url: I, headers: basic('olga', 'operator-pw'), remoteAddress: '10.9.9.9' }), 60);
+    expect(await status('GET', I, basic('vic', 'viewer-pw'), undefined, '10.9.9.9')).toBe(200);
+  });
+
+  it('counts a check from before it runs: of many sent at once, only the budget is tried', async () => {
+    await start();
+    const checks = jest.spyOn(passwordHash, 'verifyPassword');
+    const statuses = await Promise.all(Array.from({ length: 30 }, (_, i) => status('GET', I, basic('olga', `guess-${i}`))));
+    expect(statuses.filter((code) => code === 401)).toHaveLength(10);
+    expect(statuses.filter((code) => code === 429)).toHaveLength(20);
+    expect(checks).toHaveBeenCalledTimes(10);
+  });
+
+  it('takes its budget and window from server.failedLogins', async () => {
+    await start({ access: { ...access, failedLogins: { perAddress: 2, windowMs: 5000 } } });
+    expect(await status('GET', I, basic('olga', 'a'))).toBe(401);
+    expect(await status('GET', I, basic('olga', 'b'))).toBe(401);
+    tooMany(await app.inject({ method: 'GET', url: I, headers: basic('olga', 'c') }), 5);
+    clock += 5000;
+    expect(await status('GET', I, basic('olga', 'operator-pw'))).toBe(200);
   });
 });
 

@@ -1,20 +1,21 @@
 /**
  * Who may use the API. With credentials configured (users, API tokens, JWTs), every route but the probes needs them:
- * none or wrong ones answer 401. A `viewer` reads and queries; changing an instance (restart, stop, delete, deploy)
- * takes an `operator`, else 403. In headless mode those changes are refused to everyone (403), so that a node can be
- * watched but not steered.
+ * none or wrong ones answer 401, and a password login past the budget of failed ones 429 (auth/failed-logins.ts). A
+ * `viewer` reads and queries; changing an instance (restart, stop, delete, deploy) takes an `operator`, else 403. In
+ * headless mode those changes are refused to everyone (403), so that a node can be watched but not steered.
  */
 
 import type { FastifyInstance } from 'fastify';
-import { Forbidden, Unauthorized } from '../errors';
+import { Forbidden, TooManyFailedLogins, Unauthorized } from '../errors';
 import { Authenticator, type AuthenticationOptions } from './auth/authenticator';
-import { FailedLoginLog } from './auth/failed-logins';
+import { DEFAULT_FAILED_LOGIN_LIMITS, FailedLoginLog, FailedLoginThrottle, type FailedLoginLimits } from './auth/failed-logins';
 import { mayCall, type Principal } from './auth/roles';
 // Types the routes' `config` (mutates, public).
 import './route-config';
 
 export interface AccessOptions extends AuthenticationOptions {
   readonly headless?: boolean;
+  readonly failedLogins?: Partial<FailedLoginLimits>;
 }
 
 declare module 'fastify' {
@@ -41,16 +42,23 @@ export function installAccessControl(app: FastifyInstance, options: AccessOption
   const policy: AccessPolicy = { authenticated: authenticator.enabled, headless: options.headless ?? false };
   if (!authenticator.enabled && !options.headless) return policy;
   const failedLogins = new FailedLoginLog(app.log);
+  const throttle = new FailedLoginThrottle({ ...DEFAULT_FAILED_LOGIN_LIMITS, ...options.failedLogins });
   const challenges = authenticator.challenges();
   const challenge = challenges.length === 1 ? challenges[0]! : challenges;
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
     if (authenticator.enabled && !config.public) {
-      const outcome = await authenticator.authenticate(request.headers.authorization);
+      const outcome = await authenticator.authenticate(request.headers.authorization, throttle.gate(request.ip));
       if (outcome.kind !== 'principal') {
-        if (outcome.kind === 'failed') {
-          const { scheme, reason, user } = outcome;
+        if (outcome.kind !== 'none') {
+          const { scheme, user } = outcome;
+          const reason = outcome.kind === 'failed' ? outcome.reason : 'too many failed logins, not checked';
           failedLogins.record({ scheme, reason, user, ip: request.ip, method: request.method, path: request.url.split('?')[0]! });
+        }
+        if (outcome.kind === 'throttled') {
+          const retryAfterS = Math.ceil(outcome.waitMs / 1000);
+          reply.header('retry-after', String(retryAfterS));
+          throw new TooManyFailedLogins(retryAfterS);
         }
         reply.header('www-authenticate', challenge);
         throw new Unauthorized();

@@ -14,6 +14,7 @@ import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../server/timeouts'
 import type { ConfigValue } from '../../streams/runtime/streams-config';
 import { resolvePeerPaths, type PeersConfig } from './peers';
 import type { ApiTokenSpec } from '../../server/auth/api-tokens';
+import type { FailedLoginLimits } from '../../server/auth/failed-logins';
 import type { JwtOptions } from '../../server/auth/jwt';
 import type { UserSpec } from '../../server/auth/users';
 import { resolveReferences } from './references';
@@ -59,6 +60,8 @@ export interface HostConfig {
     tokens?: ApiTokenSpec[];
     /** Bearer JWTs verified against a JWKS; `jwks` is an absolute path once loaded, or a URL. */
     jwt?: JwtOptions;
+    /** Failed password logins allowed per client address and per user in a window (default: the server's). */
+    failedLogins?: Partial<FailedLoginLimits>;
     /** Browser origins allowed to call the API (CORS); none: no CORS headers. */
     cors?: { origins: string[] };
     /** HTTPS: PEM files (absolute paths once loaded) or PEM text; `clientCa` requires client certificates. */

@@ -58,6 +58,15 @@ export const hostConfigSchema = {
             allowTokensWithoutExpiry: { type: 'boolean' },
           },
         },
+        failedLogins: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            perAddress: { type: 'integer', minimum: 1 },
+            perUser: { type: 'integer', minimum: 1 },
+            windowMs: { type: 'integer', minimum: 1 },
+          },
+        },
         cors: {
           type: 'object',
           additionalProperties: false,

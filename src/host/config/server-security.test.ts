@@ -35,7 +35,7 @@ const errorOf = (fn: () => unknown) => {
 };
 
 describe('server security configuration', () => {
-  it('takes users with a hash and a role, tokens, JWT settings (a JWKS file relative to the file) and CORS origins', () => {
+  it('takes users with a hash and a role, tokens, JWT settings (a JWKS file relative to the file), CORS origins and the budget of failed logins', () => {
     const config = load(
       [
         '  users: { alice: { password: "scrypt$...", role: operator } }',
@@ -51,6 +51,7 @@ describe('server security configuration', () => {
     expect(load('  jwt: { jwks: "https://idp/jwks.json" }').server.jwt).toEqual({ jwks: 'https://idp/jwks.json' });
     expect(load('  jwt: { jwks: "https://idp/jwks.json", allowTokensWithoutExpiry: true }').server.jwt?.allowTokensWithoutExpiry).toBe(true);
     expect(config.server.cors).toEqual({ origins: ['https://console.example.com'] });
+    expect(load('  failedLogins: { perAddress: 5, windowMs: 1000 }').server.failedLogins).toEqual({ perAddress: 5, windowMs: 1000 });
   });
 
   it.each([
@@ -59,6 +60,8 @@ describe('server security configuration', () => {
     ['  users: { alice: { password: x } }', "missing key 'server.users.alice.role'"],
     ['  cors: { origins: ["*"] }', 'server.cors.origins[0]'],
     ['  jwt: { jwks: j.json, allowTokensWithoutExpiry: "yes" }', "'server.jwt.allowTokensWithoutExpiry' must be of type boolean"],
+    ['  failedLogins: { perAddress: 0 }', "'server.failedLogins.perAddress' must be >= 1"],
+    ['  failedLogins: { perIp: 5 }', "unknown key 'server.failedLogins.perIp'"],
     ['  tls: { certificate: a.crt }', "missing key 'server.tls.key'"],
   ])('refuses %j in one line naming the key', (text, message) => {
     expect(errorOf(() => load(text))).toContain(message);

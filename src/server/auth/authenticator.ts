@@ -1,7 +1,7 @@
 /**
  * Who sent a request, from its Authorization header: HTTP Basic against the users, `Bearer sluice_...` against the
  * static API tokens, any other bearer credential as a JWT. Answers a principal, a failure (with a reason safe to
- * log), or that no credentials came.
+ * log), a password login refused unchecked (its gate said to wait), or that no credentials came.
  */
 
 import { ApiTokens, isApiToken, type ApiTokenSpec } from './api-tokens';
@@ -22,7 +22,17 @@ export type Authentication =
   | { kind: 'none' }
   /** A principal with no role: a JWT that grants neither viewer nor operator (authenticated, so 403). */
   | { kind: 'principal'; principal: Omit<Principal, 'role'> & { role: Role | undefined } }
-  | { kind: 'failed'; scheme: string; reason: string; user?: string };
+  | { kind: 'failed'; scheme: string; reason: string; user?: string }
+  /** A password login refused unchecked, for `waitMs` more (too many failed logins). */
+  | { kind: 'throttled'; scheme: 'basic'; waitMs: number; user?: string };
+
+/** What a password check asks first, and tells after: failed-logins.ts's throttle, for one client address. */
+export interface PasswordCheckGate {
+  /** How long a login as the user (a configured one, else undefined) must wait unchecked; 0: it is checked now. */
+  enter(user: string | undefined): number;
+  /** The password checked was right. */
+  passed(user: string): void;
+}
 
 export class Authenticator {
   private readonly users: Users | undefined;
@@ -55,26 +65,33 @@ export class Authenticator {
     return challenges;
   }
 
-  async authenticate(header: string | undefined): Promise<Authentication> {
+  async authenticate(header: string | undefined, gate: PasswordCheckGate): Promise<Authentication> {
     if (header === undefined || header.trim() === '') return { kind: 'none' };
     const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
     const scheme = match?.[1]!.toLowerCase() ?? 'malformed';
-    if (match && scheme === 'basic') return this.basic(match[2]!);
+    if (match && scheme === 'basic') return this.basic(match[2]!, gate);
     if (match && scheme === 'bearer') return this.bearer(match[2]!);
     return { kind: 'failed', scheme, reason: 'unsupported authorization scheme' };
   }
 
-  private async basic(encoded: string): Promise<Authentication> {
+  private async basic(encoded: string, gate: PasswordCheckGate): Promise<Authentication> {
     if (!this.users) return { kind: 'failed', scheme: 'basic', reason: 'no users are configured' };
     const decoded = Buffer.from(encoded, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) return { kind: 'failed', scheme: 'basic', reason: 'malformed credentials' };
     const name = decoded.slice(0, colon);
+    const user = this.users.has(name) ? name : undefined;
+    // Asked even when the password was verified before (no scrypt then): past the budget, no guess is tried at all.
+    const waitMs = gate.enter(user);
+    if (waitMs > 0) return { kind: 'throttled', scheme: 'basic', waitMs, user };
     const principal = await this.users.authenticate(name, decoded.slice(colon + 1));
-    if (principal) return { kind: 'principal', principal };
-    return this.users.has(name)
-      ? { kind: 'failed', scheme: 'basic', reason: 'wrong password', user: name }
-      : { kind: 'failed', scheme: 'basic', reason: 'unknown user' };
+    if (principal) {
+      gate.passed(name);
+      return { kind: 'principal', principal };
+    }
+    return user === undefined
+      ? { kind: 'failed', scheme: 'basic', reason: 'unknown user' }
+      : { kind: 'failed', scheme: 'basic', reason: 'wrong password', user };
   }
 
   private async bearer(token: string): Promise<Authentication> {
