@@ -65,17 +65,29 @@ export const TopologyException = define('TopologyException', 400, (detail: strin
 export const ConfigException = define('ConfigException', 400, (detail: string) => `Invalid configuration: ${detail}`);
 export const SerializationException = define('SerializationException', 400, (detail: string) => detail);
 const SerdeNotReadyError = define('SerdeNotReady', 503, (detail: string) => detail);
+export interface SerdeNotReadyOptions extends SluiceErrorOptions {
+  /** What is looked up, as log fields: `{ schemaId: 42 }`, `{ subject: 'orders-value' }`. */
+  lookingUp?: Readonly<Record<string, string | number>>;
+}
+
 /**
- * A deserializer must look something up before it can read a record (a schema id it has not seen): the task stops
- * before that record and processes it again once `ready` settles (it never rejects; a failed look-up is the
- * deserializer's to report on the next try).
+ * A deserializer must look something up before it can read a record (a schema id it has not seen), or a serde's
+ * `prepare` could not yet: the task stops before that record (or before it starts) and tries again once `ready`
+ * settles (it never rejects; a failed look-up is the serde's to report on the next try). A `cause` says the service
+ * asked failed (an outage, which the thread logs) rather than that the answer is still on its way.
  */
 export class SerdeNotReady extends SerdeNotReadyError {
+  readonly lookingUp: Readonly<Record<string, string | number>>;
+  /** The record held until `ready` settles, as the task that holds it fills it in. */
+  record: { topic: string; partition: number; offset: number } | undefined;
+
   constructor(
     detail: string,
     readonly ready: Promise<void>,
+    options: SerdeNotReadyOptions = {},
   ) {
-    super(detail);
+    super(detail, { cause: options.cause });
+    this.lookingUp = options.lookingUp ?? {};
   }
 }
 // The registry client is an optional peer dependency: it brings the cloud KMS SDKs, which most applications do not need.

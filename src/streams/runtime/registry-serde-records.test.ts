@@ -67,6 +67,15 @@ describe('records through a registry serde in a task', () => {
       const output = driver.createOutputTopic('amounts', Serdes.String(), Serdes.Double());
       const pipe = (amount: number) => pipeEventually(() => input.pipeInput(`o${amount}`, writer.serializeTopic!('orders', undefined, { id: `o${amount}`, amount, note: '' })));
       registry.setDown(true);
+      // The task says which record waits.
+      let waiting: unknown;
+      try {
+        input.pipeInput('o0', writer.serializeTopic!('orders', undefined, { id: 'o0', amount: 0, note: '' }));
+      } catch (error) {
+        waiting = error;
+      }
+      expect(waiting).toMatchObject({ record: { topic: 'orders', partition: 0, offset: 0 }, lookingUp: { schemaId: writer.serializeTopic!('orders', undefined, { id: '', amount: 0, note: '' }).readInt32BE(1) } });
+      await (waiting as SerdeNotReady).ready;
       // Each record waits behind the first, which the default handler (log and fail) never sees.
       expect(await pipe(1)).toBe(1);
       expect(await pipe(2)).toBe(1);
@@ -75,7 +84,7 @@ describe('records through a registry serde in a task', () => {
       registry.setDown(false);
       expect(await pipe(4)).toBe(1);
       expect(await pipe(5)).toBe(0);
-      expect(output.readValuesToList()).toEqual([1, 2, 3, 4, 5]);
+      expect(output.readValuesToList()).toEqual([0, 1, 2, 3, 4, 5]);
     } finally {
       await driver.close();
     }

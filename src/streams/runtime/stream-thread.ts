@@ -7,6 +7,7 @@ import { Committer } from './committer';
 import type { ThreadState } from './instance-view';
 import type { SubscriptionInfo } from './partition-assignor';
 import { PartitionPositions } from './partition-positions';
+import { LookupOutages } from './serde-lookups';
 import { TaskCheckpoints } from './task-checkpoints';
 import { streamTaskFactory } from './task-factory';
 import { taskIdToString } from './task-id';
@@ -56,7 +57,8 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     const logger = ctx.logger.child({ thread: this.name });
     const exactlyOnce = ctx.config.processingGuarantee === 'exactly_once_v2';
     this.metrics = createThreadMetrics(ctx.metrics, this.name, Date.now());
-    this.executor = new TaskExecutor(this.inputPositions, this.metrics, ctx.metrics, this.name);
+    const outages = new LookupOutages(logger);
+    this.executor = new TaskExecutor(this.inputPositions, this.metrics, ctx.metrics, this.name, outages);
     this.clients = ctx.clients({
       userData: () => Buffer.from(JSON.stringify(this.subscription())),
       beforeJoin: () => this.commitBeforeJoin(),

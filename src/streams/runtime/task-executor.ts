@@ -5,6 +5,7 @@ import type { ThreadMetrics } from '../metrics/streams-metrics';
 import type { ConsumedRecord } from './consumed-record';
 import { InputPartitionMetrics } from './input-partition-metrics';
 import type { PartitionPositions } from './partition-positions';
+import type { LookupOutages } from './serde-lookups';
 import type { ActiveTask } from './task-manager';
 
 /** Records processed between two looks at the producer's backlog. */
@@ -17,7 +18,8 @@ type FetchedBatch = EachBatchPayload['batch'];
 /**
  * Runs fetched batches through their tasks (Kafka Streams' TaskExecutor): in chunks, each followed by sending what
  * the task produced, and past MAX_UNSENT_RECORDS processing waits until half has gone (the Java producer blocks
- * `send` past `buffer.memory` to the same end). Moves the thread's consumed positions and records its metrics.
+ * `send` past `buffer.memory` to the same end). A record whose serde looks something up waits for it, an outage of
+ * what it asks told in the thread's log. Moves the thread's consumed positions and records its metrics.
  */
 export class TaskExecutor {
   private readonly inputMetrics: InputPartitionMetrics;
@@ -27,6 +29,7 @@ export class TaskExecutor {
     private readonly metrics: ThreadMetrics,
     registry: MetricsRegistry,
     threadName: string,
+    private readonly outages: LookupOutages,
   ) {
     this.inputMetrics = new InputPartitionMetrics(registry, threadName);
   }
@@ -48,6 +51,8 @@ export class TaskExecutor {
     this.metrics.pollRecords.record(records.length);
     let processed = 0;
     let elapsed = 0;
+    let waitingSince: number | undefined;
+    let outage = false;
     for (;;) {
       const chunkStart = performance.now();
       let n: number;
@@ -58,10 +63,16 @@ export class TaskExecutor {
         // A serde looks something up (a schema): what was processed goes out meanwhile, and the record is tried again.
         elapsed += performance.now() - chunkStart;
         collector.sendBuffered();
+        waitingSince ??= Date.now();
+        if (error.cause !== undefined) outage = true;
+        this.outages.waiting(error, waitingSince);
         await error.ready;
         if (stopped()) return false;
         continue;
       }
+      if (outage) this.outages.answered();
+      waitingSince = undefined;
+      outage = false;
       elapsed += performance.now() - chunkStart;
       processed += n;
       if (n < PROCESS_CHUNK) break;

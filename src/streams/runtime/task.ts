@@ -307,7 +307,10 @@ export class StreamTask {
         rawValue === null ? null : valueSerde.deserializeTopic ? valueSerde.deserializeTopic(consumed.topic, consumed.headers, rawValue) : valueSerde.deserialize(rawValue);
     } catch (error) {
       // Not consumed: the task processes it again once the serde is ready.
-      if (error instanceof SerdeNotReady) throw error;
+      if (error instanceof SerdeNotReady) {
+        error.record ??= { topic: consumed.topic, partition: consumed.partition, offset: consumed.offset };
+        throw error;
+      }
       this.markConsumed(consumed);
       const reason = `cannot deserialize the record at ${consumed.topic}-${consumed.partition}@${consumed.offset}`;
       const cause = asError(error);

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { makeTestCertificates, type TestCertificates } from '../../kafka/testing/certificates';
 import { SchemaRegistrySerdes } from '.';
+import { urlWithoutCredentials } from './registry-client';
 import { RegistryDouble } from './testing/registry-double';
 
 const ORDER: Schema = { type: 'record', name: 'Order', fields: [{ name: 'id', type: 'string' }] };
@@ -80,6 +81,10 @@ describe("the registry client's connection", () => {
     } finally {
       await registry.stop();
     }
+  });
+
+  it('names the registry without the credentials its URL may carry', () => {
+    expect(urlWithoutCredentials('https://app:secret@registry-1:8081, http://registry-2:8081/path@x')).toBe('https://registry-1:8081,http://registry-2:8081/path@x');
   });
 });
 

@@ -142,6 +142,14 @@ export function subjectName(strategy: SubjectNameStrategy, topic: string, isKey:
   return strategy === 'record' ? recordName : `${topic}-${recordName}`;
 }
 
+/** The registry's URLs without the credentials a URL may carry (`https://user:password@host`). */
+export function urlWithoutCredentials(urls: string): string {
+  return urls
+    .split(',')
+    .map((u) => u.trim().replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1'))
+    .join(',');
+}
+
 /**
  * Whether a failed registry call says something about the record (no such schema or subject, a schema the registry
  * refuses), rather than about the registry (unreachable, timing out, overloaded, refusing the credentials): the first

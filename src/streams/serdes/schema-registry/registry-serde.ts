@@ -1,7 +1,7 @@
 import { SerdeNotReady } from '../../../errors';
 import type { Serde, SerdeHeaders } from '../serde';
 import { serdeError } from '../serde-errors';
-import { ensureClientInstalled, isDefinitive, type RegistryClient, registryClient, registrySettings, type RegistrySettings, subjectName } from './registry-client';
+import { ensureClientInstalled, isDefinitive, type RegistryClient, registryClient, registrySettings, type RegistrySettings, subjectName, urlWithoutCredentials } from './registry-client';
 
 /** Confluent's wire format: magic byte 0, the schema id as a 4-byte big-endian integer, then the payload. */
 const MAGIC = 0;
@@ -144,11 +144,11 @@ export abstract class RegistrySerde<T> implements Serde<T> {
       this.lookups.set(id, lookup);
     }
     const outage = this.outages.get(id);
+    if (outage === undefined) throw new SerdeNotReady(`looking up schema id ${id} in the Schema Registry`, lookup, { lookingUp: { schemaId: id } });
     throw new SerdeNotReady(
-      outage === undefined
-        ? `looking up schema id ${id} in the Schema Registry`
-        : `the Schema Registry did not answer for schema id ${id} (${outage.error.message}); trying again (attempt ${outage.attempts + 1})`,
+      `the Schema Registry at ${urlWithoutCredentials(this.settings!.url)} does not answer for schema id ${id}; trying again (attempt ${outage.attempts + 1})`,
       lookup,
+      { lookingUp: { schemaId: id }, cause: outage.error },
     );
   }
 
