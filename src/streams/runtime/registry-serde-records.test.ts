@@ -2,10 +2,10 @@
  * Records read through a Schema Registry serde in a task (the topology test driver on an in-process registry double):
  * an unreachable registry holds the record until it answers, never handing it to the deserialization handler; a
  * record of an unknown schema id or a payload its schema cannot read goes to the handler, named by topic, partition,
- * offset and schema id, under each handler setting.
+ * offset and schema id, under each handler setting; a registry refusing the credentials fails the task instead.
  */
-import type { Schema } from 'avsc';
-import { SerdeNotReady, SerializationException } from '../../errors';
+import { type Schema, Type } from 'avsc';
+import { ConfigException, SerdeNotReady, SerializationException } from '../../errors';
 import { StreamsBuilder } from '../kstream/streams-builder';
 import { Serdes } from '../serdes/serdes';
 import { SchemaRegistrySerdes } from '../serdes/schema-registry';
@@ -86,6 +86,36 @@ describe('records through a registry serde in a task', () => {
       expect(await pipe(5)).toBe(0);
       expect(output.readValuesToList()).toEqual([0, 1, 2, 3, 4, 5]);
     } finally {
+      await driver.close();
+    }
+  });
+
+  it('fails on a record whose schema the registry refuses to look up with the credentials: never handed to the handler, so never skipped', async () => {
+    const driver = await driverFor('refused', { 'default.deserialization.exception.handler': 'LogAndContinueExceptionHandler' });
+    try {
+      // A schema id the registry client has not looked up yet.
+      const v3 = { ...(ORDER_V2 as object), fields: [...(ORDER_V2 as { fields: object[] }).fields, { name: 'rush', type: 'boolean', default: false }] } as Schema;
+      const id = registry.register('orders-value', JSON.stringify(v3));
+      const bytes = framed(id, Type.forSchema(v3).toBuffer({ id: 'r', amount: 1, note: '', rush: true }));
+      const input = driver.createInputTopic('orders', Serdes.String(), Serdes.Bytes());
+      registry.setUsers(['someone:else']);
+      let failure: unknown;
+      // Three look-ups, each awaited by one pipe; the next pipe meets the failure.
+      for (let pipes = 0; failure === undefined; pipes++) {
+        expect(pipes).toBeLessThan(4);
+        failure = await pipeEventually(() => input.pipeInput('r', bytes)).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      }
+      expect(failure).toBeInstanceOf(ConfigException);
+      expect((failure as Error).message).toBe(
+        `Invalid configuration: the Schema Registry at ${url} refused the credentials (HTTP 401) for schema id ${id}: check basic.auth.user.info`,
+      );
+      expect(driver.droppedRecords).toBe(0);
+      expect(driver.createOutputTopic('amounts', Serdes.String(), Serdes.Double()).isEmpty()).toBe(true);
+    } finally {
+      registry.setUsers(undefined);
       await driver.close();
     }
   });

@@ -1,4 +1,4 @@
-import { IllegalState, ProcessorException, SerdeNotReady, SerializationException, SluiceError, StreamsException, TopologyException } from '../../errors';
+import { ConfigException, IllegalState, ProcessorException, SerdeNotReady, SerializationException, SluiceError, StreamsException, TopologyException } from '../../errors';
 import type { Cancellable, Processor, ProcessorContext, PunctuationType, Punctuator } from '../processor/processor';
 import type { Headers, RecordMetadata, StreamRecord } from '../processor/record';
 import type { Serde, SerdeHeaders } from '../serdes/serde';
@@ -311,6 +311,8 @@ export class StreamTask {
         error.record ??= { topic: consumed.topic, partition: consumed.partition, offset: consumed.offset };
         throw error;
       }
+      // The serde's configuration, not the record (a registry refusing the credentials): the task fails, the record not consumed.
+      if (error instanceof ConfigException) throw error;
       this.markConsumed(consumed);
       const reason = `cannot deserialize the record at ${consumed.topic}-${consumed.partition}@${consumed.offset}`;
       const cause = asError(error);

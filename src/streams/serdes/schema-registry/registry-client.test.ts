@@ -40,10 +40,12 @@ describe("the registry client's connection", () => {
       expect(registry.requests.filter((r) => r === 'POST /subjects/orders-value/versions')).toHaveLength(2);
     });
 
-    it('refuses a registry its truststore does not vouch for, and checks the host name unless the algorithm is empty', async () => {
-      await expect(registers({ 'schema.registry.url': url, 'schema.registry.ssl.truststore.certificates': certs.unknownCa })).rejects.toThrow(/certificate/i);
+    it('refuses a registry its truststore does not vouch for, and checks the host name unless the algorithm is empty: a configuration error', async () => {
+      await expect(registers({ 'schema.registry.url': url, 'schema.registry.ssl.truststore.certificates': certs.unknownCa })).rejects.toThrow(
+        expect.objectContaining({ exception: 'ConfigException', message: expect.stringContaining(`the Schema Registry at ${url} presented a certificate Sluice does not trust`) }),
+      );
       const byName = url.replace('127.0.0.1', 'localhost');
-      await expect(registers({ 'schema.registry.url': byName, 'schema.registry.ssl.truststore.certificates': certs.ca })).rejects.toThrow(/altnames|localhost/i);
+      await expect(registers({ 'schema.registry.url': byName, 'schema.registry.ssl.truststore.certificates': certs.ca })).rejects.toThrow(/ERR_TLS_CERT_ALTNAME_INVALID/);
       await registers({ 'schema.registry.url': byName, 'schema.registry.ssl.truststore.certificates': certs.ca, 'schema.registry.ssl.endpoint.identification.algorithm': '' });
     });
 
@@ -59,7 +61,7 @@ describe("the registry client's connection", () => {
     const url = await registry.start();
     try {
       const trust = { 'schema.registry.url': url, 'schema.registry.ssl.truststore.certificates': certs.ca };
-      await expect(registers(trust)).rejects.toThrow();
+      await expect(registers(trust)).rejects.toThrow(expect.objectContaining({ exception: 'ConfigException', message: expect.stringContaining('refused the client certificate') }));
       await registers({
         ...trust,
         'schema.registry.ssl.keystore.certificate.chain': certs.client.chain,
@@ -72,11 +74,16 @@ describe("the registry client's connection", () => {
     }
   });
 
-  it('sends basic.auth.user.info, and a refused login fails the look-up', async () => {
+  it('sends basic.auth.user.info; refused credentials are a configuration error naming the registry, the subject and the status', async () => {
     const registry = new RegistryDouble({ users: ['app:right'] });
     const url = await registry.start();
     try {
-      await expect(registers({ 'schema.registry.url': url, 'basic.auth.user.info': 'app:wrong' })).rejects.toThrow(/Unauthorized/);
+      await expect(registers({ 'schema.registry.url': url, 'basic.auth.user.info': 'app:wrong' })).rejects.toThrow(
+        expect.objectContaining({
+          exception: 'ConfigException',
+          message: `Invalid configuration: the Schema Registry at ${url} refused the credentials (HTTP 401) for subject 'orders-value': check basic.auth.user.info`,
+        }),
+      );
       await registers({ 'schema.registry.url': url, 'basic.auth.user.info': 'app:right' });
     } finally {
       await registry.stop();

@@ -142,6 +142,35 @@ export function subjectName(strategy: SubjectNameStrategy, topic: string, isKey:
   return strategy === 'record' ? recordName : `${topic}-${recordName}`;
 }
 
+/** Node's codes for a server certificate that its truststore or its name does not vouch for. */
+const CERTIFICATE_REFUSALS = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_UNTRUSTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** OpenSSL's alerts from a registry that wants a client certificate, or does not vouch for the one presented. */
+const CLIENT_CERTIFICATE_REFUSALS = new Set(['ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', 'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE', 'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA']);
+
+/**
+ * Why a registry call failed. `record`: no such schema or subject, a schema the registry refuses, which the
+ * deserialization handler decides on. `refused`: the registry refuses the credentials (401, 403) or the client
+ * certificate, or Sluice refuses the registry's certificate, a configuration error that fails the task. `outage`: unreachable, timing out, overloaded, waited
+ * out so that an outage never skips a record.
+ */
+export type RegistryFailure = 'record' | 'refused' | 'outage';
+
+export function registryFailure(error: unknown): RegistryFailure {
+  const { status, code } = error as { status?: unknown; code?: unknown };
+  if (status === 404 || status === 409 || status === 422) return 'record';
+  if (status === 401 || status === 403 || CERTIFICATE_REFUSALS.has(String(code)) || CLIENT_CERTIFICATE_REFUSALS.has(String(code))) return 'refused';
+  return 'outage';
+}
+
 /** The registry's URLs without the credentials a URL may carry (`https://user:password@host`). */
 export function urlWithoutCredentials(urls: string): string {
   return urls
@@ -150,12 +179,17 @@ export function urlWithoutCredentials(urls: string): string {
     .join(',');
 }
 
-/**
- * Whether a failed registry call says something about the record (no such schema or subject, a schema the registry
- * refuses), rather than about the registry (unreachable, timing out, overloaded, refusing the credentials): the first
- * is the deserialization handler's to decide, the second is waited out, so that an outage never skips a record.
- */
-export function isDefinitive(error: unknown): boolean {
-  const status = (error as { status?: unknown }).status;
-  return status === 404 || status === 409 || status === 422;
+/** The configuration error a refused call (`registryFailure` answered `refused`) fails the task with. */
+export function refusal(urls: string, what: string, error: unknown): InstanceType<typeof ConfigException> {
+  const at = `the Schema Registry at ${urlWithoutCredentials(urls)}`;
+  const { status, code } = error as { status?: unknown; code?: unknown };
+  const detail =
+    status === 401
+      ? `${at} refused the credentials (HTTP 401) for ${what}: check basic.auth.user.info`
+      : status === 403
+        ? `${at} refused access to ${what} (HTTP 403): check what the user of basic.auth.user.info may read and register`
+        : CLIENT_CERTIFICATE_REFUSALS.has(String(code))
+          ? `${at} refused the client certificate (${String(code)}) when asked for ${what}: check schema.registry.ssl.keystore.*`
+          : `${at} presented a certificate Sluice does not trust (${String(code)}) when asked for ${what}: check schema.registry.ssl.truststore.* and the URL's host name`;
+  return new ConfigException(detail, { cause: error });
 }

@@ -1,7 +1,17 @@
 import { SerdeNotReady } from '../../../errors';
 import type { Serde, SerdeHeaders } from '../serde';
 import { serdeError } from '../serde-errors';
-import { ensureClientInstalled, isDefinitive, type RegistryClient, registryClient, registrySettings, type RegistrySettings, subjectName, urlWithoutCredentials } from './registry-client';
+import {
+  ensureClientInstalled,
+  refusal,
+  type RegistryClient,
+  registryClient,
+  registryFailure,
+  registrySettings,
+  type RegistrySettings,
+  subjectName,
+  urlWithoutCredentials,
+} from './registry-client';
 
 /** Confluent's wire format: magic byte 0, the schema id as a 4-byte big-endian integer, then the payload. */
 const MAGIC = 0;
@@ -10,6 +20,12 @@ export const HEADER_BYTES = 5;
 /** Waits between look-ups of a schema while the registry is unreachable: Kafka's retry backoff, doubling to a cap. */
 const OUTAGE_BACKOFF_MS = 100;
 const OUTAGE_BACKOFF_MAX_MS = 5_000;
+/**
+ * Calls a call the registry refuses (401, 403, a certificate not trusted) gets, the backoff between them, before the
+ * task fails: the credentials are the node's, fixed while it runs, but a registry whose own credential store is
+ * being rotated or reloaded may refuse for a moment.
+ */
+const REFUSED_ATTEMPTS = 3;
 
 export type SchemaType = 'AVRO' | 'PROTOBUF' | 'JSON';
 
@@ -25,17 +41,22 @@ interface Writer<T> {
   encode: (value: T) => Buffer;
 }
 
+/** Calls that failed in a row for the registry's sake, and the last one's error. */
 interface Outage {
   attempts: number;
   error: Error;
 }
+
+/** A failed registry call: for good (the error to report), or for now (tried again once the backoff has passed). */
+type Failure = { error: Error } | { outage: Outage; backoff: Promise<void> };
 
 /**
  * What the registry serdes share: Confluent's wire format, the subject of a topic, the writer's schema id resolved per
  * topic before records pass (`prepare`), and each schema id a record names looked up once. A look-up that fails for
  * the record's sake (no such id) is reported by the next read of it, which the deserialization handler decides on;
  * one that fails for the registry's (unreachable, timing out) is tried again with a backoff, the record held
- * (SerdeNotReady) until it can be read: an outage never skips a record.
+ * (SerdeNotReady) until it can be read: an outage never skips a record. Refused credentials (or a certificate not trusted) are a configuration error (ConfigException), which fails the
+ * task after a few tries.
  */
 export abstract class RegistrySerde<T> implements Serde<T> {
   abstract readonly name: string;
@@ -45,8 +66,10 @@ export abstract class RegistrySerde<T> implements Serde<T> {
   private readonly writers = new Map<string, Writer<T>>();
   private readonly readers = new Map<number, (payload: Buffer) => T>();
   private readonly lookups = new Map<number, Promise<void>>();
+  /** Look-ups of schema ids that failed for good: what the next read of each reports. */
   private readonly failures = new Map<number, Error>();
-  private readonly outages = new Map<number, Outage>();
+  /** Outages by what is looked up: `schema id 42`, `subject 'orders-value'`. */
+  private readonly outages = new Map<string, Outage>();
 
   constructor(protected readonly isKey: boolean) {
     // A serde made without the client installed fails as the topology is built, not at its first record.
@@ -62,6 +85,7 @@ export abstract class RegistrySerde<T> implements Serde<T> {
   abstract fromJson(json: unknown): T;
   abstract toJson(value: T): unknown;
 
+  /** Resolves the schema id the serde writes `topic` with (registering the schema, or looking it up). */
   async prepare(topic: string, config: Readonly<Record<string, unknown>>): Promise<void> {
     const client = this.configure(config);
     if (this.writers.has(topic)) return;
@@ -69,26 +93,32 @@ export abstract class RegistrySerde<T> implements Serde<T> {
     const given = this.givenSchema();
     const strategy = this.isKey ? settings.keySubjectNameStrategy : settings.valueSubjectNameStrategy;
     const subject = subjectName(strategy, topic, this.isKey, given?.recordName);
-    let id: number;
-    let schema: string;
-    if (settings.useLatestVersion || given === undefined) {
-      const latest = await client.getLatestSchemaMetadata(subject);
-      if ((latest.schemaType ?? 'AVRO') !== this.schemaType) {
-        throw serdeError(this.name, `subject '${subject}' holds a ${latest.schemaType ?? 'AVRO'} schema, not ${this.schemaType}`);
-      }
-      id = latest.id!;
-      schema = latest.schema;
-    } else {
-      const info = { schemaType: this.schemaType, schema: given.schema };
-      id = settings.autoRegister ? await client.register(subject, info) : await client.getId(subject, info);
-      schema = given.schema;
+    const what = `subject '${subject}'`;
+    let writer: { id: number; schema: string; schemaType: string };
+    try {
+      writer = await this.writerSchema(client, subject, given);
+    } catch (error) {
+      throw registryFailure(error) === 'refused' ? refusal(settings.url, what, error) : error;
     }
+    if (writer.schemaType !== this.schemaType) throw serdeError(this.name, `subject '${subject}' holds a ${writer.schemaType} schema, not ${this.schemaType}`);
     const header = Buffer.alloc(HEADER_BYTES);
     header[0] = MAGIC;
-    header.writeInt32BE(id, 1);
-    this.writers.set(topic, { id, header, encode: this.encoder(schema) });
+    header.writeInt32BE(writer.id, 1);
+    this.writers.set(topic, { id: writer.id, header, encode: this.encoder(writer.schema) });
     // What it writes it reads back (a store's values) without a look-up.
-    if (!this.readers.has(id)) this.readers.set(id, this.decoder(schema));
+    if (!this.readers.has(writer.id)) this.readers.set(writer.id, this.decoder(writer.schema));
+  }
+
+  /** The schema a subject is written with: the given one (registered, or looked up), or the subject's latest. */
+  private async writerSchema(client: RegistryClient, subject: string, given: GivenSchema | undefined): Promise<{ id: number; schema: string; schemaType: string }> {
+    const settings = this.settings!;
+    if (settings.useLatestVersion || given === undefined) {
+      const latest = await client.getLatestSchemaMetadata(subject);
+      return { id: latest.id!, schema: latest.schema, schemaType: latest.schemaType ?? 'AVRO' };
+    }
+    const info = { schemaType: this.schemaType, schema: given.schema };
+    const id = settings.autoRegister ? await client.register(subject, info) : await client.getId(subject, info);
+    return { id, schema: given.schema, schemaType: this.schemaType };
   }
 
   serialize(): Buffer {
@@ -134,7 +164,7 @@ export abstract class RegistrySerde<T> implements Serde<T> {
     const failure = this.failures.get(id);
     if (failure !== undefined) {
       this.failures.delete(id);
-      throw serdeError(this.name, `cannot read schema id ${id} from the Schema Registry: ${failure.message}`);
+      throw failure;
     }
     const client = this.client;
     if (client === undefined) throw serdeError(this.name, `schema id ${id}: the serde was not prepared (no registry configured)`);
@@ -143,39 +173,56 @@ export abstract class RegistrySerde<T> implements Serde<T> {
       lookup = this.fetchReader(client, id).finally(() => this.lookups.delete(id));
       this.lookups.set(id, lookup);
     }
-    const outage = this.outages.get(id);
-    if (outage === undefined) throw new SerdeNotReady(`looking up schema id ${id} in the Schema Registry`, lookup, { lookingUp: { schemaId: id } });
-    throw new SerdeNotReady(
-      `the Schema Registry at ${urlWithoutCredentials(this.settings!.url)} does not answer for schema id ${id}; trying again (attempt ${outage.attempts + 1})`,
-      lookup,
-      { lookingUp: { schemaId: id }, cause: outage.error },
-    );
+    const what = `schema id ${id}`;
+    const outage = this.outages.get(what);
+    if (outage === undefined) throw new SerdeNotReady(`looking up ${what} in the Schema Registry`, lookup, { lookingUp: { schemaId: id } });
+    throw new SerdeNotReady(this.outageDetail(what, outage), lookup, { lookingUp: { schemaId: id }, cause: outage.error });
   }
 
   /** Looks a schema id up once; settles (never rejects) when it is known, failed for good, or the backoff has passed. */
   private async fetchReader(client: RegistryClient, id: number): Promise<void> {
-    const attempts = this.outages.get(id)?.attempts ?? 0;
+    const what = `schema id ${id}`;
     let info;
     try {
       info = await client.getBySubjectAndId('', id);
     } catch (error) {
-      const cause = error instanceof Error ? error : new Error(String(error));
-      if (isDefinitive(error)) {
-        this.outages.delete(id);
-        this.failures.set(id, cause);
-        return;
-      }
-      this.outages.set(id, { attempts: attempts + 1, error: cause });
-      const backoff = Math.min(OUTAGE_BACKOFF_MS * 2 ** attempts, OUTAGE_BACKOFF_MAX_MS);
-      await new Promise((resolve) => setTimeout(resolve, backoff));
+      const failure = this.failure(what, error, (cause) => this.unreadable(id, cause));
+      if ('error' in failure) this.failures.set(id, failure.error);
+      else await failure.backoff;
       return;
     }
-    this.outages.delete(id);
+    this.outages.delete(what);
     try {
       if ((info.schemaType ?? 'AVRO') !== this.schemaType) throw new Error(`it is a ${info.schemaType ?? 'AVRO'} schema, not ${this.schemaType}`);
       this.readers.set(id, this.decoder(info.schema));
     } catch (error) {
-      this.failures.set(id, error as Error);
+      this.failures.set(id, this.unreadable(id, error as Error));
     }
+  }
+
+  /**
+   * What a failed call for `what` comes to: the record's failure (as `recordError` reports it), or refused credentials
+   * past REFUSED_ATTEMPTS, for good; anything else an outage, called again after a backoff (100 ms doubling to 5 s).
+   */
+  private failure(what: string, error: unknown, recordError: (cause: Error) => Error = (cause) => cause): Failure {
+    const cause = error instanceof Error ? error : new Error(String(error));
+    const kind = registryFailure(error);
+    const attempts = (this.outages.get(what)?.attempts ?? 0) + 1;
+    if (kind === 'record' || (kind === 'refused' && attempts >= REFUSED_ATTEMPTS)) {
+      this.outages.delete(what);
+      return { error: kind === 'refused' ? refusal(this.settings!.url, what, error) : recordError(cause) };
+    }
+    const outage = { attempts, error: cause };
+    this.outages.set(what, outage);
+    const backoff = Math.min(OUTAGE_BACKOFF_MS * 2 ** (attempts - 1), OUTAGE_BACKOFF_MAX_MS);
+    return { outage, backoff: new Promise((resolve) => setTimeout(resolve, backoff)) };
+  }
+
+  private outageDetail(what: string, outage: Outage): string {
+    return `the Schema Registry at ${urlWithoutCredentials(this.settings!.url)} does not answer for ${what}; trying again (attempt ${outage.attempts + 1})`;
+  }
+
+  private unreadable(id: number, cause: Error): Error {
+    return serdeError(this.name, `cannot read schema id ${id} from the Schema Registry: ${cause.message}`);
   }
 }

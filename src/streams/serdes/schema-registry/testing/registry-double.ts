@@ -30,8 +30,11 @@ export class RegistryDouble {
   private readonly subjects = new Map<string, number[]>();
   private server: http.Server | undefined;
   private down = false;
+  private users: readonly string[] | undefined;
 
-  constructor(private readonly options: RegistryDoubleOptions = {}) {}
+  constructor(private readonly options: RegistryDoubleOptions = {}) {
+    this.users = options.users;
+  }
 
   /** Starts listening on a free port of 127.0.0.1 and answers its URL. */
   async start(): Promise<string> {
@@ -56,6 +59,11 @@ export class RegistryDouble {
   setDown(down: boolean): void {
     this.down = down;
     if (down) this.server?.closeAllConnections();
+  }
+
+  /** Who may call it from now on (credentials changed on the registry's side); undefined: anyone. */
+  setUsers(users: readonly string[] | undefined): void {
+    this.users = users;
   }
 
   /** Registers a schema as another application would; answers its id. */
@@ -92,7 +100,7 @@ export class RegistryDouble {
       res.writeHead(status, { 'content-type': CONTENT_TYPE });
       res.end(JSON.stringify(body));
     };
-    const users = this.options.users;
+    const users = this.users;
     if (users !== undefined) {
       const given = req.headers.authorization?.match(/^Basic (.+)$/)?.[1];
       if (given === undefined || !users.includes(Buffer.from(given, 'base64').toString('utf8'))) {
