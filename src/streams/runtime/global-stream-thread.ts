@@ -10,6 +10,7 @@ import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type 
 import type { ConsumedRecord } from './consumed-record';
 import { meteredStore } from './metered-store';
 import type { RecordCollector } from './record-collector';
+import { LookupOutages, prepareSerdes } from './serde-lookups';
 import type { StateDirectory } from './state-directory';
 import type { StreamsConfig } from './streams-config';
 import { StreamTask } from './task';
@@ -136,7 +137,7 @@ export class GlobalStreamThread {
     stateDirectory.lock(GLOBAL_TASK, GLOBAL_TASK);
     this.locked = true;
     this.partitionCounts = partitionCounts;
-    await this.task.prepareSerdes();
+    if (!(await prepareSerdes(this.task, new LookupOutages(logger), () => !this.closing))) return;
     await this.openStores();
     const startedAt = Date.now();
     const restored = new Promise<void>((resolve, reject) => (this.started = { resolve, reject }));

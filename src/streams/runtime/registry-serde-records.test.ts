@@ -48,10 +48,10 @@ describe('records through a registry serde in a task', () => {
   });
   afterAll(() => registry.stop());
 
-  async function driverFor(app: string, extra: Record<string, unknown> = {}): Promise<TopologyTestDriver> {
+  async function driverFor(app: string, extra: Record<string, unknown> = {}, topic = 'orders'): Promise<TopologyTestDriver> {
     const b = new StreamsBuilder();
     const orders = SchemaRegistrySerdes.avro<Order>({ schema: ORDER });
-    b.stream<string, Order>('orders', { keySerde: Serdes.String(), valueSerde: orders }).mapValues((o) => o.amount).to('amounts', { valueSerde: Serdes.Double() });
+    b.stream<string, Order>(topic, { keySerde: Serdes.String(), valueSerde: orders }).mapValues((o) => o.amount).to('amounts', { valueSerde: Serdes.Double() });
     const driver = new TopologyTestDriver(b.build(), { 'application.id': app, 'schema.registry.url': url, ...extra });
     await driver.prepareSerdes();
     return driver;
@@ -85,6 +85,19 @@ describe('records through a registry serde in a task', () => {
       expect(await pipe(4)).toBe(1);
       expect(await pipe(5)).toBe(0);
       expect(output.readValuesToList()).toEqual([0, 1, 2, 3, 4, 5]);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it('prepares its serdes once the registry answers, as a thread does', async () => {
+    registry.setDown(true);
+    setTimeout(() => registry.setDown(false), 400);
+    const started = Date.now();
+    // A topic of its own: the registry client remembers what it registered.
+    const driver = await driverFor('prepare-outage', {}, 'orders-later');
+    try {
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     } finally {
       await driver.close();
     }

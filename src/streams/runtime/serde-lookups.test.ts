@@ -1,8 +1,13 @@
 /**
  * A thread's look-ups through a Schema Registry that stops answering (the in-process registry double): the executor
- * holds the record and tells the outage once, and when it ends. The task is a stand-in that read through a real registry serde: what StreamTask adds is tested through the
+ * holds the record and tells the outage once, and when it ends; a task created meanwhile waits, its serdes asked
+ * again, while the thread's other tasks run; a registry refusing the credentials fails the task that prepares.
+ * The tasks are stand-ins that read through a real registry serde: what StreamTask adds is tested through the
  * topology test driver (registry-serde-records.test.ts).
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { Schema } from 'avsc';
 import pino from 'pino';
 import { SerdeNotReady } from '../../errors';
@@ -11,13 +16,19 @@ import { createThreadMetrics } from '../metrics/streams-metrics';
 import type { Serde } from '../serdes/serde';
 import { SchemaRegistrySerdes } from '../serdes/schema-registry';
 import { RegistryDouble } from '../serdes/schema-registry/testing/registry-double';
+import { Topology } from '../topology/topology';
+import { Committer } from './committer';
 import type { ConsumedRecord } from './consumed-record';
 import { KafkaRecordCollector } from './kafka-record-collector';
 import { PartitionPositions } from './partition-positions';
 import { LookupOutages } from './serde-lookups';
+import { StateDirectory } from './state-directory';
 import type { StreamTask } from './task';
+import { TaskCheckpoints } from './task-checkpoints';
 import { TaskExecutor } from './task-executor';
-import { ActiveTask } from './task-manager';
+import { taskIdToString, type TaskId } from './task-id';
+import { ActiveTask, type CreatedTask, TaskManager } from './task-manager';
+import { TopologyMetadata } from './topology-metadata';
 
 const ORDER: Schema = { type: 'record', name: 'Order', namespace: 'shop', fields: [{ name: 'id', type: 'string' }] };
 const ORDER_V2: Schema = { type: 'record', name: 'Order', namespace: 'shop', fields: [{ name: 'id', type: 'string' }, { name: 'note', type: 'string', default: '' }] };
@@ -35,6 +46,14 @@ function capturedLogger(): { logger: pino.Logger; lines: Record<string, unknown>
 
 const warnings = (lines: Record<string, unknown>[]) => lines.filter((l) => l.level === 40);
 const infos = (lines: Record<string, unknown>[]) => lines.filter((l) => l.level === 30);
+
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -82,7 +101,10 @@ describe('look-ups while the registry does not answer, in a thread', () => {
     config = { 'schema.registry.url': url };
   });
   afterAll(() => registry.stop());
-  afterEach(() => registry.setDown(false));
+  afterEach(() => {
+    registry.setDown(false);
+    registry.setUsers(undefined);
+  });
 
   /** Records of `topic` written by another application, with a schema the reader has not seen (a look-up each time). */
   async function writtenByAnother(topic: string, ids: string[], from = 0): Promise<ConsumedRecord[]> {
@@ -159,5 +181,111 @@ describe('look-ups while the registry does not answer, in a thread', () => {
     expect(await executor.execute(active, batchOf(more.map((r) => ({ ...r, topic: 'orders' }))) as never, () => false)).toBe(true);
     expect(read).toEqual(['a', 'b', 'c', 'd']);
     expect(lines).toHaveLength(2);
+  });
+
+  describe('a task whose serdes prepare while the registry is out of reach', () => {
+    let stateDir: string;
+    beforeEach(() => {
+      stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-serde-lookups-'));
+    });
+    afterEach(() => fs.rmSync(stateDir, { recursive: true, force: true }));
+
+    /**
+     * Sub-topology 0 reads `topic` through a registry serde, 1 reads `other` with none. Each test has a topic of its
+     * own: the registry client remembers what it registered.
+     */
+    function manager(topic: string, prepared: (taskId: string, error?: unknown) => void) {
+      const { logger, lines } = capturedLogger();
+      const metadata = new TopologyMetadata(new Topology().addSource('source', topic).addSource('other-source', 'other'), 'app');
+      const directory = new StateDirectory(stateDir, 'app');
+      const checkpoints = new TaskCheckpoints(directory, false);
+      const serde = SchemaRegistrySerdes.avro<Order>({ schema: ORDER });
+      const createTask = async (id: TaskId): Promise<CreatedTask> => {
+        const task = {
+          id,
+          name: taskIdToString(id),
+          stores: new Map(),
+          prepareSerdes: () => (id.subtopology === 0 ? serde.prepare!(topic, config) : Promise.resolve()),
+          initializeStores: () => undefined,
+          initializeProcessors: () => undefined,
+          flushStores: async () => undefined,
+          closeStores: async () => undefined,
+          close: async () => undefined,
+          consumedPositions: () => [],
+          prepareCommit: () => undefined,
+        };
+        return {
+          task: task as unknown as StreamTask,
+          output: { collector: new KafkaRecordCollector({ sendBatch: async () => [] }, new Map()) },
+          metrics: { restoreRemaining: () => undefined, processed: () => undefined },
+          release: () => undefined,
+        };
+      };
+      const tasks = new TaskManager({
+        metadata,
+        stateDirectory: directory,
+        checkpoints,
+        committer: new Committer(async () => undefined, new PartitionPositions(), checkpoints, { exactlyOnce: false, taskTimeoutMs: 1_000, logger }),
+        restorer: { register: () => undefined, unregister: () => undefined, takeCheckpoint: () => [] },
+        owner: 'thread-1',
+        lockWaitMs: 1_000,
+        logger,
+        outages: new LookupOutages(logger),
+        onTaskPrepared: prepared,
+        createTask,
+      });
+      return { tasks, lines };
+    }
+
+    it('waits, told once, while the thread runs its other tasks, and runs once the registry answers', async () => {
+      const prepared: string[] = [];
+      const { tasks, lines } = manager('shipments', (taskId, error) => void prepared.push(error === undefined ? taskId : String(error)));
+      registry.setDown(true);
+      const { created } = await tasks.handleAssignment([
+        { topic: 'shipments', partition: 0 },
+        { topic: 'other', partition: 0 },
+      ]);
+      expect(created.map((t) => t.name)).toEqual(['0_0', '1_0']);
+      expect(await tasks.finishRestoring('1_0')).toEqual([{ topic: 'other', partition: 0 }]);
+      expect(await tasks.finishRestoring('0_0')).toBeUndefined();
+      await sleep(800);
+      expect(prepared).toEqual([]);
+      expect(tasks.running('0_0')).toBeUndefined();
+      expect(warnings(lines)).toEqual([
+        expect.objectContaining({ msg: `the Schema Registry at ${url} does not answer for subject 'shipments-value'; trying again (attempt 2)`, task: '0_0', subject: 'shipments-value' }),
+      ]);
+
+      registry.setDown(false);
+      await until(() => prepared.length > 0, 'the task prepared');
+      expect(prepared).toEqual(['0_0']);
+      expect(await tasks.finishPreparing('0_0')).toEqual([{ topic: 'shipments', partition: 0 }]);
+      expect(tasks.running('0_0')).toBeDefined();
+      expect(infos(lines)).toEqual([expect.objectContaining({ msg: expect.stringMatching(/^look-ups answer again/) })]);
+      await tasks.closeAll(true);
+    });
+
+    it('stops asking once the task is closed', async () => {
+      const prepared: string[] = [];
+      const { tasks } = manager('refunds', (taskId) => void prepared.push(taskId));
+      registry.setDown(true);
+      await tasks.handleAssignment([{ topic: 'refunds', partition: 1 }]);
+      await tasks.handleAssignment([]);
+      registry.setDown(false);
+      await sleep(600);
+      expect(prepared).toEqual([]);
+    });
+
+    it('fails it when the registry refuses the credentials, after three tries, with a configuration error', async () => {
+      let failure: unknown;
+      const { tasks } = manager('payments', (_taskId, error) => void (failure = error));
+      registry.setUsers(['someone:else']);
+      await tasks.handleAssignment([{ topic: 'payments', partition: 2 }]);
+      await until(() => failure !== undefined, 'the task failed');
+      expect(failure).toMatchObject({
+        exception: 'ConfigException',
+        message: `Invalid configuration: the Schema Registry at ${url} refused the credentials (HTTP 401) for subject 'payments-value': check basic.auth.user.info`,
+      });
+      await tasks.closeAll(false);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { SerdeNotReady } from '../../errors';
+import { SerdeNotReady } from '../../errors';
+import type { StreamTask } from './task';
 
 /**
  * A thread's account of the look-ups its serdes wait on (a Schema Registry's schemas) while the service they ask
@@ -26,4 +27,36 @@ export class LookupOutages {
     this.since = undefined;
     this.logger.info({ waitedMs }, `look-ups answer again: processing resumed after waiting ${(waitedMs / 1000).toFixed(1)} s`);
   }
+}
+
+/**
+ * Has the task's serdes prepare (`StreamTask.prepareSerdes`), waiting out what they are not ready for yet (an
+ * unreachable registry: SerdeNotReady, `notReady` when a first try met it already) and trying again, as a record's
+ * look-up is. Answers false when `wanted` no longer holds (the task was closed meanwhile).
+ */
+export async function prepareSerdes(
+  task: StreamTask,
+  outages: LookupOutages | undefined,
+  wanted: () => boolean = () => true,
+  notReady?: SerdeNotReady,
+): Promise<boolean> {
+  const waitingSince = Date.now();
+  let outage = false;
+  for (let wait = notReady; ; ) {
+    if (wait !== undefined) {
+      if (wait.cause !== undefined) outage = true;
+      outages?.waiting(wait, waitingSince, { task: task.name });
+      await wait.ready;
+      if (!wanted()) return false;
+    }
+    try {
+      await task.prepareSerdes();
+      break;
+    } catch (error) {
+      if (!(error instanceof SerdeNotReady)) throw error;
+      wait = error;
+    }
+  }
+  if (outage) outages?.answered();
+  return true;
 }

@@ -92,6 +92,9 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
       ...(ctx.standbys ? { standbys: ctx.standbys } : {}),
       owner: this.name,
       lockWaitMs: ctx.config.taskTimeoutMs,
+      outages,
+      onTaskPrepared: (taskId, error) =>
+        error === undefined ? void this.runExclusive(() => this.finishPreparing(taskId)).catch((e) => this.fail(e)) : this.fail(error),
       createTask: streamTaskFactory({ ...ctx, threadName: this.name, producerClient: ctx.kafka.producer, producer: this.clients.producer, threadMetrics: this.metrics }),
     });
   }
@@ -299,9 +302,17 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     if (!this.tasks.restoring && version === this.assignmentVersion) this.setState('RUNNING');
   }
 
-  /** A task restored: it processes from here, and its partitions are read again. */
+  /** A task restored: it processes from here (once its serdes are prepared), and its partitions are read again. */
   private async finishRestoring(taskId: string): Promise<void> {
-    const partitions = await this.tasks.finishRestoring(taskId);
+    this.resume(await this.tasks.finishRestoring(taskId));
+  }
+
+  /** A task whose serdes waited out an outage is prepared: as finishRestoring. */
+  private async finishPreparing(taskId: string): Promise<void> {
+    this.resume(await this.tasks.finishPreparing(taskId));
+  }
+
+  private resume(partitions: readonly TopicPartition[] | undefined): void {
     if (!partitions) return;
     this.clients.consumer.resume(partitions);
     if (!this.tasks.restoring && this.threadState === 'PARTITIONS_ASSIGNED') this.setState('RUNNING');

@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
+import { SerdeNotReady } from '../../errors';
 import { type TopicPartition, TopicPartitionMap } from '../kafka';
 import type { ChangelogToRestore, RestoredPosition, RestoreProgress, RestoreSpan } from './changelog-restorer';
 import type { CommittableTask, Committer } from './committer';
 import type { ConsumedRecord } from './consumed-record';
 import type { LastRestoration } from './instance-view';
 import type { KafkaRecordCollector } from './kafka-record-collector';
+import { type LookupOutages, prepareSerdes } from './serde-lookups';
 import type { StateDirectory } from './state-directory';
 import type { StreamTask } from './task';
 import type { ChangelogOffset, TaskCheckpoints } from './task-checkpoints';
@@ -62,11 +64,18 @@ export interface TaskManagerOptions {
   readonly owner: string;
   /** How long a new task waits for another thread of this instance to close it (a task moving between threads). */
   readonly lockWaitMs: number;
+  /** The thread's account of look-up outages, which a new task's serdes may meet as they prepare. */
+  readonly outages?: LookupOutages;
+  /** A task whose serdes waited out an outage as they prepared is ready (`finishPreparing`), or failed for good. */
+  readonly onTaskPrepared?: (taskId: string, error?: unknown) => void;
 }
 
 /** An active task owned by this thread: restoring its stores, then running. */
 export class ActiveTask implements CommittableTask {
   state: 'restoring' | 'running' = 'restoring';
+  /** Its changelogs are restored; it runs once its serdes are prepared too. */
+  restored = false;
+  serdesPrepared = true;
   /** Changelog ends reached by this task's restore, for its checkpoint. */
   readonly restoredEnds: ChangelogOffset[] = [];
 
@@ -206,8 +215,12 @@ export class TaskManager {
     await this.options.standbys?.release(name);
     await this.untilNoOtherThreadHolds(name);
     const created = await this.options.createTask(id);
+    let notReady: SerdeNotReady | undefined;
     try {
-      await created.task.prepareSerdes();
+      await created.task.prepareSerdes().catch((error: unknown) => {
+        if (!(error instanceof SerdeNotReady)) throw error;
+        notReady = error;
+      });
       stateDirectory.lock(name, this.options.owner);
     } catch (error) {
       await this.discardOutput(name, created);
@@ -217,7 +230,28 @@ export class TaskManager {
     const task = new ActiveTask(id, name, created, metadata.subtopology(id.subtopology)!.stores, partitions);
     this.tasks.set(name, task);
     await openTaskStores(created.task, stateDirectory, checkpoints, logger);
+    if (notReady !== undefined) this.prepareLater(task, notReady);
     return task;
+  }
+
+  /**
+   * A task whose serdes are not ready (a registry out of reach) waits, restoring meanwhile, its partitions paused,
+   * while the thread processes its other tasks: its serdes are asked again as a record's look-up is, and the thread
+   * told when they are ready (or failed for good).
+   */
+  private prepareLater(task: ActiveTask, notReady: SerdeNotReady): void {
+    task.serdesPrepared = false;
+    const current = () => this.tasks.get(task.name) === task;
+    prepareSerdes(task.task, this.options.outages, current, notReady).then(
+      (prepared) => {
+        if (!prepared || !current()) return;
+        task.serdesPrepared = true;
+        this.options.onTaskPrepared?.(task.name);
+      },
+      (error: unknown) => {
+        if (current()) this.options.onTaskPrepared?.(task.name, error);
+      },
+    );
   }
 
   /**
@@ -264,13 +298,25 @@ export class TaskManager {
   }
 
   /**
-   * A task whose changelogs are all restored: its stores' writes persisted (reads see them from here), its
-   * checkpoint written, its processors initialised. Answers its input partitions, to resume; undefined when the
-   * task is gone or already running.
+   * A task whose changelogs are all restored: once its serdes are prepared too, its stores' writes persisted (reads
+   * see them from here), its checkpoint written, its processors initialised. Answers its input partitions, to resume;
+   * undefined when the task is gone, already running, or still waits for its serdes.
    */
   async finishRestoring(taskId: string): Promise<readonly TopicPartition[] | undefined> {
     const task = this.tasks.get(taskId);
-    if (!task || task.state !== 'restoring') return undefined;
+    if (!task) return undefined;
+    task.restored = true;
+    return this.start(task);
+  }
+
+  /** A task whose serdes waited out an outage is prepared: as `finishRestoring`, once it is restored too. */
+  async finishPreparing(taskId: string): Promise<readonly TopicPartition[] | undefined> {
+    const task = this.tasks.get(taskId);
+    return task && this.start(task);
+  }
+
+  private async start(task: ActiveTask): Promise<readonly TopicPartition[] | undefined> {
+    if (task.state !== 'restoring' || !task.restored || !task.serdesPrepared) return undefined;
     await task.flushStores();
     this.options.checkpoints.restored(task, task.restoredEnds);
     task.task.initializeProcessors();

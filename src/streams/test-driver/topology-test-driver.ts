@@ -21,6 +21,7 @@ import type { TopologyEvent } from '../runtime/instance-view';
 import { namedHandlers } from '../runtime/exception-handlers';
 import { type CollectedRecord, producedRecord, type RecordCollector } from '../runtime/record-collector';
 import { pathInside } from '../runtime/state-directory';
+import { prepareSerdes } from '../runtime/serde-lookups';
 import { StreamTask } from '../runtime/task';
 import { TopologyMetadata } from '../runtime/topology-metadata';
 import type { InputTopicOptions } from './test-topics';
@@ -103,10 +104,11 @@ export class TopologyTestDriver {
 
   /**
    * Has the serdes that look things up (`Serde.prepare`: a Schema Registry's) resolve what they need for the topics and
-   * stores, as a stream thread has them do before its tasks process: await it before piping input to such serdes.
+   * stores, as a stream thread has them do before its tasks process (waiting out a registry that does not answer):
+   * await it before piping input to such serdes.
    */
   async prepareSerdes(): Promise<void> {
-    for (const task of this.tasks) await task.prepareSerdes();
+    for (const task of this.tasks) await prepareSerdes(task, undefined);
   }
 
   createInputTopic<K, V>(

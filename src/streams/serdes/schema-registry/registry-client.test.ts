@@ -2,6 +2,7 @@ import type { Schema } from 'avsc';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { SerdeNotReady } from '../../../errors';
 import { makeTestCertificates, type TestCertificates } from '../../kafka/testing/certificates';
 import { SchemaRegistrySerdes } from '.';
 import { urlWithoutCredentials } from './registry-client';
@@ -9,8 +10,17 @@ import { RegistryDouble } from './testing/registry-double';
 
 const ORDER: Schema = { type: 'record', name: 'Order', fields: [{ name: 'id', type: 'string' }] };
 
-async function registers(config: Record<string, unknown>, topic = 'orders'): Promise<void> {
-  await SchemaRegistrySerdes.avro({ schema: ORDER }).prepare!(topic, config);
+/** Registers as a task does, waiting out what the serde is not ready for; SerdeNotReady past `attempts` tries. */
+async function registers(config: Record<string, unknown>, topic = 'orders', attempts = 5): Promise<void> {
+  const serde = SchemaRegistrySerdes.avro({ schema: ORDER });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await serde.prepare!(topic, config);
+    } catch (error) {
+      if (!(error instanceof SerdeNotReady) || attempt === attempts) throw error;
+      await error.ready;
+    }
+  }
 }
 
 describe("the registry client's connection", () => {
@@ -74,7 +84,7 @@ describe("the registry client's connection", () => {
     }
   });
 
-  it('sends basic.auth.user.info; refused credentials are a configuration error naming the registry, the subject and the status', async () => {
+  it('sends basic.auth.user.info; refused credentials, after three tries, are a configuration error naming the registry, the subject and the status', async () => {
     const registry = new RegistryDouble({ users: ['app:right'] });
     const url = await registry.start();
     try {
@@ -84,7 +94,21 @@ describe("the registry client's connection", () => {
           message: `Invalid configuration: the Schema Registry at ${url} refused the credentials (HTTP 401) for subject 'orders-value': check basic.auth.user.info`,
         }),
       );
+      expect(registry.requests.filter((r) => r === 'POST /subjects/orders-value/versions')).toHaveLength(3);
       await registers({ 'schema.registry.url': url, 'basic.auth.user.info': 'app:right' });
+    } finally {
+      await registry.stop();
+    }
+  });
+
+  it('a refusal for a moment (credentials reloaded on the registry) is tried again', async () => {
+    const registry = new RegistryDouble({ users: ['app:right'] });
+    const url = await registry.start();
+    try {
+      registry.setUsers(['app:old']);
+      setTimeout(() => registry.setUsers(['app:right']), 150);
+      await registers({ 'schema.registry.url': url, 'basic.auth.user.info': 'app:right' });
+      expect(registry.subjectNames()).toEqual(['orders-value']);
     } finally {
       await registry.stop();
     }

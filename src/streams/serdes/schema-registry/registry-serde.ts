@@ -55,7 +55,8 @@ type Failure = { error: Error } | { outage: Outage; backoff: Promise<void> };
  * topic before records pass (`prepare`), and each schema id a record names looked up once. A look-up that fails for
  * the record's sake (no such id) is reported by the next read of it, which the deserialization handler decides on;
  * one that fails for the registry's (unreachable, timing out) is tried again with a backoff, the record held
- * (SerdeNotReady) until it can be read: an outage never skips a record. Refused credentials (or a certificate not trusted) are a configuration error (ConfigException), which fails the
+ * (SerdeNotReady) until it can be read: an outage never skips a record. `prepare` waits out an outage the same way.
+ * Refused credentials (or a certificate not trusted) are a configuration error (ConfigException), which fails the
  * task after a few tries.
  */
 export abstract class RegistrySerde<T> implements Serde<T> {
@@ -85,7 +86,10 @@ export abstract class RegistrySerde<T> implements Serde<T> {
   abstract fromJson(json: unknown): T;
   abstract toJson(value: T): unknown;
 
-  /** Resolves the schema id the serde writes `topic` with (registering the schema, or looking it up). */
+  /**
+   * Resolves the schema id the serde writes `topic` with (registering the schema, or looking it up). While the
+   * registry is unreachable it throws SerdeNotReady, whose promise settles when it is worth calling again.
+   */
   async prepare(topic: string, config: Readonly<Record<string, unknown>>): Promise<void> {
     const client = this.configure(config);
     if (this.writers.has(topic)) return;
@@ -98,8 +102,11 @@ export abstract class RegistrySerde<T> implements Serde<T> {
     try {
       writer = await this.writerSchema(client, subject, given);
     } catch (error) {
-      throw registryFailure(error) === 'refused' ? refusal(settings.url, what, error) : error;
+      const failure = this.failure(what, error);
+      if ('error' in failure) throw failure.error;
+      throw new SerdeNotReady(this.outageDetail(what, failure.outage), failure.backoff, { lookingUp: { subject }, cause: failure.outage.error });
     }
+    this.outages.delete(what);
     if (writer.schemaType !== this.schemaType) throw serdeError(this.name, `subject '${subject}' holds a ${writer.schemaType} schema, not ${this.schemaType}`);
     const header = Buffer.alloc(HEADER_BYTES);
     header[0] = MAGIC;
