@@ -72,6 +72,7 @@ describe('GlobalStreamThread', () => {
       config,
       topology: customersTable().build(),
       stateDirectory,
+      cacheBytes: 0,
       checkpoints: new TaskCheckpoints(stateDirectory, false, logger),
       source: topic,
       defaultKeySerde: Serdes.String(),

@@ -5,6 +5,7 @@ import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createStateStoreMetrics, storeMetricsScope, type StateStoreMetrics } from '../metrics/streams-metrics';
 import type { Serde } from '../serdes/serde';
 import type { StateStore } from '../state/store';
+import { ThreadCache } from '../state/thread-cache';
 import type { GlobalStoreDefinition, Topology } from '../topology/topology';
 import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type RestoreProgress } from './changelog-restorer';
 import type { ConsumedRecord } from './consumed-record';
@@ -24,6 +25,8 @@ export interface GlobalStreamThreadOptions {
   readonly config: StreamsConfig;
   readonly topology: Topology;
   readonly stateDirectory: StateDirectory;
+  /** The thread's share of `statestore.cache.max.bytes` (Kafka Streams counts the global thread among the threads). */
+  readonly cacheBytes: number;
   readonly checkpoints: TaskCheckpoints;
   /** Reads the global stores' topics, with no consumer group (Kafka Streams' global consumer). */
   readonly source: ChangelogSource;
@@ -60,6 +63,8 @@ export class GlobalStreamThread {
   private readonly definitions: readonly GlobalStoreDefinition[];
   private readonly storeMetrics = new Map<string, StateStoreMetrics>();
   private readonly task: StreamTask;
+  /** The record cache of the global stores that are cached. */
+  private readonly cache: ThreadCache;
   private readonly restorer: ChangelogRestorer;
   /** The stores, open once `start` has opened them: what the stream tasks' processors and queries read. */
   readonly stores = new Map<string, StateStore>();
@@ -75,6 +80,7 @@ export class GlobalStreamThread {
     const { config, topology } = options;
     this.definitions = topology.globalStores();
     const threadId = `${options.clientId}-GlobalStreamThread`;
+    this.cache = new ThreadCache(options.cacheBytes);
     this.task = new StreamTask(
       { subtopology: -1, partition: -1 },
       {
@@ -92,6 +98,7 @@ export class GlobalStreamThread {
         defaultKeySerde: options.defaultKeySerde,
         defaultValueSerde: options.defaultValueSerde,
         collector: NO_OUTPUT,
+        cache: this.cache,
         taskDir: options.stateDirectory.taskDir(GLOBAL_TASK),
         resolveTopic: (t) => t,
         changelogTopic: () => undefined,
@@ -187,6 +194,11 @@ export class GlobalStreamThread {
     this.options.stateDirectory.wipeTaskState(GLOBAL_TASK);
     await this.openStores();
     if (!this.closing) this.register();
+  }
+
+  /** The thread's share of `statestore.cache.max.bytes` changed; records are processed synchronously, never under it. */
+  resizeCache(maxBytes: number): void {
+    this.cache.resize(maxBytes);
   }
 
   /** Checkpoints where the topics are read, and closes the stores. */

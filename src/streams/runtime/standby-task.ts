@@ -5,6 +5,7 @@ import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createPartitionLagMetrics, type PartitionLagMetrics } from '../metrics/streams-metrics';
 import type { Serde } from '../serdes/serde';
 import type { StateStore } from '../state/store';
+import { ThreadCache } from '../state/thread-cache';
 import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type RestoreProgress } from './changelog-restorer';
 import type { RecordCollector } from './record-collector';
 import type { StateDirectory } from './state-directory';
@@ -295,6 +296,8 @@ const NO_OUTPUT: RecordCollector = {
 
 export function standbyTaskFactory(options: StandbyTaskFactoryOptions): (id: TaskId) => StreamTask {
   const { config, metadata } = options;
+  // A standby only restores, past its stores' caches: they get no budget (Kafka Streams' StandbyTaskCreator's dummy cache).
+  const cache = new ThreadCache(0);
   return (id) =>
     new StreamTask(id, metadata.subtopology(id.subtopology)!.definition, metadata.topology, {
       applicationId: config.applicationId,
@@ -302,6 +305,7 @@ export function standbyTaskFactory(options: StandbyTaskFactoryOptions): (id: Tas
       defaultKeySerde: options.defaultKeySerde,
       defaultValueSerde: options.defaultValueSerde,
       collector: NO_OUTPUT,
+      cache,
       taskDir: options.stateDirectory.taskDir(taskIdToString(id)),
       resolveTopic: (t) => metadata.topicName(t),
       changelogTopic: (s) => metadata.changelogTopic(s),

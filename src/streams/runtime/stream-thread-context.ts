@@ -26,6 +26,8 @@ export interface StreamThreadContext {
   /** The thread's consumer and producer. */
   readonly clients: ThreadClientsFactory;
   readonly stateDirectory: StateDirectory;
+  /** The thread's share of `statestore.cache.max.bytes`, which its record cache starts with (see StreamThread.resizeCache). */
+  readonly cacheBytes: number;
   readonly defaultKeySerde: Serde<unknown>;
   readonly defaultValueSerde: Serde<unknown>;
   readonly partitionCounts: ReadonlyMap<string, number>;

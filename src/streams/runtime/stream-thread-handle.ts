@@ -58,6 +58,8 @@ export interface StreamThreadHandle extends EventEmitter<StreamThreadEvents> {
   subscribeTo(topics: string[]): Promise<void>;
   /** Joins the group again (a probing rebalance when this thread's consumer leads the group). */
   requestRejoin(): void;
+  /** The thread's share of `statestore.cache.max.bytes` changed, as the instance's threads did. */
+  resizeCache(maxBytes: number): void;
   /** Joins the group again to carry the instance's shutdown request, even when the thread failed. */
   sendShutdownRequest(): void;
   /** The thread's active tasks, restoring or running. */

@@ -18,6 +18,7 @@ import type { StreamThreadContext, StreamThreadEvents } from './stream-thread-co
 import { isLive, type StreamThreadHandle, type ThreadPartitionPosition, type ThreadStorePosition, type ThreadTask } from './stream-thread-handle';
 import { storePositions } from './instance-reports';
 import type { StateStore } from '../state/store';
+import { ThreadCache } from '../state/thread-cache';
 
 /** Offsets a restoring changelog must move before a commit checkpoints it again (Kafka Streams' threshold). */
 const RESTORE_CHECKPOINT_PROGRESS = 10_000;
@@ -38,6 +39,8 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
   private readonly inputPositions = new PartitionPositions();
   private readonly executor: TaskExecutor;
   private readonly committer: Committer;
+  /** The record cache its tasks' caching stores share. */
+  private readonly cache: ThreadCache;
   readonly tasks: TaskManager;
   private exclusive: Promise<void> = Promise.resolve();
   private lastCommitMs = Date.now();
@@ -79,6 +82,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
       },
       { retryForMs: ctx.config.taskTimeoutMs, logger },
     );
+    this.cache = new ThreadCache(ctx.cacheBytes);
     const checkpoints = new TaskCheckpoints(ctx.stateDirectory, exactlyOnce, logger);
     const consumer = this.clients.consumer;
     this.committer = new Committer((offsets) => consumer.commitOffsets(offsets), this.inputPositions, checkpoints, { exactlyOnce, taskTimeoutMs: ctx.config.taskTimeoutMs, logger });
@@ -95,7 +99,14 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
       outages,
       onTaskPrepared: (taskId, error) =>
         error === undefined ? void this.runExclusive(() => this.finishPreparing(taskId)).catch((e) => this.fail(e)) : this.fail(error),
-      createTask: streamTaskFactory({ ...ctx, threadName: this.name, producerClient: ctx.kafka.producer, producer: this.clients.producer, threadMetrics: this.metrics }),
+      createTask: streamTaskFactory({
+        ...ctx,
+        threadName: this.name,
+        producerClient: ctx.kafka.producer,
+        producer: this.clients.producer,
+        cache: this.cache,
+        threadMetrics: this.metrics,
+      }),
     });
   }
 
@@ -206,6 +217,14 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
   /** Joins the group again (a probing rebalance when this thread's consumer leads the group). */
   requestRejoin(): void {
     if (!this.stopping && !this.failed) this.clients.consumer.requestRejoin();
+  }
+
+  /**
+   * Resizes the record cache between batches, as Kafka Streams' thread does in its loop: what a smaller share
+   * evicts goes downstream as a commit's flush would.
+   */
+  resizeCache(maxBytes: number): void {
+    void this.runExclusive(async () => this.cache.resize(maxBytes)).catch((error) => this.fail(error));
   }
 
   /**

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException } from '../../errors';
+import { cacheMaxBytes } from '../config/config-lookup';
 import { ChangelogReader, createKafkaClients, defaultKafkaLogLevel, describeGroup, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type MemberAssignment, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
@@ -44,6 +45,7 @@ import type { StreamsState } from './streams-state';
 import { StreamThread } from './stream-thread';
 import type { StreamThreadHandle } from './stream-thread-handle';
 import { kafkaThreadClients } from './thread-clients';
+import { cacheBytesPerThread } from './thread-cache-share';
 import type { TopologySource } from './worker/topology-source';
 import { WorkerStreamThread } from './worker/worker-stream-thread';
 import { ThreadRecovery } from './thread-recovery';
@@ -222,7 +224,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    */
   async addStreamThread(): Promise<string | undefined> {
     if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return undefined;
-    const thread = this.createThread(this.freeThreadSlot());
+    const thread = this.createThread(this.freeThreadSlot(), this.cacheBytesForNewThread());
     this.streamThreads.push(thread);
     this.logger.info({ thread: thread.name }, 'stream thread added');
     this.emit('thread', { thread: thread.name, action: 'added' });
@@ -241,11 +243,34 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     const thread = this.streamThreads.find((t) => t.live);
     if (!thread) return undefined;
     this.streamThreads.splice(this.streamThreads.indexOf(thread), 1);
+    this.resizeThreadCaches(this.cacheBytesPerThread(this.liveThreadCount()));
     await withTimeout(thread.close(true).catch((e: unknown) => this.logger.warn({ err: e, thread: thread.name }, 'closing the removed thread failed')), timeoutMs);
     this.logger.info({ thread: thread.name }, 'stream thread removed');
     this.emit('thread', { thread: thread.name, action: 'removed' });
     this.onThreadStateChange();
     return thread.name;
+  }
+
+  /** Each thread's share of `statestore.cache.max.bytes` with `threads` stream threads. */
+  private cacheBytesPerThread(threads: number): number {
+    return cacheBytesPerThread(cacheMaxBytes(this.config.values), threads, this.topology.globalStores().length > 0);
+  }
+
+  private liveThreadCount(): number {
+    return this.streamThreads.filter((t) => t.live).length;
+  }
+
+  /** Every live thread's record cache, the global thread's too, resized to `bytes` (Kafka Streams' resizeThreadCache). */
+  private resizeThreadCaches(bytes: number): void {
+    for (const thread of this.streamThreads) if (thread.live) thread.resizeCache(bytes);
+    this.globalThread?.resizeCache(bytes);
+  }
+
+  /** The share of a thread about to be added, the live threads' caches resized to it first (as Kafka Streams' addStreamThread). */
+  private cacheBytesForNewThread(): number {
+    const bytes = this.cacheBytesPerThread(this.liveThreadCount() + 1);
+    this.resizeThreadCaches(bytes);
+    return bytes;
   }
 
   /** The lowest slot no live thread has: it numbers the thread's static member, as Kafka Streams reuses indexes. */
@@ -277,7 +302,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       if (this.closeBegun) return;
       // Warm-up replicas run as standbys: a stateful topology has them even with no standby replicas configured.
       if (this.config.numStandbyReplicas > 0 || this.metadata.subtopologies.some((sub) => sub.stores.length > 0)) this.standbys = this.createStandbys();
-      for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i));
+      const cacheBytes = this.cacheBytesPerThread(this.config.numStreamThreads);
+      for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i, cacheBytes));
       // Every thread connects before any joins: their first joins then reach the group together. Else the first to
       // connect runs every task alone until the others' joins reach it at its next heartbeat, then gives half away.
       await Promise.all(this.streamThreads.map((t) => t.prepare()));
@@ -311,9 +337,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    * A thread in slot `index`. A replacement gets a number of its own (Kafka Streams names a replacing thread anew): the
    * failed thread may still be closing, and its metrics and its tasks' carry its name.
    */
-  private createThread(index: number): StreamThreadHandle {
+  private createThread(index: number, cacheBytes: number): StreamThreadHandle {
     const number = this.nextThreadNumber++;
-    const thread: StreamThreadHandle = index > 0 && this.workerTopology ? this.createWorkerThread(index, number, this.workerTopology) : this.createInProcessThread(index, number);
+    const thread: StreamThreadHandle =
+      index > 0 && this.workerTopology ? this.createWorkerThread(index, number, cacheBytes, this.workerTopology) : this.createInProcessThread(index, number, cacheBytes);
     thread.on('state', () => this.onThreadStateChange());
     thread.on('assignment', () => {
       // After the host map: it brings this node's standbys of the new assignment.
@@ -327,10 +354,11 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     return thread;
   }
 
-  private createInProcessThread(index: number, number: number): StreamThread {
+  private createInProcessThread(index: number, number: number, cacheBytes: number): StreamThread {
     return new StreamThread({
       index,
       number,
+      cacheBytes,
       clientId: this.clientId,
       config: this.config,
       metadata: this.metadata,
@@ -352,7 +380,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   }
 
   /** A thread in a worker of its own: its records, tasks and stores stay there; its metrics are listed with the instance's. */
-  private createWorkerThread(index: number, number: number, topology: TopologySource): WorkerStreamThread {
+  private createWorkerThread(index: number, number: number, cacheBytes: number, topology: TopologySource): WorkerStreamThread {
     const standbys = this.standbys;
     const thread = new WorkerStreamThread(
       {
@@ -361,6 +389,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         clientId: this.clientId,
         index,
         number,
+        cacheBytes,
         logLevel: this.logger.level,
         kafkaLogLevel: this.kafkaLogger.level,
         partitionCounts: [...this.partitionCounts],
@@ -416,6 +445,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       config: this.config,
       topology: this.topology,
       stateDirectory: this.stateDirectory,
+      cacheBytes: this.cacheBytesPerThread(this.config.numStreamThreads),
       // Never transactional: a global store's checkpoint is written under both guarantees.
       checkpoints: new TaskCheckpoints(this.stateDirectory, false, logger),
       source: new ChangelogReader(this.kafka.globalConsumer, { readCommitted: exactlyOnce, ...this.config.globalConsumer }),
@@ -697,7 +727,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     await withTimeout(closed, FAILED_THREAD_CLOSE_MS);
     const slot = this.streamThreads.indexOf(failed);
     if (this.closeBegun || this.error || slot < 0) return;
-    const replacement = this.createThread(failed.slot);
+    const replacement = this.createThread(failed.slot, this.cacheBytesForNewThread());
     this.streamThreads[slot] = replacement;
     this.emit('thread', { thread: failed.name, action: 'replaced', replacement: replacement.name });
     this.onThreadStateChange();

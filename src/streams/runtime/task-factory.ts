@@ -13,6 +13,7 @@ import {
 } from '../metrics/streams-metrics';
 import type { Serde } from '../serdes/serde';
 import type { StateStore } from '../state/store';
+import type { ThreadCache } from '../state/thread-cache';
 import { KafkaRecordCollector } from './kafka-record-collector';
 import { meteredStore } from './metered-store';
 import type { StateDirectory } from './state-directory';
@@ -36,6 +37,8 @@ export interface TaskFactoryOptions {
   readonly producerClient: KafkaClient;
   /** The thread's producer (at-least-once), shared by its tasks. */
   readonly producer: KafkaProducer | undefined;
+  /** The thread's record cache, which its tasks' caching stores share. */
+  readonly cache: ThreadCache;
   readonly metrics: MetricsRegistry;
   readonly threadMetrics: ThreadMetrics;
   readonly logger: Logger;
@@ -68,6 +71,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
       defaultKeySerde: options.defaultKeySerde,
       defaultValueSerde: options.defaultValueSerde,
       collector: output.collector,
+      cache: options.cache,
       taskDir: options.stateDirectory.taskDir(taskId),
       resolveTopic: (t) => metadata.topicName(t),
       changelogTopic: (s) => metadata.changelogTopic(s),

@@ -7,6 +7,7 @@ import { RecordList } from '../kafka/testing/record-list';
 import { Serdes } from '../serdes/serdes';
 import { Stores } from '../state/stores';
 import type { KeyValueStore } from '../state/store';
+import { ThreadCache } from '../state/thread-cache';
 import { Topology } from '../topology/topology';
 import type { ChangelogToRestore, RestoredPosition } from './changelog-restorer';
 import { Committer } from './committer';
@@ -100,6 +101,7 @@ describe('TaskManager', () => {
           defaultKeySerde: Serdes.String() as never,
           defaultValueSerde: Serdes.String() as never,
           collector,
+          cache: new ThreadCache(0),
           taskDir: directory.taskDir(name),
           resolveTopic: (t) => metadata.topicName(t),
           changelogTopic: (s) => metadata.changelogTopic(s),

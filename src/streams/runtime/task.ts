@@ -5,6 +5,7 @@ import type { Serde, SerdeHeaders } from '../serdes/serde';
 import { resolveSerde } from '../serdes/default-serde';
 import { cacheMaxBytes, minFreeDiskBytes } from '../config/config-lookup';
 import { type ChangelogRecord, type ChangelogRecords, isCachingStore, type StateStore, type StoreContext } from '../state/store';
+import type { ThreadCache } from '../state/thread-cache';
 import type { NodeDefinition, SinkDefinition, SourceDefinition } from '../topology/node-definitions';
 import type { Subtopology, Topology } from '../topology/topology';
 import { changelogTopicName } from '../topology/internal-topics';
@@ -46,6 +47,8 @@ export interface TaskEnvironment {
   readonly defaultKeySerde: Serde<unknown>;
   readonly defaultValueSerde: Serde<unknown>;
   readonly collector: RecordCollector;
+  /** The record cache of the thread the task runs on, which its caching stores share with the thread's other tasks'. */
+  readonly cache: ThreadCache;
   /** `<state.dir>/<application.id>/<taskId>`. */
   readonly taskDir: string;
   /** The real topic name of a topic as written in the topology (internal topics get the application id). */
@@ -115,9 +118,8 @@ export class StreamTask {
     for (const storeName of this.subtopology.stores) {
       const builder = this.topology.store(storeName);
       if (!builder) throw new TopologyException(`store '${storeName}' is not in the topology`);
-      const cacheBytes = cacheMaxBytes(this.env.config);
       const changelog = this.env.changelogTopic(storeName);
-      const store = builder.build(this.defaultSerdes(), { cachingAllowed: cacheBytes > 0, changelogTopic: this.storeSerdeTopic(storeName) });
+      const store = builder.build(this.defaultSerdes(), { cachingAllowed: cacheMaxBytes(this.env.config) > 0, changelogTopic: this.storeSerdeTopic(storeName) });
       const storeContext: StoreContext = {
         applicationId: this.env.applicationId,
         taskId: this.name,
@@ -127,7 +129,7 @@ export class StreamTask {
         streamTime: () => this.streamTimeMs,
         recordTimestamp: () => this.context.currentTimestamp,
         recordHeaders: () => this.context.currentHeaders,
-        cacheMaxBytes: cacheBytes,
+        cache: this.env.cache,
         minFreeDiskBytes: minFreeDiskBytes(this.env.config),
         ...(this.env.configureStore ? { configureStore: this.env.configureStore } : {}),
       };

@@ -1,5 +1,6 @@
-import { type CacheId, cacheCapacity, RecordCache } from './record-cache';
+import { type CacheId, RecordCache } from './record-cache';
 import type { CachedUpdate, ChangelogRecords, StateStore, StoreContext, StoreStats, StoreType } from './store';
+import { ThreadCache } from './thread-cache';
 
 /** A cached write: the new value (null deletes) and the record that made it. */
 export interface CacheEntry<K, V> {
@@ -15,7 +16,7 @@ export interface CacheEntry<K, V> {
  * holds: what was not written was not committed either, so its records are processed again after the restart.
  */
 export abstract class CachingStoreBase<S extends StateStore, K, V> implements StateStore {
-  protected cache: RecordCache<CacheEntry<K, V>> = this.newCache(0);
+  protected cache: RecordCache<CacheEntry<K, V>> = this.newCache(new ThreadCache(0));
   private storeContext: StoreContext | undefined;
   private listener: ((update: CachedUpdate<K, V>) => void) | undefined;
   private sendOldValues = false;
@@ -37,7 +38,7 @@ export abstract class CachingStoreBase<S extends StateStore, K, V> implements St
   init(context: StoreContext): void {
     this.inner.init(context);
     this.storeContext = context;
-    this.cache = this.newCache(cacheCapacity(context.cacheMaxBytes));
+    this.cache = this.newCache(context.cache ?? new ThreadCache(0));
   }
 
   setFlushListener(listener: (update: CachedUpdate<K, V>) => void, sendOldValues: boolean): void {
@@ -55,7 +56,7 @@ export abstract class CachingStoreBase<S extends StateStore, K, V> implements St
   }
 
   async close(): Promise<void> {
-    this.cache.clear();
+    this.cache.close();
     await this.inner.close();
   }
 
@@ -96,9 +97,9 @@ export abstract class CachingStoreBase<S extends StateStore, K, V> implements St
   /** Writes one entry (null deletes) to the store below. */
   protected abstract writeToStore(entry: CacheEntry<K, V>): void;
 
-  private newCache(capacity: number): RecordCache<CacheEntry<K, V>> {
+  private newCache(thread: ThreadCache): RecordCache<CacheEntry<K, V>> {
     return new RecordCache(
-      capacity,
+      thread,
       (entry) => this.writeThrough(entry),
       (id, entry) => this.orderOf(id, entry),
     );

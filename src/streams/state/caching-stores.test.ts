@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Serdes } from '../serdes/serdes';
+import { entryBytes } from './record-cache';
 import { RecordingStoreContext } from './recording-store-context';
 import { type CachedUpdate, type CachingStore, isCachingStore, type KeyValue, type StateStore, type StoreIterator, type Windowed } from './store';
 import { Stores } from './stores';
@@ -112,7 +113,8 @@ describe('caching key-value store', () => {
   });
 
   it('flushes everything, in last-update order, when the cache outgrows its budget', async () => {
-    context = new RecordingStoreContext(dir, { cacheMaxBytes: 128 * 3 });
+    // Room for three single-letter entries, not four.
+    context = new RecordingStoreContext(dir, { cacheMaxBytes: 3 * entryBytes('a', { key: 'a', value: 'a' }) + 100 });
     const store = open(build(), (key: string) => key, false);
     for (const key of ['a', 'b', 'c']) store.put(key, key);
     store.put('a', 'a2');
@@ -120,6 +122,26 @@ describe('caching key-value store', () => {
     store.put('d', 'd');
     expect(flushed).toEqual(['b=b(null)', 'c=c(null)', 'a=a2(null)', 'd=d(null)']);
     await store.close();
+  });
+
+  it("shares its thread's budget with the thread's other cached stores: a write evicts from its own store's cache", async () => {
+    context = new RecordingStoreContext(dir, { cacheMaxBytes: 3 * entryBytes('a', { key: 'a', value: 'a' }) + 100 });
+    const first = open(build(), (key: string) => `first:${key}`, false);
+    const second = open(Stores.keyValueStoreBuilder<string, string>(Stores.persistentKeyValueStore('kv2')).withCachingEnabled().build(serdes), (key: string) => `second:${key}`, false);
+    first.put('a', 'a');
+    first.put('b', 'b');
+    second.put('x', 'x');
+    expect(flushed).toEqual([]);
+    // A fourth entry in the thread: the second store's cache gives up its least recently used (and writes its dirty ones).
+    second.put('y', 'y');
+    expect(flushed).toEqual(['second:x=x(null)', 'second:y=y(null)']);
+    expect(context.cache!.sizeBytes).toBeLessThanOrEqual(context.cache!.maxBytes);
+    // The first store kept its entries, unwritten.
+    first.flushCache();
+    expect(flushed.slice(2)).toEqual(['first:a=a(null)', 'first:b=b(null)']);
+    await first.close();
+    await second.close();
+    expect(context.cache!.sizeBytes).toBe(0);
   });
 });
 

@@ -1,5 +1,6 @@
 import { jsonSerde } from '../serdes/json';
-import { cacheKeyId, RecordCache } from './record-cache';
+import { cacheKeyId, entryBytes, RecordCache } from './record-cache';
+import { ThreadCache } from './thread-cache';
 
 /** An entry as the tests write it: `key=value`, null for a deletion. */
 interface Entry {
@@ -9,9 +10,12 @@ interface Entry {
 
 const show = (entry: Entry): string => `${entry.key}=${entry.value}`;
 
-function cacheOf(capacity: number, written: string[], onWrite: (entry: Entry) => void = () => undefined): RecordCache<Entry> {
+/** The estimated bytes of single-letter entries such as the tests write. */
+const ENTRY = entryBytes('a', { key: 'a', value: '1' });
+
+function cacheOf(entries: number, written: string[], onWrite: (entry: Entry) => void = () => undefined, thread = new ThreadCache(entries * ENTRY)): RecordCache<Entry> {
   return new RecordCache<Entry>(
-    capacity,
+    thread,
     (entry) => {
       written.push(show(entry));
       onWrite(entry);
@@ -62,7 +66,7 @@ describe('RecordCache', () => {
     expect(cache.get('b')?.value).toBe('2');
   });
 
-  it('past its capacity evicts the least recently used entry: a written one silently, an unwritten one with every unwritten entry', () => {
+  it('past its budget evicts the least recently used entry: a written one silently, an unwritten one with every unwritten entry', () => {
     const written: string[] = [];
     const cache = cacheOf(3, written);
     cache.put('a', { key: 'a', value: '1' });
@@ -84,7 +88,7 @@ describe('RecordCache', () => {
     expect(written).toHaveLength(4);
   });
 
-  it('with no capacity writes every entry at once and keeps none', () => {
+  it('with no budget writes every entry at once and keeps none', () => {
     const written: string[] = [];
     const cache = cacheOf(0, written);
     cache.put('a', { key: 'a', value: '1' });
@@ -94,7 +98,7 @@ describe('RecordCache', () => {
   });
 
   it('reads ranges in the order of the keys it is given for them, bounds included', () => {
-    const cache = new RecordCache<Entry>(100, () => undefined, (_id, entry) => entry.key.toUpperCase());
+    const cache = new RecordCache<Entry>(new ThreadCache(100 * ENTRY), () => undefined, (_id, entry) => entry.key.toUpperCase());
     for (const key of ['d', 'b', 'e', 'a', 'c']) cache.put(key, { key, value: key });
     cache.put('c', { key: 'c', value: null });
     expect(cache.range('B', 'D').map(show)).toEqual(['b=b', 'c=null', 'd=d']);

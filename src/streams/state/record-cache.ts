@@ -1,8 +1,22 @@
 import type { Serde } from '../serdes/serde';
 import { SortedChunks } from './sorted-chunks';
+import type { ThreadCache, ThreadCacheMember } from './thread-cache';
 
-/** Entries are not serialized in the cache, so its size is bounded by count, at this estimate per entry. */
-const ESTIMATED_ENTRY_BYTES = 128;
+/**
+ * What a cached entry costs beside its key and value, as measured on Node 20 (64-bit): its slot in the cache's map,
+ * its node and the entry with its timestamp make about 180 bytes; a dirty entry's place among the dirty keys adds
+ * about 25, a place in the range index about 40.
+ */
+const ENTRY_BYTES = 210;
+/** A string's header (its characters are counted one byte each: V8 keeps latin1 strings so). */
+const STRING_BYTES = 16;
+/** A plain object's header; each field adds FIELD_BYTES. */
+const OBJECT_BYTES = 24;
+const FIELD_BYTES = 8;
+/** A number that is no small integer is boxed. */
+const NUMBER_BYTES = 16;
+/** A Buffer's object, beside its bytes. */
+const VIEW_BYTES = 100;
 
 /** What a cache indexes an entry by. */
 export type CacheId = string | number | boolean | bigint | undefined;
@@ -18,9 +32,40 @@ export function cacheKeyId<K>(key: K, serde: Serde<K>): CacheId {
   return key as CacheId;
 }
 
-/** How many entries a cache of `maxBytes` holds; 0 when caching is off (every write goes through at once). */
-export function cacheCapacity(maxBytes: number | undefined): number {
-  return maxBytes !== undefined && maxBytes > 0 ? Math.max(1, Math.floor(maxBytes / ESTIMATED_ENTRY_BYTES)) : 0;
+/**
+ * The estimated bytes a cache keeps for an entry (Kafka Streams counts the serialized key, value and record context;
+ * Sluice's cache holds them deserialized): the entry's own cost, its id, its key when that is not the id, its value.
+ */
+export function entryBytes(id: CacheId, entry: { readonly key: unknown; readonly value: unknown }): number {
+  return ENTRY_BYTES + valueBytes(id, 0) + (entry.key === id ? 0 : valueBytes(entry.key, 2)) + valueBytes(entry.value, 2);
+}
+
+/**
+ * A value's estimated bytes, as far as they are cheaply known: strings and buffers by their lengths, objects by
+ * their fields `depth` levels down (deeper ones by their headers), an array by its first element.
+ */
+function valueBytes(value: unknown, depth: number): number {
+  switch (typeof value) {
+    case 'string':
+      return STRING_BYTES + value.length;
+    case 'number':
+      return (value | 0) === value ? 0 : NUMBER_BYTES;
+    case 'bigint':
+      return NUMBER_BYTES;
+    case 'object':
+      return value === null ? 0 : objectBytes(value, depth);
+    default:
+      return 0;
+  }
+}
+
+function objectBytes(value: object, depth: number): number {
+  if (ArrayBuffer.isView(value)) return VIEW_BYTES + value.byteLength;
+  if (depth === 0) return OBJECT_BYTES;
+  if (Array.isArray(value)) return OBJECT_BYTES + value.length * (FIELD_BYTES + (value.length === 0 ? 0 : valueBytes(value[0], depth - 1)));
+  let bytes = OBJECT_BYTES;
+  for (const field in value) bytes += FIELD_BYTES + valueBytes((value as Record<string, unknown>)[field], depth - 1);
+  return bytes;
 }
 
 /** A cached key's entry, linked from the least to the most recently used. */
@@ -29,19 +74,25 @@ interface CacheNode<E> {
   /** Where the entry sorts in range reads (its store key as latin1), once asked. */
   order: string | undefined;
   entry: E;
+  /** The entry's estimated bytes (entryBytes). */
+  bytes: number;
   older: CacheNode<E> | undefined;
   newer: CacheNode<E> | undefined;
 }
 
 /**
- * The record cache of one store (Kafka Streams' `NamedCache`): the latest entry of each key written lately, `value`
- * null for a deletion; reads and writes make a key the most recently used. A write makes its key dirty. Dirty entries reach the store when flushed (at commit,
- * or when the least recently used entry, evicted to make room, is dirty), in the order of their last writes, and
- * then stay, clean, until evicted: as in Kafka Streams, reads through the cache find them even once the store's own
- * rules (a window's retention) no longer return them. A written deletion leaves the cache. From the first range
- * read on, entries are also kept in the order of their store keys: a store only read by key never pays for it.
+ * The record cache of one store (Kafka Streams' `NamedCache`), in its stream thread's (ThreadCache, whose budget
+ * decides what is evicted): the latest entry of each key written lately, `value` null for a deletion; reads and
+ * writes make a key the most recently used. A write makes its key dirty. Dirty entries reach the store when flushed
+ * (at commit, or when the least recently used entry, evicted to make room, is dirty), in the order of their last
+ * writes, and then stay, clean, until evicted: as in Kafka Streams, reads through the cache find them even once the
+ * store's own rules (a window's retention) no longer return them. A written deletion leaves the cache. From the
+ * first range read on, entries are also kept in the order of their store keys: a store only read by key never pays
+ * for it.
  */
-export class RecordCache<E extends { readonly value: unknown }> {
+export class RecordCache<E extends { readonly key: unknown; readonly value: unknown }> implements ThreadCacheMember {
+  /** The entries' estimated bytes, which the thread cache counts too. */
+  sizeBytes = 0;
   private readonly nodes = new Map<CacheId, CacheNode<E>>();
   /** Kafka Streams' `dirtyKeys`: the entries not yet written, in the order of their last writes. */
   private dirty = new Set<CacheNode<E>>();
@@ -49,12 +100,14 @@ export class RecordCache<E extends { readonly value: unknown }> {
   private leastRecent: CacheNode<E> | undefined;
   private mostRecent: CacheNode<E> | undefined;
 
-  /** `orderOf`: where a new key sorts in range reads. */
+  /** `orderOf`: where a new key sorts in range reads. The cache is in `thread`'s until closed. */
   constructor(
-    private readonly capacity: number,
+    private readonly thread: ThreadCache,
     private readonly writeThrough: (entry: E) => void,
     private readonly orderOf: (id: CacheId, entry: E) => string,
-  ) {}
+  ) {
+    thread.add(this);
+  }
 
   get(id: CacheId): E | undefined {
     const node = this.nodes.get(id);
@@ -64,19 +117,23 @@ export class RecordCache<E extends { readonly value: unknown }> {
   }
 
   put(id: CacheId, entry: E): void {
+    const bytes = entryBytes(id, entry);
     let node = this.nodes.get(id);
     if (node === undefined) {
-      node = { id, order: undefined, entry, older: undefined, newer: undefined };
+      node = { id, order: undefined, entry, bytes, older: undefined, newer: undefined };
       this.nodes.set(id, node);
       this.sorted?.set(this.orderKey(node), node);
       this.append(node);
+      this.grow(bytes);
     } else {
       node.entry = entry;
+      this.grow(bytes - node.bytes);
+      node.bytes = bytes;
       this.use(node);
     }
     this.dirty.delete(node);
     this.dirty.add(node);
-    while (this.nodes.size > this.capacity) this.evict();
+    this.thread.maybeEvict(this);
   }
 
   /** The entries whose store keys (as latin1) are within [from, to] (undefined: open), in store-key order. */
@@ -104,6 +161,7 @@ export class RecordCache<E extends { readonly value: unknown }> {
 
   /** Forgets every entry without writing it. */
   clear(): void {
+    this.grow(-this.sizeBytes);
     this.nodes.clear();
     this.dirty = new Set();
     this.sorted = undefined;
@@ -111,9 +169,16 @@ export class RecordCache<E extends { readonly value: unknown }> {
     this.mostRecent = undefined;
   }
 
-  /** Drops the least recently used entry; one not written yet is written, with every other dirty entry. */
-  private evict(): void {
-    const eldest = this.leastRecent as CacheNode<E>;
+  /** Forgets every entry without writing it, and leaves the thread's cache. */
+  close(): void {
+    this.clear();
+    this.thread.delete(this);
+  }
+
+  /** Drops the least recently used entry, if any; one not written yet is written, with every other dirty entry. */
+  evict(): void {
+    const eldest = this.leastRecent;
+    if (eldest === undefined) return;
     this.remove(eldest);
     if (this.dirty.has(eldest)) this.write(eldest);
   }
@@ -138,9 +203,16 @@ export class RecordCache<E extends { readonly value: unknown }> {
   }
 
   private remove(node: CacheNode<E>): void {
+    this.grow(-node.bytes);
     this.nodes.delete(node.id);
     this.sorted?.delete(this.orderKey(node));
     this.unlink(node);
+  }
+
+  /** Counts `bytes` more (or fewer) in this cache and in its thread's. */
+  private grow(bytes: number): void {
+    this.sizeBytes += bytes;
+    this.thread.sizeBytes += bytes;
   }
 
   private orderKey(node: CacheNode<E>): string {

@@ -4,6 +4,7 @@
  */
 
 import type { Serde } from '../serdes/serde';
+import type { ThreadCache } from './thread-cache';
 
 /** A key and value as stores and iterators hand them out. */
 export interface KeyValue<K, V> {
@@ -79,8 +80,11 @@ export interface StoreContext {
   readonly recordTimestamp?: () => number | undefined;
   /** Headers of the record being processed: opaque to stores, kept by caching stores for the updates they forward. */
   readonly recordHeaders?: () => unknown;
-  /** `statestore.cache.max.bytes`: the size of a caching store's cache (0: writes go through at once). */
-  readonly cacheMaxBytes?: number;
+  /**
+   * The record cache of the stream thread the store's task runs on, whose budget (its share of
+   * `statestore.cache.max.bytes`) a caching store's cache shares with the thread's others. Absent: writes go through at once.
+   */
+  readonly cache?: ThreadCache;
   /** `state.dir.min.free.bytes`: persistent stores refuse writes while their disk has less free (0 or absent: no check). */
   readonly minFreeDiskBytes?: number;
 }

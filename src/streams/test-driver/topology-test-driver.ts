@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { IllegalState } from '../../errors';
+import { cacheMaxBytes } from '../config/config-lookup';
 import type { Headers } from '../processor/record';
 import type { Serde } from '../serdes/serde';
 import { serdeByName } from '../serdes/serde-by-name';
@@ -13,6 +14,7 @@ import type {
   ValueAndTimestamp,
   WindowStore,
 } from '../state/store';
+import { ThreadCache } from '../state/thread-cache';
 import { OUTER_JOIN_EMIT_INTERVAL_CONFIG } from '../kstream/internals/stream-stream-join';
 import type { Topology } from '../topology/topology';
 import { checkApplicationId } from '../runtime/application-id';
@@ -34,7 +36,8 @@ type RawRecord = { key: Buffer | null; value: Buffer | null; timestamp: number; 
  * each sub-topology is one task, and each global store is kept by a task of its own (state directory `global`) whose
  * stores every other task's processors may read; records written to topics the topology reads (repartition topics) are
  * processed at once, and every piped record is processed to the end before `pipeInput` returns. As in Kafka
- * Streams' driver, it commits after every record it processes (record caches flush downstream each time), and
+ * Streams' driver, the tasks share one record cache of `statestore.cache.max.bytes` (one thread's), it commits after
+ * every record it processes (record caches flush downstream each time), and
  * outer and left stream-stream joins emit their unmatched records without the runtime's 1 s emit interval,
  * unless the configuration sets `__emit.interval.ms.kstreams.outer.join.spurious.results.fix__`.
  */
@@ -70,6 +73,7 @@ export class TopologyTestDriver {
     const taskConfig = { [OUTER_JOIN_EMIT_INTERVAL_CONFIG]: 0, ...config };
     // Global stores first: every task's processors may read them from their init on.
     const globalStores = new Map<string, StateStore>();
+    const cache = new ThreadCache(cacheMaxBytes(config));
     const globalSubtopologies = topology.globalStores().map(({ id, sourceName, processorName, topic, storeName }) => ({
       sub: { id, nodes: [sourceName, processorName], sourceTopics: [topic], sourcePatterns: [], stores: [storeName] },
       dir: 'global',
@@ -85,6 +89,7 @@ export class TopologyTestDriver {
         defaultKeySerde,
         defaultValueSerde,
         collector,
+        cache,
         taskDir,
         resolveTopic: (t) => metadata.topicName(t),
         changelogTopic: (s) => metadata.changelogTopic(s),

@@ -16,6 +16,8 @@ export interface WorkerSetup {
   readonly clientId: string;
   readonly index: number;
   readonly number: number;
+  /** The thread's share of `statestore.cache.max.bytes` at its start. */
+  readonly cacheBytes: number;
   readonly logLevel: string;
   /** The level of its kafkajs lines (log.components.kafka). */
   readonly kafkaLogLevel: string;
@@ -82,6 +84,7 @@ export interface WorkerNotes {
   [note: string]: (...args: never[]) => unknown;
   facts(facts: SubscriptionFacts): void;
   partitionCounts(counts: [string, number][]): void;
+  resizeCache(maxBytes: number): void;
   requestRejoin(): void;
   sendShutdownRequest(): void;
 }

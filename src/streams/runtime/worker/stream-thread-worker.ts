@@ -73,6 +73,7 @@ function run(setup: WorkerSetup, port: Port): void {
     },
     facts: (next: SubscriptionFacts) => (facts = next),
     partitionCounts: (counts: [string, number][]) => counts.forEach(([topic, count]) => partitionCounts.set(topic, count)),
+    resizeCache: (maxBytes: number) => thread!.resizeCache(maxBytes),
     requestRejoin: () => thread!.requestRejoin(),
     sendShutdownRequest: () => thread!.sendShutdownRequest(),
   });
@@ -99,6 +100,7 @@ function run(setup: WorkerSetup, port: Port): void {
       return new Map(decided.map(([member, a]) => [member, { partitions: a.partitions, ...(a.userData ? { userData: Buffer.from(a.userData) } : {}) }]));
     }),
     stateDirectory,
+    cacheBytes: setup.cacheBytes,
     defaultKeySerde: serdeByName(config.defaultKeySerde),
     defaultValueSerde: serdeByName(config.defaultValueSerde),
     partitionCounts,

@@ -20,6 +20,7 @@ function brokenThread(onExit: (threadId: number) => void): WorkerStreamThread {
       clientId: 'worker-test-1',
       index: 1,
       number: 2,
+      cacheBytes: 0,
       logLevel: 'silent',
       kafkaLogLevel: 'silent',
       partitionCounts: [],

@@ -132,6 +132,10 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
     this.channel.note('requestRejoin');
   }
 
+  resizeCache(maxBytes: number): void {
+    this.channel.note('resizeCache', maxBytes);
+  }
+
   sendShutdownRequest(): void {
     this.channel.note('sendShutdownRequest');
   }
