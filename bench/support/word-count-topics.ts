@@ -88,9 +88,14 @@ export function expectedCounts(count: number, lineOf: (i: number) => string): Ma
 }
 
 /** The last count of each word on a word count's `output` (UTF-8 word, 8-byte count), read to the end. */
-export async function lastCounts(kafka: KafkaClient, admin: Admin, output: string): Promise<Map<string, number>> {
+export function lastCounts(kafka: KafkaClient, admin: Admin, output: string): Promise<Map<string, number>> {
+  return lastValues(kafka, admin, output, (value) => Number(value.readBigInt64BE(0)));
+}
+
+/** The last value of each key (UTF-8) on `output`, read to the end and decoded by `decode`. */
+export async function lastValues<V>(kafka: KafkaClient, admin: Admin, output: string, decode: (value: Buffer) => V): Promise<Map<string, V>> {
   const ends = new Map((await admin.fetchTopicOffsets(output)).map((p) => [p.partition, Number(p.high)]));
-  const counts = new Map<string, number>();
+  const values = new Map<string, V>();
   const consumer = kafka.consumer({ groupId: `bench-check-${Date.now().toString(36)}` });
   await consumer.connect();
   try {
@@ -101,7 +106,7 @@ export async function lastCounts(kafka: KafkaClient, admin: Admin, output: strin
       void consumer.subscribe({ topics: [output], fromBeginning: true }).then(() =>
         consumer.run({
           eachBatch: async ({ batch }) => {
-            for (const m of batch.messages) counts.set(m.key!.toString('utf8'), Number(m.value!.readBigInt64BE(0)));
+            for (const m of batch.messages) values.set(m.key!.toString('utf8'), decode(m.value!));
             // The last offset counts transaction markers too (exactly-once output ends with one).
             if (Number(batch.lastOffset()) + 1 >= ends.get(batch.partition)!) finished.add(batch.partition);
             if (finished.size === withRecords) resolve();
@@ -117,7 +122,7 @@ export async function lastCounts(kafka: KafkaClient, admin: Admin, output: strin
   } finally {
     await consumer.disconnect();
   }
-  return counts;
+  return values;
 }
 
 /** Why `actual` is not `expected`, in a line; undefined when they are equal. */
