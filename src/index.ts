@@ -91,4 +91,5 @@ export type {
 export type { ProducedRecord } from './streams/runtime/record-collector';
 export type { OAuthBearerToken, OAuthBearerTokenProvider } from './streams/kafka';
 export type { StreamsState } from './streams/runtime/streams-state';
-export { SluiceError } from './errors';
+export { SerdeNotReady, SluiceError } from './errors';
+export type { SerdeNotReadyOptions } from './errors';

@@ -35,13 +35,15 @@ export interface Serde<T> {
   serializeTopic?(topic: string, headers: SerdeHeaders | undefined, value: T): Buffer;
   /**
    * Optional: Kafka's `Deserializer.deserialize(topic, headers, data)`. A deserializer that meets something it has to
-   * look up (a schema id it has not seen) throws SerdeNotReady: the task processes that record again once it is ready.
+   * look up (a schema id it has not seen) throws SerdeNotReady: the task processes that record again once it is ready
+   * (with a `cause` when the service it asks failed: the thread logs the outage).
    */
   deserializeTopic?(topic: string, headers: SerdeHeaders | undefined, bytes: Buffer): T;
   /**
    * Optional: resolves, once and asynchronously, what the serde needs for `topic` (a schema and its id), configured
    * from the application's configuration (Kafka's `configure`). A task awaits it for its topics and its stores'
-   * changelogs before it processes a record.
+   * changelogs before it processes a record. Rejecting with SerdeNotReady has it called again once that settles,
+   * the task waiting meanwhile; any other error fails the task.
    */
   prepare?(topic: string, config: Readonly<Record<string, unknown>>): Promise<void>;
 }
