@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import type { Message, PartitionMetadata } from 'kafkajs';
-import type { AbortedTransaction, FetchedRecord } from './kafkajs';
+import type { AbortedTransaction, FetchedRecord, KafkajsRequestQueue } from './kafkajs';
 import { checkKafkajs, filterAbortedMessages, groupMessagesPerPartition, KAFKAJS_VERSION, kafkajsFixesInstalled, kafkajsState } from './kafkajs';
 import { javaCompatiblePartitioner } from './client';
 import { kafkajsOriginal } from './testing/kafkajs-original';
@@ -97,5 +99,76 @@ describe('checkKafkajs', () => {
   it('refuses a kafkajs loaded before Sluice, whose consumers would hand out its own records', () => {
     const early = { version: KAFKAJS_VERSION, fixesInstalled: false };
     expect(() => checkKafkajs(early)).toThrow(expect.objectContaining({ code: 'SLUICE_UNSUPPORTED_KAFKA_CLIENT', message: expect.stringMatching(/could not put its fetch decoding .* in place\. Import Sluice before kafkajs/) }));
+  });
+});
+
+describe('RequestQueue.scheduleCheckPendingRequests', () => {
+  type Queue = KafkajsRequestQueue & { destroy(): void };
+  type QueueClass = new (options: object) => Queue;
+  const RequestQueue = require('kafkajs/src/network/requestQueue') as QueueClass;
+  const KafkajsRequestQueue = kafkajsOriginal<QueueClass>('kafkajs/src/network/requestQueue');
+  const queueOptions = { maxInFlightRequests: 1, requestTimeout: 30_000, enforceRequestTimeout: false, clientId: 'c', broker: 'b:9092' };
+  const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+  const queueOf = (Queue: QueueClass) => new Queue({ ...queueOptions, logger: silent });
+
+  /** The timers `run` sets, [callback, delay] each, held rather than set. */
+  function timersSetBy(run: () => void): [() => void, number][] {
+    const setTimeoutSpy = jest.spyOn(global, 'setTimeout').mockImplementation((() => ({})) as unknown as typeof setTimeout);
+    try {
+      run();
+      return setTimeoutSpy.mock.calls.map(([callback, delay]) => [callback as () => void, delay as number]);
+    } finally {
+      setTimeoutSpy.mockRestore();
+    }
+  }
+
+  it('sets no timer after a response when nothing waits, where kafkajs set one for about minus the epoch', () => {
+    // What a response does: the queue looks at its pending requests.
+    const queue = queueOf(RequestQueue);
+    expect(timersSetBy(() => queue.checkPendingRequests())).toEqual([]);
+    expect(queue.throttleCheckTimeoutId).toBeNull();
+
+    const kafkajs = queueOf(KafkajsRequestQueue);
+    const theirs = timersSetBy(() => kafkajs.checkPendingRequests());
+    expect(theirs).toEqual([[expect.any(Function), expect.any(Number)]]);
+    expect(theirs[0]![1]).toBeLessThan(-Date.parse('2026-01-01'));
+  });
+
+  it("checks waiting requests at the throttle's end, else after kafkajs' 10 ms, one timer at a time", () => {
+    const throttled = queueOf(RequestQueue);
+    throttled.pending.push({});
+    throttled.throttledUntil = Date.now() + 5_000;
+    const [[, delay] = []] = timersSetBy(() => throttled.checkPendingRequests());
+    expect(delay).toBeGreaterThan(4_000);
+    expect(delay).toBeLessThanOrEqual(5_000);
+
+    const waiting = queueOf(RequestQueue);
+    const send = jest.fn();
+    waiting.pending.push({ send, expectResponse: true });
+    const timers = timersSetBy(() => waiting.scheduleCheckPendingRequests());
+    expect(timers.map(([, ms]) => ms)).toEqual([10]);
+    expect(timersSetBy(() => waiting.scheduleCheckPendingRequests())).toEqual([]);
+    // The check sends the request, and with nothing left waiting sets no further timer.
+    expect(timersSetBy(() => timers[0]![0]())).toEqual([]);
+    expect(send).toHaveBeenCalledTimes(1);
+    expect(waiting.throttleCheckTimeoutId).toBeNull();
+  });
+
+  it('leaves Node 24 and later nothing to warn of, where kafkajs printed a TimeoutNegativeWarning at the first response', () => {
+    // Node emits process warnings on the process itself, which jest's sandbox does not show a test: a process of
+    // this Node runs the queue, loading kafkajs alone or through Sluice's adapter (compiled as the workers' bootstrap does).
+    const program = (throughSluice: boolean) => `
+      const fs = require('node:fs');
+      const ts = require('typescript');
+      require.extensions['.ts'] = (module, filename) => module._compile(ts.transpileModule(fs.readFileSync(filename, 'utf8'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText, filename);
+      ${throughSluice ? `require(${JSON.stringify(require.resolve('./kafkajs'))});` : ''}
+      const RequestQueue = require('kafkajs/src/network/requestQueue');
+      const queue = new RequestQueue({ ...${JSON.stringify(queueOptions)}, logger: { debug() {} } });
+      queue.checkPendingRequests();
+      setTimeout(() => queue.destroy(), 20);`;
+    const stderr = (throughSluice: boolean) => spawnSync(process.execPath, ['-e', program(throughSluice)], { cwd: path.join(__dirname, '../../..'), encoding: 'utf8' }).stderr;
+    expect(stderr(true)).toBe('');
+    const warns = Number(process.versions.node.split('.')[0]) >= 24;
+    expect(stderr(false)).toMatch(warns ? /TimeoutNegativeWarning: -\d+ is a negative number/ : /^$/);
   });
 });

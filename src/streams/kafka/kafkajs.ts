@@ -18,6 +18,9 @@
  *
  * All give kafkajs' results where kafkajs was right (see their tests); the fetched records carry the same values in
  * Sluice's shape.
+ *
+ * It also replaces one method on its class, which takes effect whenever it is done: the request queue's
+ * `scheduleCheckPendingRequests` (below).
  */
 import type { Message, PartitionMetadata } from 'kafkajs';
 import { UnsupportedKafkaClient } from '../../errors';
@@ -89,6 +92,39 @@ function replaceKafkajsModule<T>(module: string, capturedBy: string, replace: (o
   cached.exports = replace(original);
   return true;
 }
+
+/** kafkajs' `RequestQueue`, as far as its scheduling of pending requests goes. */
+export interface KafkajsRequestQueue {
+  pending: unknown[];
+  throttledUntil: number;
+  throttleCheckTimeoutId: NodeJS.Timeout | null;
+  checkPendingRequests(): void;
+  scheduleCheckPendingRequests(): void;
+}
+
+/** How long kafkajs waits before it looks again at requests that wait for an in-flight slot. */
+const CHECK_PENDING_REQUESTS_INTERVAL_MS = 10;
+
+/**
+ * kafkajs' `RequestQueue.scheduleCheckPendingRequests`, setting a timer only while requests wait: for the
+ * throttle's end, else kafkajs' 10 ms. kafkajs set one after every response even with nothing waiting, for
+ * `throttledUntil - Date.now()`, which unthrottled is about minus the epoch: Node 24 and later print a
+ * TimeoutNegativeWarning for it (older ones took 1 ms silently), and as each check set the next, every connection
+ * ran an empty check every millisecond from its first response on.
+ */
+export function scheduleCheckPendingRequests(this: KafkajsRequestQueue): void {
+  if (this.throttleCheckTimeoutId || this.pending.length === 0) return;
+  const untilUnthrottled = this.throttledUntil - Date.now();
+  this.throttleCheckTimeoutId = setTimeout(
+    () => {
+      this.throttleCheckTimeoutId = null;
+      this.checkPendingRequests();
+    },
+    untilUnthrottled > 0 ? untilUnthrottled : CHECK_PENDING_REQUESTS_INTERVAL_MS,
+  );
+}
+
+(require('kafkajs/src/network/requestQueue') as { prototype: KafkajsRequestQueue }).prototype.scheduleCheckPendingRequests = scheduleCheckPendingRequests;
 
 /** The one kafkajs version whose internals Sluice replaces (package.json pins it). */
 export const KAFKAJS_VERSION = '2.2.4';
