@@ -53,7 +53,7 @@ function isServiceError(error: unknown): error is grpc.ServiceError {
 export class PeerClient {
   private readonly channels: NodeCache;
   private readonly ttlSeconds: number;
-  private readonly credentials: grpc.ChannelCredentials;
+  private readonly security: PeerSecurity;
   private readonly metadata: grpc.Metadata;
   private readonly logger: Logger | undefined;
   /** Peers of the previous version, which answer StreamQuery UNIMPLEMENTED: asked with Query until their channel goes. */
@@ -65,8 +65,8 @@ export class PeerClient {
 
   constructor(options: PeerClientOptions = {}) {
     this.ttlSeconds = options.channelTtlSeconds ?? 300;
-    this.credentials = channelCredentials(options.security ?? {});
-    this.metadata = callMetadata(options.security ?? {});
+    this.security = options.security ?? {};
+    this.metadata = callMetadata(this.security);
     this.logger = options.logger;
     // useClones false: the cache holds live clients, which must not be deep-copied.
     this.channels = new NodeCache({ stdTTL: this.ttlSeconds, checkperiod: Math.max(1, Math.ceil(this.ttlSeconds / 5)), useClones: false });
@@ -269,7 +269,8 @@ export class PeerClient {
       this.channels.ttl(grpcEndpoint, this.ttlSeconds);
       return cached;
     }
-    const client = new grpc.Client(grpcEndpoint, this.credentials, CHANNEL_OPTIONS);
+    const { credentials, options } = channelCredentials(this.security, grpcEndpoint);
+    const client = new grpc.Client(grpcEndpoint, credentials, { ...CHANNEL_OPTIONS, ...options });
     this.channels.set(grpcEndpoint, client);
     return client;
   }

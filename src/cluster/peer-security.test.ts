@@ -95,10 +95,10 @@ describe('peer service with authentication', () => {
     servers.push(server);
     return server.port;
   };
-  const query = async (port: number, security: PeerSecurity) => {
+  const query = async (port: number, security: PeerSecurity, host = '127.0.0.1') => {
     const client = new PeerClient({ security });
     try {
-      return await client.query(`127.0.0.1:${port}`, request, Date.now() + 5000);
+      return await client.query(`${host}:${port}`, request, Date.now() + 5000);
     } finally {
       client.close();
     }
@@ -177,6 +177,19 @@ describe('peer service with authentication', () => {
     expect(await query(port, { tls })).toMatchObject({ ok: false, messages: ['refused by the peer: missing or wrong cluster secret'], kind: 'REFUSED' });
     expect(await query(port, { secret: SECRET })).toMatchObject({ ok: false, messages: [expect.stringMatching(/^unreachable: /)] });
     expect(handler.calls).toBe(0);
+  });
+
+  it('checks a peer at an IP address against that address, which it does not send as the TLS server name (Node 26 refuses that), and a peer by name against its name', async () => {
+    // This server's certificate names 127.0.0.1 only.
+    const port = await start({ tls: strangerTls });
+    const client: PeerSecurity = { tls: { ...tls, ca: Buffer.from(other.ca) } };
+    expect(await query(port, client)).toMatchObject({ ok: true });
+    expect(await query(port, client, 'localhost')).toMatchObject({ ok: false, messages: [expect.stringMatching(/^unreachable: .*ERR_TLS_CERT_ALTNAME_INVALID.*Host: localhost\./)] });
+    // This one's names 127.0.0.1 and localhost, and listens on another loopback address.
+    const elsewhere = await startPeerServer({ host: '127.0.0.2', port: 0, handler, security: { tls } });
+    servers.push(elsewhere);
+    expect(await query(elsewhere.port, { tls }, '127.0.0.2')).toMatchObject({ ok: false, messages: [expect.stringMatching(/^unreachable: .*IP: 127\.0\.0\.2 is not in the cert's list/)] });
+    expect(handler.calls).toBe(1);
   });
 
   it('a client refuses a server whose certificate is not from its CA', async () => {

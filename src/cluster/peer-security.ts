@@ -4,6 +4,8 @@
  * authenticates a call; with both, a call needs both.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+import { checkServerIdentity } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 
 export interface PeerTls {
@@ -77,8 +79,26 @@ export function serverCredentials(security: PeerSecurity): grpc.ServerCredential
   return grpc.ServerCredentials.createSsl(tls.ca, [{ cert_chain: tls.certificate, private_key: tls.key }], true);
 }
 
-export function channelCredentials(security: PeerSecurity): grpc.ChannelCredentials {
-  const { tls } = security;
-  if (tls === undefined) return grpc.credentials.createInsecure();
-  return grpc.credentials.createSsl(tls.ca, tls.key, tls.certificate);
+/**
+ * The TLS server name (SNI) sent to a peer at an IP address. Any DNS name does: a node's server has one certificate
+ * and reads no server name.
+ */
+export const IP_PEER_SERVER_NAME = 'sluice-peer';
+
+/**
+ * The credentials of a channel to the peer at `grpcEndpoint` (`host:port`), and the channel options they need.
+ * grpc-js gives TLS the peer's host as the server name, which RFC 6066 forbids for an IP address: Node 24 and older
+ * print a DeprecationWarning (DEP0123) for it, and Node 26 refuses the connection. A peer at an IP address gets a
+ * name that is not one, and its certificate is checked against its address, as Node checks a connection made
+ * without a server name.
+ */
+export function channelCredentials(security: PeerSecurity, grpcEndpoint: string): { credentials: grpc.ChannelCredentials; options: grpc.ChannelOptions } {
+  const { tls: peerTls } = security;
+  if (peerTls === undefined) return { credentials: grpc.credentials.createInsecure(), options: {} };
+  const host = grpcEndpoint.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  if (!isIP(host)) return { credentials: grpc.credentials.createSsl(peerTls.ca, peerTls.key, peerTls.certificate), options: {} };
+  return {
+    credentials: grpc.credentials.createSsl(peerTls.ca, peerTls.key, peerTls.certificate, { checkServerIdentity: (_name, certificate) => checkServerIdentity(host, certificate) }),
+    options: { 'grpc.ssl_target_name_override': IP_PEER_SERVER_NAME },
+  };
 }
