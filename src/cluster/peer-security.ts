@@ -83,7 +83,7 @@ export function serverCredentials(security: PeerSecurity): grpc.ServerCredential
  * The TLS server name (SNI) sent to a peer at an IP address. Any DNS name does: a node's server has one certificate
  * and reads no server name.
  */
-export const IP_PEER_SERVER_NAME = 'sluice-peer';
+const IP_PEER_SERVER_NAME = 'sluice-peer';
 
 /**
  * The credentials of a channel to the peer at `grpcEndpoint` (`host:port`), and the channel options they need.
