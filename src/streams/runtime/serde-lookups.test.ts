@@ -277,7 +277,7 @@ describe('look-ups while the registry does not answer, in a thread', () => {
 
     it('fails it when the registry refuses the credentials, after three tries, with a configuration error', async () => {
       let failure: unknown;
-      const { tasks } = manager('payments', (_taskId, error) => void (failure = error));
+      const { tasks, lines } = manager('payments', (_taskId, error) => void (failure = error));
       registry.setUsers(['someone:else']);
       await tasks.handleAssignment([{ topic: 'payments', partition: 2 }]);
       await until(() => failure !== undefined, 'the task failed');
@@ -285,6 +285,8 @@ describe('look-ups while the registry does not answer, in a thread', () => {
         exception: 'ConfigException',
         message: `Invalid configuration: the Schema Registry at ${url} refused the credentials (HTTP 401) for subject 'payments-value': check basic.auth.user.info`,
       });
+      // The tries before are told as they are.
+      expect(warnings(lines)).toEqual([expect.objectContaining({ msg: `the Schema Registry at ${url} refused the request for subject 'payments-value'; trying again (attempt 2)` })]);
       await tasks.closeAll(false);
     });
   });

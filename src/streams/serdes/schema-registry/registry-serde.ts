@@ -41,10 +41,11 @@ interface Writer<T> {
   encode: (value: T) => Buffer;
 }
 
-/** Calls that failed in a row for the registry's sake, and the last one's error. */
+/** Calls that failed in a row for the registry's sake, the last one's error, and whether it was a refusal. */
 interface Outage {
   attempts: number;
   error: Error;
+  refused: boolean;
 }
 
 /** A failed registry call: for good (the error to report), or for now (tried again once the backoff has passed). */
@@ -219,14 +220,16 @@ export abstract class RegistrySerde<T> implements Serde<T> {
       this.outages.delete(what);
       return { error: kind === 'refused' ? refusal(this.settings!.url, what, error) : recordError(cause) };
     }
-    const outage = { attempts, error: cause };
+    const outage = { attempts, error: cause, refused: kind === 'refused' };
     this.outages.set(what, outage);
     const backoff = Math.min(OUTAGE_BACKOFF_MS * 2 ** (attempts - 1), OUTAGE_BACKOFF_MAX_MS);
     return { outage, backoff: new Promise((resolve) => setTimeout(resolve, backoff)) };
   }
 
   private outageDetail(what: string, outage: Outage): string {
-    return `the Schema Registry at ${urlWithoutCredentials(this.settings!.url)} does not answer for ${what}; trying again (attempt ${outage.attempts + 1})`;
+    const registry = `the Schema Registry at ${urlWithoutCredentials(this.settings!.url)}`;
+    const failed = outage.refused ? `${registry} refused the request for ${what}` : `${registry} does not answer for ${what}`;
+    return `${failed}; trying again (attempt ${outage.attempts + 1})`;
   }
 
   private unreadable(id: number, cause: Error): Error {
