@@ -6,7 +6,7 @@ import type { Serde } from '../serdes/serde';
 import type { StateStore } from '../state/store';
 import type { RestoreProgress } from './changelog-restorer';
 import type { ThreadState, TopologyEvent } from './instance-view';
-import type { SubscriptionInfo } from './partition-assignor';
+import type { SubscriptionInfo } from './assignment/subscription-info';
 import type { StateDirectory } from './state-directory';
 import type { StreamsConfig } from './streams-config';
 import type { ThreadClientsFactory } from './thread-clients';

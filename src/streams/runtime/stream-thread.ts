@@ -5,7 +5,7 @@ import { createThreadMetrics, type ThreadMetrics } from '../metrics/streams-metr
 import { ChangelogRestorer } from './changelog-restorer';
 import { Committer } from './committer';
 import type { ThreadState } from './instance-view';
-import type { SubscriptionInfo } from './partition-assignor';
+import { encodeSubscription, type SubscriptionInfo } from './assignment/subscription-info';
 import { PartitionPositions } from './partition-positions';
 import { LookupOutages } from './serde-lookups';
 import { TaskCheckpoints } from './task-checkpoints';
@@ -63,7 +63,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     const outages = new LookupOutages(logger);
     this.executor = new TaskExecutor(this.inputPositions, this.metrics, ctx.metrics, this.name, outages);
     this.clients = ctx.clients({
-      userData: () => Buffer.from(JSON.stringify(this.subscription())),
+      userData: () => encodeSubscription(this.subscription()),
       beforeJoin: () => this.commitBeforeJoin(),
       active: () => !this.stopping && !this.failed,
       onGroupWait: (reason) => this.emit('groupWait', reason),

@@ -6,7 +6,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException } from '../../errors';
 import { cacheMaxBytes } from '../config/config-lookup';
-import { ChangelogReader, createKafkaClients, defaultKafkaLogLevel, describeGroup, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type MemberAssignment, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
+import { ChangelogReader, createKafkaClients, defaultKafkaLogLevel, describeGroup, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
@@ -25,14 +25,14 @@ import type {
   ThreadMetadata,
   WorkerStorePartitions,
 } from './instance-view';
-import type { MemberSubscription, SubscriptionInfo, TaskDefinition } from './partition-assignor';
-import { assignStandbyTasks, assignTasks, compareTaskIds, holdBackColdMoves, tasksFor } from './partition-assignor';
+import { decodeAssignment } from './assignment/assignment-info';
+import { StreamsPartitionAssignor } from './assignment/streams-partition-assignor';
+import { decodeSubscription, type SubscriptionFacts, subscriptionInfo } from './assignment/subscription-info';
 import { asError, type ExceptionHandlers, type StreamsUncaughtExceptionHandler, type StreamThreadExceptionResponse, THREAD_EXCEPTION_RESPONSES } from './exception-handlers';
 import { GlobalStreamThread } from './global-stream-thread';
 import { type StandbyReplica, StandbyTasks, standbyTaskFactory } from './standby-task';
 import { TaskCheckpoints } from './task-checkpoints';
 import { parseTaskId } from './task-id';
-import { type SubscriptionFacts, subscriptionInfo } from './subscription-info';
 import { consumerOffsets, storeStatus, threadMetadata } from './instance-reports';
 import { prepareInternalTopics } from './internal-topic-manager';
 import { StateDirectory } from './state-directory';
@@ -52,12 +52,11 @@ import { ThreadRecovery } from './thread-recovery';
 import { TopologyMetadata } from './topology-metadata';
 import type { StoreConfigSetter } from './store-statistics';
 import { loadStoreConfigSetter, StoreStatisticsDumper } from './store-statistics';
+import { withTimeout } from './with-timeout';
 
 export const SLUICE_VERSION = '0.1.0';
 const PROCESS_FILE = 'sluice-process-metadata';
 const END_OFFSETS_TTL_MS = 1000;
-/** How long the leader waits for the changelogs' end offsets it places stateful tasks by. */
-const END_OFFSETS_FOR_ASSIGNMENT_MS = 5_000;
 
 export interface StreamsInstanceOptions {
   logger?: Logger;
@@ -115,7 +114,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private starting: Promise<void> | undefined;
   private hostMapRefresh: Promise<void> = Promise.resolve();
   private hostMapTimer: NodeJS.Timeout | undefined;
-  private probingTimer: NodeJS.Timeout | undefined;
+  private readonly assignor: StreamsPartitionAssignor;
   private readonly configureStore: StoreConfigSetter | undefined;
   private readonly statistics: StoreStatisticsDumper | undefined;
   /** Standby tasks of this node; undefined with num.standby.replicas 0. */
@@ -175,6 +174,17 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.metadata = new TopologyMetadata(topology, this.applicationId);
     this.globalThread = topology.globalStores().length > 0 ? this.createGlobalThread() : undefined;
     this.metadataState = new StreamsMetadataState(this.metadata, this.processId);
+    this.assignor = new StreamsPartitionAssignor({
+      metadata: this.metadata,
+      config: this.config,
+      logger: this.logger,
+      endOffsets: (topic) => this.endOffsets(topic),
+      onProbingRebalance: () => {
+        if (this.closeBegun) return;
+        this.logger.info('probing rebalance: joining the group again to move the warmed-up tasks');
+        for (const thread of this.streamThreads) thread.requestRejoin();
+      },
+    });
     this.uncaughtExceptionHandler = this.config.exceptionHandlers.uncaught;
     this.workerTopology = options.topologySource && this.workerThreadsAllowed(options) ? options.topologySource : undefined;
     this.recovery = new ThreadRecovery({ exactlyOnce: this.config.processingGuarantee === 'exactly_once_v2', taskTimeoutMs: this.config.taskTimeoutMs });
@@ -363,7 +373,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       config: this.config,
       metadata: this.metadata,
       kafka: this.kafka,
-      clients: kafkaThreadClients(this.kafka, this.config, (members, partitionCount, topics) => this.assign(members, partitionCount, topics)),
+      clients: kafkaThreadClients(this.kafka, this.config, (members, partitionCount, topics) => this.assignor.assign(members, partitionCount, topics)),
       stateDirectory: this.stateDirectory,
       defaultKeySerde: this.defaultKeySerde,
       defaultValueSerde: this.defaultValueSerde,
@@ -400,7 +410,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       {
         logger: this.logger,
         kafkaLogger: this.kafkaLogger,
-        assign: (members, partitionCount, topics) => this.assign(members, partitionCount, topics),
+        assign: (members, partitionCount, topics) => this.assignor.assign(members, partitionCount, topics),
         committedOffsets: (partitions) => this.committedOffsets(partitions),
         releaseStandby: (taskId) => standbys?.release(taskId) ?? Promise.resolve(),
         publishEvent: (event) => this.emit('topologyEvent', event),
@@ -507,91 +517,6 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       standbyTasks: [...(this.standbys?.assigned ?? [])],
       shutdownRequested: this.shutdownRequest !== undefined,
     };
-  }
-
-  /**
-   * The leader's decision: tasks from the partition counts, spread by the Sluice assignor; a stateful task stays
-   * where it is caught up while its new owner warms it up (KIP-441), and a probing rebalance is due if any does.
-   */
-  private async assign(
-    members: { memberId: string; userData: Buffer }[],
-    partitionCount: (topic: string) => number,
-    topics: readonly string[],
-  ): Promise<Map<string, MemberAssignment>> {
-    const subscriptions: MemberSubscription[] = members.map((m) => ({ memberId: m.memberId, info: decodeSubscription(m.userData, m.memberId) }));
-    const requester = subscriptions.find((m) => m.info.shutdownRequested === true);
-    if (requester) {
-      this.logger.error({ requestedBy: requester.info.processId }, 'a node asked the application to shut down; every member is told so');
-      const assignment: AssignmentInfo = { version: 1, standbyTasks: [], shutdownRequestedBy: requester.info.processId };
-      return new Map(subscriptions.map((m) => [m.memberId, { partitions: [], userData: Buffer.from(JSON.stringify(assignment)) }]));
-    }
-    const subtopologies = this.metadata.subtopologies.map((sub) => ({
-      id: sub.id,
-      sourceTopics: this.metadata.sourceTopicsAmong(sub, topics),
-      stateful: sub.stores.length > 0,
-    }));
-    const tasks = tasksFor(subtopologies, partitionCount);
-    const balanced = assignTasks(subscriptions, tasks);
-    const { active, warmups } = holdBackColdMoves(subscriptions, tasks, balanced, {
-      acceptableRecoveryLag: this.config.acceptableRecoveryLag,
-      maxWarmupReplicas: this.config.maxWarmupReplicas,
-      endOffsetSums: await this.changelogEndOffsetSums(tasks, subscriptions),
-    });
-    const standbys = assignStandbyTasks(subscriptions, tasks, active, this.config.numStandbyReplicas);
-    for (const [client, taskIds] of warmups) standbys.set(client, [...new Set([...(standbys.get(client) ?? []), ...taskIds])].sort(compareTaskIds));
-    if (warmups.size > 0) this.scheduleProbingRebalance([...warmups.values()].flat());
-    const processOf = new Map(subscriptions.map((m) => [m.memberId, m.info.processId]));
-    const partitionsOf = new Map(tasks.map((t) => [t.taskId, t.partitions]));
-    return new Map(
-      [...active.entries()].map(([member, taskIds]) => {
-        // Every member of a process carries the process's standbys: whoever reads the group finds them on any.
-        const assignment: AssignmentInfo = { version: 1, standbyTasks: standbys.get(processOf.get(member)!) ?? [] };
-        return [member, { partitions: taskIds.flatMap((id) => partitionsOf.get(id) ?? []), userData: Buffer.from(JSON.stringify(assignment)) }];
-      }),
-    );
-  }
-
-  /**
-   * Per stateful task, the sum of its changelogs' end offsets: what a node's offset sum is measured against. Only
-   * when a stateful task may move (more than one process); empty when the broker cannot say, and tasks then move
-   * at once, as without warm-ups.
-   */
-  private async changelogEndOffsetSums(tasks: readonly TaskDefinition[], members: readonly MemberSubscription[]): Promise<Map<string, number>> {
-    if (new Set(members.map((m) => m.info.processId)).size < 2) return new Map();
-    const read = async (): Promise<Map<string, number>> => {
-      const sums = new Map<string, number>();
-      for (const task of tasks) {
-        const id = parseTaskId(task.taskId);
-        const sub = task.stateful && id ? this.metadata.subtopology(id.subtopology) : undefined;
-        const changelogs = (sub?.stores ?? []).map((store) => store.changelog).filter((t) => t !== undefined);
-        if (changelogs.length === 0) continue;
-        let sum = 0;
-        for (const topic of changelogs) sum += (await this.endOffsets(topic)).get(id!.partition)?.high ?? 0;
-        sums.set(task.taskId, sum);
-      }
-      return sums;
-    };
-    // Bounded: the group waits for the leader's assignment.
-    const sums = await withTimeout(read(), END_OFFSETS_FOR_ASSIGNMENT_MS).catch((error: unknown) => {
-      this.logger.warn({ err: error }, "reading the changelogs' end offsets failed; stateful tasks move without warming up in this rebalance");
-      return new Map<string, number>();
-    });
-    if (sums !== undefined) return sums;
-    this.logger.warn(`no changelog end offsets within ${END_OFFSETS_FOR_ASSIGNMENT_MS} ms; stateful tasks move without warming up in this rebalance`);
-    return new Map();
-  }
-
-  /** After `probing.rebalance.interval.ms` this node's threads join the group again: the leader's join rebalances it. */
-  private scheduleProbingRebalance(warmups: readonly string[]): void {
-    this.logger.info({ warmups, inMs: this.config.probingRebalanceIntervalMs }, 'stateful tasks warm up before they move; a probing rebalance will follow');
-    if (this.probingTimer !== undefined) return;
-    this.probingTimer = setTimeout(() => {
-      this.probingTimer = undefined;
-      if (this.closeBegun) return;
-      this.logger.info('probing rebalance: joining the group again to move the warmed-up tasks');
-      for (const thread of this.streamThreads) thread.requestRejoin();
-    }, this.config.probingRebalanceIntervalMs);
-    this.probingTimer.unref();
   }
 
   /**
@@ -793,7 +718,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
   private async shutdown(leaveGroup = false): Promise<void> {
     if (this.hostMapTimer) clearInterval(this.hostMapTimer);
-    if (this.probingTimer) clearTimeout(this.probingTimer);
+    this.assignor.close();
     if (this.patternTimer) clearInterval(this.patternTimer);
     this.statistics?.stop();
     await Promise.all(this.streamThreads.map((t) => t.close().catch((e) => this.logger.warn({ err: e }, 'closing a thread failed'))));
@@ -982,41 +907,6 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   }
 }
 
-function decodeSubscription(userData: Buffer, memberId: string): SubscriptionInfo {
-  try {
-    const info = JSON.parse(userData.toString('utf8')) as SubscriptionInfo;
-    if (typeof info.processId === 'string') return info;
-  } catch {
-    // A member that is not a Sluice instance: treated as its own process with no state.
-  }
-  return { version: 0, processId: memberId, previousTasks: [], stateTasks: [] };
-}
-
-/** What the leader tells each member beside its partitions. */
-interface AssignmentInfo {
-  version: number;
-  /** The standby tasks of the member's process. */
-  standbyTasks: string[];
-  /** The process id of a node that asked the application to shut down (Kafka Streams' SHUTDOWN_REQUESTED error code). */
-  shutdownRequestedBy?: string;
-}
-
-function decodeAssignment(userData: Buffer): AssignmentInfo {
-  try {
-    const info = JSON.parse(userData.toString('utf8')) as Partial<AssignmentInfo>;
-    if (Array.isArray(info.standbyTasks)) {
-      return {
-        version: Number(info.version),
-        standbyTasks: info.standbyTasks.filter((t) => typeof t === 'string'),
-        ...(typeof info.shutdownRequestedBy === 'string' ? { shutdownRequestedBy: info.shutdownRequestedBy } : {}),
-      };
-    }
-  } catch {
-    // Empty (an assignment before standbys existed) or not Sluice's: no standbys.
-  }
-  return { version: 0, standbyTasks: [] };
-}
-
 /** Whether a value can be handed to a worker (structured cloning): no functions, no class instances of code. */
 function cloneable(value: unknown): boolean {
   try {
@@ -1031,14 +921,3 @@ function cloneable(value: unknown): boolean {
 const FAILED_THREAD_CLOSE_MS = 10_000;
 /** How long a node that asked the application to shut down waits to see the request go round the group. */
 const SHUTDOWN_REQUEST_WAIT_MS = 60_000;
-
-/** What `work` gives, or undefined if `timeoutMs` (when given) passes first; the work goes on in the background. */
-async function withTimeout<T>(work: Promise<T>, timeoutMs: number | undefined): Promise<T | undefined> {
-  if (timeoutMs === undefined) return work;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([work, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -1,6 +1,6 @@
 import { partitionForKey } from '../kafka/murmur2';
 import type { TopicPartition } from '../kafka';
-import type { SubscriptionInfo } from './partition-assignor';
+import type { SubscriptionInfo } from './assignment/subscription-info';
 import type { TopologyMetadata } from './topology-metadata';
 import { parseEndpoint } from './streams-config';
 

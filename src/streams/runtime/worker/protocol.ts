@@ -4,7 +4,7 @@ import type { MetricSnapshot } from '../../metrics/metrics-registry';
 import type { RestoreProgress } from '../changelog-restorer';
 import type { ThreadState, TopologyEvent } from '../instance-view';
 import type { ThreadPartitionPosition, ThreadStorePosition, ThreadTask } from '../stream-thread-handle';
-import type { SubscriptionFacts } from '../subscription-info';
+import type { SubscriptionFacts } from '../assignment/subscription-info';
 import type { TopologySource } from './topology-source';
 import type { TransferredError } from './transferred-error';
 

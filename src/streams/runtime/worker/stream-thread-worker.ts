@@ -12,7 +12,7 @@ import { StateDirectory } from '../state-directory';
 import { loadStoreConfigSetter } from '../store-statistics';
 import { StreamThread } from '../stream-thread';
 import { parseStreamsConfig } from '../streams-config';
-import { type SubscriptionFacts, subscriptionInfo } from '../subscription-info';
+import { type SubscriptionFacts, subscriptionInfo } from '../assignment/subscription-info';
 import { kafkaThreadClients } from '../thread-clients';
 import { TopologyMetadata } from '../topology-metadata';
 import type { ThreadStoreReader, ThreadStores } from '../instance-view';

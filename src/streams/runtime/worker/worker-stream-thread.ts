@@ -8,7 +8,7 @@ import type { RestoreProgress } from '../changelog-restorer';
 import type { ThreadState, TopologyEvent } from '../instance-view';
 import type { StreamThreadEvents } from '../stream-thread-context';
 import { isLive, type StreamThreadHandle, type ThreadPartitionPosition, type ThreadStorePosition, type ThreadTask } from '../stream-thread-handle';
-import type { SubscriptionFacts } from '../subscription-info';
+import type { SubscriptionFacts } from '../assignment/subscription-info';
 import { liveWorkerThreadIds } from '../worker-thread-ids';
 import { Channel } from './channel';
 import { relayLine } from './log-relay';

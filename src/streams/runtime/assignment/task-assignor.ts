@@ -5,32 +5,9 @@
  * stateful tasks go to clients (processes), never to the one running the task, nor twice to one client.
  */
 
-import type { TopicPartition } from '../kafka';
-import { parseTaskId, taskIdToString } from './task-id';
-
-/** What each consumer tells the leader when it joins (carried in the subscription userData). */
-export interface SubscriptionInfo {
-  version: number;
-  /** One id per process (instance); its consumers (threads) share it. */
-  processId: string;
-  /** `application.server` (HTTP host:port), if set. */
-  endpoint?: string;
-  /** gRPC host:port of the node's peer service, if any. */
-  grpcEndpoint?: string;
-  /** Active tasks this consumer ran before the rebalance. */
-  previousTasks: string[];
-  /** Tasks with local state in the process' state directory. */
-  stateTasks: string[];
-  /** Standby tasks the process held before the rebalance. */
-  standbyTasks?: string[];
-  /**
-   * Per task with a checkpoint here, the sum of its changelog offsets (Kafka Streams' task offset sums): the
-   * larger, the less a task placed here has to restore.
-   */
-  taskOffsetSums?: Record<string, number>;
-  /** The node asks the application to shut down (SHUTDOWN_APPLICATION): the leader assigns nothing, and tells every member. */
-  shutdownRequested?: boolean;
-}
+import type { TopicPartition } from '../../kafka';
+import { parseTaskId, taskIdToString } from '../task-id';
+import type { SubscriptionInfo } from './subscription-info';
 
 export interface TaskDefinition {
   taskId: string;

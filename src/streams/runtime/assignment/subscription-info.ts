@@ -1,5 +1,28 @@
-import type { SubscriptionInfo } from './partition-assignor';
-import type { StateDirectory } from './state-directory';
+import type { StateDirectory } from '../state-directory';
+
+/** What each consumer tells the leader when it joins (carried in the subscription userData). */
+export interface SubscriptionInfo {
+  version: number;
+  /** One id per process (instance); its consumers (threads) share it. */
+  processId: string;
+  /** `application.server` (HTTP host:port), if set. */
+  endpoint?: string;
+  /** gRPC host:port of the node's peer service, if any. */
+  grpcEndpoint?: string;
+  /** Active tasks this consumer ran before the rebalance. */
+  previousTasks: string[];
+  /** Tasks with local state in the process' state directory. */
+  stateTasks: string[];
+  /** Standby tasks the process held before the rebalance. */
+  standbyTasks?: string[];
+  /**
+   * Per task with a checkpoint here, the sum of its changelog offsets (Kafka Streams' task offset sums): the
+   * larger, the less a task placed here has to restore.
+   */
+  taskOffsetSums?: Record<string, number>;
+  /** The node asks the application to shut down (SHUTDOWN_APPLICATION): the leader assigns nothing, and tells every member. */
+  shutdownRequested?: boolean;
+}
 
 /**
  * What a member's subscription says about its whole process, which the instance knows: the same for each of its
@@ -39,4 +62,18 @@ function taskOffsetSums(stateDirectory: StateDirectory, taskIds: readonly string
     if (checkpoint) sums[taskId] = [...checkpoint.values()].reduce((a, b) => a + b, 0);
   }
   return sums;
+}
+
+export function encodeSubscription(info: SubscriptionInfo): Buffer {
+  return Buffer.from(JSON.stringify(info));
+}
+
+export function decodeSubscription(userData: Buffer, memberId: string): SubscriptionInfo {
+  try {
+    const info = JSON.parse(userData.toString('utf8')) as SubscriptionInfo;
+    if (typeof info.processId === 'string') return info;
+  } catch {
+    // A member that is not a Sluice instance: treated as its own process with no state.
+  }
+  return { version: 0, processId: memberId, previousTasks: [], stateTasks: [] };
 }

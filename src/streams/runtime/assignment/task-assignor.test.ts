@@ -1,5 +1,5 @@
-import type { MemberSubscription } from './partition-assignor';
-import { assignStandbyTasks, assignTasks, holdBackColdMoves, tasksFor } from './partition-assignor';
+import type { MemberSubscription } from './task-assignor';
+import { assignStandbyTasks, assignTasks, holdBackColdMoves, tasksFor } from './task-assignor';
 
 const subtopologies = [
   { id: 0, sourceTopics: ['in'], stateful: false },
