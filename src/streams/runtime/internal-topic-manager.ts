@@ -1,5 +1,7 @@
 import { TopologyException } from '../../errors';
-import { createTopics, describeTopics, type KafkaAdmin, listTopics, type TopicSpec } from '../kafka';
+import type { Logger } from 'pino';
+import { createTopics, describeTopics, isTransientKafkaError, type KafkaAdmin, listTopics, type TopicSpec } from '../kafka';
+import type { StreamsConfig } from './streams-config';
 import type { TopologyMetadata } from './topology-metadata';
 
 /** Kafka Streams' configuration of repartition topics (before the user's `topic.` overrides). */
@@ -118,4 +120,66 @@ export async function prepareInternalTopics(admin: KafkaAdmin, metadata: Topolog
     }
   }
   return partitionCounts;
+}
+
+/**
+ * An instance's topics (Kafka Streams' InternalTopicManager): prepares them at start, and learns the topics
+ * created since that match a source pattern. Keeps every topic's partition count in `partitionCounts`, which
+ * the instance shares with its threads.
+ */
+export class InternalTopicManager {
+  /** Topics matching a source pattern that the threads subscribe to. */
+  private readonly patternTopics = new Set<string>();
+
+  constructor(
+    private readonly admin: KafkaAdmin,
+    private readonly metadata: TopologyMetadata,
+    private readonly config: StreamsConfig,
+    private readonly partitionCounts: Map<string, number>,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Connects and prepares the topics, again while that fails for a transient reason (a broker not reachable yet,
+   * metadata not yet propagated after a topic was created), within `task.timeout.ms` and while `keepTrying()`.
+   */
+  async prepare(keepTrying: () => boolean): Promise<void> {
+    const deadline = Date.now() + this.config.taskTimeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.admin.connect();
+        return await this.prepareTopics();
+      } catch (error) {
+        if (!isTransientKafkaError(error) || Date.now() >= deadline || !keepTrying()) throw error;
+        // Routine while a broker starts or metadata propagates: one short line, the retries at debug.
+        const reason = error instanceof Error ? error.message : String(error);
+        if (attempt === 1) this.logger.info({ reason }, 'preparing topics: Kafka not ready yet; trying again for up to task.timeout.ms');
+        else this.logger.debug({ reason, attempt }, 'preparing topics: trying again');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 5_000)));
+      }
+    }
+  }
+
+  /** Topics created since that match a source pattern, with their partition counts learnt (kafkajs resolves a pattern only when it subscribes). */
+  async newPatternTopics(): Promise<string[]> {
+    const fresh = this.metadata.patternMatches(await listTopics(this.admin)).filter((t) => !this.patternTopics.has(t));
+    if (fresh.length === 0) return [];
+    for (const t of await describeTopics(this.admin, fresh)) this.partitionCounts.set(t.name, t.partitions.length);
+    for (const t of fresh) this.patternTopics.add(t);
+    return fresh;
+  }
+
+  /** Creates repartition topics and changelogs with Kafka Streams' names and configs; checks sources. */
+  private async prepareTopics(): Promise<void> {
+    const topicConfigs = Object.fromEntries(
+      Object.entries(this.config.values)
+        .filter(([k]) => k.startsWith('topic.'))
+        .map(([k, v]) => [k.slice('topic.'.length), String(v)]),
+    );
+    const counts = await prepareInternalTopics(this.admin, this.metadata, { replicationFactor: this.config.replicationFactor, topicConfigs });
+    for (const [topic, count] of counts) {
+      this.partitionCounts.set(topic, count);
+      if (this.metadata.patternMatches([topic]).length > 0) this.patternTopics.add(topic);
+    }
+  }
 }

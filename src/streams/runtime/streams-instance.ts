@@ -6,7 +6,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException } from '../../errors';
 import { cacheMaxBytes } from '../config/config-lookup';
-import { ChangelogReader, createKafkaClients, defaultKafkaLogLevel, describeGroup, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, describeTopics, fetchTopicOffsets, isTransientKafkaError, type KafkaAdmin, type KafkaClients, listTopics, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
+import { ChangelogReader, createKafkaClients, defaultKafkaLogLevel, describeGroup, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, fetchTopicOffsets, type KafkaAdmin, type KafkaClients, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
@@ -34,7 +34,7 @@ import { type StandbyReplica, StandbyTasks, standbyTaskFactory } from './standby
 import { TaskCheckpoints } from './task-checkpoints';
 import { parseTaskId } from './task-id';
 import { consumerOffsets, storeStatus, threadMetadata } from './instance-reports';
-import { prepareInternalTopics } from './internal-topic-manager';
+import { InternalTopicManager } from './internal-topic-manager';
 import { StateDirectory } from './state-directory';
 import type { StreamsConfig } from './streams-config';
 import { parseStreamsConfig } from './streams-config';
@@ -98,11 +98,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private readonly defaultValueSerde: Serde<unknown>;
   private readonly kafka: KafkaClients;
   private readonly metadata: TopologyMetadata;
-  /** Topics matching a source pattern that the threads subscribe to. */
-  private readonly patternTopics = new Set<string>();
   private patternTimer: NodeJS.Timeout | undefined;
   private generation = 0;
   private admin: KafkaAdmin | undefined;
+  private topics: InternalTopicManager | undefined;
   private streamThreads: StreamThreadHandle[] = [];
   private partitionCounts = new Map<string, number>();
   private readonly endOffsetCache = new Map<string, { at: number; offsets: Map<number, { low: number; high: number }> }>();
@@ -302,11 +301,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private async connectAndStartThreads(): Promise<void> {
     try {
       this.admin = this.kafka.admin.admin();
-      const admin = this.admin;
-      await this.untilNotTransient('preparing topics', async () => {
-        await admin.connect();
-        await this.prepareTopics();
-      });
+      this.topics = new InternalTopicManager(this.admin, this.metadata, this.config, this.partitionCounts, this.logger);
+      await this.topics.prepare(() => this.state === 'REBALANCING');
       // Kafka Streams restores the global stores before its stream threads start: their tasks read them from the first record.
       await this.globalThread?.start(this.partitionCounts);
       if (this.closeBegun) return;
@@ -519,52 +515,13 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     };
   }
 
-  /**
-   * Runs `step` again while it fails for a transient reason (a broker not reachable yet, metadata not yet
-   * propagated after a topic was created), within `task.timeout.ms`, as Kafka Streams' internal topic manager does.
-   */
-  private async untilNotTransient(what: string, step: () => Promise<void>): Promise<void> {
-    const deadline = Date.now() + this.config.taskTimeoutMs;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await step();
-      } catch (error) {
-        if (!isTransientKafkaError(error) || Date.now() >= deadline || this.state !== 'REBALANCING') throw error;
-        // Routine while a broker starts or metadata propagates: one short line, the retries at debug.
-        const reason = error instanceof Error ? error.message : String(error);
-        if (attempt === 1) this.logger.info({ reason }, `${what}: Kafka not ready yet; trying again for up to task.timeout.ms`);
-        else this.logger.debug({ reason, attempt }, `${what}: trying again`);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 5_000)));
-      }
-    }
-  }
-
-  /** Creates repartition topics and changelogs with Kafka Streams' names and configs; checks sources. */
-  private async prepareTopics(): Promise<void> {
-    const topicConfigs = Object.fromEntries(
-      Object.entries(this.config.values)
-        .filter(([k]) => k.startsWith('topic.'))
-        .map(([k, v]) => [k.slice('topic.'.length), String(v)]),
-    );
-    const counts = await prepareInternalTopics(this.admin!, this.metadata, { replicationFactor: this.config.replicationFactor, topicConfigs });
-    for (const [topic, count] of counts) {
-      this.partitionCounts.set(topic, count);
-      if (this.metadata.patternMatches([topic]).length > 0) this.patternTopics.add(topic);
-    }
-  }
-
-  /**
-   * Topics created since that match a source pattern: their partition counts are learnt and every thread adds
-   * them to its subscription (kafkajs resolves a pattern only when it subscribes).
-   */
+  /** Every thread adds the topics created since that match a source pattern to its subscription. */
   private async subscribeNewPatternTopics(): Promise<void> {
-    const admin = this.admin;
-    if (!admin || this.state === 'PENDING_SHUTDOWN' || this.state === 'NOT_RUNNING') return;
+    const topics = this.topics;
+    if (!topics || this.state === 'PENDING_SHUTDOWN' || this.state === 'NOT_RUNNING') return;
     try {
-      const fresh = this.metadata.patternMatches(await listTopics(admin)).filter((t) => !this.patternTopics.has(t));
+      const fresh = await topics.newPatternTopics();
       if (fresh.length === 0) return;
-      for (const t of await describeTopics(admin, fresh)) this.partitionCounts.set(t.name, t.partitions.length);
-      for (const t of fresh) this.patternTopics.add(t);
       for (const thread of this.streamThreads) if (thread instanceof WorkerStreamThread) thread.updatePartitionCounts(this.partitionCounts);
       this.logger.info({ topics: fresh }, 'new topics match a source pattern; subscribing');
       await Promise.all(this.streamThreads.map((thread) => thread.subscribeTo(fresh)));
