@@ -1,7 +1,7 @@
 import { drainPart, failedAnswer, type PartEnd, type PartStream, type PeerAnswer, type PeerFailure, type RecordChunk, type Replica, type StoreDescription } from '../cluster/peer-protocol';
 import { InvalidStateStore, SluiceError } from '../errors';
-import { GLOBAL_STORE_PARTITION, type InstanceView, type WorkerStorePartitions } from '../streams/runtime/instance-view';
-import type { StandbyReplica } from '../streams/runtime/standby-task';
+import type { InstanceView } from '../streams/runtime/instance-view';
+import { GLOBAL_STORE_PARTITION, type StandbyReplica, type WorkerStorePartitions } from '../streams/runtime/queryable-stores';
 import { parseTaskId } from '../streams/runtime/task-id';
 import type { StateStore } from '../streams/state/store';
 import { bindQuery, type BoundQuery } from './bind';

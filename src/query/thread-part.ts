@@ -6,7 +6,7 @@
  */
 import { failedAnswer, type PartitionPosition, type PartStream, type StoreDescription } from '../cluster/peer-protocol';
 import { InvalidStateStore } from '../errors';
-import type { ThreadStores } from '../streams/runtime/instance-view';
+import type { ThreadStores } from '../streams/runtime/queryable-stores';
 import { bindQuery } from './bind';
 import { chunkOf, chunksOf, failureOf } from './chunks';
 import { readRecords } from './read-store';

@@ -3,8 +3,8 @@
  * a host map given by hand, and murmur2 placement of keys as the runtime does it. No broker, no runtime.
  */
 import { partitionForKey } from '../../streams/kafka/murmur2';
-import type { InstanceView, ThreadMetadata, ThreadStoreReader, ThreadStores, WorkerStorePartitions } from '../../streams/runtime/instance-view';
-import type { StandbyReplica } from '../../streams/runtime/standby-task';
+import type { InstanceView, ThreadMetadata } from '../../streams/runtime/instance-view';
+import type { StandbyReplica, ThreadStoreReader, ThreadStores, WorkerStorePartitions } from '../../streams/runtime/queryable-stores';
 import type { KeyQueryMetadata, StreamsMetadata } from '../../streams/runtime/streams-metadata';
 import type { StreamsState } from '../../streams/runtime/streams-state';
 import type { Serde } from '../../streams/serdes/serde';

@@ -1,11 +1,10 @@
-import type { StateStore } from '../state/store';
 import type { TopologyDescription } from '../topology/description';
 import type { StreamsMetadata, KeyQueryMetadata } from './streams-metadata';
 import type { StateChange, StreamsState } from './streams-state';
 import type { StreamsConfig } from './streams-config';
 import type { RestoreProgress } from './changelog-restorer';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
-import type { StandbyReplica } from './standby-task';
+import type { QueryableStores } from './queryable-stores';
 
 /** Kafka Streams' thread states. */
 export type ThreadState =
@@ -84,9 +83,6 @@ export interface RebalanceEvent {
 
 export type RestoreEvent = RestoreProgress & { store: string };
 
-/** The partition under which a global store, whole on every node, is queried. */
-export const GLOBAL_STORE_PARTITION = 0;
-
 /**
  * A stream thread's life beyond the rebalances: `failed` (with the handler's response), `replaced` (by
  * `replacement`), `added` and `removed` (addStreamThread and removeStreamThread).
@@ -118,34 +114,8 @@ export interface StreamsEvents {
   error: [Error];
 }
 
-/** The stores of one stream thread, as code run in its worker reads them. */
-export interface ThreadStores {
-  /** The thread's partitions of a store that can be queried now (their tasks restored). */
-  queryableStores(store: string): Map<number, StateStore>;
-}
-
-/**
- * What code run in a thread's worker hands back: an async generator of values, or a generator (either returns its
- * last value), as `run` gives it to the caller on the main thread.
- */
-export type ThreadStoreReader = (stores: ThreadStores, ...args: never[]) => AsyncGenerator<unknown, unknown, undefined> | Generator<unknown, unknown, undefined>;
-
-/**
- * Partitions of a store that a stream thread in a worker holds queryable. Its stores are read there, through their
- * caches, by code the caller names: the records stay in the worker until they are read, as with a peer.
- */
-export interface WorkerStorePartitions {
-  readonly thread: string;
-  readonly partitions: readonly number[];
-  /**
-   * Runs function `exportName` of `module` (a ThreadStoreReader) in the thread's worker with its stores and `args`
-   * (structured-cloned), and hands out what it yields, one value per call of next(), and what it returns.
-   */
-  run(module: string, exportName: string, args: readonly unknown[]): AsyncGenerator<unknown, unknown, undefined>;
-}
-
 /** What the layers above (cluster, query, server, host) read of a running instance. */
-export interface InstanceView {
+export interface InstanceView extends QueryableStores {
   readonly applicationId: string;
   readonly config: StreamsConfig;
   readonly state: StreamsState;
@@ -168,22 +138,4 @@ export interface InstanceView {
   sourceTopicsForStore(store: string): string[] | undefined;
   /** How many partitions the store has (its widest source topic's); undefined for a global store or before the first assignment. */
   storePartitionCount(store: string): number | undefined;
-  /** Whether the topology has a store of that name. */
-  hasStore(store: string): boolean;
-  /** Whether the store is a global store: every node holds all of it. */
-  isGlobalStore(store: string): boolean;
-  /**
-   * Local partitions of a store that can be queried now (running, not restoring) on the main thread: those of the
-   * stream threads in workers are in workerStores. A global store is one partition, GLOBAL_STORE_PARTITION, once
-   * restored.
-   */
-  queryableStores(store: string): Map<number, StateStore>;
-  /**
-   * One of those: the given partition, or with none the first found. Asked by every keyed query, it makes no map.
-   */
-  queryableStore(store: string, partition?: number): StateStore | undefined;
-  /** Local partitions of a store that stream threads in workers hold queryable now, by thread (none in queryableStores). */
-  workerStores(store: string): WorkerStorePartitions[];
-  /** Local standby partitions of a store, with their lag (stale reads). */
-  standbyReplicas(store: string): Map<number, StandbyReplica>;
 }

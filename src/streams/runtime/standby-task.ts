@@ -4,7 +4,7 @@ import type { TopicPartition } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createPartitionLagMetrics, type PartitionLagMetrics } from '../metrics/streams-metrics';
 import type { Serde } from '../serdes/serde';
-import type { StateStore } from '../state/store';
+import type { StandbyReplica } from './queryable-stores';
 import { ThreadCache } from '../state/thread-cache';
 import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type RestoreProgress } from './changelog-restorer';
 import type { RecordCollector } from './record-collector';
@@ -28,12 +28,6 @@ export interface StandbyChangelog {
   position: number;
   /** The changelog's end as last fetched (under exactly-once its last stable offset); -1 until the first fetch. */
   endOffset: number;
-}
-
-/** A standby partition of a store, and how many records of its changelog it has yet to read (-1: not known yet). */
-export interface StandbyReplica {
-  store: StateStore;
-  lag: number;
 }
 
 /** A standby task of this node, as reports show it. */

@@ -6,7 +6,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException } from '../../errors';
 import { cacheMaxBytes } from '../config/config-lookup';
-import { ChangelogReader, createKafkaClients, defaultKafkaLogLevel, describeGroup, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, fetchTopicOffsets, type KafkaAdmin, type KafkaClients, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
+import { ChangelogReader, createKafkaClients, defaultKafkaLogLevel, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, fetchTopicOffsets, type KafkaAdmin, type KafkaClients, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
@@ -16,23 +16,21 @@ import type { StateStore } from '../state/store';
 import type { TopologyDescription } from '../topology/description';
 import { describeAsText } from '../topology/description';
 import type { Topology } from '../topology/topology';
-import { GLOBAL_STORE_PARTITION } from './instance-view';
 import type {
   ConsumerOffsets,
   InstanceView,
   StorePartitionStatus,
   StreamsEvents,
   ThreadMetadata,
-  WorkerStorePartitions,
 } from './instance-view';
-import { decodeAssignment } from './assignment/assignment-info';
+import { InstanceStores } from './instance-stores';
+import type { StandbyReplica, WorkerStorePartitions } from './queryable-stores';
 import { StreamsPartitionAssignor } from './assignment/streams-partition-assignor';
-import { decodeSubscription, type SubscriptionFacts, subscriptionInfo } from './assignment/subscription-info';
+import { type SubscriptionFacts, subscriptionInfo } from './assignment/subscription-info';
 import { asError, type ExceptionHandlers, type StreamsUncaughtExceptionHandler, type StreamThreadExceptionResponse, THREAD_EXCEPTION_RESPONSES } from './exception-handlers';
 import { GlobalStreamThread } from './global-stream-thread';
-import { type StandbyReplica, StandbyTasks, standbyTaskFactory } from './standby-task';
+import { StandbyTasks, standbyTaskFactory } from './standby-task';
 import { TaskCheckpoints } from './task-checkpoints';
-import { parseTaskId } from './task-id';
 import { consumerOffsets, storeStatus, threadMetadata } from './instance-reports';
 import { InternalTopicManager } from './internal-topic-manager';
 import { StateDirectory } from './state-directory';
@@ -90,6 +88,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private readonly kafkaLogger: Logger;
   private readonly stateDirectory: StateDirectory;
   private readonly metadataState: StreamsMetadataState;
+  private readonly stores: InstanceStores;
   private readonly recovery: ThreadRecovery;
   /** The number the next thread's name takes: 1, 2, ... for the first threads, then on for their replacements. */
   private nextThreadNumber = 1;
@@ -183,6 +182,13 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         this.logger.info('probing rebalance: joining the group again to move the warmed-up tasks');
         for (const thread of this.streamThreads) thread.requestRejoin();
       },
+    });
+    this.stores = new InstanceStores({
+      metadata: this.metadata,
+      globalThread: this.globalThread,
+      running: () => this.state === 'RUNNING' || this.state === 'REBALANCING',
+      threads: () => this.streamThreads,
+      standbys: () => this.standbys,
     });
     this.uncaughtExceptionHandler = this.config.exceptionHandlers.uncaught;
     this.workerTopology = options.topologySource && this.workerThreadsAllowed(options) ? options.topologySource : undefined;
@@ -484,24 +490,13 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         ...(this.configureStore ? { configureStore: this.configureStore } : {}),
       }),
       heldByActive: (taskId) => this.streamThreads.some((t) => t.holds(taskId)),
-      partitionsOf: (taskId) => this.partitionsOfTask(taskId),
+      partitionsOf: (taskId) => this.metadata.partitionsOfTask(taskId, this.partitionCounts),
       checkpointIntervalMs: Math.max(100, this.config.commitIntervalMs),
       retryForMs: this.config.taskTimeoutMs,
       metrics: this.metrics,
       clientId: this.clientId,
       logger,
     });
-  }
-
-  /** A task's input partitions: partition p of each source topic of its sub-topology that has one. */
-  private partitionsOfTask(taskId: string): TopicPartition[] {
-    const id = parseTaskId(taskId);
-    const sub = id && this.metadata.subtopology(id.subtopology);
-    if (!id || !sub) return [];
-    return this.metadata
-      .sourceTopicsAmong(sub, this.partitionCounts.keys())
-      .filter((topic) => id.partition < (this.partitionCounts.get(topic) ?? 0))
-      .map((topic) => ({ topic, partition: id.partition }));
   }
 
   /** What every thread's subscription says of this process. */
@@ -540,34 +535,19 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     else if (!allRunning && state === 'RUNNING') this.machine.transition('REBALANCING');
   }
 
-  /** Reads the group: the host map, and this node's standbys, which reach it only this way (kafkajs drops assignment userData). */
+  /** Reads the group: the host map, this node's standbys, or a shutdown request; one read at a time. */
   private refreshHostMap(): Promise<void> {
     const admin = this.admin;
     if (!admin) return this.hostMapRefresh;
     this.hostMapRefresh = this.hostMapRefresh.then(async () => {
       try {
-        const group = await describeGroup(admin, this.applicationId);
-        if (group.state !== 'Stable') return;
-        const assignments = group.members.map((m) => decodeAssignment(m.assignmentUserData));
-        const requester = assignments.find((a) => a.shutdownRequestedBy !== undefined)?.shutdownRequestedBy;
-        if (requester !== undefined) {
-          void this.failWith(this.shutdownRequest ?? new StreamsException(`node ${requester} shut the application down (SHUTDOWN_APPLICATION)`));
+        const news = await this.metadataState.refresh(admin, this.applicationId, this.partitionCounts);
+        if (news?.shutdownRequestedBy !== undefined) {
+          void this.failWith(this.shutdownRequest ?? new StreamsException(`node ${news.shutdownRequestedBy} shut the application down (SHUTDOWN_APPLICATION)`));
           return;
         }
-        const members = group.members.map((m, i) => {
-          const standbyTasks = assignments[i]!.standbyTasks;
-          return {
-            memberId: m.memberId,
-            info: decodeSubscription(m.userData, m.memberId),
-            partitions: m.partitions,
-            standbyPartitions: standbyTasks.flatMap((t) => this.partitionsOfTask(t)),
-            standbyTasks,
-          };
-        });
-        this.metadataState.update(members, this.partitionCounts);
-        const local = members.find((m) => m.info.processId === this.processId);
-        if (local && this.standbys && !this.closeBegun) {
-          void this.standbys.apply(local.standbyTasks);
+        if (news?.localStandbyTasks && this.standbys && !this.closeBegun) {
+          void this.standbys.apply(news.localStandbyTasks);
           this.factsChanged();
         }
       } catch (error) {
@@ -763,56 +743,31 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   }
 
   hasStore(store: string): boolean {
-    return this.topology.store(store) !== undefined;
+    return this.stores.hasStore(store);
   }
 
   isGlobalStore(store: string): boolean {
-    return this.globalThread?.stores.has(store) ?? false;
-  }
-
-  /** The store's partitions on the main thread that can be queried now, as found: the global store's, then each thread's. */
-  private *queryablePartitions(store: string): Generator<[number, StateStore], void, undefined> {
-    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return;
-    const global = this.globalThread?.isRestored ? this.globalThread.stores.get(store) : undefined;
-    if (global?.isOpen()) yield [GLOBAL_STORE_PARTITION, global];
-    for (const thread of this.streamThreads) if (thread instanceof StreamThread) yield* thread.queryablePartitions(store);
+    return this.stores.isGlobalStore(store);
   }
 
   queryableStores(store: string): Map<number, StateStore> {
-    return new Map(this.queryablePartitions(store));
+    return this.stores.queryableStores(store);
   }
 
   queryableStore(store: string, partition?: number): StateStore | undefined {
-    for (const [found, s] of this.queryablePartitions(store)) if (partition === undefined || found === partition) return s;
-    return undefined;
+    return this.stores.queryableStore(store, partition);
   }
 
   workerStores(store: string): WorkerStorePartitions[] {
-    const sub = this.metadata.subtopologyOfStore(store);
-    if ((this.state !== 'RUNNING' && this.state !== 'REBALANCING') || sub === undefined) return [];
-    const result: WorkerStorePartitions[] = [];
-    for (const thread of this.streamThreads) {
-      if (!(thread instanceof WorkerStreamThread) || !thread.live) continue;
-      const partitions = thread
-        .activeTasks()
-        .filter((task) => task.running)
-        .map((task) => parseTaskId(task.taskId))
-        .filter((id) => id?.subtopology === sub.id)
-        .map((id) => id!.partition);
-      if (partitions.length > 0) result.push({ thread: thread.name, partitions, run: (module, exportName, args) => thread.read(module, exportName, args) });
-    }
-    return result;
+    return this.stores.workerStores(store);
   }
 
-  /** This node's standby partitions of a store, each with its lag behind its changelog. */
   standbyReplicas(store: string): Map<number, StandbyReplica> {
-    if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return new Map();
-    return this.standbys?.replicas(store) ?? new Map();
+    return this.stores.standbyReplicas(store);
   }
 
-  /** This node's standby partitions of a store, each behind its active by its standby's lag. */
   standbyStores(store: string): Map<number, StateStore> {
-    return new Map([...this.standbyReplicas(store)].map(([partition, replica]) => [partition, replica.store]));
+    return this.stores.standbyStores(store);
   }
 
   /** Low and high watermark per partition of a topic, cached briefly. */

@@ -1,6 +1,7 @@
 import { partitionForKey } from '../kafka/murmur2';
-import type { TopicPartition } from '../kafka';
-import type { SubscriptionInfo } from './assignment/subscription-info';
+import { describeGroup, type KafkaAdmin, type TopicPartition } from '../kafka';
+import { decodeAssignment } from './assignment/assignment-info';
+import { decodeSubscription, type SubscriptionInfo } from './assignment/subscription-info';
 import type { TopologyMetadata } from './topology-metadata';
 import { parseEndpoint } from './streams-config';
 
@@ -35,6 +36,14 @@ export interface GroupMemberView {
   standbyPartitions?: TopicPartition[];
 }
 
+/** What a read of the group tells this process beside the host map. */
+export interface GroupNews {
+  /** This process's standby tasks; undefined when the group has no member of this process. */
+  readonly localStandbyTasks?: readonly string[];
+  /** The process id of a node that asked the application to shut down (SHUTDOWN_APPLICATION). */
+  readonly shutdownRequestedBy?: string;
+}
+
 /**
  * The host map: for every process of the application, its endpoints, partitions and stores, rebuilt from the
  * consumer group after each rebalance. Before the first rebalance it is not initialized.
@@ -54,6 +63,32 @@ export class StreamsMetadataState {
 
   get isInitialized(): boolean {
     return this.initialized;
+  }
+
+  /**
+   * Rebuilds the host map from the group once it is stable. Answers what the group tells this process: its
+   * standby tasks, which reach a node only this way (kafkajs drops assignment userData), or that a node asked the
+   * application to shut down (the host map is then left as it was); undefined while the group rebalances.
+   */
+  async refresh(admin: KafkaAdmin, groupId: string, partitionCounts: ReadonlyMap<string, number>): Promise<GroupNews | undefined> {
+    const group = await describeGroup(admin, groupId);
+    if (group.state !== 'Stable') return undefined;
+    const assignments = group.members.map((m) => decodeAssignment(m.assignmentUserData));
+    const shutdownRequestedBy = assignments.find((a) => a.shutdownRequestedBy !== undefined)?.shutdownRequestedBy;
+    if (shutdownRequestedBy !== undefined) return { shutdownRequestedBy };
+    const members = group.members.map((m, i) => {
+      const standbyTasks = assignments[i]!.standbyTasks;
+      return {
+        memberId: m.memberId,
+        info: decodeSubscription(m.userData, m.memberId),
+        partitions: m.partitions,
+        standbyPartitions: standbyTasks.flatMap((t) => this.metadata.partitionsOfTask(t, partitionCounts)),
+        standbyTasks,
+      };
+    });
+    this.update(members, partitionCounts);
+    const local = members.find((m) => m.info.processId === this.localProcessId);
+    return local ? { localStandbyTasks: local.standbyTasks } : {};
   }
 
   update(members: readonly GroupMemberView[], partitionCounts: ReadonlyMap<string, number>): void {

@@ -1,7 +1,7 @@
 import type { TopicPartition } from '../kafka';
 import { changelogTopicName } from '../topology/internal-topics';
 import type { Subtopology, Topology } from '../topology/topology';
-import type { TaskId } from './task-id';
+import { parseTaskId, type TaskId } from './task-id';
 
 /** A store of a sub-topology and its changelog topic (undefined when the store is not logged). */
 export interface StoreMetadata {
@@ -104,6 +104,16 @@ export class TopologyMetadata {
       if (!result.includes(topic) && this.readerOf(topic) === sub) result.push(topic);
     }
     return result;
+  }
+
+  /** A task's input partitions: partition p of each source topic of its sub-topology that has one. */
+  partitionsOfTask(taskId: string, partitionCounts: ReadonlyMap<string, number>): TopicPartition[] {
+    const id = parseTaskId(taskId);
+    const sub = id && this.subtopology(id.subtopology);
+    if (!id || !sub) return [];
+    return this.sourceTopicsAmong(sub, partitionCounts.keys())
+      .filter((topic) => id.partition < (partitionCounts.get(topic) ?? 0))
+      .map((topic) => ({ topic, partition: id.partition }));
   }
 
   /** Topics among `topics` that only a source pattern reads. */

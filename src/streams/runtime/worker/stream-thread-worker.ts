@@ -15,7 +15,7 @@ import { parseStreamsConfig } from '../streams-config';
 import { type SubscriptionFacts, subscriptionInfo } from '../assignment/subscription-info';
 import { kafkaThreadClients } from '../thread-clients';
 import { TopologyMetadata } from '../topology-metadata';
-import type { ThreadStoreReader, ThreadStores } from '../instance-view';
+import type { ThreadStoreReader, ThreadStores } from '../queryable-stores';
 import { Channel, type Port } from './channel';
 import { KAFKA_COMPONENT, relayingLogger } from './log-relay';
 import type { MainCalls, MainNotes, WorkerSetup } from './protocol';
