@@ -8,6 +8,7 @@ import { checkApplicationId } from './application-id';
 import { liveWorkerThreadIds } from './worker-thread-ids';
 
 const LOCK_FILE = '.lock';
+const PROCESS_FILE = 'sluice-process-metadata';
 const CHECKPOINT_FILE = '.checkpoint';
 /** Present while a task's stores open: found at a start, the last opening killed the process. */
 const OPENING_FILE = '.opening';
@@ -64,6 +65,25 @@ export class StateDirectory {
   /** `<state.dir>/<application.id>`, checked to be inside the state directory each time it is built. */
   get appDir(): string {
     return pathInside(this.stateDir, this.applicationId);
+  }
+
+  /**
+   * Kafka Streams' initializeProcessId: the process id kept in the application's directory, written on first use,
+   * so that a restarted process is the same client. A fresh one for every run without `persistent` state.
+   */
+  processId(persistent: boolean): string {
+    if (!persistent) return randomUUID();
+    const file = path.join(this.appDir, PROCESS_FILE);
+    try {
+      const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { processId?: unknown };
+      if (typeof parsed.processId === 'string') return parsed.processId;
+    } catch {
+      // No file yet: a new process id is written below.
+    }
+    const processId = randomUUID();
+    fs.mkdirSync(this.appDir, { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ processId, newProcessId: processId }));
+    return processId;
   }
 
   taskDir(taskId: string): string {

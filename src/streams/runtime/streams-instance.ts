@@ -1,12 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException } from '../../errors';
 import { cacheMaxBytes } from '../config/config-lookup';
-import { ChangelogReader, createKafkaClients, defaultKafkaLogLevel, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, fetchTopicOffsets, type KafkaAdmin, type KafkaClients, type OAuthBearerTokenProvider, type TopicPartition } from '../kafka';
+import { ChangelogReader, createKafkaClients, defaultKafkaLogLevel, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, type KafkaAdmin, type KafkaClients, type OAuthBearerTokenProvider } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
@@ -33,6 +30,7 @@ import { StandbyTasks, standbyTaskFactory } from './standby-task';
 import { TaskCheckpoints } from './task-checkpoints';
 import { consumerOffsets, storeStatus, threadMetadata } from './instance-reports';
 import { InternalTopicManager } from './internal-topic-manager';
+import { OffsetReader } from './offset-reader';
 import { StateDirectory } from './state-directory';
 import type { StreamsConfig } from './streams-config';
 import { parseStreamsConfig } from './streams-config';
@@ -53,8 +51,6 @@ import { loadStoreConfigSetter, StoreStatisticsDumper } from './store-statistics
 import { withTimeout } from './with-timeout';
 
 export const SLUICE_VERSION = '0.1.0';
-const PROCESS_FILE = 'sluice-process-metadata';
-const END_OFFSETS_TTL_MS = 1000;
 
 export interface StreamsInstanceOptions {
   logger?: Logger;
@@ -103,7 +99,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private topics: InternalTopicManager | undefined;
   private streamThreads: StreamThreadHandle[] = [];
   private partitionCounts = new Map<string, number>();
-  private readonly endOffsetCache = new Map<string, { at: number; offsets: Map<number, { low: number; high: number }> }>();
+  private readonly offsetReader: OffsetReader;
   private error: Error | undefined;
   private closing: Promise<void> | undefined;
   /** The shutdown after a fatal error, until the instance is in ERROR. */
@@ -156,7 +152,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
             this.inProcessThreads().flatMap((t) => [...t.tasks.all()].flatMap((active) => [...active.task.stores.values()].map((store) => ({ taskId: active.name, store })))),
         })
       : undefined;
-    this.processId = this.loadProcessId();
+    this.offsetReader = new OffsetReader(this.applicationId, () => this.admin);
+    this.processId = this.stateDirectory.processId([...topology.stores()].some((s) => s.persistent));
     this.kafka = createKafkaClients(
       {
         bootstrapServers: this.config.bootstrapServers,
@@ -383,7 +380,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       metrics: this.metrics,
       logger: this.logger,
       subscription: (previousTasks) => subscriptionInfo(this.subscriptionFacts(), this.stateDirectory, previousTasks),
-      committedOffsets: (partitions) => this.committedOffsets(partitions),
+      committedOffsets: (partitions) => this.offsetReader.committedOffsets(partitions),
       ...(this.configureStore ? { configureStore: this.configureStore } : {}),
       ...(this.standbys ? { standbys: this.standbys } : {}),
       ...(this.globalThread ? { globalStores: this.globalThread.stores } : {}),
@@ -413,7 +410,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         logger: this.logger,
         kafkaLogger: this.kafkaLogger,
         assign: (members, partitionCount, topics) => this.assignor.assign(members, partitionCount, topics),
-        committedOffsets: (partitions) => this.committedOffsets(partitions),
+        committedOffsets: (partitions) => this.offsetReader.committedOffsets(partitions),
         releaseStandby: (taskId) => standbys?.release(taskId) ?? Promise.resolve(),
         publishEvent: (event) => this.emit('topologyEvent', event),
         onExit: (threadId) => {
@@ -771,25 +768,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   }
 
   /** Low and high watermark per partition of a topic, cached briefly. */
-  async endOffsets(topic: string): Promise<Map<number, { low: number; high: number }>> {
-    const cached = this.endOffsetCache.get(topic);
-    if (cached && Date.now() - cached.at < END_OFFSETS_TTL_MS) return cached.offsets;
-    if (!this.admin) return new Map();
-    const offsets = new Map((await fetchTopicOffsets(this.admin, topic)).map((p) => [p.partition, { low: p.earliest, high: p.latest }]));
-    this.endOffsetCache.set(topic, { at: Date.now(), offsets });
-    return offsets;
-  }
-
-  private async committedOffsets(partitions: readonly TopicPartition[]): Promise<{ tp: TopicPartition; offset: number }[]> {
-    if (!this.admin) return [];
-    const topics = [...new Set(partitions.map((tp) => tp.topic))];
-    const result: { tp: TopicPartition; offset: number }[] = [];
-    for (const t of await this.admin.fetchOffsets({ groupId: this.applicationId, topics })) {
-      for (const p of t.partitions) {
-        if (partitions.some((tp) => tp.topic === t.topic && tp.partition === p.partition)) result.push({ tp: { topic: t.topic, partition: p.partition }, offset: Number(p.offset) });
-      }
-    }
-    return result;
+  endOffsets(topic: string): Promise<Map<number, { low: number; high: number }>> {
+    return this.offsetReader.endOffsets(topic);
   }
 
   async offsets(): Promise<ConsumerOffsets> {
@@ -799,23 +779,6 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
   storeStatus(): Promise<StorePartitionStatus[]> {
     return storeStatus(this.streamThreads, (topic) => this.endOffsets(topic));
-  }
-
-  /** A stable id per state directory when the topology has state, so a restarted process is the same client. */
-  private loadProcessId(): string {
-    const stateful = [...this.topology.stores()].some((s) => s.persistent);
-    if (!stateful) return randomUUID();
-    const file = path.join(this.stateDirectory.appDir, PROCESS_FILE);
-    try {
-      const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { processId?: unknown };
-      if (typeof parsed.processId === 'string') return parsed.processId;
-    } catch {
-      // No file yet: a new process id is written below.
-    }
-    const processId = randomUUID();
-    fs.mkdirSync(this.stateDirectory.appDir, { recursive: true });
-    fs.writeFileSync(file, JSON.stringify({ processId, newProcessId: processId }));
-    return processId;
   }
 }
 
