@@ -3,12 +3,11 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException } from '../../errors';
 import { cacheMaxBytes } from '../config/config-lookup';
-import { ChangelogReader, createKafkaClients, defaultKafkaLogLevel, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, type KafkaAdmin, type KafkaClients, type OAuthBearerTokenProvider } from '../kafka';
+import { createKafkaClients, defaultKafkaLogLevel, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, type KafkaAdmin, type KafkaClients, type OAuthBearerTokenProvider } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
 import { serdeByName } from '../serdes/serde-by-name';
-import type { Serde } from '../serdes/serde';
 import type { StateStore } from '../state/store';
 import type { TopologyDescription } from '../topology/description';
 import { describeAsText } from '../topology/description';
@@ -23,11 +22,10 @@ import type {
 import { InstanceStores } from './instance-stores';
 import type { StandbyReplica, WorkerStorePartitions } from './queryable-stores';
 import { StreamsPartitionAssignor } from './assignment/streams-partition-assignor';
-import { type SubscriptionFacts, subscriptionInfo } from './assignment/subscription-info';
+import type { SubscriptionFacts } from './assignment/subscription-info';
 import { asError, type ExceptionHandlers, type StreamsUncaughtExceptionHandler, type StreamThreadExceptionResponse, THREAD_EXCEPTION_RESPONSES } from './exception-handlers';
-import { GlobalStreamThread } from './global-stream-thread';
-import { StandbyTasks, standbyTaskFactory } from './standby-task';
-import { TaskCheckpoints } from './task-checkpoints';
+import type { GlobalStreamThread } from './global-stream-thread';
+import type { StandbyTasks } from './standby-task';
 import { consumerOffsets, storeStatus, threadMetadata } from './instance-reports';
 import { InternalTopicManager } from './internal-topic-manager';
 import { OffsetReader } from './offset-reader';
@@ -40,13 +38,12 @@ import { StreamsStateMachine } from './streams-state';
 import type { StreamsState } from './streams-state';
 import { StreamThread } from './stream-thread';
 import type { StreamThreadHandle } from './stream-thread-handle';
-import { kafkaThreadClients } from './thread-clients';
+import { ThreadFactory } from './thread-factory';
 import { cacheBytesPerThread } from './thread-cache-share';
 import type { TopologySource } from './worker/topology-source';
 import { WorkerStreamThread } from './worker/worker-stream-thread';
 import { ThreadRecovery } from './thread-recovery';
 import { TopologyMetadata } from './topology-metadata';
-import type { StoreConfigSetter } from './store-statistics';
 import { loadStoreConfigSetter, StoreStatisticsDumper } from './store-statistics';
 import { withTimeout } from './with-timeout';
 
@@ -81,16 +78,14 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   readonly processId: string;
   private readonly machine: StreamsStateMachine;
   private readonly logger: Logger;
-  private readonly kafkaLogger: Logger;
   private readonly stateDirectory: StateDirectory;
   private readonly metadataState: StreamsMetadataState;
   private readonly stores: InstanceStores;
   private readonly recovery: ThreadRecovery;
+  private readonly factory: ThreadFactory;
   /** The number the next thread's name takes: 1, 2, ... for the first threads, then on for their replacements. */
   private nextThreadNumber = 1;
   private readonly clientMetrics: ClientMetrics;
-  private readonly defaultKeySerde: Serde<unknown>;
-  private readonly defaultValueSerde: Serde<unknown>;
   private readonly kafka: KafkaClients;
   private readonly metadata: TopologyMetadata;
   private patternTimer: NodeJS.Timeout | undefined;
@@ -109,7 +104,6 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private hostMapRefresh: Promise<void> = Promise.resolve();
   private hostMapTimer: NodeJS.Timeout | undefined;
   private readonly assignor: StreamsPartitionAssignor;
-  private readonly configureStore: StoreConfigSetter | undefined;
   private readonly statistics: StoreStatisticsDumper | undefined;
   /** Standby tasks of this node; undefined with num.standby.replicas 0. */
   private standbys: StandbyTasks | undefined;
@@ -118,10 +112,6 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private uncaughtExceptionHandler: StreamsUncaughtExceptionHandler;
   /** The failure this node asked the application to shut down for (SHUTDOWN_APPLICATION); every join carries it. */
   private shutdownRequest: Error | undefined;
-  /** Where the threads in workers build the topology from; undefined: every thread runs on this event loop. */
-  private readonly workerTopology: TopologySource | undefined;
-  /** The configuration as given, which a worker parses again. */
-  private readonly givenConfig: Readonly<Record<string, unknown>>;
 
   constructor(
     readonly topology: Topology,
@@ -130,18 +120,17 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   ) {
     super();
     const parsed = parseStreamsConfig(config);
-    this.givenConfig = config;
     this.config = { ...parsed, exceptionHandlers: { ...parsed.exceptionHandlers, ...options.exceptionHandlers } };
     this.applicationId = this.config.applicationId;
     this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });
-    this.kafkaLogger = options.kafkaLogger?.child({ applicationId: this.applicationId }) ?? this.logger.child({}, { level: defaultKafkaLogLevel(this.logger.level) });
+    const kafkaLogger = options.kafkaLogger?.child({ applicationId: this.applicationId }) ?? this.logger.child({}, { level: defaultKafkaLogLevel(this.logger.level) });
     if (this.config.notApplied.length > 0) {
       this.logger.warn({ keys: this.config.notApplied }, `configuration not applied by Sluice (accepted for Kafka Streams compatibility): ${this.config.notApplied.join(', ')}`);
     }
-    this.defaultKeySerde = serdeByName(this.config.defaultKeySerde);
-    this.defaultValueSerde = serdeByName(this.config.defaultValueSerde);
+    const defaultKeySerde = serdeByName(this.config.defaultKeySerde);
+    const defaultValueSerde = serdeByName(this.config.defaultValueSerde);
     this.stateDirectory = new StateDirectory(this.config.stateDir, this.applicationId);
-    this.configureStore = this.config.embeddedStoreConfigSetter ? loadStoreConfigSetter(this.config.embeddedStoreConfigSetter) : undefined;
+    const configureStore = this.config.embeddedStoreConfigSetter ? loadStoreConfigSetter(this.config.embeddedStoreConfigSetter) : undefined;
     this.statistics = this.config.statsEnable
       ? new StoreStatisticsDumper({
           logDir: this.config.logDir,
@@ -158,8 +147,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       {
         bootstrapServers: this.config.bootstrapServers,
         clientId: this.clientId,
-        logger: readableKafkaLogs(this.kafkaLogger),
-        logLevel: this.kafkaLogger.level as SluiceLogLevel,
+        logger: readableKafkaLogs(kafkaLogger),
+        logLevel: kafkaLogger.level as SluiceLogLevel,
         ...(options.oauthBearerTokenProvider ? { oauthBearerTokenProvider: options.oauthBearerTokenProvider } : {}),
         // A refused login or an untrusted certificate fails the instance at once: no retry cures it.
         onSecurityFailure: (error) => void this.failWith(error),
@@ -167,7 +156,34 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       this.config.security,
     );
     this.metadata = new TopologyMetadata(topology, this.applicationId);
-    this.globalThread = topology.globalStores().length > 0 ? this.createGlobalThread() : undefined;
+    this.factory = new ThreadFactory(
+      {
+        config: this.config,
+        givenConfig: config,
+        clientId: this.clientId,
+        metadata: this.metadata,
+        kafka: this.kafka,
+        stateDirectory: this.stateDirectory,
+        defaultKeySerde,
+        defaultValueSerde,
+        configureStore,
+        partitionCounts: this.partitionCounts,
+        metrics: this.metrics,
+        logger: this.logger,
+        kafkaLogger,
+      },
+      {
+        assign: (members, partitionCount, topics) => this.assignor.assign(members, partitionCount, topics),
+        committedOffsets: (partitions) => this.offsetReader.committedOffsets(partitions),
+        subscriptionFacts: () => this.subscriptionFacts(),
+        publishEvent: (event) => this.emit('topologyEvent', event),
+        onRestore: (store, progress) => this.emit('restore', { store, ...progress }),
+        onGlobalError: (error) => void this.failWith(error),
+        heldByActive: (taskId) => this.streamThreads.some((t) => t.holds(taskId)),
+      },
+      options,
+    );
+    this.globalThread = topology.globalStores().length > 0 ? this.factory.globalThread(this.cacheBytesPerThread(this.config.numStreamThreads)) : undefined;
     this.metadataState = new StreamsMetadataState(this.metadata, this.processId);
     this.assignor = new StreamsPartitionAssignor({
       metadata: this.metadata,
@@ -188,7 +204,6 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       standbys: () => this.standbys,
     });
     this.uncaughtExceptionHandler = this.config.exceptionHandlers.uncaught;
-    this.workerTopology = options.topologySource && this.workerThreadsAllowed(options) ? options.topologySource : undefined;
     this.recovery = new ThreadRecovery({ exactlyOnce: this.config.processingGuarantee === 'exactly_once_v2', taskTimeoutMs: this.config.taskTimeoutMs });
     this.machine = new StreamsStateMachine((change) => {
       this.logger.info({ from: change.previous, to: change.state }, 'state transition');
@@ -310,7 +325,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       await this.globalThread?.start(this.partitionCounts);
       if (this.closeBegun) return;
       // Warm-up replicas run as standbys: a stateful topology has them even with no standby replicas configured.
-      if (this.config.numStandbyReplicas > 0 || this.metadata.subtopologies.some((sub) => sub.stores.length > 0)) this.standbys = this.createStandbys();
+      if (this.config.numStandbyReplicas > 0 || this.metadata.subtopologies.some((sub) => sub.stores.length > 0)) this.standbys = this.factory.standbyTasks();
       const cacheBytes = this.cacheBytesPerThread(this.config.numStreamThreads);
       for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i, cacheBytes));
       // Every thread connects before any joins: their first joins then reach the group together. Else the first to
@@ -348,8 +363,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    */
   private createThread(index: number, cacheBytes: number): StreamThreadHandle {
     const number = this.nextThreadNumber++;
-    const thread: StreamThreadHandle =
-      index > 0 && this.workerTopology ? this.createWorkerThread(index, number, cacheBytes, this.workerTopology) : this.createInProcessThread(index, number, cacheBytes);
+    const thread = this.factory.streamThread(index, number, cacheBytes, this.standbys, this.globalThread);
     thread.on('state', () => this.onThreadStateChange());
     thread.on('assignment', () => {
       // After the host map: it brings this node's standbys of the new assignment.
@@ -363,137 +377,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     return thread;
   }
 
-  private createInProcessThread(index: number, number: number, cacheBytes: number): StreamThread {
-    return new StreamThread({
-      index,
-      number,
-      cacheBytes,
-      clientId: this.clientId,
-      config: this.config,
-      metadata: this.metadata,
-      kafka: this.kafka,
-      clients: kafkaThreadClients(this.kafka, this.config, (members, partitionCount, topics) => this.assignor.assign(members, partitionCount, topics)),
-      stateDirectory: this.stateDirectory,
-      defaultKeySerde: this.defaultKeySerde,
-      defaultValueSerde: this.defaultValueSerde,
-      partitionCounts: this.partitionCounts,
-      metrics: this.metrics,
-      logger: this.logger,
-      subscription: (previousTasks) => subscriptionInfo(this.subscriptionFacts(), this.stateDirectory, previousTasks),
-      committedOffsets: (partitions) => this.offsetReader.committedOffsets(partitions),
-      ...(this.configureStore ? { configureStore: this.configureStore } : {}),
-      ...(this.standbys ? { standbys: this.standbys } : {}),
-      ...(this.globalThread ? { globalStores: this.globalThread.stores } : {}),
-      publishEvent: (event) => this.emit('topologyEvent', event),
-    });
-  }
-
-  /** A thread in a worker of its own: its records, tasks and stores stay there; its metrics are listed with the instance's. */
-  private createWorkerThread(index: number, number: number, cacheBytes: number, topology: TopologySource): WorkerStreamThread {
-    const standbys = this.standbys;
-    const thread = new WorkerStreamThread(
-      {
-        topology,
-        config: this.givenConfig,
-        clientId: this.clientId,
-        index,
-        number,
-        cacheBytes,
-        logLevel: this.logger.level,
-        kafkaLogLevel: this.kafkaLogger.level,
-        partitionCounts: [...this.partitionCounts],
-        facts: this.subscriptionFacts(),
-        standbys: standbys !== undefined,
-        processRun: this.stateDirectory.processRun,
-      },
-      {
-        logger: this.logger,
-        kafkaLogger: this.kafkaLogger,
-        assign: (members, partitionCount, topics) => this.assignor.assign(members, partitionCount, topics),
-        committedOffsets: (partitions) => this.offsetReader.committedOffsets(partitions),
-        releaseStandby: (taskId) => standbys?.release(taskId) ?? Promise.resolve(),
-        publishEvent: (event) => this.emit('topologyEvent', event),
-        onExit: (threadId) => {
-          removeMetrics();
-          this.stateDirectory.releaseLocksOfThread(threadId);
-        },
-      },
-    );
-    const removeMetrics = this.metrics.addSource(() => thread.metrics());
-    return thread;
-  }
-
-  /**
-   * Whether threads may run in workers: a worker rebuilds the instance from its configuration and the topology
-   * module, so what exists only in code here (handlers given as functions, a token provider) and global stores
-   * (restored on this thread, and read by every task) keep every thread on this event loop.
-   */
-  private workerThreadsAllowed(options: StreamsInstanceOptions): boolean {
-    const handlersInCode = Object.keys(options.exceptionHandlers ?? {}).filter((key) => key !== 'uncaught');
-    const reason =
-      handlersInCode.length > 0 ? `exception handlers given in code (${handlersInCode.join(', ')})`
-      : options.oauthBearerTokenProvider ? 'an OAuth token provider given in code'
-      : this.topology.globalStores().length > 0 ? 'global stores'
-      : !cloneable(this.givenConfig) ? 'configuration values that are code'
-      : undefined;
-    if (reason !== undefined && this.config.numStreamThreads > 1) this.logger.info(`the stream threads share one event loop: the topology's workers cannot have ${reason}`);
-    return reason === undefined;
-  }
-
   /** What the threads in workers subscribe with changed: they are told (kafkajs asks for a subscription synchronously). */
   private factsChanged(): void {
     const facts = this.subscriptionFacts();
     for (const thread of this.streamThreads) if (thread instanceof WorkerStreamThread) thread.updateFacts(facts);
-  }
-
-  /** The node's global stores: a reader of their topics of its own, as Kafka Streams' global consumer. */
-  private createGlobalThread(): GlobalStreamThread {
-    const logger = this.logger.child({ thread: `${this.clientId}-GlobalStreamThread` });
-    const exactlyOnce = this.config.processingGuarantee === 'exactly_once_v2';
-    return new GlobalStreamThread({
-      config: this.config,
-      topology: this.topology,
-      stateDirectory: this.stateDirectory,
-      cacheBytes: this.cacheBytesPerThread(this.config.numStreamThreads),
-      // Never transactional: a global store's checkpoint is written under both guarantees.
-      checkpoints: new TaskCheckpoints(this.stateDirectory, false, logger),
-      source: new ChangelogReader(this.kafka.globalConsumer, { readCommitted: exactlyOnce, ...this.config.globalConsumer }),
-      defaultKeySerde: this.defaultKeySerde,
-      defaultValueSerde: this.defaultValueSerde,
-      ...(this.configureStore ? { configureStore: this.configureStore } : {}),
-      metrics: this.metrics,
-      clientId: this.clientId,
-      logger,
-      onRestore: (store, progress) => this.emit('restore', { store, ...progress }),
-      onError: (error) => void this.failWith(error instanceof Error ? error : new StreamsException(String(error))),
-    });
-  }
-
-  /** The node's standby tasks: one changelog reader for all of them, their stores opened as the stream threads' are. */
-  private createStandbys(): StandbyTasks {
-    const logger = this.logger.child({ thread: `${this.clientId}-StandbyUpdater` });
-    const exactlyOnce = this.config.processingGuarantee === 'exactly_once_v2';
-    return new StandbyTasks({
-      metadata: this.metadata,
-      stateDirectory: this.stateDirectory,
-      checkpoints: new TaskCheckpoints(this.stateDirectory, exactlyOnce, logger),
-      source: new ChangelogReader(this.kafka.restoreConsumer, { readCommitted: exactlyOnce, ...this.config.restoreConsumer }),
-      createTask: standbyTaskFactory({
-        config: this.config,
-        metadata: this.metadata,
-        stateDirectory: this.stateDirectory,
-        defaultKeySerde: this.defaultKeySerde,
-        defaultValueSerde: this.defaultValueSerde,
-        ...(this.configureStore ? { configureStore: this.configureStore } : {}),
-      }),
-      heldByActive: (taskId) => this.streamThreads.some((t) => t.holds(taskId)),
-      partitionsOf: (taskId) => this.metadata.partitionsOfTask(taskId, this.partitionCounts),
-      checkpointIntervalMs: Math.max(100, this.config.commitIntervalMs),
-      retryForMs: this.config.taskTimeoutMs,
-      metrics: this.metrics,
-      clientId: this.clientId,
-      logger,
-    });
   }
 
   /** What every thread's subscription says of this process. */
@@ -779,16 +666,6 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
   storeStatus(): Promise<StorePartitionStatus[]> {
     return storeStatus(this.streamThreads, (topic) => this.endOffsets(topic));
-  }
-}
-
-/** Whether a value can be handed to a worker (structured cloning): no functions, no class instances of code. */
-function cloneable(value: unknown): boolean {
-  try {
-    structuredClone(value);
-    return true;
-  } catch {
-    return false;
   }
 }
 

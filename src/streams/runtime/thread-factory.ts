@@ -1,0 +1,228 @@
+import type { Logger } from 'pino';
+import { StreamsException } from '../../errors';
+import { ChangelogReader, type KafkaClients, type TopicPartition } from '../kafka';
+import type { MetricsRegistry } from '../metrics/metrics-registry';
+import type { Serde } from '../serdes/serde';
+import type { StreamsPartitionAssignor } from './assignment/streams-partition-assignor';
+import { type SubscriptionFacts, subscriptionInfo } from './assignment/subscription-info';
+import type { RestoreProgress } from './changelog-restorer';
+import type { ExceptionHandlers } from './exception-handlers';
+import { GlobalStreamThread } from './global-stream-thread';
+import type { TopologyEvent } from './instance-view';
+import { StandbyTasks, standbyTaskFactory } from './standby-task';
+import type { StateDirectory } from './state-directory';
+import type { StoreConfigSetter } from './store-statistics';
+import { StreamThread } from './stream-thread';
+import type { StreamThreadHandle } from './stream-thread-handle';
+import type { StreamsConfig } from './streams-config';
+import { TaskCheckpoints } from './task-checkpoints';
+import { kafkaThreadClients } from './thread-clients';
+import type { TopologyMetadata } from './topology-metadata';
+import type { TopologySource } from './worker/topology-source';
+import { WorkerStreamThread } from './worker/worker-stream-thread';
+
+/** What an instance's threads are built from: its configuration, clients, state and serdes, the same for each. */
+export interface ThreadParts {
+  readonly config: StreamsConfig;
+  /** The configuration as given, which a worker parses again. */
+  readonly givenConfig: Readonly<Record<string, unknown>>;
+  readonly clientId: string;
+  readonly metadata: TopologyMetadata;
+  readonly kafka: KafkaClients;
+  readonly stateDirectory: StateDirectory;
+  readonly defaultKeySerde: Serde<unknown>;
+  readonly defaultValueSerde: Serde<unknown>;
+  readonly configureStore: StoreConfigSetter | undefined;
+  /** Every topic's partition count, which the instance keeps up to date. */
+  readonly partitionCounts: Map<string, number>;
+  readonly metrics: MetricsRegistry;
+  readonly logger: Logger;
+  readonly kafkaLogger: Logger;
+}
+
+/** What the threads ask of their instance. */
+export interface ThreadInstance {
+  /** The leader's assignment, when a thread's consumer leads the group. */
+  readonly assign: StreamsPartitionAssignor['assign'];
+  committedOffsets(partitions: readonly TopicPartition[]): Promise<{ tp: TopicPartition; offset: number }[]>;
+  /** What every thread's subscription says of this process. */
+  subscriptionFacts(): SubscriptionFacts;
+  publishEvent(event: TopologyEvent): void;
+  /** The global stores' restoration. */
+  onRestore(store: string, progress: RestoreProgress): void;
+  /** The global stores failed: the instance fails. */
+  onGlobalError(error: Error): void;
+  /** Whether a stream thread of the instance holds the task active. */
+  heldByActive(taskId: string): boolean;
+}
+
+/** Code given to the instance beside its configuration, which a worker cannot be given. */
+export interface GivenInCode {
+  readonly exceptionHandlers?: Partial<ExceptionHandlers>;
+  readonly oauthBearerTokenProvider?: unknown;
+  readonly topologySource?: TopologySource;
+}
+
+/**
+ * Builds an instance's threads: each stream thread, on this event loop or in a worker of its own, the global
+ * stream thread, and the standby tasks' updater.
+ */
+export class ThreadFactory {
+  /** Where the threads in workers build the topology from; undefined: every thread runs on this event loop. */
+  private readonly workerTopology: TopologySource | undefined;
+
+  constructor(
+    private readonly parts: ThreadParts,
+    private readonly instance: ThreadInstance,
+    given: GivenInCode,
+  ) {
+    this.workerTopology = given.topologySource && this.workerThreadsAllowed(given) ? given.topologySource : undefined;
+  }
+
+  /** The stream thread in slot `index`, named by `number`; the first always on this event loop. */
+  streamThread(index: number, number: number, cacheBytes: number, standbys: StandbyTasks | undefined, globalThread: GlobalStreamThread | undefined): StreamThreadHandle {
+    return index > 0 && this.workerTopology
+      ? this.workerThread(index, number, cacheBytes, this.workerTopology, standbys)
+      : this.inProcessThread(index, number, cacheBytes, standbys, globalThread);
+  }
+
+  /** The node's global stores: a reader of their topics of its own, as Kafka Streams' global consumer. */
+  globalThread(cacheBytes: number): GlobalStreamThread {
+    const { config, metadata, stateDirectory, kafka, clientId } = this.parts;
+    const logger = this.parts.logger.child({ thread: `${clientId}-GlobalStreamThread` });
+    const exactlyOnce = config.processingGuarantee === 'exactly_once_v2';
+    return new GlobalStreamThread({
+      config,
+      topology: metadata.topology,
+      stateDirectory,
+      cacheBytes,
+      // Never transactional: a global store's checkpoint is written under both guarantees.
+      checkpoints: new TaskCheckpoints(stateDirectory, false, logger),
+      source: new ChangelogReader(kafka.globalConsumer, { readCommitted: exactlyOnce, ...config.globalConsumer }),
+      defaultKeySerde: this.parts.defaultKeySerde,
+      defaultValueSerde: this.parts.defaultValueSerde,
+      ...(this.parts.configureStore ? { configureStore: this.parts.configureStore } : {}),
+      metrics: this.parts.metrics,
+      clientId,
+      logger,
+      onRestore: (store, progress) => this.instance.onRestore(store, progress),
+      onError: (error) => this.instance.onGlobalError(error instanceof Error ? error : new StreamsException(String(error))),
+    });
+  }
+
+  /** The node's standby tasks: one changelog reader for all of them, their stores opened as the stream threads' are. */
+  standbyTasks(): StandbyTasks {
+    const { config, metadata, stateDirectory, kafka, clientId, partitionCounts } = this.parts;
+    const logger = this.parts.logger.child({ thread: `${clientId}-StandbyUpdater` });
+    const exactlyOnce = config.processingGuarantee === 'exactly_once_v2';
+    return new StandbyTasks({
+      metadata,
+      stateDirectory,
+      checkpoints: new TaskCheckpoints(stateDirectory, exactlyOnce, logger),
+      source: new ChangelogReader(kafka.restoreConsumer, { readCommitted: exactlyOnce, ...config.restoreConsumer }),
+      createTask: standbyTaskFactory({
+        config,
+        metadata,
+        stateDirectory,
+        defaultKeySerde: this.parts.defaultKeySerde,
+        defaultValueSerde: this.parts.defaultValueSerde,
+        ...(this.parts.configureStore ? { configureStore: this.parts.configureStore } : {}),
+      }),
+      heldByActive: (taskId) => this.instance.heldByActive(taskId),
+      partitionsOf: (taskId) => metadata.partitionsOfTask(taskId, partitionCounts),
+      checkpointIntervalMs: Math.max(100, config.commitIntervalMs),
+      retryForMs: config.taskTimeoutMs,
+      metrics: this.parts.metrics,
+      clientId,
+      logger,
+    });
+  }
+
+  private inProcessThread(index: number, number: number, cacheBytes: number, standbys: StandbyTasks | undefined, globalThread: GlobalStreamThread | undefined): StreamThread {
+    const { config, kafka, stateDirectory } = this.parts;
+    return new StreamThread({
+      index,
+      number,
+      cacheBytes,
+      clientId: this.parts.clientId,
+      config,
+      metadata: this.parts.metadata,
+      kafka,
+      clients: kafkaThreadClients(kafka, config, this.instance.assign),
+      stateDirectory,
+      defaultKeySerde: this.parts.defaultKeySerde,
+      defaultValueSerde: this.parts.defaultValueSerde,
+      partitionCounts: this.parts.partitionCounts,
+      metrics: this.parts.metrics,
+      logger: this.parts.logger,
+      subscription: (previousTasks) => subscriptionInfo(this.instance.subscriptionFacts(), stateDirectory, previousTasks),
+      committedOffsets: (partitions) => this.instance.committedOffsets(partitions),
+      ...(this.parts.configureStore ? { configureStore: this.parts.configureStore } : {}),
+      ...(standbys ? { standbys } : {}),
+      ...(globalThread ? { globalStores: globalThread.stores } : {}),
+      publishEvent: (event) => this.instance.publishEvent(event),
+    });
+  }
+
+  /** A thread in a worker of its own: its records, tasks and stores stay there; its metrics are listed with the instance's. */
+  private workerThread(index: number, number: number, cacheBytes: number, topology: TopologySource, standbys: StandbyTasks | undefined): WorkerStreamThread {
+    const { stateDirectory, metrics } = this.parts;
+    const thread = new WorkerStreamThread(
+      {
+        topology,
+        config: this.parts.givenConfig,
+        clientId: this.parts.clientId,
+        index,
+        number,
+        cacheBytes,
+        logLevel: this.parts.logger.level,
+        kafkaLogLevel: this.parts.kafkaLogger.level,
+        partitionCounts: [...this.parts.partitionCounts],
+        facts: this.instance.subscriptionFacts(),
+        standbys: standbys !== undefined,
+        processRun: stateDirectory.processRun,
+      },
+      {
+        logger: this.parts.logger,
+        kafkaLogger: this.parts.kafkaLogger,
+        assign: this.instance.assign,
+        committedOffsets: (partitions) => this.instance.committedOffsets(partitions),
+        releaseStandby: (taskId) => standbys?.release(taskId) ?? Promise.resolve(),
+        publishEvent: (event) => this.instance.publishEvent(event),
+        onExit: (threadId) => {
+          removeMetrics();
+          stateDirectory.releaseLocksOfThread(threadId);
+        },
+      },
+    );
+    const removeMetrics = metrics.addSource(() => thread.metrics());
+    return thread;
+  }
+
+  /**
+   * Whether threads may run in workers: a worker rebuilds the instance from its configuration and the topology
+   * module, so what exists only in code here (handlers given as functions, a token provider) and global stores
+   * (restored on this thread, and read by every task) keep every thread on this event loop.
+   */
+  private workerThreadsAllowed(given: GivenInCode): boolean {
+    const handlersInCode = Object.keys(given.exceptionHandlers ?? {}).filter((key) => key !== 'uncaught');
+    const reason =
+      handlersInCode.length > 0 ? `exception handlers given in code (${handlersInCode.join(', ')})`
+      : given.oauthBearerTokenProvider ? 'an OAuth token provider given in code'
+      : this.parts.metadata.topology.globalStores().length > 0 ? 'global stores'
+      : !cloneable(this.parts.givenConfig) ? 'configuration values that are code'
+      : undefined;
+    if (reason !== undefined && this.parts.config.numStreamThreads > 1) this.parts.logger.info(`the stream threads share one event loop: the topology's workers cannot have ${reason}`);
+    return reason === undefined;
+  }
+}
+
+/** Whether a value can be handed to a worker (structured cloning): no functions, no class instances of code. */
+function cloneable(value: unknown): boolean {
+  try {
+    structuredClone(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
