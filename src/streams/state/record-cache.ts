@@ -4,8 +4,7 @@ import type { ThreadCache, ThreadCacheMember } from './thread-cache';
 
 /**
  * What a cached entry costs beside its key and value, as measured on Node 20 (64-bit): its slot in the cache's map,
- * its node and the entry with its timestamp make about 180 bytes; a dirty entry's place among the dirty keys adds
- * about 25, a place in the range index about 40.
+ * its node and the entry with its timestamp make about 205 bytes; a place in the range index adds about 40.
  */
 const ENTRY_BYTES = 210;
 /** A string's header (its characters are counted one byte each: V8 keeps latin1 strings so). */
@@ -68,7 +67,10 @@ function objectBytes(value: object, depth: number): number {
   return bytes;
 }
 
-/** A cached key's entry, linked from the least to the most recently used. */
+/**
+ * A cached key's entry, linked from the least to the most recently used and, while dirty, from the earliest to the
+ * latest write among the dirty ones: lists that a write reorders without hashing, as a set of dirty keys would.
+ */
 interface CacheNode<E> {
   readonly id: CacheId;
   /** Where the entry sorts in range reads (its store key as latin1), once asked. */
@@ -78,6 +80,9 @@ interface CacheNode<E> {
   bytes: number;
   older: CacheNode<E> | undefined;
   newer: CacheNode<E> | undefined;
+  dirty: boolean;
+  earlier: CacheNode<E> | undefined;
+  later: CacheNode<E> | undefined;
 }
 
 /**
@@ -95,7 +100,8 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
   sizeBytes = 0;
   private readonly nodes = new Map<CacheId, CacheNode<E>>();
   /** Kafka Streams' `dirtyKeys`: the entries not yet written, in the order of their last writes. */
-  private dirty = new Set<CacheNode<E>>();
+  private earliestDirty: CacheNode<E> | undefined;
+  private latestDirty: CacheNode<E> | undefined;
   private sorted: SortedChunks<CacheNode<E>> | undefined;
   private leastRecent: CacheNode<E> | undefined;
   private mostRecent: CacheNode<E> | undefined;
@@ -120,7 +126,7 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
     const bytes = entryBytes(id, entry);
     let node = this.nodes.get(id);
     if (node === undefined) {
-      node = { id, order: undefined, entry, bytes, older: undefined, newer: undefined };
+      node = { id, order: undefined, entry, bytes, older: undefined, newer: undefined, dirty: false, earlier: undefined, later: undefined };
       this.nodes.set(id, node);
       this.sorted?.set(this.orderKey(node), node);
       this.append(node);
@@ -131,8 +137,8 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
       node.bytes = bytes;
       this.use(node);
     }
-    this.dirty.delete(node);
-    this.dirty.add(node);
+    if (node.dirty) this.unlinkDirty(node);
+    this.appendDirty(node);
     this.thread.maybeEvict(this);
   }
 
@@ -147,7 +153,7 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
 
   /** The entries not yet written to the store, in the order of their last writes. */
   *unwritten(): IterableIterator<E> {
-    for (const node of this.dirty) yield node.entry;
+    for (let node = this.earliestDirty; node !== undefined; node = node.later) yield node.entry;
   }
 
   get size(): number {
@@ -163,7 +169,8 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
   clear(): void {
     this.grow(-this.sizeBytes);
     this.nodes.clear();
-    this.dirty = new Set();
+    this.earliestDirty = undefined;
+    this.latestDirty = undefined;
     this.sorted = undefined;
     this.leastRecent = undefined;
     this.mostRecent = undefined;
@@ -180,7 +187,7 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
     const eldest = this.leastRecent;
     if (eldest === undefined) return;
     this.remove(eldest);
-    if (this.dirty.has(eldest)) this.write(eldest);
+    if (eldest.dirty) this.write(eldest);
   }
 
   /**
@@ -189,16 +196,21 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
    * write again what then waits for the next flush. Written deletions then leave the cache, unless written again.
    */
   private write(evicted: CacheNode<E> | undefined): void {
-    const written: [CacheNode<E>, E][] = [];
-    if (evicted !== undefined) {
-      written.push([evicted, evicted.entry]);
-      this.dirty.delete(evicted);
+    const nodes: CacheNode<E>[] = evicted === undefined ? [] : [evicted];
+    for (let node = this.earliestDirty; node !== undefined; node = node.later) if (node !== evicted) nodes.push(node);
+    const entries = nodes.map((node) => node.entry);
+    for (const node of nodes) {
+      node.dirty = false;
+      node.earlier = undefined;
+      node.later = undefined;
     }
-    for (const node of this.dirty) written.push([node, node.entry]);
-    this.dirty = new Set();
-    for (const [, entry] of written) this.writeThrough(entry);
-    for (const [node, entry] of written) {
-      if (entry.value === null && node.entry === entry && !this.dirty.has(node) && this.nodes.get(node.id) === node) this.remove(node);
+    this.earliestDirty = undefined;
+    this.latestDirty = undefined;
+    for (const entry of entries) this.writeThrough(entry);
+    for (let i = 0; i < nodes.length; i++) {
+      const written = nodes[i]!;
+      const entry = entries[i]!;
+      if (entry.value === null && written.entry === entry && !written.dirty && this.nodes.get(written.id) === written) this.remove(written);
     }
   }
 
@@ -218,6 +230,25 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
   private orderKey(node: CacheNode<E>): string {
     node.order ??= this.orderOf(node.id, node.entry);
     return node.order;
+  }
+
+  private appendDirty(node: CacheNode<E>): void {
+    node.dirty = true;
+    node.earlier = this.latestDirty;
+    node.later = undefined;
+    if (this.latestDirty === undefined) this.earliestDirty = node;
+    else this.latestDirty.later = node;
+    this.latestDirty = node;
+  }
+
+  private unlinkDirty(node: CacheNode<E>): void {
+    if (node.earlier === undefined) this.earliestDirty = node.later;
+    else node.earlier.later = node.later;
+    if (node.later === undefined) this.latestDirty = node.earlier;
+    else node.later.earlier = node.earlier;
+    node.dirty = false;
+    node.earlier = undefined;
+    node.later = undefined;
   }
 
   /** Makes `node` the most recently used. */
