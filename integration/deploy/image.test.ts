@@ -53,16 +53,28 @@ function packagesLoaded(entries: string[]): Map<string, string> {
 const sourceOf = (imagePath: string) => sourceInRepository(imagePath, stages);
 
 describe('deploy/Dockerfile', () => {
-  it('builds in a full Node 20 image with every dependency, then runs on a slim one with the production ones only', () => {
+  it('builds in a full Node image with every dependency, then runs on a slim one with the production ones only', () => {
     expect(stages).toHaveLength(2);
     expect(build.name).toBe('build');
-    expect(fs.readFileSync(path.join(REPO, 'deploy/Dockerfile'), 'utf8')).toMatch(/^ARG NODE_VERSION=20$/m);
     expect(build.base).toBe('node:${NODE_VERSION}-bookworm');
     expect(runtime.base).toBe('node:${NODE_VERSION}-bookworm-slim');
     const steps = build.runs.join('\n');
     expect(steps).toMatch(/^npm ci$/m);
     expect(steps).toMatch(/npm run build && npm prune --omit=dev/);
     expect(runtime.copies.filter((copy) => copy.from !== undefined).map((copy) => copy.sources[0])).toEqual(['/app/package.json', '/app/node_modules', '/app/dist']);
+  });
+
+  it("is built on the Node.js CI runs the whole suite on, the newest of package.json's engines, as is an application's image", () => {
+    const ci = Object.fromEntries([...fs.readFileSync(path.join(REPO, '.ci/node-versions'), 'utf8').matchAll(/^(\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    expect(fs.readFileSync(path.join(REPO, 'deploy/Dockerfile'), 'utf8')).toMatch(new RegExp(`^ARG NODE_VERSION=${ci.NODE_IMAGE}$`, 'm'));
+    expect(fs.readFileSync(path.join(REPO, 'src/host/init/templates/Dockerfile.tmpl'), 'utf8')).toMatch(new RegExp(`^ARG NODE_VERSION=${ci.NODE_IMAGE}$`, 'm'));
+    // engines: one ^major.minor.patch range per supported release line, oldest first.
+    const { engines } = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { engines: { node: string } };
+    const lines = engines.node.split('||').map((range) => /^\s*\^(\d+)\.(\d+)\.(\d+)\s*$/.exec(range)!.slice(1).map(Number));
+    const [major, minor, patch] = ci.NODE_OLDEST!.split('.').map(Number);
+    expect(lines[0]![0]).toBe(major);
+    expect(lines[0]![1]! * 1000 + lines[0]![2]!).toBeLessThanOrEqual(minor! * 1000 + patch!);
+    expect(lines[lines.length - 1]![0]).toBe(Number(ci.NODE_IMAGE!.split('.')[0]));
   });
 
   it('copies only files that exist and that .dockerignore keeps in the build context', () => {
