@@ -1,5 +1,5 @@
 /**
- * sluice/client on the word count (the README's "Client and CLI"): with `npm run demo` running,
+ * sluice/client on the word count (docs/client-and-cli.md): with `npm run demo` running,
  * `node dist/examples/client-queries.js` prints what the demo's word count knows of 'kafka', and its state events
  * until Ctrl-C. Outside this repository the import is `from 'sluice/client'`.
  */

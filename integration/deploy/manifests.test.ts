@@ -42,7 +42,7 @@ const EXPECTED: Record<string, { replicas: number; antiAffinity: boolean; creden
   dev: { replicas: 1, antiAffinity: false, credentials: false },
   prod: { replicas: 3, antiAffinity: true, credentials: true },
 };
-/** The peers' TLS files and cluster secret (README, "Security between nodes"), where credentials are required. */
+/** The peers' TLS files and cluster secret (docs/security.md, "Security between nodes"), where credentials are required. */
 const PEER_CERTIFICATES = makeTestCertificates(['*.sluice-headless.streams.svc.cluster.local'], 'unused');
 const PEERS_SECRET = {
   'sluice-peers': {
@@ -53,13 +53,13 @@ const PEERS_SECRET = {
   },
 };
 const POD = { namespace: 'streams', ordinal: 0 };
-/** The Secret a user creates for credentials (README, "Run on Kubernetes"). */
+/** The Secret a user creates for credentials (docs/kubernetes.md). */
 /** Its password as `sluice hash-password` writes it (a cheap scrypt cost: this is a test). */
 const authSecret = async () => {
   const hash = await hashPassword('s3cret', { N: 1024, r: 8, p: 1 });
   return { 'sluice-auth': { 'auth.yaml': `server:\n  users:\n    admin: { password: "${hash}", role: operator }\n` } };
 };
-/** The Secret with the Kafka credentials (README, "Connecting to a secured Kafka"): SCRAM user and password, the brokers' CA. */
+/** The Secret with the Kafka credentials (docs/security.md, "Connecting to a secured Kafka"): SCRAM user and password, the brokers' CA. */
 const KAFKA_SECRET = { 'sluice-kafka': { username: 'sluice', password: 'kafka-s3cret', 'ca.crt': makeTestCertificates(['kafka'], 'unused').ca } };
 const CREDENTIALS = `Basic ${Buffer.from('admin:s3cret').toString('base64')}`;
 /** Time Sluice needs after closing its instances: the gRPC server's grace (1 s) and the HTTP server's close. */
@@ -231,7 +231,7 @@ describeIfKubectl.each(overlays())('overlay %s', (overlay) => {
     const response = await app.inject({ method: 'GET', url: annotations['prometheus.io/path']!, headers });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
-    // With credentials configured, the scrape job needs them too (README, "Run on Kubernetes").
+    // With credentials configured, the scrape job needs them too (docs/kubernetes.md).
     if (config.server.users) expect((await app.inject({ method: 'GET', url: annotations['prometheus.io/path']! })).statusCode).toBe(401);
   });
 

@@ -1,5 +1,5 @@
 /**
- * `sluice/client`: a typed client of a Sluice node's management API, on undici. See the README's "Client and CLI".
+ * `sluice/client`: a typed client of a Sluice node's management API, on undici. See docs/client-and-cli.md.
  */
 export { SluiceClient } from './client';
 export type { EventOptions, MetricsOptions, RequestOptions } from './client';

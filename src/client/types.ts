@@ -294,7 +294,7 @@ export interface StoreQueryResult<R = StoreRecord> {
   /** host:port of the answering server. */
   server: string;
   status: QueryStatus;
-  /** A paged query (`limit` on a key-value, window or session scan, README "Paging") that has more: send it back as set_options.next. */
+  /** A paged query (`limit` on a key-value, window or session scan, docs/queries.md, "Paging") that has more: send it back as set_options.next. */
   next?: string;
   result: {
     store?: string;

@@ -73,7 +73,7 @@ The configuration file (YAML or JSON):
     allowUnauthenticated: false  # true: serve a host other than loopback without credentials
     timeouts: { requestMs: 30000, headersMs: 10000, keepAliveMs: 72000 }  # a request must arrive within these
     maxConnections: 1000      # HTTP connections held at once; past it new ones are closed (logged)
-  peers:                      # how nodes authenticate each other on the gRPC port (README, "Security between nodes")
+  peers:                      # how nodes authenticate each other on the gRPC port (docs/security.md, "Security between nodes")
     secret: \${file:/etc/sluice-peers/secret}   # cluster secret, 16+ characters, the same on every node
     tls: { ca: ca.pem, certificate: node.pem, key: node.key }   # PEM files: mutual TLS with the cluster's CA
   log:                        # lines on standard output

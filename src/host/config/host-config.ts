@@ -120,7 +120,7 @@ export const ENVIRONMENT_VARIABLES: readonly { name: string; key: string; descri
 
 const DEFAULTS = {
   server: {
-    // Loopback: a node serves other machines only when told to (README, "Security defaults").
+    // Loopback: a node serves other machines only when told to (docs/security.md, "Security defaults").
     host: '127.0.0.1',
     port: 8080,
     grpcPort: 0,

@@ -66,7 +66,7 @@ function resolveSasl(lookup: SettingLookup): SaslSettings {
       // kafkajs has no AWS_MSK_IAM, and no AWS-maintained implementation of it exists for kafkajs; AWS's own
       // JavaScript signer makes tokens for MSK's IAM over SASL/OAUTHBEARER instead.
       throw new ConfigException(
-        `'${key}' is AWS_MSK_IAM, which Sluice does not implement: Amazon MSK takes IAM credentials over SASL/OAUTHBEARER too; set '${key}' to OAUTHBEARER and give the instance a token provider made with AWS's aws-msk-iam-sasl-signer-js (README, "Connecting to a secured Kafka")`,
+        `'${key}' is AWS_MSK_IAM, which Sluice does not implement: Amazon MSK takes IAM credentials over SASL/OAUTHBEARER too; set '${key}' to OAUTHBEARER and give the instance a token provider made with AWS's aws-msk-iam-sasl-signer-js (docs/security.md, "Connecting to a secured Kafka")`,
       );
     default:
       throw new ConfigException(`'${key}' is ${given?.value}: Sluice takes PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER`);
