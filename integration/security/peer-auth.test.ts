@@ -46,9 +46,12 @@ function metadataWith(authorization?: string): grpc.Metadata {
   return metadata;
 }
 
-/** An `all` query on the store, as any gRPC client can send it. */
+/**
+ * An `all` query on the store, as any gRPC client can send it: by name, as grpc-js sends the host as the TLS server
+ * name, which Node 26 refuses to be an IP address.
+ */
 function query(port: number, credentials: grpc.ChannelCredentials, metadata: grpc.Metadata, target = { applicationId, store: KV_STORE }): Promise<Outcome> {
-  const client = new PeerService(`127.0.0.1:${port}`, credentials);
+  const client = new PeerService(`localhost:${port}`, credentials);
   const request = { ...target, queryJson: JSON.stringify({ type: 'key_value', query: { all: {} } }), timeoutMs: 3000 };
   return new Promise((resolve) => {
     client.Query(request, metadata, { deadline: Date.now() + 5000 }, (error, reply) => {

@@ -69,9 +69,12 @@ class CountingHandler implements PeerQueryHandler {
   }
 }
 
-/** A Query as any gRPC client sends it, with the credentials and metadata given: the reply, or the error's code and details. */
+/**
+ * A Query as any gRPC client sends it, with the credentials and metadata given: the reply, or the error's code and
+ * details. By name: grpc-js sends the host as the TLS server name, which Node 26 refuses to be an IP address.
+ */
 function rawQuery(port: number, credentials: grpc.ChannelCredentials, metadata: grpc.Metadata): Promise<{ reply?: QueryReplyMessage; code?: grpc.status; details?: string }> {
-  const client = new grpc.Client(`127.0.0.1:${port}`, credentials);
+  const client = new grpc.Client(`localhost:${port}`, credentials);
   const method = peerService().Query;
   const request = { applicationId: 'app', store: 'kv', queryJson: '{"type":"key_value","query":{"all":{}}}', timeoutMs: 2000 };
   return new Promise((resolve) => {
