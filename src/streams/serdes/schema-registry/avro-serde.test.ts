@@ -1,8 +1,8 @@
 import { AvroDeserializer, AvroSerializer, SchemaRegistryClient, SerdeType, TopicNameStrategy } from '@confluentinc/schemaregistry';
 import type { Schema } from 'avsc';
-import { SerdeNotReady, SerializationException } from '../../../errors';
+import { SerializationException } from '../../../errors';
 import { SchemaRegistrySerdes } from '.';
-import { RegistryDouble } from './testing/registry-double';
+import { readEventually, RegistryDouble } from './testing/registry-double';
 
 const ORDER: Schema = {
   type: 'record',
@@ -15,18 +15,6 @@ const ORDER: Schema = {
   ],
 };
 const ORDER_V1: Schema = { type: 'record', name: 'Order', namespace: 'shop', fields: [{ name: 'id', type: 'string' }, { name: 'amount', type: 'double' }] };
-
-/** Reads a record, waiting out the look-ups it starts (as the task does: SerdeNotReady, then the record again). */
-async function readEventually<T>(read: () => T): Promise<T> {
-  for (;;) {
-    try {
-      return read();
-    } catch (error) {
-      if (!(error instanceof SerdeNotReady)) throw error;
-      await error.ready;
-    }
-  }
-}
 
 describe('the Schema Registry Avro serde', () => {
   const registry = new RegistryDouble({ users: ['app:secret'] });

@@ -1,8 +1,7 @@
 import * as protobuf from 'protobufjs';
-import { SerdeNotReady } from '../../../errors';
 import { SchemaRegistrySerdes } from '.';
 import { readMessageIndexes, writeMessageIndexes } from './protobuf-serde';
-import { RegistryDouble } from './testing/registry-double';
+import { readEventually, RegistryDouble } from './testing/registry-double';
 
 const SHOP = `syntax = "proto3";
 package shop;
@@ -30,17 +29,6 @@ message Order {
   }
 }
 `;
-
-async function readEventually<T>(read: () => T): Promise<T> {
-  for (;;) {
-    try {
-      return read();
-    } catch (error) {
-      if (!(error instanceof SerdeNotReady)) throw error;
-      await error.ready;
-    }
-  }
-}
 
 describe('the Schema Registry Protobuf serde', () => {
   const registry = new RegistryDouble();

@@ -7,6 +7,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { SerdeNotReady } from '../../../../errors';
 
 export interface RegistryDoubleOptions {
   /** `user:password` pairs that may call it; without, anyone may. */
@@ -147,4 +148,16 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** Reads a record, waiting out the look-ups it starts (as the task does: SerdeNotReady, then the record again). */
+export async function readEventually<T>(read: () => T): Promise<T> {
+  for (;;) {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof SerdeNotReady)) throw error;
+      await error.ready;
+    }
+  }
 }
