@@ -267,7 +267,9 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
       return;
     }
     resolveOffset(batch.lastOffset());
-    await this.maybePunctuateAndCommit(active.task.takeCommitRequest());
+    // As the timer's: a commit that fails here fails the thread. Thrown to kafkajs, it would be a batch error that
+    // kafkajs retries, and a later commit could pass what the failed one did not write.
+    await this.maybePunctuateAndCommit(active.task.takeCommitRequest()).catch((error: unknown) => this.fail(error));
     // A rebalance reported here makes kafkajs re-join, which commits first (commitBeforeJoin).
     await heartbeat();
   }

@@ -97,6 +97,28 @@ describe('RecordCache', () => {
     expect(cache.size).toBe(0);
   });
 
+  it('after a write to its store failed, fails every flush and eviction until cleared: no commit passes what it did not write', () => {
+    const written: string[] = [];
+    const full = new Error('no space left');
+    let failing = true;
+    const cache = cacheOf(4, written, (entry) => {
+      if (failing && entry.key === 'b') throw full;
+    });
+    cache.put('a', { key: 'a', value: '1' });
+    cache.put('b', { key: 'b', value: '1' });
+    cache.put('c', { key: 'c', value: '1' });
+    expect(() => cache.flush()).toThrow(full);
+    failing = false;
+    expect(() => cache.flush()).toThrow(full);
+    cache.put('d', { key: 'd', value: '1' });
+    expect(() => cache.put('e', { key: 'e', value: '1' })).toThrow(full);
+    expect(written).toEqual(['a=1', 'b=1']);
+    cache.clear();
+    cache.put('a', { key: 'a', value: '2' });
+    cache.flush();
+    expect(written).toEqual(['a=1', 'b=1', 'a=2']);
+  });
+
   it('reads ranges in the order of the keys it is given for them, bounds included', () => {
     const cache = new RecordCache<Entry>(new ThreadCache(100 * ENTRY), () => undefined, (_id, entry) => entry.key.toUpperCase());
     for (const key of ['d', 'b', 'e', 'a', 'c']) cache.put(key, { key, value: key });

@@ -105,6 +105,8 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
   private sorted: SortedChunks<CacheNode<E>> | undefined;
   private leastRecent: CacheNode<E> | undefined;
   private mostRecent: CacheNode<E> | undefined;
+  /** Why a write to the store failed; until cleared, the cache writes nothing more (see write). */
+  private writeFailure: { error: unknown } | undefined;
 
   /** `orderOf`: where a new key sorts in range reads. The cache is in `thread`'s until closed. */
   constructor(
@@ -165,8 +167,9 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
     this.write(undefined);
   }
 
-  /** Forgets every entry without writing it. */
+  /** Forgets every entry without writing it (and a failed write: the store is to be restored). */
   clear(): void {
+    this.writeFailure = undefined;
     this.grow(-this.sizeBytes);
     this.nodes.clear();
     this.earliestDirty = undefined;
@@ -186,6 +189,7 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
   evict(): void {
     const eldest = this.leastRecent;
     if (eldest === undefined) return;
+    if (this.writeFailure !== undefined) throw this.writeFailure.error;
     this.remove(eldest);
     if (eldest.dirty) this.write(eldest);
   }
@@ -194,8 +198,12 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
    * Writes every dirty entry as it was when the write began, `evicted` (already out of the cache) first, then in the
    * order of the last writes. They are clean before the first is written: what it forwards may read them, and
    * write again what then waits for the next flush. Written deletions then leave the cache, unless written again.
+   * A failed write leaves entries marked clean that never reached the store: from then on every flush and eviction
+   * fails with the same error, so that no commit can pass them (the task is closed dirty and restored, as Kafka
+   * Streams closes a task whose flush failed).
    */
   private write(evicted: CacheNode<E> | undefined): void {
+    if (this.writeFailure !== undefined) throw this.writeFailure.error;
     const nodes: CacheNode<E>[] = evicted === undefined ? [] : [evicted];
     for (let node = this.earliestDirty; node !== undefined; node = node.later) if (node !== evicted) nodes.push(node);
     const entries = nodes.map((node) => node.entry);
@@ -206,7 +214,12 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
     }
     this.earliestDirty = undefined;
     this.latestDirty = undefined;
-    for (const entry of entries) this.writeThrough(entry);
+    try {
+      for (const entry of entries) this.writeThrough(entry);
+    } catch (error) {
+      this.writeFailure = { error };
+      throw error;
+    }
     for (let i = 0; i < nodes.length; i++) {
       const written = nodes[i]!;
       const entry = entries[i]!;
