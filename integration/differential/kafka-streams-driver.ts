@@ -2,7 +2,7 @@
  * The Kafka Streams side of the differential suite: Java, the jars of pom.xml (Kafka Streams 3.9.1 and its
  * kafka-streams-test-utils) fetched once by Maven into `$SLUICE_CACHE_DIR/kafka-streams-test-utils-3.9.1/libs` as
  * the broker's jars are, and KafkaStreamsDriver.java compiled once per version of its source into the same cache.
- * Test tooling shared with the broker and the benchmarks, hence the imports from src/host/broker.
+ * The jars come the way the broker's do (src/host/broker).
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -10,8 +10,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { KAFKA_VERSION, cachedLibs, ensureMavenLibs, sluiceCacheDir } from '../../../host/broker/jars';
-import { findOnPath } from '../../../host/broker/toolchain';
+import { KAFKA_VERSION, cachedLibs, ensureMavenLibs, sluiceCacheDir } from '../../src/host/broker/jars';
+import { findOnPath } from '../../src/host/broker/toolchain';
 import type { InputRecord, OutputRecord, OutputTopic } from './scenarios';
 
 const run = promisify(execFile);

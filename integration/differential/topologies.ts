@@ -1,6 +1,6 @@
-import type { FixedKeyProcessorContext, FixedKeyProcessorSupplier, ProcessorContext } from '../../processor/processor';
-import type { FixedKeyRecord } from '../../processor/record';
-import { Serdes } from '../../serdes/serdes';
+import type { FixedKeyProcessorContext, FixedKeyProcessorSupplier, ProcessorContext } from '../../src/streams/processor/processor';
+import type { FixedKeyRecord } from '../../src/streams/processor/record';
+import { Serdes } from '../../src/streams/serdes/serdes';
 import type {
   KeyValue,
   KeyValueStore,
@@ -11,14 +11,14 @@ import type {
   ValueAndTimestamp,
   WindowStore,
   Windowed,
-} from '../../state/store';
-import { Stores } from '../../state/stores';
-import type { KStream } from '../kstream';
-import type { KTable } from '../ktable';
-import { Joined, Materialized } from '../options';
-import type { StreamsBuilder } from '../streams-builder';
-import { BufferConfig, Suppressed } from '../suppressed';
-import { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from '../windows';
+} from '../../src/streams/state/store';
+import { Stores } from '../../src/streams/state/stores';
+import type { KStream } from '../../src/streams/kstream/kstream';
+import type { KTable } from '../../src/streams/kstream/ktable';
+import { Joined, Materialized } from '../../src/streams/kstream/options';
+import type { StreamsBuilder } from '../../src/streams/kstream/streams-builder';
+import { BufferConfig, Suppressed } from '../../src/streams/kstream/suppressed';
+import { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from '../../src/streams/kstream/windows';
 
 /**
  * The differential suite's topologies, by name, built in Sluice exactly as KafkaStreamsDriver.java builds them in

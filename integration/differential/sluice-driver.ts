@@ -1,8 +1,8 @@
-import type { Serde } from '../../serdes/serde';
-import { Serdes } from '../../serdes/serdes';
-import { TopologyTestDriver } from '../../test-driver/topology-test-driver';
-import type { TestInputTopic, TestOutputTopic } from '../../test-driver/test-topics';
-import { StreamsBuilder } from '../streams-builder';
+import type { Serde } from '../../src/streams/serdes/serde';
+import { Serdes } from '../../src/streams/serdes/serdes';
+import { TopologyTestDriver } from '../../src/streams/test-driver/topology-test-driver';
+import type { TestInputTopic, TestOutputTopic } from '../../src/streams/test-driver/test-topics';
+import { StreamsBuilder } from '../../src/streams/kstream/streams-builder';
 import type { Run, RunResult } from './kafka-streams-driver';
 import type { OutputRecord } from './scenarios';
 import { TOPOLOGIES, type TopologyName } from './topologies';
