@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { IllegalState, StreamsException } from '../../errors';
+import { StreamsException } from '../../errors';
 import type { TopicPartition } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createPartitionLagMetrics, type PartitionLagMetrics } from '../metrics/streams-metrics';
@@ -7,19 +7,18 @@ import type { Serde } from '../serdes/serde';
 import type { StandbyReplica } from './queryable-stores';
 import { ThreadCache } from '../state/thread-cache';
 import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type RestoreProgress } from './changelog-restorer';
-import type { RecordCollector } from './record-collector';
 import type { StateDirectory } from './state-directory';
+import { ProcessorStateManager } from './state-manager';
 import type { StreamsConfig } from './streams-config';
-import { StreamTask } from './task';
 import type { TaskCheckpoints } from './task-checkpoints';
 import { parseTaskId, taskIdToString, type TaskId } from './task-id';
-import { changelogsOf, openTaskStores } from './task-stores';
+import { changelogsOf, checkpointRestore, openTaskStores } from './task-stores';
 import type { StoreMetadata, TopologyMetadata } from './topology-metadata';
 
-/** A standby's progress on one changelog partition. */
 /** Who holds a standby task's directory lock among the instance's threads. */
 const STANDBY_LOCK_OWNER = 'standby';
 
+/** A standby's progress on one changelog partition. */
 export interface StandbyChangelog {
   store: string;
   topic: string;
@@ -46,12 +45,12 @@ class StandbyTask {
   readonly lagMetrics = new Map<string, PartitionLagMetrics>();
 
   constructor(
-    readonly task: StreamTask,
+    readonly state: ProcessorStateManager,
     readonly stores: readonly StoreMetadata[],
   ) {}
 
   get name(): string {
-    return this.task.name;
+    return this.state.name;
   }
 
   get lag(): number {
@@ -70,8 +69,8 @@ export interface StandbyTasksOptions {
   readonly checkpoints: TaskCheckpoints;
   /** The node's changelog reader for standbys (one per node, beside each thread's restore reader). */
   readonly source: ChangelogSource;
-  /** A task with its stores only. */
-  readonly createTask: (id: TaskId) => StreamTask;
+  /** A standby task's stores, which only restore (`standbyTaskFactory`). */
+  readonly createTask: (id: TaskId) => ProcessorStateManager;
   /** Whether a stream thread of this node holds the task as active (its stores open or still closing). */
   readonly heldByActive: (taskId: string) => boolean;
   /** The task's input partitions. */
@@ -150,12 +149,12 @@ export class StandbyTasks {
   replicas(storeName: string): Map<number, StandbyReplica> {
     const result = new Map<number, StandbyReplica>();
     for (const t of this.tasks.values()) {
-      const store = t.task.stores.get(storeName);
+      const store = t.state.stores.get(storeName);
       if (!store?.isOpen()) continue;
       const topic = t.stores.find((s) => s.name === storeName)?.changelog;
       const changelog = topic === undefined ? undefined : t.changelogs.get(topic);
       const lag = changelog === undefined || changelog.endOffset < 0 ? -1 : Math.max(changelog.endOffset - changelog.position, 0);
-      result.set(t.task.id.partition, { store, lag });
+      result.set(t.state.id.partition, { store, lag });
     }
     return result;
   }
@@ -199,13 +198,13 @@ export class StandbyTasks {
     stateDirectory.lock(name, STANDBY_LOCK_OWNER);
     const task = new StandbyTask(this.options.createTask(id), sub.stores);
     try {
-      await openTaskStores(task.task, stateDirectory, checkpoints, logger);
+      await openTaskStores(task.state, stateDirectory, checkpoints, logger);
     } catch (error) {
-      await task.task.close().catch(() => undefined);
+      await task.state.close().catch(() => undefined);
       stateDirectory.unlock(name, STANDBY_LOCK_OWNER);
       throw error;
     }
-    const changelogs = changelogsOf(task.task, task.stores, checkpoints);
+    const changelogs = changelogsOf(task.state, task.stores, checkpoints);
     for (const c of changelogs) {
       task.changelogs.set(c.topic, { store: c.store, topic: c.topic, partition: c.partition, position: -1, endOffset: -1 });
       task.lagMetrics.set(c.topic, createPartitionLagMetrics(this.options.metrics, `${this.options.clientId}-standby-restore-consumer`, c.topic, c.partition));
@@ -224,11 +223,8 @@ export class StandbyTasks {
     task.lagMetrics.get(changelog.topic)?.lag.record(progress.remaining);
   }
 
-  private async checkpointTask(task: StandbyTask): Promise<void> {
-    const positions = this.restorer.takeCheckpoint(task.name, 0);
-    if (positions.length === 0) return;
-    await task.task.flushStores();
-    this.options.checkpoints.restoring(task.name, positions);
+  private checkpointTask(task: StandbyTask): Promise<void> {
+    return checkpointRestore(task.state, this.restorer.takeCheckpoint(task.name, 0), this.options.checkpoints);
   }
 
   /** Closes a standby, checkpointed where it is unless its position is no longer worth keeping. */
@@ -242,7 +238,7 @@ export class StandbyTasks {
       this.tasks.delete(name);
       for (const m of task.lagMetrics.values()) m.unregister();
       try {
-        await task.task.close();
+        await task.state.close();
       } finally {
         this.options.stateDirectory.unlock(name, STANDBY_LOCK_OWNER);
       }
@@ -270,7 +266,7 @@ export class StandbyTasks {
   }
 }
 
-/** What a standby's StreamTask needs: the stores' configuration, never an output. */
+/** What a standby's stores need: their configuration, never an output. */
 export interface StandbyTaskFactoryOptions {
   readonly config: StreamsConfig;
   readonly metadata: TopologyMetadata;
@@ -280,31 +276,22 @@ export interface StandbyTaskFactoryOptions {
   readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
 }
 
-/** A standby never processes, so nothing may reach a collector. */
-const NO_OUTPUT: RecordCollector = {
-  send: () => {
-    throw new IllegalState('a standby task does not process records and writes nothing');
-  },
-  partitionCount: () => undefined,
-};
-
-export function standbyTaskFactory(options: StandbyTaskFactoryOptions): (id: TaskId) => StreamTask {
+/** Makes a standby task's state manager: the stores of the task, which only restore, and log nothing. */
+export function standbyTaskFactory(options: StandbyTaskFactoryOptions): (id: TaskId) => ProcessorStateManager {
   const { config, metadata } = options;
   // A standby only restores, past its stores' caches: they get no budget (Kafka Streams' StandbyTaskCreator's dummy cache).
   const cache = new ThreadCache(0);
-  return (id) =>
-    new StreamTask(id, metadata.subtopology(id.subtopology)!.definition, metadata.topology, {
+  return (id) => {
+    const name = taskIdToString(id);
+    return new ProcessorStateManager(id, name, metadata.subtopology(id.subtopology)!.definition.stores, metadata.topology, {
       applicationId: config.applicationId,
       config: config.values,
       defaultKeySerde: options.defaultKeySerde,
       defaultValueSerde: options.defaultValueSerde,
-      collector: NO_OUTPUT,
       cache,
-      taskDir: options.stateDirectory.taskDir(taskIdToString(id)),
-      resolveTopic: (t) => metadata.topicName(t),
+      taskDir: options.stateDirectory.taskDir(name),
       changelogTopic: (s) => metadata.changelogTopic(s),
-      exceptionHandlers: config.exceptionHandlers,
       ...(options.configureStore ? { configureStore: options.configureStore } : {}),
-      wallClock: Date.now,
     });
+  };
 }

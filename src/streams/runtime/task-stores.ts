@@ -3,16 +3,19 @@ import { CorruptedTaskState } from '../../errors';
 import { EARLIEST } from '../kafka';
 import type { ChangelogToRestore } from './changelog-restorer';
 import type { StateDirectory } from './state-directory';
-import type { StreamTask } from './task';
-import type { TaskCheckpoints } from './task-checkpoints';
+import type { ProcessorStateManager } from './state-manager';
+import type { ChangelogOffset, TaskCheckpoints } from './task-checkpoints';
 import type { StoreMetadata } from './topology-metadata';
+
+/** A task's stores, as opening, restoring and checkpointing them sees them: a state manager, or an active task, which has one. */
+export type TaskStores = Pick<ProcessorStateManager, 'id' | 'name' | 'stores' | 'initializeStores' | 'closeStores' | 'flushStores' | 'restore'>;
 
 /**
  * Opens the stores of a task whose directory is locked, for an active task and a standby alike: local state that
  * nothing vouches for (no checkpoint, or a process that died while opening it) is wiped first, and a store found
  * corrupted is wiped and opened empty; the changelogs then restore what is missing.
  */
-export async function openTaskStores(task: StreamTask, stateDirectory: StateDirectory, checkpoints: TaskCheckpoints, logger: Logger): Promise<void> {
+export async function openTaskStores(task: TaskStores, stateDirectory: StateDirectory, checkpoints: TaskCheckpoints, logger: Logger): Promise<void> {
   const name = task.name;
   if (stateDirectory.openingInterrupted(name)) {
     logger.warn({ taskId: name }, `the process died while task ${name}'s stores were opening; its state will be restored from its changelogs`);
@@ -38,7 +41,7 @@ export async function openTaskStores(task: StreamTask, stateDirectory: StateDire
 }
 
 /** A task's changelog partitions to read into its opened stores, each from its checkpoint or, without one, from the log start. */
-export function changelogsOf(task: StreamTask, stores: readonly StoreMetadata[], checkpoints: TaskCheckpoints): ChangelogToRestore[] {
+export function changelogsOf(task: TaskStores, stores: readonly StoreMetadata[], checkpoints: TaskCheckpoints): ChangelogToRestore[] {
   const checkpoint = checkpoints.read(task.name);
   const partition = task.id.partition;
   const changelogs: ChangelogToRestore[] = [];
@@ -49,4 +52,11 @@ export function changelogsOf(task: StreamTask, stores: readonly StoreMetadata[],
     changelogs.push({ taskId: task.name, store: store.name, topic: store.changelog, partition, startOffset, apply: (records) => task.restore(store.name, records) });
   }
   return changelogs;
+}
+
+/** Checkpoints how far a task's changelogs were read into its stores, once the stores hold that durably. */
+export async function checkpointRestore(task: TaskStores, positions: readonly ChangelogOffset[], checkpoints: TaskCheckpoints): Promise<void> {
+  if (positions.length === 0) return;
+  await task.flushStores();
+  checkpoints.restoring(task.name, positions);
 }
