@@ -75,7 +75,7 @@ export { TestInputTopic, TestOutputTopic } from './streams/test-driver/test-topi
 export type { InputTopicOptions, TestRecord } from './streams/test-driver/test-topics';
 export type { ThreadEvent, TopologyEvent } from './streams/runtime/instance-view';
 export { StreamsInstance } from './streams/runtime/streams-instance';
-export type { StreamsInstanceOptions } from './streams/runtime/streams-instance';
+export type { StreamsInstanceOptions } from './streams/runtime/instance-parts';
 export type { TopologySource } from './streams/runtime/worker/topology-source';
 export { DLQ_HEADERS } from './streams/runtime/exception-handlers';
 export type {

@@ -12,7 +12,7 @@ import { SluiceError } from '../errors';
 import { hashApiToken, newApiToken } from '../server/auth/api-tokens';
 import { hashPassword } from '../server/auth/password-hash';
 import { describeAppliedKeys } from '../streams/config/config-keys';
-import { SLUICE_VERSION } from '../streams/runtime/streams-instance';
+import { SLUICE_VERSION } from '../streams/runtime/sluice-version';
 import { ENVIRONMENT_VARIABLES, loadHostConfig, type ConfigFlags, type LogFormat } from './config/host-config';
 import { LOG_LEVELS } from './config/schema';
 import { addClientCommands } from './cli/client-commands';

@@ -15,7 +15,7 @@ import { QueryService } from '../query';
 import { buildServer } from '../server/app';
 import type { StoreQueries } from '../server/context';
 import type { ConfigValue } from '../streams/runtime/streams-config';
-import { SLUICE_VERSION } from '../streams/runtime/streams-instance';
+import { SLUICE_VERSION } from '../streams/runtime/sluice-version';
 import { checkExposure, exposureNotice } from './config/exposure';
 import type { HostConfig } from './config/host-config';
 import { checkPeerExposure, loadPeerSecurity, peerExposureNotice } from './config/peers';

@@ -1,7 +1,10 @@
 import type { ConsumerOffsets, StorePartitionStatus, ThreadMetadata } from './instance-view';
 import type { StateDirectory } from './state-directory';
 import type { StandbyTaskStatus } from './standby-task';
+import { StoreStatisticsDumper } from './store-statistics';
+import { StreamThread } from './stream-thread';
 import type { StreamThreadHandle, ThreadStorePosition } from './stream-thread-handle';
+import type { StreamsConfig } from './streams-config';
 import type { TaskManager } from './task-manager';
 import type { ChangelogRestorer } from './changelog-restorer';
 
@@ -84,4 +87,19 @@ export async function storeStatus(threads: readonly StreamThreadHandle[], endOff
     }
   }
   return result.sort((a, b) => a.store.localeCompare(b.store) || a.partition - b.partition);
+}
+
+/** The stores' statistics, dumped with `stats.enable`: the stores of the threads on this event loop. */
+export function storeStatisticsDumper(config: StreamsConfig, threads: () => readonly StreamThreadHandle[]): StoreStatisticsDumper | undefined {
+  if (!config.statsEnable) return undefined;
+  return new StoreStatisticsDumper({
+    logDir: config.logDir,
+    applicationId: config.applicationId,
+    periodSec: config.statsDumpPeriodSec,
+    maxFileSize: config.logMaxFileSize,
+    stores: () =>
+      threads()
+        .filter((t) => t instanceof StreamThread)
+        .flatMap((t) => [...t.tasks.all()].flatMap((active) => [...active.task.stores.values()].map((store) => ({ taskId: active.name, store })))),
+  });
 }

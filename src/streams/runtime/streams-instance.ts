@@ -1,13 +1,11 @@
 import { EventEmitter } from 'node:events';
-import pino from 'pino';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException } from '../../errors';
 import { cacheMaxBytes } from '../config/config-lookup';
-import { createKafkaClients, defaultKafkaLogLevel, readableKafkaLogs, removeStaticMembers, type SluiceLogLevel, type KafkaAdmin, type KafkaClients, type OAuthBearerTokenProvider } from '../kafka';
-import { MetricsRegistry } from '../metrics/metrics-registry';
+import type { KafkaAdmin } from '../kafka';
+import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
-import { serdeByName } from '../serdes/serde-by-name';
 import type { StateStore } from '../state/store';
 import type { TopologyDescription } from '../topology/description';
 import { describeAsText } from '../topology/description';
@@ -19,51 +17,27 @@ import type {
   StreamsEvents,
   ThreadMetadata,
 } from './instance-view';
+import { InstanceGroup } from './instance-group';
+import { instanceParts, type StreamsInstanceOptions, type ThreadParts } from './instance-parts';
 import { InstanceStores } from './instance-stores';
 import type { StandbyReplica, WorkerStorePartitions } from './queryable-stores';
-import { StreamsPartitionAssignor } from './assignment/streams-partition-assignor';
-import type { SubscriptionFacts } from './assignment/subscription-info';
-import { asError, type ExceptionHandlers, type StreamsUncaughtExceptionHandler, type StreamThreadExceptionResponse, THREAD_EXCEPTION_RESPONSES } from './exception-handlers';
+import { asError, type StreamsUncaughtExceptionHandler } from './exception-handlers';
 import type { GlobalStreamThread } from './global-stream-thread';
 import type { StandbyTasks } from './standby-task';
-import { consumerOffsets, storeStatus, threadMetadata } from './instance-reports';
+import { consumerOffsets, storeStatisticsDumper, storeStatus, threadMetadata } from './instance-reports';
 import { InternalTopicManager } from './internal-topic-manager';
 import { OffsetReader } from './offset-reader';
-import { StateDirectory } from './state-directory';
+import { SLUICE_VERSION } from './sluice-version';
 import type { StreamsConfig } from './streams-config';
-import { parseStreamsConfig } from './streams-config';
 import type { KeyQueryMetadata, StreamsMetadata } from './streams-metadata';
-import { StreamsMetadataState } from './streams-metadata';
+import type { StoreStatisticsDumper } from './store-statistics';
 import { StreamsStateMachine } from './streams-state';
 import type { StreamsState } from './streams-state';
-import { StreamThread } from './stream-thread';
 import type { StreamThreadHandle } from './stream-thread-handle';
 import { ThreadFactory } from './thread-factory';
 import { cacheBytesPerThread } from './thread-cache-share';
-import type { TopologySource } from './worker/topology-source';
-import { WorkerStreamThread } from './worker/worker-stream-thread';
-import { ThreadRecovery } from './thread-recovery';
-import { TopologyMetadata } from './topology-metadata';
-import { loadStoreConfigSetter, StoreStatisticsDumper } from './store-statistics';
+import { ThreadRecovery, uncaughtResponse } from './thread-recovery';
 import { withTimeout } from './with-timeout';
-
-export const SLUICE_VERSION = '0.1.0';
-
-export interface StreamsInstanceOptions {
-  logger?: Logger;
-  /** Where kafkajs' lines go, at its level (log.components.kafka); default the instance's logger, at warn. */
-  kafkaLogger?: Logger;
-  /** The token for SASL/OAUTHBEARER (`sasl.mechanism=OAUTHBEARER` without a `file:` token endpoint); called per login. */
-  oauthBearerTokenProvider?: OAuthBearerTokenProvider;
-  /** Handlers in code, in place of those the configuration names (Kafka Streams takes a class name; Sluice also a function). */
-  exceptionHandlers?: Partial<ExceptionHandlers>;
-  /**
-   * A module that builds the same topology: the stream threads past the first each run in a worker thread, which
-   * builds the topology from it, so that `num.stream.threads` threads use as many cores. Without it every thread
-   * shares this event loop.
-   */
-  topologySource?: TopologySource;
-}
 
 /**
  * A running application (Kafka Streams' `KafkaStreams`): it creates the internal topics, runs
@@ -73,27 +47,24 @@ export interface StreamsInstanceOptions {
 export class StreamsInstance extends EventEmitter<StreamsEvents> implements InstanceView {
   readonly config: StreamsConfig;
   readonly applicationId: string;
-  readonly metrics = new MetricsRegistry();
+  readonly metrics: MetricsRegistry;
   readonly createdAt = Date.now();
   readonly processId: string;
+  readonly clientId: string;
+  private readonly parts: ThreadParts;
   private readonly machine: StreamsStateMachine;
   private readonly logger: Logger;
-  private readonly stateDirectory: StateDirectory;
-  private readonly metadataState: StreamsMetadataState;
+  private readonly group: InstanceGroup;
   private readonly stores: InstanceStores;
   private readonly recovery: ThreadRecovery;
   private readonly factory: ThreadFactory;
   /** The number the next thread's name takes: 1, 2, ... for the first threads, then on for their replacements. */
   private nextThreadNumber = 1;
   private readonly clientMetrics: ClientMetrics;
-  private readonly kafka: KafkaClients;
-  private readonly metadata: TopologyMetadata;
-  private patternTimer: NodeJS.Timeout | undefined;
   private generation = 0;
   private admin: KafkaAdmin | undefined;
   private topics: InternalTopicManager | undefined;
   private streamThreads: StreamThreadHandle[] = [];
-  private partitionCounts = new Map<string, number>();
   private readonly offsetReader: OffsetReader;
   private error: Error | undefined;
   private closing: Promise<void> | undefined;
@@ -101,17 +72,12 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private failing: Promise<void> | undefined;
   /** The start under way: a close waits for it, so no thread starts after the close. */
   private starting: Promise<void> | undefined;
-  private hostMapRefresh: Promise<void> = Promise.resolve();
-  private hostMapTimer: NodeJS.Timeout | undefined;
-  private readonly assignor: StreamsPartitionAssignor;
   private readonly statistics: StoreStatisticsDumper | undefined;
   /** Standby tasks of this node; undefined with num.standby.replicas 0. */
   private standbys: StandbyTasks | undefined;
   /** The global stores of this node; undefined when the topology has none. */
   private readonly globalThread: GlobalStreamThread | undefined;
   private uncaughtExceptionHandler: StreamsUncaughtExceptionHandler;
-  /** The failure this node asked the application to shut down for (SHUTDOWN_APPLICATION); every join carries it. */
-  private shutdownRequest: Error | undefined;
 
   constructor(
     readonly topology: Topology,
@@ -119,63 +85,33 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     options: StreamsInstanceOptions = {},
   ) {
     super();
-    const parsed = parseStreamsConfig(config);
-    this.config = { ...parsed, exceptionHandlers: { ...parsed.exceptionHandlers, ...options.exceptionHandlers } };
+    // A refused login or an untrusted certificate fails the instance at once: no retry cures it.
+    const parts = instanceParts(topology, config, options, (error) => void this.failWith(error));
+    this.parts = parts;
+    this.config = parts.config;
+    this.metrics = parts.metrics;
+    this.processId = parts.processId;
+    this.clientId = parts.clientId;
+    this.logger = parts.logger;
     this.applicationId = this.config.applicationId;
-    this.logger = (options.logger ?? pino({ level: 'info' })).child({ applicationId: this.applicationId });
-    const kafkaLogger = options.kafkaLogger?.child({ applicationId: this.applicationId }) ?? this.logger.child({}, { level: defaultKafkaLogLevel(this.logger.level) });
-    if (this.config.notApplied.length > 0) {
-      this.logger.warn({ keys: this.config.notApplied }, `configuration not applied by Sluice (accepted for Kafka Streams compatibility): ${this.config.notApplied.join(', ')}`);
-    }
-    const defaultKeySerde = serdeByName(this.config.defaultKeySerde);
-    const defaultValueSerde = serdeByName(this.config.defaultValueSerde);
-    this.stateDirectory = new StateDirectory(this.config.stateDir, this.applicationId);
-    const configureStore = this.config.embeddedStoreConfigSetter ? loadStoreConfigSetter(this.config.embeddedStoreConfigSetter) : undefined;
-    this.statistics = this.config.statsEnable
-      ? new StoreStatisticsDumper({
-          logDir: this.config.logDir,
-          applicationId: this.applicationId,
-          periodSec: this.config.statsDumpPeriodSec,
-          maxFileSize: this.config.logMaxFileSize,
-          stores: () =>
-            this.inProcessThreads().flatMap((t) => [...t.tasks.all()].flatMap((active) => [...active.task.stores.values()].map((store) => ({ taskId: active.name, store })))),
-        })
-      : undefined;
+    this.statistics = storeStatisticsDumper(this.config, () => this.streamThreads);
     this.offsetReader = new OffsetReader(this.applicationId, () => this.admin);
-    this.processId = this.stateDirectory.processId([...topology.stores()].some((s) => s.persistent));
-    this.kafka = createKafkaClients(
-      {
-        bootstrapServers: this.config.bootstrapServers,
-        clientId: this.clientId,
-        logger: readableKafkaLogs(kafkaLogger),
-        logLevel: kafkaLogger.level as SluiceLogLevel,
-        ...(options.oauthBearerTokenProvider ? { oauthBearerTokenProvider: options.oauthBearerTokenProvider } : {}),
-        // A refused login or an untrusted certificate fails the instance at once: no retry cures it.
-        onSecurityFailure: (error) => void this.failWith(error),
-      },
-      this.config.security,
-    );
-    this.metadata = new TopologyMetadata(topology, this.applicationId);
+    this.group = new InstanceGroup(parts, {
+      admin: () => this.admin,
+      topics: () => this.topics,
+      threads: () => this.streamThreads,
+      standbys: () => this.standbys,
+      endOffsets: (topic) => this.endOffsets(topic),
+      closing: () => this.closeBegun,
+      failed: () => this.error !== undefined,
+      fail: (error) => void this.failWith(error),
+    });
     this.factory = new ThreadFactory(
+      parts,
       {
-        config: this.config,
-        givenConfig: config,
-        clientId: this.clientId,
-        metadata: this.metadata,
-        kafka: this.kafka,
-        stateDirectory: this.stateDirectory,
-        defaultKeySerde,
-        defaultValueSerde,
-        configureStore,
-        partitionCounts: this.partitionCounts,
-        metrics: this.metrics,
-        logger: this.logger,
-        kafkaLogger,
-      },
-      {
-        assign: (members, partitionCount, topics) => this.assignor.assign(members, partitionCount, topics),
+        assign: (members, partitionCount, topics) => this.group.assignor.assign(members, partitionCount, topics),
         committedOffsets: (partitions) => this.offsetReader.committedOffsets(partitions),
-        subscriptionFacts: () => this.subscriptionFacts(),
+        subscriptionFacts: () => this.group.subscriptionFacts(),
         publishEvent: (event) => this.emit('topologyEvent', event),
         onRestore: (store, progress) => this.emit('restore', { store, ...progress }),
         onGlobalError: (error) => void this.failWith(error),
@@ -184,20 +120,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       options,
     );
     this.globalThread = topology.globalStores().length > 0 ? this.factory.globalThread(this.cacheBytesPerThread(this.config.numStreamThreads)) : undefined;
-    this.metadataState = new StreamsMetadataState(this.metadata, this.processId);
-    this.assignor = new StreamsPartitionAssignor({
-      metadata: this.metadata,
-      config: this.config,
-      logger: this.logger,
-      endOffsets: (topic) => this.endOffsets(topic),
-      onProbingRebalance: () => {
-        if (this.closeBegun) return;
-        this.logger.info('probing rebalance: joining the group again to move the warmed-up tasks');
-        for (const thread of this.streamThreads) thread.requestRejoin();
-      },
-    });
     this.stores = new InstanceStores({
-      metadata: this.metadata,
+      metadata: this.parts.metadata,
       globalThread: this.globalThread,
       running: () => this.state === 'RUNNING' || this.state === 'REBALANCING',
       threads: () => this.streamThreads,
@@ -217,10 +141,6 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       state: () => this.machine.state,
       aliveStreamThreads: () => this.streamThreads.filter((t) => t.state !== 'DEAD').length,
     });
-  }
-
-  get clientId(): string {
-    return `${this.applicationId}-${this.processId}`;
   }
 
   get state(): StreamsState {
@@ -318,14 +238,14 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
   private async connectAndStartThreads(): Promise<void> {
     try {
-      this.admin = this.kafka.admin.admin();
-      this.topics = new InternalTopicManager(this.admin, this.metadata, this.config, this.partitionCounts, this.logger);
+      this.admin = this.parts.kafka.admin.admin();
+      this.topics = new InternalTopicManager(this.admin, this.parts.metadata, this.config, this.parts.partitionCounts, this.logger);
       await this.topics.prepare(() => this.state === 'REBALANCING');
       // Kafka Streams restores the global stores before its stream threads start: their tasks read them from the first record.
-      await this.globalThread?.start(this.partitionCounts);
+      await this.globalThread?.start(this.parts.partitionCounts);
       if (this.closeBegun) return;
       // Warm-up replicas run as standbys: a stateful topology has them even with no standby replicas configured.
-      if (this.config.numStandbyReplicas > 0 || this.metadata.subtopologies.some((sub) => sub.stores.length > 0)) this.standbys = this.factory.standbyTasks();
+      if (this.config.numStandbyReplicas > 0 || this.parts.metadata.subtopologies.some((sub) => sub.stores.length > 0)) this.standbys = this.factory.standbyTasks();
       const cacheBytes = this.cacheBytesPerThread(this.config.numStreamThreads);
       for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i, cacheBytes));
       // Every thread connects before any joins: their first joins then reach the group together. Else the first to
@@ -333,13 +253,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       await Promise.all(this.streamThreads.map((t) => t.prepare()));
       await Promise.all(this.streamThreads.map((t) => t.start()));
       this.statistics?.start();
-      this.hostMapTimer = setInterval(() => this.refreshHostMap(), 10_000);
-      this.hostMapTimer.unref();
-      if (this.metadata.hasPatterns) {
-        // Kafka Streams picks up new topics that match a source pattern when its consumer refreshes metadata.
-        this.patternTimer = setInterval(() => void this.subscribeNewPatternTopics(), this.config.metadataMaxAgeMs);
-        this.patternTimer.unref();
-      }
+      this.group.start();
     } catch (error) {
       // A close while starting cuts the start short (its clients are disconnected under it): expected, not a failure.
       if (this.closeBegun) {
@@ -367,7 +281,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     thread.on('state', () => this.onThreadStateChange());
     thread.on('assignment', () => {
       // After the host map: it brings this node's standbys of the new assignment.
-      void this.refreshHostMap().then(() =>
+      void this.group.refresh().then(() =>
         this.emit('rebalance', { generation: ++this.generation, activeTasks: thread.activeTasks().map((t) => t.taskId), standbyTasks: [...(this.standbys?.assigned ?? [])] }),
       );
     });
@@ -375,38 +289,6 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     thread.on('fatal', (error) => void this.onThreadFailed(thread, error));
     thread.on('groupWait', (reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }));
     return thread;
-  }
-
-  /** What the threads in workers subscribe with changed: they are told (kafkajs asks for a subscription synchronously). */
-  private factsChanged(): void {
-    const facts = this.subscriptionFacts();
-    for (const thread of this.streamThreads) if (thread instanceof WorkerStreamThread) thread.updateFacts(facts);
-  }
-
-  /** What every thread's subscription says of this process. */
-  private subscriptionFacts(): SubscriptionFacts {
-    return {
-      processId: this.processId,
-      ...(this.config.applicationServer ? { endpoint: this.config.applicationServer } : {}),
-      ...(this.config.grpcEndpoint ? { grpcEndpoint: this.config.grpcEndpoint } : {}),
-      standbyTasks: [...(this.standbys?.assigned ?? [])],
-      shutdownRequested: this.shutdownRequest !== undefined,
-    };
-  }
-
-  /** Every thread adds the topics created since that match a source pattern to its subscription. */
-  private async subscribeNewPatternTopics(): Promise<void> {
-    const topics = this.topics;
-    if (!topics || this.state === 'PENDING_SHUTDOWN' || this.state === 'NOT_RUNNING') return;
-    try {
-      const fresh = await topics.newPatternTopics();
-      if (fresh.length === 0) return;
-      for (const thread of this.streamThreads) if (thread instanceof WorkerStreamThread) thread.updatePartitionCounts(this.partitionCounts);
-      this.logger.info({ topics: fresh }, 'new topics match a source pattern; subscribing');
-      await Promise.all(this.streamThreads.map((thread) => thread.subscribeTo(fresh)));
-    } catch (error) {
-      this.logger.warn({ err: error }, 'subscribing to new topics of a source pattern failed; trying again at the next metadata refresh');
-    }
   }
 
   private onThreadStateChange(): void {
@@ -419,36 +301,9 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     else if (!allRunning && state === 'RUNNING') this.machine.transition('REBALANCING');
   }
 
-  /** Reads the group: the host map, this node's standbys, or a shutdown request; one read at a time. */
-  private refreshHostMap(): Promise<void> {
-    const admin = this.admin;
-    if (!admin) return this.hostMapRefresh;
-    this.hostMapRefresh = this.hostMapRefresh.then(async () => {
-      try {
-        const news = await this.metadataState.refresh(admin, this.applicationId, this.partitionCounts);
-        if (news?.shutdownRequestedBy !== undefined) {
-          void this.failWith(this.shutdownRequest ?? new StreamsException(`node ${news.shutdownRequestedBy} shut the application down (SHUTDOWN_APPLICATION)`));
-          return;
-        }
-        if (news?.localStandbyTasks && this.standbys && !this.closeBegun) {
-          void this.standbys.apply(news.localStandbyTasks);
-          this.factsChanged();
-        }
-      } catch (error) {
-        this.logger.warn({ err: error }, 'reading the consumer group for the host map failed');
-      }
-    });
-    return this.hostMapRefresh;
-  }
-
-  /** The threads on this event loop, whose stores are read here. */
-  private inProcessThreads(): StreamThread[] {
-    return this.streamThreads.filter((t) => t instanceof StreamThread);
-  }
-
   /** Waits for the host map refresh under way (tests and the query layer use it after a rebalance). */
-  async hostMapSettled(): Promise<void> {
-    await this.hostMapRefresh;
+  hostMapSettled(): Promise<void> {
+    return this.group.settled();
   }
 
   /**
@@ -460,7 +315,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.closeBegun || this.error) return;
     this.clientMetrics.failedStreamThreads.record(1);
     const recoverable = this.recovery.recoverable(error);
-    const response = recoverable ? 'REPLACE_THREAD' : this.uncaughtResponse(error);
+    const response = recoverable ? 'REPLACE_THREAD' : uncaughtResponse(this.uncaughtExceptionHandler, error, this.logger);
     this.emit('thread', { thread: failed.name, action: 'failed', error: error.message, response });
     if (response === 'SHUTDOWN_CLIENT') return this.failWith(error);
     if (response === 'SHUTDOWN_APPLICATION') return this.shutDownApplication(failed, error);
@@ -481,37 +336,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     await replacement.start().catch((e: unknown) => this.onThreadFailed(replacement, asError(e)));
   }
 
-  /** The handler's response; one that throws or answers something else shuts the client down, as in Kafka Streams. */
-  private uncaughtResponse(error: Error): StreamThreadExceptionResponse {
-    try {
-      const response = this.uncaughtExceptionHandler(error);
-      if (THREAD_EXCEPTION_RESPONSES.includes(response)) return response;
-      this.logger.error({ response }, 'the uncaught-exception handler answered no known response; shutting the client down');
-    } catch (thrown) {
-      this.logger.error({ err: thrown }, 'the uncaught-exception handler threw; shutting the client down');
-    }
-    return 'SHUTDOWN_CLIENT';
-  }
-
-  /**
-   * SHUTDOWN_APPLICATION, through the group as Kafka Streams does it: a thread of this node joins again with the
-   * request in its subscription (the failed thread itself when it is the only one: its consumer is still in the
-   * group), the leader gives every member no task and the request in its assignment, and each node that reads
-   * it goes to ERROR. This node goes to ERROR when it has seen the request assigned, or after
-   * SHUTDOWN_REQUEST_WAIT_MS (a group out of reach, or a consumer that failed with the thread).
-   */
+  /** SHUTDOWN_APPLICATION: a thread of this node (the failed one when it is the only one) asks every node to shut down. */
   private async shutDownApplication(failed: StreamThreadHandle, error: Error): Promise<void> {
     this.logger.error({ err: error, thread: failed.name }, 'stream thread failed; the uncaught-exception handler shuts the whole application down');
-    this.shutdownRequest = error;
-    this.factsChanged();
-    const messenger = this.streamThreads.find((t) => t !== failed && t.live) ?? failed;
-    messenger.sendShutdownRequest();
-    const deadline = Date.now() + SHUTDOWN_REQUEST_WAIT_MS;
-    while (!this.error && !this.closeBegun && Date.now() < deadline) {
-      await this.refreshHostMap();
-      if (!this.error) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    if (!this.error && !this.closeBegun) this.logger.error(`the shutdown request was not seen assigned within ${SHUTDOWN_REQUEST_WAIT_MS} ms; shutting this node down`);
+    await this.group.requestShutdown(error, this.streamThreads.find((t) => t !== failed && t.live) ?? failed);
     return this.failWith(error);
   }
 
@@ -538,32 +366,17 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   }
 
   private async shutdown(leaveGroup = false): Promise<void> {
-    if (this.hostMapTimer) clearInterval(this.hostMapTimer);
-    this.assignor.close();
-    if (this.patternTimer) clearInterval(this.patternTimer);
+    this.group.stop();
     this.statistics?.stop();
     await Promise.all(this.streamThreads.map((t) => t.close().catch((e) => this.logger.warn({ err: e }, 'closing a thread failed'))));
     // Static members are removed once every thread has stopped: one still running would join again, and a thread
     // still committing would meet the rebalance that the first removal starts.
-    if (leaveGroup) await this.removeStaticMembers();
+    if (leaveGroup) await this.group.removeStaticMembers();
     await this.standbys?.close().catch((e: unknown) => this.logger.warn({ err: e }, 'closing the standby tasks failed'));
     // After the stream threads, whose processors read the global stores until they close.
     await this.globalThread?.close().catch((e: unknown) => this.logger.warn({ err: e }, 'closing the global stores failed'));
     await this.admin?.disconnect().catch(() => undefined);
-    this.metadataState.reset();
-  }
-
-  /** Kafka Streams' close with leaveGroup for static members: the threads' instance ids leave the group now. */
-  private async removeStaticMembers(): Promise<void> {
-    const instanceId = this.config.groupInstanceId;
-    if (instanceId === undefined) return;
-    const ids = this.streamThreads.map((t) => `${instanceId}-${t.slot + 1}`);
-    try {
-      const { removed, absent } = await removeStaticMembers(this.kafka.admin, this.applicationId, ids);
-      this.logger.info({ removed, absent }, 'left the group: the static members were removed, their partitions move now');
-    } catch (error) {
-      this.logger.warn({ err: error, members: ids }, `the static members could not be removed; their partitions move after session.timeout.ms (${this.config.sessionTimeoutMs} ms)`);
-    }
+    this.group.hostMap.reset();
   }
 
   /**
@@ -576,7 +389,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   async close(options: { timeoutMs?: number; leaveGroup?: boolean } = {}): Promise<void> {
     if (this.state === 'NOT_RUNNING' || this.state === 'ERROR') {
       // Closed already (a stop without leaveGroup, or a failure): its threads have stopped, their members may go.
-      if (options.leaveGroup) await this.removeStaticMembers();
+      if (options.leaveGroup) await this.group.removeStaticMembers();
       return;
     }
     if (this.closing) return this.closing;
@@ -598,7 +411,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.state !== 'CREATED' && this.state !== 'NOT_RUNNING' && this.state !== 'ERROR') {
       throw new IllegalState(`cannot clean up while the instance is ${this.state}`);
     }
-    this.stateDirectory.cleanUp();
+    this.parts.stateDirectory.cleanUp();
   }
 
   threads(): ThreadMetadata[] {
@@ -607,23 +420,23 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   }
 
   allMetadata(): StreamsMetadata[] {
-    return this.metadataState.allMetadata();
+    return this.group.hostMap.allMetadata();
   }
 
   metadataForStore(store: string): StreamsMetadata[] {
-    return this.metadataState.metadataForStore(store);
+    return this.group.hostMap.metadataForStore(store);
   }
 
   keyQueryMetadata(store: string, keyBytes: Buffer): KeyQueryMetadata | undefined {
-    return this.metadataState.keyQueryMetadata(store, keyBytes);
+    return this.group.hostMap.keyQueryMetadata(store, keyBytes);
   }
 
   sourceTopicsForStore(store: string): string[] | undefined {
-    return this.metadataState.sourceTopicsForStore(store);
+    return this.group.hostMap.sourceTopicsForStore(store);
   }
 
   storePartitionCount(store: string): number | undefined {
-    return this.metadataState.partitionCount(store);
+    return this.group.hostMap.partitionCount(store);
   }
 
   hasStore(store: string): boolean {
@@ -671,5 +484,3 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
 
 /** How long a failed thread's close may delay its replacement. */
 const FAILED_THREAD_CLOSE_MS = 10_000;
-/** How long a node that asked the application to shut down waits to see the request go round the group. */
-const SHUTDOWN_REQUEST_WAIT_MS = 60_000;

@@ -1,44 +1,18 @@
-import type { Logger } from 'pino';
 import { StreamsException } from '../../errors';
-import { ChangelogReader, type KafkaClients, type TopicPartition } from '../kafka';
-import type { MetricsRegistry } from '../metrics/metrics-registry';
-import type { Serde } from '../serdes/serde';
+import { ChangelogReader, type TopicPartition } from '../kafka';
 import type { StreamsPartitionAssignor } from './assignment/streams-partition-assignor';
 import { type SubscriptionFacts, subscriptionInfo } from './assignment/subscription-info';
 import type { RestoreProgress } from './changelog-restorer';
-import type { ExceptionHandlers } from './exception-handlers';
 import { GlobalStreamThread } from './global-stream-thread';
+import type { StreamsInstanceOptions, ThreadParts } from './instance-parts';
 import type { TopologyEvent } from './instance-view';
 import { StandbyTasks, standbyTaskFactory } from './standby-task';
-import type { StateDirectory } from './state-directory';
-import type { StoreConfigSetter } from './store-statistics';
 import { StreamThread } from './stream-thread';
 import type { StreamThreadHandle } from './stream-thread-handle';
-import type { StreamsConfig } from './streams-config';
 import { TaskCheckpoints } from './task-checkpoints';
 import { kafkaThreadClients } from './thread-clients';
-import type { TopologyMetadata } from './topology-metadata';
 import type { TopologySource } from './worker/topology-source';
 import { WorkerStreamThread } from './worker/worker-stream-thread';
-
-/** What an instance's threads are built from: its configuration, clients, state and serdes, the same for each. */
-export interface ThreadParts {
-  readonly config: StreamsConfig;
-  /** The configuration as given, which a worker parses again. */
-  readonly givenConfig: Readonly<Record<string, unknown>>;
-  readonly clientId: string;
-  readonly metadata: TopologyMetadata;
-  readonly kafka: KafkaClients;
-  readonly stateDirectory: StateDirectory;
-  readonly defaultKeySerde: Serde<unknown>;
-  readonly defaultValueSerde: Serde<unknown>;
-  readonly configureStore: StoreConfigSetter | undefined;
-  /** Every topic's partition count, which the instance keeps up to date. */
-  readonly partitionCounts: Map<string, number>;
-  readonly metrics: MetricsRegistry;
-  readonly logger: Logger;
-  readonly kafkaLogger: Logger;
-}
 
 /** What the threads ask of their instance. */
 export interface ThreadInstance {
@@ -56,13 +30,6 @@ export interface ThreadInstance {
   heldByActive(taskId: string): boolean;
 }
 
-/** Code given to the instance beside its configuration, which a worker cannot be given. */
-export interface GivenInCode {
-  readonly exceptionHandlers?: Partial<ExceptionHandlers>;
-  readonly oauthBearerTokenProvider?: unknown;
-  readonly topologySource?: TopologySource;
-}
-
 /**
  * Builds an instance's threads: each stream thread, on this event loop or in a worker of its own, the global
  * stream thread, and the standby tasks' updater.
@@ -74,7 +41,7 @@ export class ThreadFactory {
   constructor(
     private readonly parts: ThreadParts,
     private readonly instance: ThreadInstance,
-    given: GivenInCode,
+    given: StreamsInstanceOptions,
   ) {
     this.workerTopology = given.topologySource && this.workerThreadsAllowed(given) ? given.topologySource : undefined;
   }
@@ -204,7 +171,7 @@ export class ThreadFactory {
    * module, so what exists only in code here (handlers given as functions, a token provider) and global stores
    * (restored on this thread, and read by every task) keep every thread on this event loop.
    */
-  private workerThreadsAllowed(given: GivenInCode): boolean {
+  private workerThreadsAllowed(given: StreamsInstanceOptions): boolean {
     const handlersInCode = Object.keys(given.exceptionHandlers ?? {}).filter((key) => key !== 'uncaught');
     const reason =
       handlersInCode.length > 0 ? `exception handlers given in code (${handlersInCode.join(', ')})`

@@ -1,4 +1,6 @@
+import type { Logger } from 'pino';
 import { isTransactionLostError, isTransientKafkaError } from '../kafka';
+import { type StreamsUncaughtExceptionHandler, type StreamThreadExceptionResponse, THREAD_EXCEPTION_RESPONSES } from './exception-handlers';
 
 /**
  * Which failures of a stream thread its replacement recovers from, and for how long replacements are tried.
@@ -29,4 +31,16 @@ export class ThreadRecovery {
   recovered(): void {
     this.failingSince = undefined;
   }
+}
+
+/** What the uncaught-exception handler answers for a thread's failure; one that throws or answers something else shuts the client down, as in Kafka Streams. */
+export function uncaughtResponse(handler: StreamsUncaughtExceptionHandler, error: Error, logger: Logger): StreamThreadExceptionResponse {
+  try {
+    const response = handler(error);
+    if (THREAD_EXCEPTION_RESPONSES.includes(response)) return response;
+    logger.error({ response }, 'the uncaught-exception handler answered no known response; shutting the client down');
+  } catch (thrown) {
+    logger.error({ err: thrown }, 'the uncaught-exception handler threw; shutting the client down');
+  }
+  return 'SHUTDOWN_CLIENT';
 }
