@@ -1,30 +1,21 @@
 /**
  * Reads given partitions from given offsets with no consumer group: Kafka Streams' restore consumer, which is
  * assigned its changelog partitions. kafkajs has no `assign()`, so this sits on kafkajs' cluster layer (its
- * metadata, connections and authentication) and sends Fetch requests itself, one per partition leader, decoded by
- * fetch-response.ts.
+ * metadata, connections and authentication) and sends Fetch requests itself (broker-requests.ts), one per partition
+ * leader.
  */
-import { createCluster } from './cluster';
+import { StreamsException } from '../../errors';
+import { createCluster, createErrorFromCode, isolationLevel, type KafkajsCluster, sendFetch } from './broker-requests';
+import type { FetchedPartition } from './fetch-response';
 import { TopicPartitionMap } from './topic-partition';
 import type { KafkaClient } from './types';
-import { decodeFetchResponse, type FetchedPartition } from './fetch-response';
-import { StreamsException } from '../../errors';
 
-export type { FetchedPartition, FetchedRecord, FetchedRecordList } from './fetch-response';
+export type { ChangelogRecord, ChangelogRecordList, FetchedPartition } from './fetch-response';
 export { NULL_KEY } from './fetch-response';
 
-const createErrorFromCode: (code: number) => Error & { type: string; retriable: boolean } = require('kafkajs/src/protocol/error').createErrorFromCode;
-const fetchV11Request: (args: Record<string, unknown>) => unknown = require('kafkajs/src/protocol/requests/fetch/v11/request');
-
-const FETCH_API_KEY = 1;
-const FETCH_VERSION = 11;
-const READ_UNCOMMITTED = 0;
-const READ_COMMITTED = 1;
 /** Partition errors after which the leader may have moved: metadata is refreshed and the partition fetched again. */
 const LEADER_ERRORS = new Set([3, 5, 6, 9, 56, 74, 75]);
 const OFFSET_OUT_OF_RANGE = 1;
-/** kafkajs' fetch adds this to the wait for the request timeout: the broker may hold the request that long. */
-const NETWORK_DELAY_MS = 100;
 
 export interface ChangelogReaderOptions {
   readCommitted: boolean;
@@ -57,28 +48,8 @@ export class OffsetOutOfRange extends StreamsException {
   }
 }
 
-/** The parts of kafkajs' Cluster and Broker this reader uses. */
-interface Cluster {
-  connect(): Promise<void>;
-  disconnect(): Promise<void>;
-  addMultipleTargetTopics(topics: string[]): Promise<void>;
-  refreshMetadata(): Promise<void>;
-  findLeaderForPartitions(topic: string, partitions: number[]): Record<string, number[]>;
-  findBroker(args: { nodeId: string }): Promise<Broker>;
-}
-
-interface Broker {
-  versions: Record<number, { maxVersion: number } | undefined>;
-  listOffsets(request: {
-    replicaId: number;
-    isolationLevel: number;
-    topics: { topic: string; partitions: { partition: number; timestamp: number }[] }[];
-  }): Promise<{ responses: { topic: string; partitions: { partition: number; errorCode: number; offset: string }[] }[] }>;
-  connectionPool: { send(request: unknown): Promise<unknown> };
-}
-
 export class ChangelogReader {
-  private readonly cluster: Cluster;
+  private readonly cluster: KafkajsCluster;
   private connected: Promise<void> | undefined;
   private readonly topics = new Set<string>();
 
@@ -86,7 +57,7 @@ export class ChangelogReader {
     kafka: KafkaClient,
     private readonly options: ChangelogReaderOptions,
   ) {
-    this.cluster = createCluster<Cluster>(kafka, { allowAutoTopicCreation: false, isolationLevel: options.readCommitted ? READ_COMMITTED : READ_UNCOMMITTED });
+    this.cluster = createCluster(kafka, { allowAutoTopicCreation: false, isolationLevel: isolationLevel(options.readCommitted) });
   }
 
   /**
@@ -141,7 +112,7 @@ export class ChangelogReader {
     const broker = await this.cluster.findBroker({ nodeId: leader });
     const { responses } = await broker.listOffsets({
       replicaId: -1,
-      isolationLevel: this.options.readCommitted ? READ_COMMITTED : READ_UNCOMMITTED,
+      isolationLevel: isolationLevel(this.options.readCommitted),
       topics: [...groupBy(unresolved, (p) => p.topic)].map(([topic, list]) => ({
         topic,
         partitions: list.map((p) => ({ partition: p.partition, timestamp: EARLIEST })),
@@ -159,35 +130,8 @@ export class ChangelogReader {
 
   private async fetchFrom(leader: string, positions: ReadPosition[], maxWaitMs: number): Promise<FetchedPartition[]> {
     const broker = await this.cluster.findBroker({ nodeId: leader });
-    const supported = broker.versions[FETCH_API_KEY]?.maxVersion ?? -1;
-    if (supported < FETCH_VERSION) {
-      throw new StreamsException(`broker ${leader} answers Fetch up to version ${supported}; reading changelogs needs version ${FETCH_VERSION} (Kafka 2.3 or later)`);
-    }
-    const offsets = new TopicPartitionMap<number>();
-    for (const p of positions) offsets.set(p.topic, p.partition, p.offset);
-    const readCommitted = this.options.readCommitted;
-    const request = fetchV11Request({
-      replicaId: -1,
-      maxWaitTime: maxWaitMs,
-      minBytes: 1,
-      maxBytes: this.options.maxBytes,
-      isolationLevel: readCommitted ? READ_COMMITTED : READ_UNCOMMITTED,
-      topics: [...groupBy(positions, (p) => p.topic)].map(([topic, list]) => ({
-        topic,
-        partitions: list.map((p) => ({ partition: p.partition, fetchOffset: String(p.offset), maxBytes: this.options.maxPartitionBytes })),
-      })),
-      rackId: '',
-    });
-    const decoded = (await broker.connectionPool.send({
-      request,
-      response: {
-        decode: (body: Buffer) => decodeFetchResponse(body, offsets, readCommitted),
-        parse: (data: unknown) => data,
-      },
-      requestTimeout: maxWaitMs + NETWORK_DELAY_MS,
-    })) as Awaited<ReturnType<typeof decodeFetchResponse>>;
-    if (decoded.errorCode !== 0) throw createErrorFromCode(decoded.errorCode);
-    return decoded.partitions;
+    const { readCommitted, maxBytes, maxPartitionBytes } = this.options;
+    return sendFetch(broker, leader, { partitions: positions, readCommitted, maxWaitMs, maxBytes, maxPartitionBytes });
   }
 
   async close(): Promise<void> {

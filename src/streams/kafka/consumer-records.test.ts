@@ -1,5 +1,4 @@
-import { filterAbortedMessages } from './kafkajs';
-import { decodeRecordBatches, fetchedBatchClass, type FetchedMessage } from './consumer-records';
+import { type BatchedRecord, consumedRecords, FetchedBatch } from './consumer-records';
 import { kafkajsOriginal } from './testing/kafkajs-original';
 
 type Encoded = { buffer: Buffer };
@@ -15,18 +14,18 @@ interface KafkajsMessage {
   timestamp: string;
   key: Buffer | null;
   value: Buffer | null;
-  headers: FetchedMessage['headers'];
+  headers: BatchedRecord['headers'];
   isControlRecord: boolean;
-  batchContext: FetchedMessage['batchContext'];
+  batchContext: BatchedRecord['batchContext'];
 }
 
 /** A decoded record's fields as a plain object (key, value and headers are read from the fetch when asked for). */
-function plain(m: FetchedMessage): FetchedMessage {
+function plain(m: BatchedRecord): BatchedRecord {
   return { topic: m.topic, partition: m.partition, offset: m.offset, timestamp: m.timestamp, key: m.key, value: m.value, headers: m.headers, isControlRecord: m.isControlRecord, batchContext: m.batchContext };
 }
 
 /** kafkajs' message in the shape Sluice decodes it into: the same values, numbers for numbers. */
-function asFetched(m: KafkajsMessage): FetchedMessage {
+function asFetched(m: KafkajsMessage): BatchedRecord {
   return { topic: '', partition: -1, offset: Number(m.offset), timestamp: Number(m.timestamp), key: m.key, value: m.value, headers: m.headers, isControlRecord: m.isControlRecord, batchContext: m.batchContext };
 }
 
@@ -100,7 +99,7 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
     const cut = (await batch(109, [{ key: Buffer.from('cut'), value: Buffer.from('off') }])).subarray(0, 60);
     const set = recordSet([...batches, cut]);
     const expected = await originals.decodeMessages(new Decoder(set));
-    const decoded = await decodeRecordBatches(set.subarray(4));
+    const decoded = await consumedRecords(set.subarray(4));
     expect(expected).toHaveLength(9);
     expect(decoded.map(plain)).toEqual(expected.map(asFetched));
     // The cut batch at 109 waits for the next fetch.
@@ -111,7 +110,7 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
 
   it('reads key and value from the fetch when asked, and gives a record one headers object, made when first read', async () => {
     const set = recordSet([await batch(0, [{ key: Buffer.from('k'), value: Buffer.from('v') }, { key: null, value: null, headers: { h: Buffer.from('x') } }])]);
-    const [plainRecord, withHeader] = await decodeRecordBatches(set.subarray(4));
+    const [plainRecord, withHeader] = await consumedRecords(set.subarray(4));
     expect([plainRecord!.key, plainRecord!.value, withHeader!.key, withHeader!.value]).toEqual([Buffer.from('k'), Buffer.from('v'), null, null]);
     const headers = plainRecord!.headers;
     expect(headers).toEqual({});
@@ -125,7 +124,7 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
   it('keeps a header named __proto__ as a header (kafkajs makes it a list that begins with Object.prototype)', async () => {
     const headers = Object.defineProperty({}, '__proto__', { value: Buffer.from('not a prototype'), enumerable: true });
     const set = recordSet([await batch(0, [{ key: Buffer.from('k'), value: Buffer.from('v'), headers }])]);
-    const [decoded] = await decodeRecordBatches(set.subarray(4));
+    const [decoded] = await consumedRecords(set.subarray(4));
     expect(Object.getPrototypeOf(decoded!.headers)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(decoded!.headers, '__proto__')?.value).toEqual(Buffer.from('not a prototype'));
     expect((await originals.decodeMessages(new Decoder(set)))[0]!.headers['__proto__']).toEqual([Object.prototype, Buffer.from('not a prototype')]);
@@ -138,9 +137,8 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
       withAttributes(await batch(14, [{ key: Buffer.from([0, 0, 0, 0]), value: Buffer.from([0, 0, 0, 0, 0, 0]) }], { transactional: true, producerId: '7' }), 0x20),
       await batch(15, [{ key: Buffer.from('d'), value: Buffer.from('4') }]),
     ]);
-    const messages = await decodeRecordBatches(set.subarray(4));
+    const messages = await consumedRecords(set.subarray(4));
     const theirMessages = await originals.decodeMessages(new Decoder(set));
-    const Ours = fetchedBatchClass(filterAbortedMessages);
     const cases = [
       { fetchedOffset: '11', messages, theirMessages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] },
       { fetchedOffset: '10', messages, theirMessages, abortedTransactions: [] },
@@ -149,9 +147,9 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
       { fetchedOffset: '5', messages: [], theirMessages: [], abortedTransactions: [] },
     ];
     for (const { fetchedOffset, messages: fetched, theirMessages: theirFetched, abortedTransactions } of cases) {
-      const ours = new Ours('topic', fetchedOffset, { partition: 3, highWatermark: '20', messages: fetched, abortedTransactions });
+      const ours = new FetchedBatch('topic', fetchedOffset, { partition: 3, highWatermark: '20', messages: fetched, abortedTransactions });
       const theirs = new originals.Batch('topic', fetchedOffset, { partition: 3, highWatermark: '20', messages: theirFetched, abortedTransactions });
-      const view = (b: InstanceType<typeof Ours> | KafkajsBatch) => ({
+      const view = (b: FetchedBatch | KafkajsBatch) => ({
         messages: b.messages.map((m) => Number(m.offset)),
         within: b.messagesWithinOffset.map((m) => Number(m.offset)),
         isEmpty: b.isEmpty(),
@@ -166,7 +164,7 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
       });
       expect(view(ours)).toEqual(view(theirs));
     }
-    const first = new Ours('topic', '11', { partition: 3, highWatermark: '20', messages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] });
+    const first = new FetchedBatch('topic', '11', { partition: 3, highWatermark: '20', messages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] });
     expect(first.messages.map((m) => m.offset)).toEqual([11, 12, 15]);
     expect(first.messages.every((m) => m.topic === 'topic' && m.partition === 3)).toBe(true);
   });

@@ -2,22 +2,20 @@
  * Fetch responses (v11) decoded for reading changelogs: where each record's key and value lie in the response
  * buffer, with numeric offsets and timestamps, held column by column. kafkajs' decoder builds two Decoders, two
  * Longs, two decimal strings and a headers object per record (most of a restore's CPU), and a fetch's worth of
- * record objects waiting to be written would fill the heap; here a record becomes an object (with views into the
- * buffer) only as it is read, and is garbage at once.
+ * record objects waiting to be written would fill the heap; here the codec (record-batch.ts) hands over each
+ * record's bounds, and a record becomes an object (with views into the buffer) only as it is read, and is garbage
+ * at once.
  *
- * What is decoded, as the Java consumer does it: record batches of magic 2 (Kafka 0.11 and later), a truncated
- * batch at the end of a partition's data ignored (the fetch's size limit cut it), records before the fetch offset
- * skipped (a batch may begin before it), control batches (transaction markers) skipped but counted in the next
- * offset, and under read_committed the batches of aborted transactions left out, from each aborted
- * transaction's first offset to its producer's abort marker. Compressed batches are decompressed by kafkajs'
- * codecs. CRCs are not checked, as kafkajs does not check them.
+ * What is kept, as the Java consumer does it: records at or past the fetch offset (a batch may begin before it),
+ * control batches (transaction markers) left out but counted in the next offset, and under read_committed the
+ * batches of aborted transactions left out (aborted-transactions.ts).
  */
+import { AbortedTransactions, type AbortedTransaction } from './aborted-transactions';
+import { CONTROL_FLAG, decodeRecordBatches, type RecordBatchHeader, RecordBatchReader, type RecordSink, TRANSACTIONAL_FLAG } from './record-batch';
 import type { TopicPartitionMap } from './topic-partition';
-import { BATCH_HEADER_BYTES, COMPRESSION_MASK, CONTROL_FLAG, decompressRecords, LOG_APPEND_TIME_FLAG, readBatchHeader, RecordBatchReader, TRANSACTIONAL_FLAG } from './record-batch-reader';
-
 
 /** A changelog record: views into the fetched bytes, valid as long as the caller keeps them. */
-export interface FetchedRecord {
+export interface ChangelogRecord {
   key: Buffer;
   value: Buffer | null;
   timestamp: number;
@@ -25,7 +23,7 @@ export interface FetchedRecord {
 }
 
 /** The records a fetch brought for one partition, in offset order. */
-export interface FetchedRecordList extends Iterable<FetchedRecord> {
+export interface ChangelogRecordList extends Iterable<ChangelogRecord> {
   readonly length: number;
   offsetAt(index: number): number;
   /** Keeps the first `length` records only. */
@@ -41,7 +39,7 @@ export const NULL_KEY = Buffer.alloc(0);
 const STRIDE = 7;
 
 /** The record list of the decoder: one typed array of numbers, no object per record. */
-class ColumnarRecords implements FetchedRecordList {
+class ColumnarRecords implements ChangelogRecordList {
   private readonly buffers: Buffer[] = [];
   private columns: Float64Array;
   length = 0;
@@ -82,7 +80,7 @@ class ColumnarRecords implements FetchedRecordList {
     this.length = Math.min(length, this.length);
   }
 
-  *[Symbol.iterator](): Iterator<FetchedRecord> {
+  *[Symbol.iterator](): Iterator<ChangelogRecord> {
     const c = this.columns;
     for (let i = 0; i < this.length * STRIDE; i += STRIDE) {
       const buffer = this.buffers[c[i]!]!;
@@ -108,7 +106,7 @@ export interface FetchedPartition {
   logStartOffset: number;
   /** Where a reader of this isolation level finds the end: the last stable offset under read_committed, else the high watermark. */
   endOffset: number;
-  records: FetchedRecordList;
+  records: ChangelogRecordList;
   /** The offset this partition was fetched from. */
   fetchOffset: number;
   /**
@@ -118,12 +116,41 @@ export interface FetchedPartition {
   nextOffset: number;
 }
 
-/** Control record type of an abort marker (its key: int16 version, int16 type). */
-const ABORT_MARKER = 0;
+/** Reads a partition's records for the changelog reader: the records past the fetch offset, of committed or no transactions. */
+class ChangelogSink implements RecordSink {
+  readonly readsHeaders = false;
+  private bufferIndex = -1;
+  private buffer: Buffer | undefined;
+  private control = false;
+  private producerId = '';
 
-interface AbortedTransaction {
-  producerId: string;
-  firstOffset: number;
+  constructor(
+    private readonly into: FetchedPartition,
+    private readonly records: ColumnarRecords,
+    private readonly aborted: AbortedTransactions,
+  ) {}
+
+  batch(header: RecordBatchHeader): boolean {
+    const lastOffset = header.firstOffset + header.lastOffsetDelta;
+    this.into.nextOffset = Math.max(this.into.nextOffset, lastOffset + 1);
+    this.control = (header.attributes & CONTROL_FLAG) !== 0;
+    this.producerId = header.producerId;
+    // A control batch is read for its marker; a batch of an aborted transaction not at all.
+    return this.control || (header.attributes & TRANSACTIONAL_FLAG) === 0 || !this.aborted.aborts(header.producerId, lastOffset);
+  }
+
+  record(data: Buffer, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, offset: number, timestamp: number): void {
+    if (this.control) {
+      this.aborted.control(this.producerId, offset, keyStart < 0 ? null : data.subarray(keyStart, keyEnd));
+      return;
+    }
+    if (offset < this.into.fetchOffset) return;
+    if (data !== this.buffer) {
+      this.buffer = data;
+      this.bufferIndex = this.records.addBuffer(data);
+    }
+    this.records.add(this.bufferIndex, keyStart, keyEnd, valueStart, valueEnd, timestamp, offset);
+  }
 }
 
 /** Decodes a Fetch v11 response body (after the correlation id). */
@@ -145,7 +172,7 @@ export async function decodeFetchResponse(body: Buffer, fetchOffsets: TopicParti
       const logStartOffset = r.int64();
       const abortedCount = r.int32();
       const aborted: AbortedTransaction[] = [];
-      for (let a = 0; a < abortedCount; a++) aborted.push({ producerId: r.int64Text(), firstOffset: r.int64() });
+      for (let a = 0; a < abortedCount; a++) aborted.push({ producerId: r.int64Text(), firstOffset: r.int64Text() });
       r.int32(); // preferred_read_replica
       const size = r.int32();
       const fetchOffset = fetchOffsets.get(topic, partition) ?? 0;
@@ -164,72 +191,12 @@ export async function decodeFetchResponse(body: Buffer, fetchOffsets: TopicParti
         nextOffset: fetchOffset,
       };
       if (size > 0) {
-        aborted.sort((a, b) => a.firstOffset - b.firstOffset);
-        await decodeBatches(new RecordBatchReader(body.subarray(r.pos, r.pos + size), 0), fetchOffset, decoded, records, readCommitted ? aborted : []);
+        const sink = new ChangelogSink(decoded, records, new AbortedTransactions(readCommitted ? aborted : []));
+        await decodeRecordBatches(body.subarray(r.pos, r.pos + size), `${topic}-${partition}`, sink);
         r.skip(size);
       }
       partitions.push(decoded);
     }
   }
   return { errorCode, partitions };
-}
-
-async function decodeBatches(r: RecordBatchReader, fetchOffset: number, into: FetchedPartition, records: ColumnarRecords, aborted: AbortedTransaction[]): Promise<void> {
-  const buf = r.buf;
-  let bufferIndex = -1;
-  const aborting = new Set<string>();
-  let nextAborted = 0;
-  while (buf.length - r.pos >= BATCH_HEADER_BYTES) {
-    const header = readBatchHeader(r, `${into.topic}-${into.partition}`);
-    if (header === undefined) break;
-    const { firstOffset: baseOffset, end, attributes, lastOffsetDelta, firstTimestamp: baseTimestamp, maxTimestamp, producerId, count } = header;
-    into.nextOffset = Math.max(into.nextOffset, baseOffset + lastOffsetDelta + 1);
-    while (nextAborted < aborted.length && aborted[nextAborted]!.firstOffset <= baseOffset + lastOffsetDelta) {
-      aborting.add(aborted[nextAborted++]!.producerId);
-    }
-    if ((attributes & CONTROL_FLAG) !== 0) {
-      if (aborting.has(producerId) && controlType(buf, r.pos, end) === ABORT_MARKER) aborting.delete(producerId);
-    } else if (!((attributes & TRANSACTIONAL_FLAG) !== 0 && aborting.has(producerId))) {
-      const logAppendTime = (attributes & LOG_APPEND_TIME_FLAG) !== 0 ? maxTimestamp : undefined;
-      let source: RecordBatchReader;
-      let index: number;
-      if ((attributes & COMPRESSION_MASK) === 0) {
-        source = new RecordBatchReader(buf, r.pos);
-        if (bufferIndex < 0) bufferIndex = records.addBuffer(buf);
-        index = bufferIndex;
-      } else {
-        source = new RecordBatchReader(await decompressRecords(attributes, buf.subarray(r.pos, end), `${into.topic}-${into.partition}`), 0);
-        index = records.addBuffer(source.buf);
-      }
-      readRecords(source, index, count, baseOffset, baseTimestamp, logAppendTime, fetchOffset, records);
-    }
-    r.pos = end;
-  }
-}
-
-function readRecords(r: RecordBatchReader, buffer: number, count: number, baseOffset: number, baseTimestamp: number, logAppendTime: number | undefined, fetchOffset: number, into: ColumnarRecords): void {
-  for (let i = 0; i < count; i++) {
-    const length = r.varint();
-    const next = r.pos + length;
-    r.skip(1); // attributes
-    const timestampDelta = r.varlong();
-    const offset = baseOffset + r.varint();
-    const keyStart = r.skipBytes();
-    const keyEnd = r.pos;
-    const valueStart = r.skipBytes();
-    const valueEnd = r.pos;
-    r.pos = next; // headers are not needed to restore a store
-    if (offset >= fetchOffset) into.add(buffer, keyStart, keyEnd, valueStart, valueEnd, logAppendTime ?? baseTimestamp + timestampDelta, offset);
-  }
-}
-
-/** Type of the first control record of a control batch: 0 abort, 1 commit. */
-function controlType(buf: Buffer, pos: number, end: number): number {
-  const r = new RecordBatchReader(buf, pos);
-  r.varint(); // length
-  r.skip(1);
-  r.varlong();
-  r.varint();
-  const key = r.bytes();
-  return key !== null && key.length >= 4 && r.pos <= end ? key.readInt16BE(2) : -1;
 }

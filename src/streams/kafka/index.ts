@@ -1,7 +1,7 @@
 /**
  * The kafkajs adapter: everything the rest of Sluice needs from Kafka, and the only way in. Nothing outside this
- * folder imports kafkajs or a file of this folder other than this one. Sluice's replacements of kafkajs internals
- * are installed first, before any module below loads kafkajs' consumer and producer.
+ * folder imports kafkajs or a file of this folder other than this one. kafkajs.ts installs Sluice's replacements of
+ * kafkajs internals first, before any module below loads kafkajs' consumer and producer.
  */
 export { KAFKAJS_VERSION } from './kafkajs';
 export * from './admin';

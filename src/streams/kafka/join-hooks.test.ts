@@ -1,25 +1,30 @@
+// kafkajs' ConsumerGroup as Sluice runs it: the one kafkajs.ts installs.
+import './kafkajs';
 import { withJoinHooks, type JoinHooks } from './join-hooks';
 import type { PartitionAssigner } from './types';
 
 interface GroupUnderTest {
-  memberId: string;
+  memberId: string | null;
   generationId: number;
   lastRequest: number;
-  coordinator: { heartbeat(payload: object): Promise<void> };
+  coordinator: { heartbeat(payload: object): Promise<void>; leaveGroup(payload: object): Promise<void> };
   heartbeat(options: { interval: number }): Promise<void>;
+  leave(): Promise<void>;
 }
 
-/** kafkajs' own ConsumerGroup, joined as member `m`, whose coordinator records the heartbeats it is sent. */
-function joinedGroup(hooks: JoinHooks): { group: GroupUnderTest; heartbeats: object[] } {
+const assigner: PartitionAssigner = () => ({ name: 'test', version: 1, assign: async () => [], protocol: () => ({ name: 'test', metadata: Buffer.alloc(0) }) });
+const hookedAssigner = (hooks: JoinHooks) => withJoinHooks(assigner, hooks)({} as Parameters<PartitionAssigner>[0]);
+
+/** kafkajs' own ConsumerGroup, joined as member `m`, whose coordinator records the heartbeats and leaves it is sent. */
+function joinedGroup(hooks: JoinHooks): { group: GroupUnderTest; heartbeats: object[]; leaves: object[] } {
   const ConsumerGroup = require('kafkajs/src/consumer/consumerGroup') as new (args: object) => GroupUnderTest;
-  const assigner: PartitionAssigner = () => ({ name: 'test', version: 1, assign: async () => [], protocol: () => ({ name: 'test', metadata: Buffer.alloc(0) }) });
-  const hooked = withJoinHooks(assigner, hooks)({} as Parameters<PartitionAssigner>[0]);
-  const group = new ConsumerGroup({ groupId: 'g', topics: [], logger: { namespace: () => ({}) }, instrumentationEmitter: { emit: () => undefined }, assigners: [hooked], retry: {}, cluster: {} });
+  const group = new ConsumerGroup({ groupId: 'g', topics: [], logger: { namespace: () => ({}) }, instrumentationEmitter: { emit: () => undefined }, assigners: [hookedAssigner(hooks)], retry: {}, cluster: {} });
   const heartbeats: object[] = [];
+  const leaves: object[] = [];
   group.memberId = 'm';
   group.generationId = 1;
-  group.coordinator = { heartbeat: async (payload) => void heartbeats.push(payload) };
-  return { group, heartbeats };
+  group.coordinator = { heartbeat: async (payload) => void heartbeats.push(payload), leaveGroup: async (payload) => void leaves.push(payload) };
+  return { group, heartbeats, leaves };
 }
 
 describe('join hooks around kafkajs’ consumer group', () => {
@@ -43,4 +48,39 @@ describe('join hooks around kafkajs’ consumer group', () => {
     await group.heartbeat({ interval: 0 });
     expect(heartbeats).toHaveLength(1);
   });
+
+  it('keeps a static member in the group as it stops, and lets it leave when the hook no longer keeps it', async () => {
+    let staying = true;
+    const { group, leaves } = joinedGroup({ groupInstanceId: 'app-1', staysInGroup: (memberId) => staying && memberId === 'm' });
+    await group.leave();
+    expect([leaves, group.memberId]).toEqual([[], null]);
+    staying = false;
+    group.memberId = 'm';
+    await group.leave();
+    expect([leaves, group.memberId]).toEqual([[{ groupId: 'g', memberId: 'm' }], null]);
+  });
 });
+
+describe('JoinGroup of a static member', () => {
+  type JoinGroupRequest = (args: object) => { request: { encode(): Promise<{ buffer: Buffer }> } };
+  const { JoinGroup } = (require('kafkajs/src/protocol/requests') as { requests: { JoinGroup: { protocol(args: { version: number }): JoinGroupRequest } } }).requests;
+  const kafkajsV5 = require('kafkajs/src/protocol/requests/joinGroup/v5/request') as (args: object) => { encode(): Promise<{ buffer: Buffer }> };
+  const join = { groupId: 'g', sessionTimeout: 10_000, rebalanceTimeout: 60_000, memberId: '', protocolType: 'consumer' };
+
+  it('carries the instance id its assigner hands over with its protocol, and none for a dynamic member', async () => {
+    const staticProtocol = hookedAssigner({ groupInstanceId: 'app-1' }).protocol({ topics: ['t'] });
+    const ours = await JoinGroup.protocol({ version: 5 })({ ...join, groupProtocols: [staticProtocol] }).request.encode();
+    const theirs = await kafkajsV5({ ...join, groupInstanceId: 'app-1', groupProtocols: [{ name: 'test', metadata: Buffer.alloc(0) }] }).encode();
+    expect(ours.buffer.equals(theirs.buffer)).toBe(true);
+
+    const dynamicProtocol = hookedAssigner({}).protocol({ topics: ['t'] });
+    const dynamic = await JoinGroup.protocol({ version: 5 })({ ...join, groupProtocols: [dynamicProtocol] }).request.encode();
+    expect(dynamic.buffer.equals((await kafkajsV5({ ...join, groupProtocols: [dynamicProtocol] }).encode()).buffer)).toBe(true);
+  });
+
+  it('refuses an instance id for a broker without JoinGroup v5', () => {
+    const staticProtocol = hookedAssigner({ groupInstanceId: 'app-1' }).protocol({ topics: ['t'] });
+    expect(() => JoinGroup.protocol({ version: 4 })({ ...join, groupProtocols: [staticProtocol] })).toThrow(/group\.instance\.id needs JoinGroup v5/);
+  });
+});
+

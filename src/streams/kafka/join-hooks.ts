@@ -1,5 +1,5 @@
 /**
- * Three hooks around kafkajs' group join that Kafka Streams needs and kafkajs does not have.
+ * Hooks around kafkajs' group membership that Kafka Streams needs and kafkajs does not have.
  *
  * - Before each join: the Java consumer calls `onPartitionsRevoked` before it sends JoinGroup, and Kafka Streams
  *   commits every task there: the group still accepts the old generation's commits while it prepares the
@@ -11,18 +11,20 @@
  *   of another protocol meanwhile (INCONSISTENT_GROUP_PROTOCOL). kafkajs treats that as fatal; the hook decides
  *   whether to join again later instead.
  * - A rejoin the member asks for (Kafka Streams' `enforceRebalance`, which its probing rebalances use): kafkajs
- *   joins again, without leaving the group, when a heartbeat reports the group rebalancing; the wrapped heartbeat
+ *   joins again, without leaving the group, when a heartbeat reports the group rebalancing; the hooked heartbeat
  *   reports exactly that when the hook asks. The coordinator rebalances the group when its leader joins again.
  * - A shorter heartbeat interval for a while, as the hook asks: a member learns that the group rebalances only from a
  *   heartbeat, so one that joined first would run every task alone until its next heartbeat (3 s by default)
  *   before it hands some to members that join a moment later (the other threads of its instance, other nodes
  *   started together).
+ * - Static membership (static-membership.ts): the member's group.instance.id goes with its protocol into its
+ *   JoinGroup requests (broker-requests.ts), and a static member stays in the group when it stops, unless the hook
+ *   lets it go.
  *
- * Every join goes through `ConsumerGroup.joinAndSync`; this wraps it once, per process, to call the hooks that
- * Sluice's assigner carries.
+ * The hooks travel on the member's assigner, which kafkajs' ConsumerGroup holds; the ConsumerGroup that kafkajs
+ * runs is `hookedConsumerGroup`'s (installed by kafkajs.ts), which calls them.
  */
-// kafkajs' consumer modules are loaded below: Sluice's replacements must be in place first.
-import './kafkajs';
+import { withGroupInstanceId } from './broker-requests';
 import type { PartitionAssigner } from './types';
 
 const JOIN_HOOKS = Symbol.for('sluice.joinHooks');
@@ -39,23 +41,31 @@ export interface JoinHooks {
   rejoinRequested?: () => boolean;
   /** Asked at each heartbeat: a shorter interval between heartbeats than the consumer's, for now; undefined: its own. */
   heartbeatIntervalMs?: () => number | undefined;
+  /** The member's group.instance.id: a static member. */
+  groupInstanceId?: string;
+  /** Asked as the consumer stops: true to keep member `memberId` in the group (it sends no LeaveGroup). */
+  staysInGroup?: (memberId: string) => boolean;
 }
 
 type Assigner = ReturnType<PartitionAssigner>;
-interface ConsumerGroupLike {
+
+/** The parts of kafkajs' ConsumerGroup that the hooks wrap. */
+interface KafkajsConsumerGroup {
+  memberId: string | null;
   assigners?: (Assigner & { [JOIN_HOOKS]?: JoinHooks })[];
+  joinAndSync(): Promise<void>;
+  heartbeat(options: { interval: number }): Promise<void>;
+  leave(): Promise<void>;
 }
-interface ConsumerGroupPrototype {
-  joinAndSync(this: ConsumerGroupLike): Promise<void>;
-  heartbeat(this: ConsumerGroupLike, options: { interval: number }): Promise<void>;
-  [JOIN_HOOKS]?: true;
-}
+
+/** kafkajs' ConsumerGroup class (its constructor takes the consumer's options). */
+export type KafkajsConsumerGroupClass = new (options: object) => KafkajsConsumerGroup;
 
 function isInconsistentGroupProtocol(error: unknown): error is Error {
   return error instanceof Error && (error as { type?: unknown }).type === 'INCONSISTENT_GROUP_PROTOCOL';
 }
 
-function hooksOf(group: ConsumerGroupLike): JoinHooks[] {
+function hooksOf(group: KafkajsConsumerGroup): JoinHooks[] {
   return (group.assigners ?? []).map((assigner) => assigner[JOIN_HOOKS]).filter((h) => h !== undefined);
 }
 
@@ -65,36 +75,48 @@ function rebalanceInProgress(): Error {
   return new KafkaJSProtocolError({ type: 'REBALANCE_IN_PROGRESS', code: 27, retriable: false, message: 'The member asked to join the group again (a probing rebalance)' });
 }
 
-function installJoinWrapper(): void {
-  // kafkajs 2.2.4 keeps the class in this file; the adapter pins that version.
-  const proto = (require('kafkajs/src/consumer/consumerGroup') as { prototype: ConsumerGroupPrototype }).prototype;
-  if (proto[JOIN_HOOKS]) return;
-  const heartbeat = proto.heartbeat;
-  proto.heartbeat = async function heartbeatOrRejoin(this: ConsumerGroupLike, options: { interval: number }): Promise<void> {
-    const hooks = hooksOf(this);
-    if (hooks.some((h) => h.rejoinRequested?.() === true)) throw rebalanceInProgress();
-    let interval = options.interval;
-    for (const h of hooks) interval = Math.min(interval, h.heartbeatIntervalMs?.() ?? interval);
-    return heartbeat.call(this, { ...options, interval });
-  };
-  const join = proto.joinAndSync;
-  proto.joinAndSync = async function joinAndSyncWithHooks(this: ConsumerGroupLike): Promise<void> {
-    const hooks = hooksOf(this);
-    for (;;) {
-      for (const h of hooks) await h.beforeJoin?.().catch(() => undefined);
-      try {
-        return await join.call(this);
-      } catch (error) {
-        const foreign = hooks.find((h) => h.onForeignProtocol !== undefined);
-        if (!isInconsistentGroupProtocol(error) || !foreign || !(await foreign.onForeignProtocol!(error))) throw error;
+/** kafkajs' ConsumerGroup, calling the hooks of its assigners around its joins, heartbeats and leave. */
+export function hookedConsumerGroup(ConsumerGroup: KafkajsConsumerGroupClass): KafkajsConsumerGroupClass {
+  return class HookedConsumerGroup extends ConsumerGroup {
+    override async heartbeat(options: { interval: number }): Promise<void> {
+      const hooks = hooksOf(this);
+      if (hooks.some((h) => h.rejoinRequested?.() === true)) throw rebalanceInProgress();
+      let interval = options.interval;
+      for (const h of hooks) interval = Math.min(interval, h.heartbeatIntervalMs?.() ?? interval);
+      return super.heartbeat({ ...options, interval });
+    }
+
+    override async joinAndSync(): Promise<void> {
+      const hooks = hooksOf(this);
+      for (;;) {
+        for (const h of hooks) await h.beforeJoin?.().catch(() => undefined);
+        try {
+          return await super.joinAndSync();
+        } catch (error) {
+          const foreign = hooks.find((h) => h.onForeignProtocol !== undefined);
+          if (!isInconsistentGroupProtocol(error) || !foreign || !(await foreign.onForeignProtocol!(error))) throw error;
+        }
       }
     }
+
+    override async leave(): Promise<void> {
+      const memberId = this.memberId;
+      if (memberId && hooksOf(this).some((h) => h.staysInGroup?.(memberId) === true)) {
+        // As kafkajs' leave, but without the LeaveGroup: the member is gone from this consumer.
+        this.memberId = null;
+        return;
+      }
+      return super.leave();
+    }
   };
-  proto[JOIN_HOOKS] = true;
 }
 
 /** Returns the assigner with `hooks` attached: the consumer that uses it calls them around each join. */
 export function withJoinHooks(assigner: PartitionAssigner, hooks: JoinHooks): PartitionAssigner {
-  installJoinWrapper();
-  return (context) => Object.assign(assigner(context), { [JOIN_HOOKS]: hooks });
+  const instanceId = hooks.groupInstanceId;
+  return (context) => {
+    const inner = assigner(context);
+    const hooked = instanceId === undefined ? inner : { ...inner, protocol: (subscription: { topics: string[] }) => withGroupInstanceId(inner.protocol(subscription), instanceId) };
+    return Object.assign(hooked, { [JOIN_HOOKS]: hooks });
+  };
 }

@@ -1,13 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import type { Message, PartitionMetadata } from 'kafkajs';
-import type { AbortedTransaction, FetchedRecord, KafkajsRequestQueue } from './kafkajs';
-import { checkKafkajs, filterAbortedMessages, groupMessagesPerPartition, KAFKAJS_VERSION, kafkajsFixesInstalled, kafkajsState } from './kafkajs';
+import type { AbortedTransaction } from './aborted-transactions';
+import { checkKafkajs, KAFKAJS_VERSION, kafkajsFixesInstalled, kafkajsState } from './kafkajs';
 import { javaCompatiblePartitioner } from './client';
+import { type TransactionalRecord, withoutAborted } from './consumer-records';
+import { groupMessagesPerPartition } from './produce-request';
+import type { KafkajsRequestQueue } from './request-queue';
 import { kafkajsOriginal } from './testing/kafkajs-original';
 
 const kafkajsGrouping = kafkajsOriginal<typeof groupMessagesPerPartition>('kafkajs/src/producer/groupMessagesPerPartition');
-const kafkajsFilter = kafkajsOriginal<typeof filterAbortedMessages>('kafkajs/src/consumer/filterAbortedMessages');
+type AbortedFilter = (args: { messages: TransactionalRecord[]; abortedTransactions: AbortedTransaction[] }) => TransactionalRecord[];
+const kafkajsFilter = kafkajsOriginal<AbortedFilter>('kafkajs/src/consumer/filterAbortedMessages');
 
 const metadata = (count: number): PartitionMetadata[] =>
   Array.from({ length: count }, (_, partitionId) => ({ partitionErrorCode: 0, partitionId, leader: 1, replicas: [1], isr: [1] }));
@@ -46,9 +50,9 @@ describe('groupMessagesPerPartition', () => {
   });
 });
 
-describe('filterAbortedMessages', () => {
+describe('withoutAborted', () => {
   /** Records of a partition: `P<n>:<offset>` data in a transaction, `A<n>:<offset>` producer n's abort marker. */
-  const records = (...specs: string[]): FetchedRecord[] =>
+  const records = (...specs: string[]): TransactionalRecord[] =>
     specs.map((spec) => {
       const [, kind, producer, offset] = /^([PA])(\d+):(\d+)$/.exec(spec)!;
       const marker = kind === 'A';
@@ -59,7 +63,7 @@ describe('filterAbortedMessages', () => {
         batchContext: { producerId: producer!, inTransaction: true },
       };
     });
-  const kept = (messages: FetchedRecord[]) => messages.filter((m) => !m.isControlRecord).map((m) => m.offset);
+  const kept = (messages: TransactionalRecord[]) => messages.filter((m) => !m.isControlRecord).map((m) => m.offset);
   // Producer 2's transaction began at 100 and producer 0's at 102; producer 0's was aborted first.
   const messages = records('P2:100', 'P1:101', 'P0:102', 'P2:103', 'A0:104', 'A2:105', 'P1:106');
 
@@ -68,8 +72,8 @@ describe('filterAbortedMessages', () => {
       { producerId: '2', firstOffset: '100' },
       { producerId: '0', firstOffset: '102' },
     ];
-    expect(kept(filterAbortedMessages({ messages, abortedTransactions: aborted }))).toEqual([101, 106]);
-    expect(kept(filterAbortedMessages({ messages, abortedTransactions: aborted }))).toEqual(kept(kafkajsFilter({ messages, abortedTransactions: aborted })));
+    expect(kept(withoutAborted(messages, aborted))).toEqual([101, 106]);
+    expect(kept(withoutAborted(messages, aborted))).toEqual(kept(kafkajsFilter({ messages, abortedTransactions: aborted })));
   });
 
   it('drops every aborted record when the broker lists them in the order they ended (kafkajs kept one)', () => {
@@ -77,12 +81,12 @@ describe('filterAbortedMessages', () => {
       { producerId: '0', firstOffset: '102' },
       { producerId: '2', firstOffset: '100' },
     ];
-    expect(kept(filterAbortedMessages({ messages, abortedTransactions: aborted }))).toEqual([101, 106]);
+    expect(kept(withoutAborted(messages, aborted))).toEqual([101, 106]);
     expect(kept(kafkajsFilter({ messages, abortedTransactions: aborted }))).toEqual([100, 101, 106]);
   });
 
   it('keeps everything when nothing was aborted', () => {
-    expect(filterAbortedMessages({ messages, abortedTransactions: [] })).toBe(messages);
+    expect(withoutAborted(messages, [])).toBe(messages);
   });
 });
 

@@ -1,87 +1,35 @@
 /**
- * Where kafkajs is loaded, once, for the adapter's other files. It first replaces four internals of
- * kafkajs 2.2.4 (pinned), which other modules of kafkajs capture when they load: so the replacement only takes
- * effect before kafkajs' producer and consumer load, and nothing else in Sluice imports kafkajs' values.
+ * Where kafkajs is loaded, once, for the adapter's other files, and the one place where Sluice's replacements of
+ * kafkajs 2.2.4 (pinned) internals go in, all in one way: a module of kafkajs gets a new export, made from its own,
+ * before the module of kafkajs that captures that export loads. So they take effect only when this module loads
+ * before kafkajs' clients, and nothing else in Sluice imports kafkajs' values. What replaces each is written beside
+ * the concern it serves:
  *
- * - `groupMessagesPerPartition` copied a partition's array for every message of a produce request (quadratic):
- *   with thousands of records per request that took a tenth of a word count's CPU. Sluice's groups in one pass.
- * - The produce request's encoding (produce-request.ts) wrote every record through several temporary buffers:
- *   40 % of a word count's CPU. Sluice's writes the same bytes into one buffer.
- * - The fetch response's record batches and the consumer's Batch (consumer-records.ts) made a Decoder, three
- *   Longs and a spread headers object per record: a third of the bytes a word count allocated. Sluice's read each
- *   record with one cursor into one object, the record a task processes (offsets and timestamps as numbers, key
- *   and value read from the fetch when asked for), and compare offsets as numbers.
- * - The Batch's `filterAbortedMessages` (read_committed, below) walked the fetch's aborted transactions in the
- *   order the broker lists them, which is the order they ended, as if it were the order they began: the records of
- *   an aborted transaction that began before another one but ended after it were handed out, and exactly-once
- *   output was read twice. Sluice's Batch walks them by first offset.
+ * - the connections' RequestQueue (request-queue.ts), which ran an empty check every millisecond and made Node 24
+ *   warn;
+ * - the producer's grouping of a request's records per partition, quadratic in kafkajs, and the produce request's
+ *   encoding (produce-request.ts), which wrote every record through several temporary buffers: 40 % of a word
+ *   count's CPU;
+ * - the fetch response's record sets and the consumer's Batch (consumer-records.ts), which made a Decoder, three Longs
+ *   and a spread headers object per record: a third of the bytes a word count allocated. Sluice's read each record
+ *   with the codec (record-batch.ts) into one object, the record a task processes, and filter read_committed
+ *   (aborted-transactions.ts) walking the aborted transactions by first offset, where kafkajs handed out records of
+ *   aborted transactions;
+ * - the JoinGroup request (broker-requests.ts), given a static member's group.instance.id;
+ * - the ConsumerGroup (join-hooks.ts), calling the hooks of its member's assigner around joins, heartbeats and leave.
  *
  * All give kafkajs' results where kafkajs was right (see their tests); the fetched records carry the same values in
  * Sluice's shape.
- *
- * It also replaces one method on its class, which takes effect whenever it is done: the request queue's
- * `scheduleCheckPendingRequests` (below).
  */
-import type { Message, PartitionMetadata } from 'kafkajs';
 import { UnsupportedKafkaClient } from '../../errors';
-import { fetchedBatchClass, recordSetDecoder } from './consumer-records';
-import { oneBufferProduceRequest } from './produce-request';
-
-type Partitioner = (args: { topic: string; partitionMetadata: PartitionMetadata[]; message: Message }) => number;
-
-interface GroupArgs {
-  topic: string;
-  partitionMetadata: PartitionMetadata[];
-  messages: Message[];
-  partitioner: Partitioner;
-}
-
-/** kafkajs' `groupMessagesPerPartition`, in linear time: partition → its messages, in their order. */
-export function groupMessagesPerPartition({ topic, partitionMetadata, messages, partitioner }: GroupArgs): Record<number, Message[]> {
-  const result: Record<number, Message[]> = {};
-  if (partitionMetadata.length === 0) return result;
-  for (const message of messages) (result[partitioner({ topic, partitionMetadata, message })] ??= []).push(message);
-  return result;
-}
-
-/** A fetched record, with what the filter needs. */
-export interface FetchedRecord {
-  offset: number;
-  key: Buffer | null;
-  isControlRecord?: boolean;
-  batchContext: { producerId: string; inTransaction: boolean };
-}
-
-export interface AbortedTransaction {
-  producerId: string;
-  firstOffset: string;
-}
-
-const ABORT_MARKER_KEY = Buffer.from([0, 0, 0, 0]);
+import { joinGroupWithInstanceId } from './broker-requests';
+import { FetchedBatch, recordSetDecoder } from './consumer-records';
+import { hookedConsumerGroup } from './join-hooks';
+import { groupMessagesPerPartition, oneBufferProduceRequest } from './produce-request';
+import { idleRequestQueue } from './request-queue';
 
 /**
- * kafkajs' `filterAbortedMessages`, walking the aborted transactions by first offset: from a transaction's first
- * offset on, its producer's transactional records are dropped, until that producer's abort marker.
- */
-export function filterAbortedMessages<M extends FetchedRecord>({ messages, abortedTransactions }: { messages: M[]; abortedTransactions?: AbortedTransaction[] }): M[] {
-  if (!abortedTransactions || abortedTransactions.length === 0) return messages;
-  const pending = abortedTransactions.map((t) => ({ producerId: t.producerId, firstOffset: Number(t.firstOffset) })).sort((a, b) => a.firstOffset - b.firstOffset);
-  const aborting = new Set<string>();
-  let next = 0;
-  return messages.filter((message) => {
-    while (next < pending.length && message.offset >= pending[next]!.firstOffset) aborting.add(pending[next++]!.producerId);
-    const { producerId, inTransaction } = message.batchContext;
-    const key = message.key;
-    if (message.isControlRecord && key !== null && key.equals(ABORT_MARKER_KEY)) {
-      aborting.delete(producerId);
-      return true;
-    }
-    return !(inTransaction && aborting.has(producerId));
-  });
-}
-
-/**
- * Puts `replace(kafkajs' export)` in place of a kafkajs module's export, unless a module that captures it loaded
+ * Puts `replace(kafkajs' export)` in place of a kafkajs module's export, unless the module that captures it loaded
  * already.
  */
 function replaceKafkajsModule<T>(module: string, capturedBy: string, replace: (original: T) => T): boolean {
@@ -93,48 +41,20 @@ function replaceKafkajsModule<T>(module: string, capturedBy: string, replace: (o
   return true;
 }
 
-/** kafkajs' `RequestQueue`, as far as its scheduling of pending requests goes. */
-export interface KafkajsRequestQueue {
-  pending: unknown[];
-  throttledUntil: number;
-  throttleCheckTimeoutId: NodeJS.Timeout | null;
-  checkPendingRequests(): void;
-  scheduleCheckPendingRequests(): void;
-}
-
-/** How long kafkajs waits before it looks again at requests that wait for an in-flight slot. */
-const CHECK_PENDING_REQUESTS_INTERVAL_MS = 10;
-
-/**
- * kafkajs' `RequestQueue.scheduleCheckPendingRequests`, setting a timer only while requests wait: for the
- * throttle's end, else kafkajs' 10 ms. kafkajs set one after every response even with nothing waiting, for
- * `throttledUntil - Date.now()`, which unthrottled is about minus the epoch: Node 24 and later print a
- * TimeoutNegativeWarning for it (older ones took 1 ms silently), and as each check set the next, every connection
- * ran an empty check every millisecond from its first response on.
- */
-export function scheduleCheckPendingRequests(this: KafkajsRequestQueue): void {
-  if (this.throttleCheckTimeoutId || this.pending.length === 0) return;
-  const untilUnthrottled = this.throttledUntil - Date.now();
-  this.throttleCheckTimeoutId = setTimeout(
-    () => {
-      this.throttleCheckTimeoutId = null;
-      this.checkPendingRequests();
-    },
-    untilUnthrottled > 0 ? untilUnthrottled : CHECK_PENDING_REQUESTS_INTERVAL_MS,
-  );
-}
-
-(require('kafkajs/src/network/requestQueue') as { prototype: KafkajsRequestQueue }).prototype.scheduleCheckPendingRequests = scheduleCheckPendingRequests;
+/** Whether kafkajs runs with Sluice's replacements (false: kafkajs was loaded before this module). */
+export const kafkajsFixesInstalled = [
+  replaceKafkajsModule('kafkajs/src/network/requestQueue', 'kafkajs/src/network/connection', idleRequestQueue),
+  replaceKafkajsModule('kafkajs/src/producer/groupMessagesPerPartition', 'kafkajs/src/producer/sendMessages', () => groupMessagesPerPartition),
+  replaceKafkajsModule('kafkajs/src/protocol/requests/produce/v3/request', 'kafkajs/src/protocol/requests/produce/v4/request', oneBufferProduceRequest),
+  replaceKafkajsModule('kafkajs/src/protocol/requests/fetch/v4/decodeMessages', 'kafkajs/src/protocol/requests/fetch/v11/response', recordSetDecoder),
+  replaceKafkajsModule('kafkajs/src/protocol/requests/joinGroup', 'kafkajs/src/protocol/requests/index', joinGroupWithInstanceId),
+  // Before the ConsumerGroup below, which captures the Batch as it loads.
+  replaceKafkajsModule('kafkajs/src/consumer/batch', 'kafkajs/src/consumer/consumerGroup', () => FetchedBatch),
+  replaceKafkajsModule('kafkajs/src/consumer/consumerGroup', 'kafkajs/src/consumer/index', hookedConsumerGroup),
+].every((installed) => installed);
 
 /** The one kafkajs version whose internals Sluice replaces (package.json pins it). */
 export const KAFKAJS_VERSION = '2.2.4';
-
-/** Whether kafkajs runs with Sluice's four replacements (false: kafkajs was loaded before this module). */
-export const kafkajsFixesInstalled =
-  replaceKafkajsModule('kafkajs/src/producer/groupMessagesPerPartition', 'kafkajs/src/producer/sendMessages', () => groupMessagesPerPartition) &&
-  replaceKafkajsModule('kafkajs/src/protocol/requests/produce/v3/request', 'kafkajs/src/protocol/requests/produce/v4/request', oneBufferProduceRequest) &&
-  replaceKafkajsModule('kafkajs/src/protocol/requests/fetch/v4/decodeMessages', 'kafkajs/src/protocol/requests/fetch/v11/response', recordSetDecoder) &&
-  replaceKafkajsModule('kafkajs/src/consumer/batch', 'kafkajs/src/consumer/consumerGroup', () => fetchedBatchClass(filterAbortedMessages));
 
 export { AssignerProtocol, ConfigResourceTypes, Kafka, KafkaJSConnectionError, logLevel } from 'kafkajs';
 

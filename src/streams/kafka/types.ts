@@ -3,7 +3,10 @@
  * from kafkajs, so that the client can be replaced behind this folder.
  */
 import type * as kafkajs from 'kafkajs';
-import type { FetchedMessage } from './consumer-records';
+import type { ConsumedRecord } from './consumer-records';
+
+export type { ConsumedRecord } from './consumer-records';
+export type { RecordHeaders } from './record-batch';
 
 /**
  * The client: its consumers hand out records as Sluice decodes them (consumer-records.ts), its producers take
@@ -29,9 +32,6 @@ export interface OutgoingRecord extends Omit<kafkajs.Message, 'timestamp'> {
 export interface OutgoingBatch extends Omit<kafkajs.ProducerBatch, 'topicMessages'> {
   topicMessages: { topic: string; messages: OutgoingRecord[] }[];
 }
-/** A consumed record: offset and timestamp as numbers, the topic and partition it came from. */
-export type ConsumedRecord = FetchedMessage;
-export type RecordHeaders = kafkajs.IHeaders;
 export type RecordMetadata = kafkajs.RecordMetadata;
 export interface FetchedBatch extends Omit<kafkajs.Batch, 'messages'> {
   messages: ConsumedRecord[];

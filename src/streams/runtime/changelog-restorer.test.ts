@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { EARLIEST, type FetchedPartition, type FetchedRecord, type FetchedRecordList, type ReadPosition } from '../kafka';
+import { EARLIEST, type FetchedPartition, type ChangelogRecord, type ChangelogRecordList, type ReadPosition } from '../kafka';
 import { RecordList } from '../kafka/testing/record-list';
 import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type RestoreProgress } from './changelog-restorer';
 
@@ -24,7 +24,7 @@ class FakeChangelogs implements ChangelogSource {
       const log = this.logs.get(`${topic}-${partition}`)!;
       const from = offset === EARLIEST ? log.start : offset;
       const to = Math.min(log.end, from + this.perFetch);
-      const records: FetchedRecord[] = [];
+      const records: ChangelogRecord[] = [];
       for (let o = from; o < to; o++) records.push({ key: Buffer.from(`k${o}`), value: Buffer.from(`v${o}`), timestamp: o, offset: o });
       const endOffset = log.end;
       // Records written after the first fetch lie beyond the end the restore took: never applied.
@@ -56,7 +56,7 @@ describe('ChangelogRestorer', () => {
     topic: 'app-counts-changelog',
     partition,
     startOffset,
-    apply: (records: FetchedRecordList) => {
+    apply: (records: ChangelogRecordList) => {
       const list = applied.get(taskId) ?? [];
       for (const r of records) list.push(Number(r.key.toString().slice(1)));
       applied.set(taskId, list);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { EARLIEST, type FetchedPartition, type FetchedRecordList, isTransientKafkaError, OffsetOutOfRange, type ReadPosition, TopicPartitionMap } from '../kafka';
+import { EARLIEST, type FetchedPartition, type ChangelogRecordList, isTransientKafkaError, OffsetOutOfRange, type ReadPosition, TopicPartitionMap } from '../kafka';
 
 /** The part of the Kafka adapter's ChangelogReader that restoration uses. */
 export interface ChangelogSource {
@@ -16,7 +16,7 @@ export interface ChangelogToRestore {
   /** The task's checkpoint, or EARLIEST (the adapter's constant): from the log start. */
   startOffset: number;
   /** Writes restored records into the store (a global store: runs them through its processor). */
-  apply(records: FetchedRecordList): void;
+  apply(records: ChangelogRecordList): void;
 }
 
 export interface RestoreProgress {
@@ -195,7 +195,7 @@ export class ChangelogRestorer {
         return;
       }
       this.failingSince = undefined;
-      const applied: { r: RestoringChangelog; records: FetchedRecordList }[] = [];
+      const applied: { r: RestoringChangelog; records: ChangelogRecordList }[] = [];
       for (const partition of fetched) {
         const r = this.restoring.get(partition.topic, partition.partition);
         // Unregistered, or registered again for a new task, while the fetch was under way.

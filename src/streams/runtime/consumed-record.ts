@@ -1,12 +1,5 @@
-import type { Headers } from '../processor/record';
-
-/** A record as the consumer hands it to a task, still serialized. */
-export interface ConsumedRecord {
-  topic: string;
-  partition: number;
-  offset: number;
-  timestamp: number;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers: Headers;
-}
+/**
+ * A record as the consumer hands it to a task, still serialized: the Kafka layer's record itself, one object from
+ * the fetch to the processors.
+ */
+export type { ConsumedRecord } from '../kafka';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
-import { EARLIEST, type FetchedPartition, type FetchedRecord, NULL_KEY, OffsetOutOfRange, type ReadPosition } from '../kafka';
+import { EARLIEST, type FetchedPartition, type ChangelogRecord, NULL_KEY, OffsetOutOfRange, type ReadPosition } from '../kafka';
 import { RecordList } from '../kafka/testing/record-list';
 import { StreamsBuilder } from '../kstream/streams-builder';
 import { MetricsRegistry } from '../metrics/metrics-registry';
@@ -32,7 +32,7 @@ class FakeTopic implements ChangelogSource {
     return positions.map(({ topic, partition, offset }) => {
       const log = this.partitions[partition]!;
       const from = offset === EARLIEST ? this.logStart[partition]! : offset;
-      const records: FetchedRecord[] = log.slice(from).map((r, i) => ({
+      const records: ChangelogRecord[] = log.slice(from).map((r, i) => ({
         key: r.key === null ? NULL_KEY : Buffer.from(r.key),
         value: r.value === null ? null : Buffer.from(r.value),
         timestamp: 1000 + from + i,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { IllegalState } from '../../errors';
-import { EARLIEST, type FetchedRecordList, NULL_KEY } from '../kafka';
+import { EARLIEST, type ChangelogRecordList, NULL_KEY } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createStateStoreMetrics, storeMetricsScope, type StateStoreMetrics } from '../metrics/streams-metrics';
 import type { Serde } from '../serdes/serde';
@@ -173,7 +173,7 @@ export class GlobalStreamThread {
         topic,
         partition,
         startOffset: checkpoint?.get(topic, partition) ?? EARLIEST,
-        apply: (records: FetchedRecordList) => this.process(topic, partition, records),
+        apply: (records: ChangelogRecordList) => this.process(topic, partition, records),
       })),
     );
     this.restorer.register(GLOBAL_TASK, changelogs, { follow: true });
@@ -224,7 +224,7 @@ export class GlobalStreamThread {
   }
 
   /** Runs a fetch of a topic partition through its global store's source and processor. */
-  private process(topic: string, partition: number, records: FetchedRecordList): void {
+  private process(topic: string, partition: number, records: ChangelogRecordList): void {
     // Initialized at the first record, not at the start: a truncated topic shows at the first fetch, and its stores are
     // then opened anew.
     this.processing = true;

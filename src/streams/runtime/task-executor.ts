@@ -127,14 +127,10 @@ export class TaskExecutor {
   }
 }
 
-/**
- * A batch's records past `consumedOffset`, as the tasks take them: the fetched records themselves, which have every
- * field of a ConsumedRecord (headers apart: a name that repeats holds its values in a list, as Kafka allows and
- * Headers does not model).
- */
+/** A batch's records past `consumedOffset`: the fetched records themselves, as the tasks take them. */
 function consumedRecords(batch: FetchedBatch, consumedOffset: number): readonly ConsumedRecord[] {
   const messages = batch.messages;
   let first = 0;
   while (first < messages.length && messages[first]!.offset <= consumedOffset) first++;
-  return (first === 0 ? messages : messages.slice(first)) as readonly unknown[] as readonly ConsumedRecord[];
+  return first === 0 ? messages : messages.slice(first);
 }

@@ -3,15 +3,12 @@ import {
   createConsumer,
   createProducer,
   type EachBatchPayload,
-  forgetStaticMember,
   groupProtocolAssigner,
   type GroupProtocolOptions,
   type KafkaClients,
   type KafkaConsumer,
   type KafkaProducer,
-  rememberStaticMember,
   type TopicPartition,
-  withGroupInstanceId,
   withJoinHooks,
 } from '../kafka';
 import type { StreamsConfig } from './streams-config';
@@ -52,17 +49,19 @@ export type ThreadClientsFactory = (hooks: GroupHooks, threadNumber: number) => 
 export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, assign: GroupProtocolOptions['assign']): ThreadClientsFactory {
   const exactlyOnce = config.processingGuarantee === 'exactly_once_v2';
   return (hooks, threadNumber) => {
+    // Kafka Streams' static member id of a thread: the configured id and the thread's number.
+    const instanceId = config.groupInstanceId === undefined ? undefined : `${config.groupInstanceId}-${threadNumber}`;
     const assigner = withJoinHooks(groupProtocolAssigner({ name: ASSIGNOR_NAME, version: 1, userData: () => hooks.userData(), assign }), {
       beforeJoin: () => hooks.beforeJoin(),
       onForeignProtocol: () => consumer.waitForForeignMembers(),
       rejoinRequested: () => consumer.takeRejoinRequest(),
       heartbeatIntervalMs: () => consumer.eagerHeartbeatIntervalMs(),
+      groupInstanceId: instanceId,
+      staysInGroup: (memberId) => consumer.staysInGroup(memberId),
     });
-    // Kafka Streams' static member id of a thread: the configured id and the thread's number.
-    const instanceId = config.groupInstanceId === undefined ? undefined : `${config.groupInstanceId}-${threadNumber}`;
     const consumer: GroupConsumer = new GroupConsumer(createConsumer(kafka.mainConsumer(), {
       groupId: config.applicationId,
-      partitionAssigners: [instanceId === undefined ? assigner : withGroupInstanceId(assigner, instanceId)],
+      partitionAssigners: [assigner],
       sessionTimeoutMs: config.sessionTimeoutMs,
       heartbeatIntervalMs: config.heartbeatIntervalMs,
       maxWaitTimeMs: config.pollMaxWaitMs,
@@ -105,6 +104,8 @@ export class GroupConsumer {
   private rejoinRequested = false;
   /** When this member last joined the group. */
   private joinedAt: number | undefined;
+  /** The member id of this static member while it is to stay in the group when it stops. */
+  private staysAs: string | undefined;
 
   constructor(
     readonly consumer: KafkaConsumer,
@@ -136,10 +137,7 @@ export class GroupConsumer {
       if (this.waitingForForeignMembers) this.hooks.logger.info('joined the group: the members of the other protocol are gone');
       this.waitingForForeignMembers = false;
       const lost = this.memberId !== undefined && this.memberId !== event.payload.memberId;
-      if (this.isStatic && this.memberId !== event.payload.memberId) {
-        if (this.memberId !== undefined) forgetStaticMember(this.memberId);
-        rememberStaticMember(event.payload.memberId);
-      }
+      if (this.isStatic) this.staysAs = event.payload.memberId;
       this.memberId = event.payload.memberId;
       this.lastContact = Date.now();
       this.joinedAt = this.lastContact;
@@ -213,6 +211,11 @@ export class GroupConsumer {
     return this.joinedAt !== undefined && Date.now() - this.joinedAt < EAGER_HEARTBEAT_WINDOW_MS ? EAGER_HEARTBEAT_INTERVAL_MS : undefined;
   }
 
+  /** Whether the consumer, stopping as member `memberId`, stays in the group (a static member not told to leave). */
+  staysInGroup(memberId: string): boolean {
+    return memberId === this.staysAs;
+  }
+
   /** Whether a rejoin was asked for since the last call. */
   takeRejoinRequest(): boolean {
     const requested = this.rejoinRequested;
@@ -231,9 +234,10 @@ export class GroupConsumer {
   /** Stops and disconnects; a static member leaves the group only when `leaveGroup` says so. */
   async disconnect(leaveGroup = false): Promise<void> {
     this.disconnected = true;
-    const memberId = this.memberId;
-    // Forgotten before the stop when the member is to leave (kafkajs then sends LeaveGroup), after it otherwise.
-    if (leaveGroup && memberId !== undefined) forgetStaticMember(memberId);
-    await this.consumer.disconnect().finally(() => memberId !== undefined && forgetStaticMember(memberId));
+    // Let go before the stop when the member is to leave (kafkajs then sends LeaveGroup), after it otherwise.
+    if (leaveGroup) this.staysAs = undefined;
+    await this.consumer.disconnect().finally(() => {
+      this.staysAs = undefined;
+    });
   }
 }

@@ -1,8 +1,8 @@
-import type { FetchedRecord, FetchedRecordList } from '../fetch-response';
+import type { ChangelogRecord, ChangelogRecordList } from '../fetch-response';
 
 /** Fetched records held in an array, as a test hands them to what reads fetch responses. */
-export class RecordList implements FetchedRecordList {
-  constructor(private readonly records: FetchedRecord[]) {}
+export class RecordList implements ChangelogRecordList {
+  constructor(private readonly records: ChangelogRecord[]) {}
 
   get length(): number {
     return this.records.length;
@@ -16,7 +16,7 @@ export class RecordList implements FetchedRecordList {
     this.records.length = Math.min(length, this.records.length);
   }
 
-  [Symbol.iterator](): Iterator<FetchedRecord> {
+  [Symbol.iterator](): Iterator<ChangelogRecord> {
     return this.records[Symbol.iterator]();
   }
 }
