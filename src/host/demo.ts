@@ -3,6 +3,7 @@
  * a steady trickle of sample input, and the URLs and curl commands to try. `stop()` undoes all of it.
  */
 
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEMO_EXAMPLES } from '../../examples';
@@ -31,7 +32,7 @@ export interface RunningDemo {
   stop(): Promise<void>;
 }
 
-function demoConfig(options: DemoOptions, bootstrapServers: string): HostConfig {
+function demoConfig(options: DemoOptions, bootstrapServers: string, stateDir: string): HostConfig {
   return {
     server: {
       host: options.host,
@@ -47,7 +48,7 @@ function demoConfig(options: DemoOptions, bootstrapServers: string): HostConfig 
     log: { level: 'warn' },
     streams: {
       'bootstrap.servers': bootstrapServers,
-      'state.dir': path.join(os.tmpdir(), `sluice-demo-${options.port}`),
+      'state.dir': stateDir,
       // Counts show up in the output topic and the offsets within a second.
       'commit.interval.ms': 1000,
     },
@@ -88,7 +89,9 @@ function banner(url: string, broker: ProvidedBroker): string[] {
 export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
   options.say('Getting a Kafka broker (the first run may download Apache Kafka, which takes a minute)...');
   const broker = await provideBroker({ log: options.say });
-  const undo: (() => Promise<void>)[] = [() => broker.stop()];
+  // A state directory of this run's: one kept from an earlier run holds offsets a new local broker never had.
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-demo-'));
+  const undo: (() => Promise<void>)[] = [() => broker.stop(), async () => fs.rmSync(stateDir, { recursive: true, force: true })];
   const stop = async () => {
     for (const step of undo.splice(0).reverse()) await step().catch((error: Error) => options.say(`while stopping: ${error.message}`));
   };
@@ -106,7 +109,7 @@ export async function runDemo(options: DemoOptions): Promise<RunningDemo> {
     }
 
     const host = await SluiceHost.start({
-      config: demoConfig(options, broker.bootstrapServers),
+      config: demoConfig(options, broker.bootstrapServers, stateDir),
       topologies: DEMO_EXAMPLES.map((example) => example.topology),
       logger,
     });
