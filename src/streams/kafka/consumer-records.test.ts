@@ -1,4 +1,4 @@
-import { type BatchedRecord, consumedRecords, FetchedBatch } from './consumer-records';
+import { type BatchedRecord, consumedRecords, DecodedBatch } from './consumer-records';
 import { kafkajsOriginal } from './testing/kafkajs-original';
 
 type Encoded = { buffer: Buffer };
@@ -147,9 +147,9 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
       { fetchedOffset: '5', messages: [], theirMessages: [], abortedTransactions: [] },
     ];
     for (const { fetchedOffset, messages: fetched, theirMessages: theirFetched, abortedTransactions } of cases) {
-      const ours = new FetchedBatch('topic', fetchedOffset, { partition: 3, highWatermark: '20', messages: fetched, abortedTransactions });
+      const ours = new DecodedBatch('topic', fetchedOffset, { partition: 3, highWatermark: '20', messages: fetched, abortedTransactions });
       const theirs = new originals.Batch('topic', fetchedOffset, { partition: 3, highWatermark: '20', messages: theirFetched, abortedTransactions });
-      const view = (b: FetchedBatch | KafkajsBatch) => ({
+      const view = (b: DecodedBatch | KafkajsBatch) => ({
         messages: b.messages.map((m) => Number(m.offset)),
         within: b.messagesWithinOffset.map((m) => Number(m.offset)),
         isEmpty: b.isEmpty(),
@@ -164,7 +164,7 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
       });
       expect(view(ours)).toEqual(view(theirs));
     }
-    const first = new FetchedBatch('topic', '11', { partition: 3, highWatermark: '20', messages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] });
+    const first = new DecodedBatch('topic', '11', { partition: 3, highWatermark: '20', messages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] });
     expect(first.messages.map((m) => m.offset)).toEqual([11, 12, 15]);
     expect(first.messages.every((m) => m.topic === 'topic' && m.partition === 3)).toBe(true);
   });

@@ -9,7 +9,8 @@
  * decoder, whose messages are then given the same shape.
  */
 import { AbortedTransactions, type AbortedTransaction } from './aborted-transactions';
-import { CONTROL_FLAG, decodeRecordBatches, LOG_APPEND_TIME_FLAG, MAGIC_OFFSET, type RecordBatchHeader, type RecordHeaders, type RecordSink, TRANSACTIONAL_FLAG } from './record-batch';
+import { CONTROL_FLAG, decodeRecordBatches, holdsRecordBatches, LOG_APPEND_TIME_FLAG, type RecordBatchHeader, type RecordHeaders, type RecordSink, TRANSACTIONAL_FLAG } from './record-batch';
+import type { FetchedBatch } from './types';
 
 /** A consumed record: what the consumer hands out, and what a task processes, still serialized. */
 export interface ConsumedRecord {
@@ -189,7 +190,7 @@ export function recordSetDecoder(legacy: DecodeMessages): DecodeMessages {
     const size = decoder.readInt32();
     if (size <= 0 || !decoder.canReadBytes(size)) return [];
     const records = decoder.readBytes(size)!;
-    if (records.length <= MAGIC_OFFSET || records.readInt8(MAGIC_OFFSET) !== 2) {
+    if (!holdsRecordBatches(records)) {
       decoder.offset = start;
       return ((await legacy(decoder)) as KafkajsMessage[]).map(fromKafkajs);
     }
@@ -202,7 +203,7 @@ export function recordSetDecoder(legacy: DecodeMessages): DecodeMessages {
  * fetch of one partition, those before the fetch offset (a compressed batch may begin before it), aborted ones and
  * control records left out.
  */
-export class FetchedBatch {
+export class DecodedBatch implements FetchedBatch {
   readonly topic: string;
   readonly partition: number;
   readonly highWatermark: string;

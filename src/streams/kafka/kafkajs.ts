@@ -23,7 +23,7 @@
  */
 import { UnsupportedKafkaClient } from '../../errors';
 import { joinGroupWithInstanceId } from './broker-requests';
-import { FetchedBatch, recordSetDecoder } from './consumer-records';
+import { DecodedBatch, recordSetDecoder } from './consumer-records';
 import { hookedConsumerGroup } from './join-hooks';
 import { groupMessagesPerPartition, oneBufferProduceRequest } from './produce-request';
 import { idleRequestQueue } from './request-queue';
@@ -49,7 +49,7 @@ export const kafkajsFixesInstalled = [
   replaceKafkajsModule('kafkajs/src/protocol/requests/fetch/v4/decodeMessages', 'kafkajs/src/protocol/requests/fetch/v11/response', recordSetDecoder),
   replaceKafkajsModule('kafkajs/src/protocol/requests/joinGroup', 'kafkajs/src/protocol/requests/index', joinGroupWithInstanceId),
   // Before the ConsumerGroup below, which captures the Batch as it loads.
-  replaceKafkajsModule('kafkajs/src/consumer/batch', 'kafkajs/src/consumer/consumerGroup', () => FetchedBatch),
+  replaceKafkajsModule('kafkajs/src/consumer/batch', 'kafkajs/src/consumer/consumerGroup', () => DecodedBatch),
   replaceKafkajsModule('kafkajs/src/consumer/consumerGroup', 'kafkajs/src/consumer/index', hookedConsumerGroup),
 ].every((installed) => installed);
 

@@ -16,7 +16,7 @@ type Codec = { decompress(buffer: Buffer): Promise<Buffer> };
 const compression: { lookupCodecByAttributes(attributes: number): Codec | null } = require('kafkajs/src/protocol/message/compression');
 
 /** Where a batch's magic byte is, in every message format. */
-export const MAGIC_OFFSET = 16;
+const MAGIC_OFFSET = 16;
 const MAGIC = 2;
 const COMPRESSION_MASK = 0x07;
 export const LOG_APPEND_TIME_FLAG = 0x08;
@@ -62,6 +62,11 @@ export interface RecordSink {
    * or the batch decompressed; its headers undefined when it has none or they are not read.
    */
   record(data: Buffer, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, offset: number, timestamp: number, headers: RecordHeaders | undefined): void;
+}
+
+/** Whether `data` begins with a record batch of message format 2 (older message sets are no record batches). */
+export function holdsRecordBatches(data: Buffer): boolean {
+  return data.length > MAGIC_OFFSET && data.readInt8(MAGIC_OFFSET) === MAGIC;
 }
 
 /**
