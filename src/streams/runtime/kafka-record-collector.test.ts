@@ -46,6 +46,16 @@ describe('KafkaRecordCollector', () => {
     expect(attempts).toEqual([1, 1]);
   });
 
+  it('sends a consumed record on whose headers Kafka allows a null value and a repeated name', async () => {
+    const { producer, accepted } = fakeProducer(() => undefined);
+    const collector = new KafkaRecordCollector(producer, new Map([['out', 1]]), { retryForMs: 0 });
+    // As a fetched record carries them: the processor API's Headers type has no place for either.
+    const headers = { empty: null, twice: [Buffer.from('1'), Buffer.from('2')] } as unknown as Record<string, Buffer>;
+    collector.send({ topic: 'out', partition: 0, key: null, value: 'v', timestamp: 0, headers });
+    await collector.flush();
+    expect(accepted).toEqual(['v']);
+  });
+
   it('sends a batch again after a transient failure, before anything produced later, and loses nothing', async () => {
     let failures = 2;
     const { producer, accepted } = fakeProducer(() => (failures-- > 0 ? unreachable() : undefined));

@@ -217,11 +217,15 @@ const RECORD_OVERHEAD_BYTES = 24;
 function recordBytes(record: CollectedRecord): number {
   let bytes = RECORD_OVERHEAD_BYTES + dataBytes(record.key) + dataBytes(record.value);
   // for-in: no entries array per record on the hot path (most records have no headers).
-  for (const name in record.headers) {
-    const value = record.headers[name];
-    bytes += 2 + Buffer.byteLength(name) + (value === undefined ? 0 : Buffer.byteLength(value));
-  }
+  for (const name in record.headers) bytes += 2 + Buffer.byteLength(name) + headerBytes(record.headers[name]);
   return bytes;
+}
+
+/** A header's value as a fetched record forwards it: Kafka lets a value be null and a name repeat (a list). */
+function headerBytes(value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  if (Array.isArray(value)) return value.reduce((sum: number, one: unknown) => sum + headerBytes(one), 0);
+  return Buffer.byteLength(value as Buffer | string);
 }
 
 function dataBytes(data: Buffer | string | null): number {
