@@ -11,7 +11,7 @@ import type { StateDirectory } from './state-directory';
 import type { StreamTask } from './task';
 import type { ChangelogOffset, TaskCheckpoints } from './task-checkpoints';
 import { taskIdToString, type TaskId } from './task-id';
-import { changelogsOf, openTaskStores } from './task-stores';
+import { changelogsOf, checkpointRestore, openTaskStores } from './task-stores';
 import type { OffsetToCommit, TaskTransaction } from './task-transaction';
 import type { StoreMetadata, TopologyMetadata } from './topology-metadata';
 
@@ -333,10 +333,7 @@ export class TaskManager {
   }
 
   private async checkpointRestore(task: ActiveTask, minProgress: number): Promise<void> {
-    const positions = this.options.restorer.takeCheckpoint(task.name, minProgress);
-    if (positions.length === 0) return;
-    await task.flushStores();
-    this.options.checkpoints.restoring(task.name, positions);
+    await checkpointRestore(task, this.options.restorer.takeCheckpoint(task.name, minProgress), this.options.checkpoints);
   }
 
   /**

@@ -55,7 +55,7 @@ export function changelogsOf(task: TaskStores, stores: readonly StoreMetadata[],
 }
 
 /** Checkpoints how far a task's changelogs were read into its stores, once the stores hold that durably. */
-export async function checkpointRestore(task: TaskStores, positions: readonly ChangelogOffset[], checkpoints: TaskCheckpoints): Promise<void> {
+export async function checkpointRestore(task: Pick<TaskStores, 'name' | 'flushStores'>, positions: readonly ChangelogOffset[], checkpoints: TaskCheckpoints): Promise<void> {
   if (positions.length === 0) return;
   await task.flushStores();
   checkpoints.restoring(task.name, positions);
