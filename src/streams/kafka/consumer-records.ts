@@ -10,18 +10,7 @@
  */
 import { AbortedTransactions, type AbortedTransaction } from './aborted-transactions';
 import { CONTROL_FLAG, decodeRecordBatches, holdsRecordBatches, LOG_APPEND_TIME_FLAG, type RecordBatchHeader, type RecordHeaders, type RecordSink, TRANSACTIONAL_FLAG } from './record-batch';
-import type { FetchedBatch } from './types';
-
-/** A consumed record: what the consumer hands out, and what a task processes, still serialized. */
-export interface ConsumedRecord {
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: number;
-  readonly timestamp: number;
-  readonly key: Buffer | null;
-  readonly value: Buffer | null;
-  readonly headers: RecordHeaders;
-}
+import type { ConsumedRecord, FetchedBatch } from './types';
 
 /** What kafkajs tells of a record's batch, on every record of it. */
 interface BatchContext {

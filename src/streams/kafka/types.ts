@@ -3,10 +3,20 @@
  * from kafkajs, so that the client can be replaced behind this folder.
  */
 import type * as kafkajs from 'kafkajs';
-import type { ConsumedRecord } from './consumer-records';
+import type { RecordHeaders } from './record-batch';
 
-export type { ConsumedRecord } from './consumer-records';
 export type { RecordHeaders } from './record-batch';
+
+/** A consumed record: what the consumer hands out, and what a task processes, still serialized. */
+export interface ConsumedRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly timestamp: number;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers: RecordHeaders;
+}
 
 /**
  * The client: its consumers hand out records as Sluice decodes them (consumer-records.ts), its producers take
