@@ -6,6 +6,7 @@ import { api, type ConsoleModel } from './api';
 import { ErrorNote } from './components/common';
 import { ClusterView } from './views/cluster';
 import { InstanceView } from './views/instance';
+import { NotFoundView } from './views/not-found';
 import { OverviewView } from './views/overview';
 import { QueryView } from './views/query';
 import './style.css';
@@ -31,7 +32,7 @@ function App() {
   }, [route[0]]);
   const [view = '', id = ''] = route;
   const tab = (href: string, label: string, active: boolean) => (
-    <a href={href} class={active ? 'active' : ''}>
+    <a href={href} class={active ? 'active' : ''} aria-current={active ? 'page' : undefined}>
       {label}
     </a>
   );
@@ -51,14 +52,16 @@ function App() {
       </nav>
       <main>
         <ErrorNote error={error} />
-        {model === undefined ? null : view === 'instance' ? (
+        {model === undefined ? null : view === '' ? (
+          <OverviewView />
+        ) : view === 'instance' && id !== '' ? (
           <InstanceView key={id} id={id} model={model} />
         ) : view === 'query' ? (
           <QueryView model={model} />
         ) : view === 'cluster' ? (
           <ClusterView />
         ) : (
-          <OverviewView />
+          <NotFoundView what={`The console has no view at #/${route.join('/')}.`} />
         )}
       </main>
     </>

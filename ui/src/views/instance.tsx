@@ -4,10 +4,12 @@
  */
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, streamPath, subscribe, type ConsoleModel, type ConsumerOffsets, type Instance, type MetricGroup, type StateEvent, type TopologyDag } from '../api';
+import { ApiError, api, streamPath, subscribe, type ConsoleModel, type ConsumerOffsets, type Instance, type MetricGroup, type StateEvent, type TopologyDag } from '../api';
 import { LineChart, Sparkline } from '../components/charts';
 import { ErrorNote, Section, Since, StateBadge, usePoll } from '../components/common';
+import { Dialog } from '../components/dialog';
 import { TopologyGraph } from '../components/topology-graph';
+import { NotFoundView } from './not-found';
 
 /** Samples kept for the charts: two minutes of lag at one sample every 2 s. */
 const HISTORY = 60;
@@ -17,7 +19,8 @@ function pushCapped<T>(list: T[], value: T): T[] {
   return [...list.slice(-(HISTORY - 1)), value];
 }
 
-function Actions({ id, onError }: { id: string; onError: (error: unknown) => void }) {
+/** What an operator may do in each state: a stopped instance can only be started, any other restarted or stopped. */
+function Actions({ id, state, onError }: { id: string; state: string; onError: (error: unknown) => void }) {
   const [asking, setAsking] = useState<'restart' | 'stop' | undefined>();
   const [cleanup, setCleanup] = useState(false);
   const confirm = () => {
@@ -25,6 +28,14 @@ function Actions({ id, onError }: { id: string; onError: (error: unknown) => voi
     setAsking(undefined);
     action.catch(onError);
   };
+  if (state === 'STOPPED') {
+    // The API starts a stopped instance by restarting it; nothing runs that a confirmation would protect.
+    return (
+      <div class="actions">
+        <button onClick={() => api.post(`${streamPath(id)}/restart`).catch(onError)}>Start</button>
+      </div>
+    );
+  }
   return (
     <div class="actions">
       <button onClick={() => setAsking('restart')}>Restart</button>
@@ -32,36 +43,40 @@ function Actions({ id, onError }: { id: string; onError: (error: unknown) => voi
         Stop
       </button>
       {asking === undefined ? null : (
-        <div class="modal" role="dialog" aria-modal="true" data-testid="confirm">
-          <div class="modal-box">
-            <p>
-              {asking === 'restart' ? 'Restart' : 'Stop'} <strong>{id}</strong> on this node?
-            </p>
-            {asking === 'stop' ? (
-              <label>
-                <input type="checkbox" checked={cleanup} onChange={(e) => setCleanup((e.target as HTMLInputElement).checked)} /> Remove its local state
-                (cleanup)
-              </label>
-            ) : null}
-            <div class="buttons">
-              <button onClick={() => setAsking(undefined)}>Cancel</button>
-              <button class="danger" data-testid="confirm-yes" onClick={confirm}>
-                {asking === 'restart' ? 'Restart' : 'Stop'}
-              </button>
-            </div>
+        <Dialog label={`${asking === 'restart' ? 'Restart' : 'Stop'} ${id}`} onClose={() => setAsking(undefined)} testId="confirm">
+          <p>
+            {asking === 'restart' ? 'Restart' : 'Stop'} <strong>{id}</strong> on this node?
+          </p>
+          {asking === 'stop' ? (
+            <label>
+              <input type="checkbox" checked={cleanup} onChange={(e) => setCleanup((e.target as HTMLInputElement).checked)} /> Remove its local state
+              (cleanup)
+            </label>
+          ) : null}
+          <div class="buttons">
+            <button onClick={() => setAsking(undefined)}>Cancel</button>
+            <button class="danger" data-testid="confirm-yes" onClick={confirm}>
+              {asking === 'restart' ? 'Restart' : 'Stop'}
+            </button>
           </div>
-        </div>
+        </Dialog>
       )}
     </div>
   );
 }
 
+/** An offset the consumer does not have yet (none consumed or committed, the end not fetched) comes as -1. */
+const offset = (value: number) => (value < 0 ? <span class="muted" title="none yet">—</span> : value);
+
 function OffsetsSection({ id }: { id: string }) {
   const [history, setHistory] = useState<Record<string, number[]>>({});
   const [samples, setSamples] = useState(0);
   const polled = usePoll(() => api.get<ConsumerOffsets>(`${streamPath(id)}/offsets`), OFFSETS_INTERVAL_MS, [id]);
-  const positions = (polled.data?.consumers ?? []).flatMap((c) => c.positions.map((p) => ({ ...p, thread: c.stream_thread })));
-  positions.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+  const threads = [...(polled.data?.consumers ?? [])]
+    .map((c) => ({ thread: c.stream_thread, positions: [...c.positions].sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition) }))
+    .filter((t) => t.positions.length > 0)
+    .sort((a, b) => a.thread.localeCompare(b.thread));
+  const positions = threads.flatMap((t) => t.positions);
   useEffect(() => {
     if (polled.data === undefined) return;
     setSamples((n) => Math.min(HISTORY, n + 1));
@@ -75,32 +90,40 @@ function OffsetsSection({ id }: { id: string }) {
     <Section title="Consumer offsets and lag">
       <ErrorNote error={polled.error} />
       <LineChart testId="lag-chart" length={Math.max(samples, 2)} series={Object.entries(history).map(([name, values]) => ({ name, values }))} />
-      <table data-testid="offsets">
-        <thead>
-          <tr>
-            <th>Topic</th>
-            <th>Partition</th>
-            <th>Thread</th>
-            <th>Consumed</th>
-            <th>Committed</th>
-            <th>Log end</th>
-            <th>Lag</th>
-          </tr>
-        </thead>
-        <tbody>
-          {positions.map((p) => (
-            <tr key={`${p.topic}-${p.partition}`} data-testid="lag-row" data-partition={p.partition}>
-              <td>{p.topic}</td>
-              <td>{p.partition}</td>
-              <td class="muted">{p.thread}</td>
-              <td>{p.consumed_offset}</td>
-              <td>{p.committed_offset}</td>
-              <td>{p.log_end_offset}</td>
-              <td class="lag">{p.lag}</td>
+      <div class="scroll-x">
+        <table data-testid="offsets">
+          <thead>
+            <tr>
+              <th>Topic</th>
+              <th>Partition</th>
+              <th>Consumed</th>
+              <th>Committed</th>
+              <th>Log end</th>
+              <th>Lag</th>
             </tr>
+          </thead>
+          {/* One body per stream thread, headed by its name, rather than the name on every row. */}
+          {threads.map((t) => (
+            <tbody key={t.thread}>
+              <tr class="group" data-testid="offsets-thread">
+                <th colSpan={6} class="mono">
+                  {t.thread}
+                </th>
+              </tr>
+              {t.positions.map((p) => (
+                <tr key={`${p.topic}-${p.partition}`} data-testid="lag-row" data-partition={p.partition}>
+                  <td>{p.topic}</td>
+                  <td>{p.partition}</td>
+                  <td>{offset(p.consumed_offset)}</td>
+                  <td>{offset(p.committed_offset)}</td>
+                  <td>{offset(p.log_end_offset)}</td>
+                  <td class="lag">{offset(p.lag)}</td>
+                </tr>
+              ))}
+            </tbody>
           ))}
-        </tbody>
-      </table>
+        </table>
+      </div>
       {positions.length === 0 ? <p class="muted">No partition assigned to this node (not running, or rebalancing).</p> : null}
     </Section>
   );
@@ -208,8 +231,8 @@ function ConfigSection({ config }: { config: Instance['config'] }) {
   );
 }
 
-export function InstanceView({ id, model }: { id: string; model: ConsoleModel }) {
-  const instance = usePoll(() => api.get<Instance>(streamPath(id)), 10_000, [id]);
+/** An instance this node runs: its state stream and topology are asked for only once it is known to exist. */
+function InstanceDetails({ id, model, instance, error }: { id: string; model: ConsoleModel; instance: Instance; error: unknown }) {
   const topology = usePoll(() => api.get<TopologyDag>(`/api/v1/applications/${encodeURIComponent(id)}/topology`), 0, [id]);
   const [state, setState] = useState<StateEvent | undefined>();
   const [transitions, setTransitions] = useState<StateEvent[]>([]);
@@ -221,32 +244,24 @@ export function InstanceView({ id, model }: { id: string; model: ConsoleModel })
       setTransitions((list) => [event, ...list].slice(0, 12));
     });
   }, [id]);
-  const current = state ?? (instance.data ? { state: instance.data.state.state, since: instance.data.state.since, previous: '' } : undefined);
+  const current = state ?? { state: instance.state.state, since: instance.state.since, previous: '' };
   const graph = useMemo(() => (topology.data ? <TopologyGraph topology={topology.data} /> : null), [topology.data, id]);
   return (
     <div class="view">
-      <ErrorNote error={instance.error} />
+      <ErrorNote error={error} />
       <section class="card">
         <header>
           <h2>
-            {id} {current ? <StateBadge state={current.state} testId="instance-state" /> : null}
+            {id} <StateBadge state={current.state} testId="instance-state" />
           </h2>
-          {model.canChange ? <Actions id={id} onError={setActionError} /> : null}
+          {model.canChange ? <Actions id={id} state={current.state} onError={setActionError} /> : null}
         </header>
         <ErrorNote error={actionError} />
-        {instance.data ? (
-          <p>
-            {instance.data.name} <span class="muted">{instance.data.version}</span>
-            {instance.data.description ? ` — ${instance.data.description}` : ''}
-            {current ? (
-              <>
-                {' '}
-                · {current.state} since <Since zoned={current.since} />
-              </>
-            ) : null}
-          </p>
-        ) : null}
-        {instance.data?.exception ? <p class="error">Last failure: {instance.data.exception}</p> : null}
+        <p>
+          {instance.name} <span class="muted">{instance.version}</span>
+          {instance.description ? ` — ${instance.description}` : ''} · {current.state} since <Since zoned={current.since} />
+        </p>
+        {instance.exception ? <p class="error">Last failure: {instance.exception}</p> : null}
         <ol class="transitions" data-testid="transitions">
           {transitions.map((t, i) => (
             <li key={`${t.since}-${i}`}>
@@ -261,7 +276,14 @@ export function InstanceView({ id, model }: { id: string; model: ConsoleModel })
       </Section>
       <OffsetsSection id={id} />
       <MetricsSection id={id} />
-      {instance.data ? <ConfigSection config={instance.data.config} /> : null}
+      <ConfigSection config={instance.config} />
     </div>
   );
+}
+
+export function InstanceView({ id, model }: { id: string; model: ConsoleModel }) {
+  const instance = usePoll(() => api.get<Instance>(streamPath(id)), 10_000, [id]);
+  if (instance.data !== undefined) return <InstanceDetails id={id} model={model} instance={instance.data} error={instance.error} />;
+  if (instance.error instanceof ApiError && instance.error.status === 404) return <NotFoundView what={`This node runs no instance ${id}.`} />;
+  return <ErrorNote error={instance.error} />;
 }

@@ -57,65 +57,69 @@ export function OverviewView() {
     <div class="view">
       <ErrorNote error={polled.error} />
       <Section title="Instances on this node">
-        <table data-testid="instances">
-          <thead>
-            <tr>
-              <th>Application</th>
-              <th>Topology</th>
-              <th>State</th>
-              <th>Since</th>
-              <th>Exists since</th>
-            </tr>
-          </thead>
-          <tbody>
-            {polled.data.instances.map((instance) => {
-              const state = live[instance.id] ?? { state: instance.state.state, since: instance.state.since };
-              return (
-                <tr key={instance.id}>
-                  <td>
-                    <a href={`#/instance/${encodeURIComponent(instance.id)}`}>{instance.id}</a>
-                  </td>
-                  <td>
-                    {instance.name} <span class="muted">{instance.version}</span>
-                  </td>
-                  <td>
-                    <StateBadge state={state.state} testId={`state-${instance.id}`} />
-                  </td>
-                  <td>
-                    <Since zoned={state.since} />
-                  </td>
-                  <td>
-                    <Since zoned={instance.since} />
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <div class="scroll-x">
+          <table data-testid="instances">
+            <thead>
+              <tr>
+                <th>Application</th>
+                <th>Topology</th>
+                <th>State</th>
+                <th>Since</th>
+                <th>Exists since</th>
+              </tr>
+            </thead>
+            <tbody>
+              {polled.data.instances.map((instance) => {
+                const state = live[instance.id] ?? { state: instance.state.state, since: instance.state.since };
+                return (
+                  <tr key={instance.id}>
+                    <td>
+                      <a href={`#/instance/${encodeURIComponent(instance.id)}`}>{instance.id}</a>
+                    </td>
+                    <td>
+                      {instance.name} <span class="muted">{instance.version}</span>
+                    </td>
+                    <td>
+                      <StateBadge state={state.state} testId={`state-${instance.id}`} />
+                    </td>
+                    <td>
+                      <Since zoned={state.since} />
+                    </td>
+                    <td>
+                      <Since zoned={instance.since} />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
       </Section>
       <Section title="Nodes of the cluster">
-        <table data-testid="nodes">
-          <thead>
-            <tr>
-              <th>Node</th>
-              <th>Applications (active partitions, standby partitions)</th>
-            </tr>
-          </thead>
-          <tbody>
-            {nodes.map((node) => (
-              <tr key={node.server}>
-                <td>
-                  {node.isLocal ? (
-                    <strong>{node.server} (this node)</strong>
-                  ) : (
-                    <a href={`${location.protocol}//${node.server}/ui/`}>{node.server}</a>
-                  )}
-                </td>
-                <td>{node.applications.map((a) => `${a.id} (${a.partitions}, ${a.standbys})`).join(', ')}</td>
+        <div class="scroll-x">
+          <table data-testid="nodes">
+            <thead>
+              <tr>
+                <th>Node</th>
+                <th>Applications (active partitions, standby partitions)</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {nodes.map((node) => (
+                <tr key={node.server}>
+                  <td>
+                    {node.isLocal ? (
+                      <strong>{node.server} (this node)</strong>
+                    ) : (
+                      <a href={`${location.protocol}//${node.server}/ui/`}>{node.server}</a>
+                    )}
+                  </td>
+                  <td>{node.applications.map((a) => `${a.id} (${a.partitions}, ${a.standbys})`).join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
         {nodes.length === 0 ? <p class="muted">No instance has joined its group yet.</p> : null}
       </Section>
     </div>
