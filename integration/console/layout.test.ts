@@ -1,5 +1,5 @@
 /**
- * The console's layout and manners, as a user meets them: no page wider than a 390 px phone, the navigation showing
+ * The console's layout and manners, as a user meets them: no view wider than a 390 px phone, the navigation showing
  * where one is, a "not found" view (with nothing to restart or stop) for an unknown instance or route, the actions
  * an instance's state allows, a confirmation dialog that keeps the keyboard and closes on Esc, an offsets table
  * that reads, and the system's dark mode. Screenshots go to test-output/console/.
@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { WORD_COUNT_STORE } from '../../examples/word-count';
 import { createTopics } from '../../src/streams/kafka';
 import { TestNode, wordCountDefinition } from '../api/support/node';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
@@ -77,6 +78,24 @@ it('at 390×844 the overview and the instance page scroll only down, under a nav
   await page.getByTestId('config').waitFor({ timeout: STEP_MS });
   expect(await widths(page)).toEqual({ overflow: 0, nav: 390, viewport: 390 });
   await page.screenshot({ path: path.join(SHOTS, 'instance-390.png'), fullPage: true });
+  await page.context().close();
+});
+
+it('at 390×844 the cluster and query views, a result shown, scroll only down too', async () => {
+  const page = await openPage({ width: 390, height: 844 });
+  await page.goto(`${node.url}/ui/#/cluster`);
+  await waitFor(async () => (await page.getByTestId('store-partitions').locator('tbody tr').count()) === 3, 'a row per partition of the store', STEP_MS);
+  expect(await widths(page)).toEqual({ overflow: 0, nav: 390, viewport: 390 });
+  await page.screenshot({ path: path.join(SHOTS, 'cluster-390.png'), fullPage: true });
+
+  await page.goto(`${node.url}/ui/#/query`);
+  await page.getByTestId('query-app').selectOption(id);
+  await page.getByTestId('query-store').selectOption(WORD_COUNT_STORE);
+  await page.getByTestId('query-clause').selectOption('all');
+  await page.getByTestId('run-query').click();
+  await page.getByTestId('query-summary').waitFor({ timeout: STEP_MS });
+  expect(await widths(page)).toEqual({ overflow: 0, nav: 390, viewport: 390 });
+  await page.screenshot({ path: path.join(SHOTS, 'query-390.png'), fullPage: true });
   await page.context().close();
 });
 
