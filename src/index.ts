@@ -5,7 +5,7 @@
 export type { TopologyDefinition } from './host/topology-definition';
 export type { ConfigValue } from './streams/runtime/streams-config';
 export { StreamsBuilder } from './streams/kstream/streams-builder';
-export { KStream, BranchedKStream } from './streams/kstream/kstream';
+export { Branched, KStream, BranchedKStream } from './streams/kstream/kstream';
 export type { ProcessOptions } from './streams/kstream/kstream';
 export { KTable } from './streams/kstream/ktable';
 export { GlobalKTable } from './streams/kstream/global-ktable';
@@ -17,7 +17,7 @@ export { CogroupedKStream, SessionWindowedCogroupedKStream, TimeWindowedCogroupe
 export { JoinWindows, SessionWindows, SlidingWindows, TimeWindows } from './streams/kstream/windows';
 export { BufferConfig, Suppressed } from './streams/kstream/suppressed';
 export type { ForeignKeyJoined } from './streams/kstream/options';
-export { Branched, Consumed, Grouped, Joined, Materialized, Named, Produced, Repartitioned, StreamJoined } from './streams/kstream/options';
+export { Consumed, Grouped, Joined, Materialized, Named, Produced, Repartitioned, StreamJoined } from './streams/kstream/options';
 export { Topology } from './streams/topology/topology';
 export type { TopologyDescription } from './streams/topology/description';
 export type {

@@ -36,7 +36,16 @@ export class CogroupedKStream<K, A> {
     return buildCogroup<A, KTable<K, A>>(this.ctx, this.list(), materialized as Materialized<unknown, A>, named, {
       storeBuilder: (store) => keyValueStoreBuilder(store, materialized as Materialized<unknown, unknown>, keySerde, materialized.valueSerde as Serde<unknown> | undefined),
       processor: (store, oldValues, aggregator) => streamAggregateProcessor(store, initializer, aggregator, oldValues),
-      table: (merge, store, oldValues) => new KTable<K, A>(this.ctx, merge, keySerde as Serde<K> | undefined, materialized.valueSerde, store, oldValues, []),
+      table: (merge, store, oldValues) =>
+        new KTable<K, A>({
+          ctx: this.ctx,
+          nodeName: merge,
+          keySerde: keySerde as Serde<K> | undefined,
+          valueSerde: materialized.valueSerde,
+          queryableStoreName: store,
+          oldValues,
+          upstreamOldValues: [],
+        }),
     });
   }
 
@@ -60,7 +69,7 @@ export class CogroupedKStream<K, A> {
       storeBuilder: (store) => spec.storeBuilder(store, keySerde, windowRetention(store, materialized as Materialized<unknown, unknown>, spec)),
       processor: (store, oldValues, aggregator) =>
         spec.processor(store, oldValues, initializedAggregator(initializer, aggregator) as WindowedAggregator<unknown, unknown, unknown>),
-      table: (merge, store, oldValues) => windowedTable(this.ctx, merge, store, keySerde, materialized, spec, oldValues),
+      table: (merge, store, oldValues) => new KTable(windowedTable(this.ctx, merge, store, keySerde, materialized, spec, oldValues)),
     });
   }
 

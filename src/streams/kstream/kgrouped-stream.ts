@@ -1,14 +1,14 @@
 import type { Serde } from '../serdes/serde';
 import { Serdes } from '../serdes/serdes';
 import type { KStream } from './kstream';
-import type { KTable } from './ktable';
+import { KTable } from './ktable';
 import type { Materialized, Named } from './options';
 import type { DslContext, ResolvedName } from './internals/dsl-context';
 import { addAggregation } from './internals/aggregation-node';
 import { addRepartition } from './internals/dsl-context';
 import { streamAggregateProcessor, streamReduceProcessor } from './internals/aggregate-processors';
 import type { ProcessorSupplier } from '../processor/processor';
-import type { OldValues } from './internals/table-processors';
+import type { OldValues } from './internals/old-values';
 import { CogroupedKStream } from './cogrouped-kstream';
 import { SessionWindowedKStream } from './session-windowed-kstream';
 import { TimeWindowedKStream } from './time-windowed-kstream';
@@ -82,7 +82,7 @@ export class KGroupedStream<K, V> {
     named: Named | undefined,
     supplier: (store: string, oldValues: OldValues) => ProcessorSupplier<unknown, unknown, unknown, unknown>,
   ): KTable<K, A> {
-    return addAggregation(this.ctx, prefix, materialized, named, this.keySerde, (store) => this.repartitionIfRequired(store), supplier);
+    return new KTable(addAggregation(this.ctx, prefix, materialized, named, this.keySerde, (store) => this.repartitionIfRequired(store), supplier));
   }
 
   /** @internal Where the aggregation reads from: the stream itself, or a repartition topic after it. */

@@ -2,13 +2,13 @@ import type { ProcessorSupplier } from '../processor/processor';
 import type { Serde } from '../serdes/serde';
 import { Serdes } from '../serdes/serdes';
 import { deriveFromDefault } from '../serdes/default-serde';
-import type { KTable } from './ktable';
+import { KTable } from './ktable';
 import type { Materialized, Named } from './options';
 import { processorName, type DslContext, type ResolvedName } from './internals/dsl-context';
 import { addAggregation } from './internals/aggregation-node';
 import { tableAggregateProcessor, tableReduceProcessor } from './internals/aggregate-processors';
 import { changeSerde } from './internals/change';
-import type { OldValues } from './internals/table-processors';
+import type { OldValues } from './internals/old-values';
 
 /** A table re-grouped by a new key (Kafka Streams' `KGroupedTable`); it always repartitions. */
 export class KGroupedTable<K, V> {
@@ -72,6 +72,6 @@ export class KGroupedTable<K, V> {
       this.ctx.topology.addInternalTopic({ name: topic }).addSink(sink, topic, serdes, this.selectNode).addSource(source, topic, serdes);
       return source;
     };
-    return addAggregation(this.ctx, prefix, materialized, named, this.keySerde, parentFor, supplier, 'parent-first');
+    return new KTable(addAggregation(this.ctx, prefix, materialized, named, this.keySerde, parentFor, supplier, 'parent-first'));
   }
 }

@@ -5,9 +5,10 @@ import type { Serde } from '../serdes/serde';
 import type { KeyValue } from '../state/store';
 import { KGroupedStream } from './kgrouped-stream';
 import { KTable } from './ktable';
-import type { Branched, Grouped, Joined, Materialized, Named, Produced, Repartitioned, StreamJoined } from './options';
+import { given, type Grouped, type Joined, type Materialized, type Named, type Produced, type Repartitioned, type StreamJoined } from './options';
 import { JoinWindows } from './windows';
 import type { DslContext } from './internals/dsl-context';
+import type { StreamNode } from './internals/dsl-nodes';
 import { addRepartition, processorName, storeName } from './internals/dsl-context';
 import {
   branchProcessor,
@@ -174,7 +175,7 @@ export class KStream<K, V> {
     const parent = this.repartitionRequired
       ? addRepartition(this.ctx, this.nodeName, name, keySerde as Serde<unknown> | undefined, valueSerde as Serde<unknown> | undefined)
       : this.nodeName;
-    return addTableSource(this.ctx, name, parent, store.name, materialized, keySerde, valueSerde);
+    return new KTable(addTableSource(this.ctx, name, parent, store.name, materialized, keySerde, valueSerde));
   }
 
   groupByKey(grouped: Grouped<K, V> = {}): KGroupedStream<K, V> {
@@ -229,7 +230,7 @@ export class KStream<K, V> {
     fourth?: StreamJoined<K, V, VO> | Named,
   ): KStream<K, VR> {
     if (other instanceof GlobalKTable) {
-      return streamGlobalTableJoin(this, other, second as (key: K, value: V) => unknown, third as Joiner<K, V, VO, VR>, fourth as Named | undefined, false);
+      return streamOf(streamGlobalTableJoin(this, other, second as (key: K, value: V) => unknown, third as Joiner<K, V, VO, VR>, fourth as Named | undefined, false));
     }
     return this.doJoin(other, second as Joiner<K, V, VO, VR>, third as Joined<K, V, VO> | JoinWindows | undefined, fourth as StreamJoined<K, V, VO> | undefined, false, false);
   }
@@ -257,7 +258,7 @@ export class KStream<K, V> {
     fourth?: StreamJoined<K, V, VO> | Named,
   ): KStream<K, VR> {
     if (other instanceof GlobalKTable) {
-      return streamGlobalTableJoin(this, other, second as (key: K, value: V) => unknown, third as Joiner<K, V, VO, VR>, fourth as Named | undefined, true);
+      return streamOf(streamGlobalTableJoin(this, other, second as (key: K, value: V) => unknown, third as Joiner<K, V, VO, VR>, fourth as Named | undefined, true));
     }
     return this.doJoin(other, second as Joiner<K, V, VO, VR>, third as Joined<K, V, VO> | JoinWindows | undefined, fourth as StreamJoined<K, V, VO> | undefined, true, false);
   }
@@ -282,10 +283,10 @@ export class KStream<K, V> {
   ): KStream<K, VR> {
     if (other instanceof KTable) {
       if (options instanceof JoinWindows) throw new TopologyException('a stream-table join takes no join windows');
-      return streamTableJoin(this, other, joiner, options ?? {}, leftOuter);
+      return streamOf(streamTableJoin(this, other, joiner, options ?? {}, leftOuter));
     }
     if (!(options instanceof JoinWindows)) throw new TopologyException('a stream-stream join needs JoinWindows');
-    return streamStreamJoin(this, other, joiner, options, joined ?? {}, leftOuter, rightOuter);
+    return streamOf(streamStreamJoin(this, other, joiner, options, joined ?? {}, leftOuter, rightOuter));
   }
 
   /**
@@ -317,11 +318,39 @@ export class KStream<K, V> {
   }
 }
 
+/** The public stream of a node the internals made. */
+function streamOf<K, V>(node: StreamNode<K, V>): KStream<K, V> {
+  return new KStream(node.ctx, node.nodeName, node.keySerde, node.valueSerde, node.repartitionRequired);
+}
+
 /** The name of a `process`/`processValues` node, and the stores its processor uses. */
 export interface ProcessOptions {
   name?: string;
   stores?: string[];
 }
+
+/** One branch of `split()` (Kafka Streams' `Branched`). */
+export interface Branched<K, V> {
+  name?: string;
+  /** Continues the branch; what it returns (if anything) is the branch's stream in the result map. */
+  chain?: (stream: KStream<K, V>) => KStream<K, V> | void;
+}
+
+/**
+ * Kafka Streams' `Branched` factories. A function's stream (if it returns one) is the branch's entry in the result
+ * map; a consumer's branch has none.
+ */
+export const Branched = {
+  as<K, V>(name: string): Branched<K, V> {
+    return { name };
+  },
+  withFunction<K, V>(chain: (stream: KStream<K, V>) => KStream<K, V> | void, name?: string): Branched<K, V> {
+    return given({ chain, name });
+  },
+  withConsumer<K, V>(consumer: (stream: KStream<K, V>) => void, name?: string): Branched<K, V> {
+    return given({ chain: (stream: KStream<K, V>) => void consumer(stream), name });
+  },
+};
 
 /**
  * The branches of `KStream.split()` (Kafka Streams' `BranchedKStream`). The split's processor is added at once and

@@ -4,8 +4,9 @@ import { KGroupedTable } from './kgrouped-table';
 import { KStream } from './kstream';
 import type { ForeignKeyJoined, Grouped, Materialized, Named } from './options';
 import type { DslContext } from './internals/dsl-context';
+import type { TableInternals, TableNode } from './internals/dsl-nodes';
 import { keyValueStoreBuilder, processorName } from './internals/dsl-context';
-import type { OldValues } from './internals/table-processors';
+import type { OldValues } from './internals/old-values';
 import {
   tableFilterProcessor,
   tableMapValuesProcessor,
@@ -18,32 +19,30 @@ import { suppressionBufferBuilder, suppressProcessor } from './internals/suppres
 import { keyValueStoreGetter, mappedGetter, type ValueGetterSupplier } from './internals/value-getters';
 import type { Suppressed } from './suppressed';
 
-/** What a table knows beyond its node. */
-export interface TableInternals<K, V> {
-  /**
-   * How joins read the table, when not from its own key-value store. Built only when a join asks: reading a table
-   * may materialize a source table upstream.
-   */
-  valueGetter?: () => ValueGetterSupplier<K, V> | undefined;
-  /** Tables of windowed aggregations: how long after a window's end it may still change. */
-  windowGraceMs?: number;
-}
-
 /** A changelog stream seen as a table: the latest value per key (Kafka Streams' `KTable`). */
 export class KTable<K, V> {
+  readonly ctx: DslContext;
+  readonly nodeName: string;
+  readonly keySerde: Serde<K> | undefined;
+  readonly valueSerde: Serde<V> | undefined;
+  /** The store that holds this table, when it is materialized. */
+  readonly queryableStoreName: string | undefined;
+  private readonly oldValues: OldValues;
+  /** Switches of the tables upstream, turned on together with this one. */
+  private readonly upstreamOldValues: readonly OldValues[];
+  private readonly internals: TableInternals<K, V>;
+
   /** @internal */
-  constructor(
-    readonly ctx: DslContext,
-    readonly nodeName: string,
-    readonly keySerde: Serde<K> | undefined,
-    readonly valueSerde: Serde<V> | undefined,
-    /** The store that holds this table, when it is materialized. */
-    readonly queryableStoreName: string | undefined,
-    private readonly oldValues: OldValues,
-    /** Switches of the tables upstream, turned on together with this one. */
-    private readonly upstreamOldValues: readonly OldValues[],
-    private readonly internals: TableInternals<K, V> = {},
-  ) {}
+  constructor(node: TableNode<K, V>) {
+    this.ctx = node.ctx;
+    this.nodeName = node.nodeName;
+    this.keySerde = node.keySerde;
+    this.valueSerde = node.valueSerde;
+    this.queryableStoreName = node.queryableStoreName;
+    this.oldValues = node.oldValues;
+    this.upstreamOldValues = node.upstreamOldValues;
+    this.internals = node.internals ?? {};
+  }
 
   /** @internal Makes updates carry old values, here and upstream (needed by table groupings, joins and suppress). */
   enableSendingOldValues(): void {
@@ -89,9 +88,18 @@ export class KTable<K, V> {
       return parentGetter && mappedGetter(parentGetter, view);
     };
     // A derived table's old values are computed from this table's, so both switches move together.
-    return new KTable<K, V2>(this.ctx, name, keySerde, resultSerde, store, oldValues, this.oldValuesSwitches(), {
-      ...(store ? {} : { valueGetter }),
-      ...(this.internals.windowGraceMs === undefined ? {} : { windowGraceMs: this.internals.windowGraceMs }),
+    return new KTable<K, V2>({
+      ctx: this.ctx,
+      nodeName: name,
+      keySerde,
+      valueSerde: resultSerde,
+      queryableStoreName: store,
+      oldValues,
+      upstreamOldValues: this.oldValuesSwitches(),
+      internals: {
+        ...(store ? {} : { valueGetter }),
+        ...(this.internals.windowGraceMs === undefined ? {} : { windowGraceMs: this.internals.windowGraceMs }),
+      },
     });
   }
 
@@ -171,10 +179,10 @@ export class KTable<K, V> {
     if (typeof third === 'function') {
       const extractor = joinerOrExtractor as unknown as (value: V, key: K) => KO;
       const joiner = third as (value: V | null, otherValue: VO | null) => VR;
-      return foreignKeyJoin(this, other as KTable<KO, VO>, extractor, joiner, kind === 'left', (fourth ?? {}) as ForeignKeyJoined<K, VR>);
+      return new KTable(foreignKeyJoin(this, other as KTable<KO, VO>, extractor, joiner, kind === 'left', (fourth ?? {}) as ForeignKeyJoined<K, VR>));
     }
     const joiner = joinerOrExtractor as unknown as Joiner<K, V, VO, VR>;
-    return tableTableJoin(this, other as KTable<K, VO>, joiner, kind, third, fourth as Materialized<K, VR> | undefined);
+    return new KTable(tableTableJoin(this, other as KTable<K, VO>, joiner, kind, third, fourth as Materialized<K, VR> | undefined));
   }
 
   /** Outer join: a result while either table has a value. */
@@ -184,7 +192,7 @@ export class KTable<K, V> {
     named?: Named,
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR> {
-    return tableTableJoin(this, other, joiner, 'outer', named, materialized);
+    return new KTable(tableTableJoin(this, other, joiner, 'outer', named, materialized));
   }
 
   /**
@@ -202,7 +210,15 @@ export class KTable<K, V> {
       suppressionBufferBuilder(store, this.keySerde as Serde<unknown> | undefined, this.valueSerde as Serde<unknown> | undefined),
       name,
     );
-    return new KTable<K, V>(this.ctx, name, this.keySerde, this.valueSerde, undefined, { send: false }, this.oldValuesSwitches());
+    return new KTable<K, V>({
+      ctx: this.ctx,
+      nodeName: name,
+      keySerde: this.keySerde,
+      valueSerde: this.valueSerde,
+      queryableStoreName: undefined,
+      oldValues: { send: false },
+      upstreamOldValues: this.oldValuesSwitches(),
+    });
   }
 
   /** The table's updates as a stream (deletes are records with a null value). */

@@ -1,6 +1,7 @@
 import { Serdes } from '../serdes/serdes';
 import { TopologyTestDriver } from '../test-driver/topology-test-driver';
-import { Branched, Consumed, Grouped, Joined, Materialized, Named, Produced, Repartitioned, StreamJoined } from './options';
+import { Consumed, Grouped, Joined, Materialized, Named, Produced, Repartitioned, StreamJoined } from './options';
+import { Branched } from './kstream';
 import { StreamsBuilder } from './streams-builder';
 
 const STRING = Serdes.String();

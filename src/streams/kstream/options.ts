@@ -1,10 +1,9 @@
 import type { StreamPartitioner, TimestampExtractor } from '../processor/processor';
 import type { Serde } from '../serdes/serde';
 import type { KeyValueBytesStoreSupplier } from '../state/store-suppliers';
-import type { KStream } from './kstream';
 
 /** The fields given: a factory's result spread into another options object overrides only what it sets. */
-function given<T extends object>(fields: T): T {
+export function given<T extends object>(fields: T): T {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
 }
 
@@ -231,26 +230,3 @@ export interface ForeignKeyJoined<K, VR> {
   name?: string;
   materialized?: Materialized<K, VR>;
 }
-
-/** One branch of `split()` (Kafka Streams' `Branched`). */
-export interface Branched<K, V> {
-  name?: string;
-  /** Continues the branch; what it returns (if anything) is the branch's stream in the result map. */
-  chain?: (stream: KStream<K, V>) => KStream<K, V> | void;
-}
-
-/**
- * Kafka Streams' `Branched` factories. A function's stream (if it returns one) is the branch's entry in the result
- * map; a consumer's branch has none.
- */
-export const Branched = {
-  as<K, V>(name: string): Branched<K, V> {
-    return { name };
-  },
-  withFunction<K, V>(chain: (stream: KStream<K, V>) => KStream<K, V> | void, name?: string): Branched<K, V> {
-    return given({ chain, name });
-  },
-  withConsumer<K, V>(consumer: (stream: KStream<K, V>) => void, name?: string): Branched<K, V> {
-    return given({ chain: (stream: KStream<K, V>) => void consumer(stream), name });
-  },
-};

@@ -3,7 +3,7 @@ import { Serdes } from '../serdes/serdes';
 import { sessionWindowedSerde } from '../serdes/windowed';
 import type { Windowed } from '../state/store';
 import type { KGroupedStream } from './kgrouped-stream';
-import type { KTable } from './ktable';
+import { KTable } from './ktable';
 import type { Materialized, Named } from './options';
 import type { SessionWindows } from './windows';
 import { sessionStoreBuilder } from './internals/dsl-context';
@@ -55,7 +55,7 @@ export class SessionWindowedKStream<K, V> {
     aggregator: WindowedAggregator<K, V, A>,
     merger: SessionMerger<K, A>,
   ): KTable<Windowed<K>, A> {
-    return buildWindowedAggregation(this.grouped, prefix, materialized, named, sessionWindowedSpec(this.windows, materialized, merger), aggregator);
+    return new KTable(buildWindowedAggregation(this.grouped, prefix, materialized, named, sessionWindowedSpec(this.windows, materialized, merger), aggregator));
   }
 }
 

@@ -2,7 +2,7 @@ import type { StateStore } from '../state/store';
 import type { StoreBuilder } from '../state/stores';
 import { Topology } from '../topology/topology';
 import { KStream } from './kstream';
-import type { KTable } from './ktable';
+import { KTable } from './ktable';
 import type { Consumed, Materialized } from './options';
 import type { DslContext } from './internals/dsl-context';
 import { keyValueStoreBuilder, processorName, storeName } from './internals/dsl-context';
@@ -35,7 +35,7 @@ export class StreamsBuilder {
     this.ctx.topology.addSource<K, V>(source, topic, consumed);
     const keySerde = materialized?.keySerde ?? consumed.keySerde;
     const valueSerde = materialized?.valueSerde ?? consumed.valueSerde;
-    return addTableSource(this.ctx, name, source, store.name, materialized, keySerde, valueSerde);
+    return new KTable(addTableSource(this.ctx, name, source, store.name, materialized, keySerde, valueSerde));
   }
 
   /**

@@ -3,7 +3,7 @@ import { Serdes } from '../serdes/serdes';
 import { timeWindowedSerde } from '../serdes/windowed';
 import type { Windowed } from '../state/store';
 import type { KGroupedStream } from './kgrouped-stream';
-import type { KTable } from './ktable';
+import { KTable } from './ktable';
 import type { Materialized, Named } from './options';
 import { SlidingWindows, type TimeWindows } from './windows';
 import { windowStoreBuilder } from './internals/dsl-context';
@@ -50,7 +50,7 @@ export class TimeWindowedKStream<K, V> {
   }
 
   private build<A>(prefix: string, materialized: Materialized<K, A>, named: Named | undefined, aggregator: WindowedAggregator<K, V, A>): KTable<Windowed<K>, A> {
-    return buildWindowedAggregation(this.grouped, prefix, materialized, named, timeWindowedSpec(this.windows, materialized), aggregator);
+    return new KTable(buildWindowedAggregation(this.grouped, prefix, materialized, named, timeWindowedSpec(this.windows, materialized), aggregator));
   }
 }
 

@@ -4,7 +4,7 @@ import type { StreamRecord } from '../../processor/record';
 import type { Change } from './change';
 import { dropRecord, isNull } from './drop';
 import { TableForwarder } from './table-forwarder';
-import type { OldValues } from './table-processors';
+import type { OldValues } from './old-values';
 
 type Supplier = ProcessorSupplier<unknown, unknown, unknown, unknown>;
 type TimestampedStore<K, V> = KeyValueStore<K, ValueAndTimestamp<V>>;

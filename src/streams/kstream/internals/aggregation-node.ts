@@ -1,16 +1,16 @@
 import type { ProcessorSupplier } from '../../processor/processor';
 import type { Serde } from '../../serdes/serde';
-import { KTable } from '../ktable';
 import type { Materialized, Named } from '../options';
 import type { DslContext, ResolvedName } from './dsl-context';
+import type { TableNode } from './dsl-nodes';
 import { keyValueStoreBuilder, processorName, storeName } from './dsl-context';
-import type { OldValues } from './table-processors';
+import type { OldValues } from './old-values';
 
 /**
  * Every grouped aggregation (streams and tables alike): the store name first, then the processor name and the node
  * it reads from (a repartition topic when needed) in the order in which Kafka Streams draws their generated names
  * (streams: processor, then repartition; tables: repartition, then processor); then the aggregating processor, its
- * timestamped key-value store, and the resulting table.
+ * timestamped key-value store, and the node of the resulting table.
  */
 export function addAggregation<K, A>(
   ctx: DslContext,
@@ -21,7 +21,7 @@ export function addAggregation<K, A>(
   parentFor: (store: ResolvedName) => string,
   supplier: (store: string, oldValues: OldValues) => ProcessorSupplier<unknown, unknown, unknown, unknown>,
   order: 'processor-first' | 'parent-first' = 'processor-first',
-): KTable<K, A> {
+): TableNode<K, A> {
   const store = storeName(ctx, materialized as Materialized<unknown, unknown>, prefix);
   let parent = order === 'parent-first' ? parentFor(store) : undefined;
   const name = processorName(ctx, named?.name, prefix);
@@ -33,5 +33,5 @@ export function addAggregation<K, A>(
     keyValueStoreBuilder(store.name, materialized as Materialized<unknown, unknown>, resolvedKeySerde, materialized.valueSerde),
     name,
   );
-  return new KTable<K, A>(ctx, name, resolvedKeySerde, materialized.valueSerde, store.name, oldValues, []);
+  return { ctx, nodeName: name, keySerde: resolvedKeySerde, valueSerde: materialized.valueSerde, queryableStoreName: store.name, oldValues, upstreamOldValues: [] };
 }

@@ -1,11 +1,11 @@
 import type { ProcessorSupplier } from '../../processor/processor';
 import type { StateStore } from '../../state/store';
 import type { StoreBuilder } from '../../state/stores';
-import type { KGroupedStream } from '../kgrouped-stream';
 import type { Materialized, Named } from '../options';
 import { copartition, type DslContext, processorName, storeName } from './dsl-context';
+import type { GroupedStreamNode } from './dsl-nodes';
 import { passThroughProcessor } from './stream-processors';
-import type { OldValues } from './table-processors';
+import type { OldValues } from './old-values';
 
 /** Kafka Streams' generated names of a cogroup's store, aggregating processors and merge node. */
 export const COGROUP_AGGREGATE_PREFIX = 'COGROUPKSTREAM-AGGREGATE-';
@@ -13,7 +13,7 @@ const COGROUP_MERGE_PREFIX = 'COGROUPKSTREAM-MERGE-';
 
 /** One grouped stream of a cogroup and how its records fold into the shared aggregate. */
 export interface CogroupInput<A> {
-  readonly grouped: KGroupedStream<unknown, unknown>;
+  readonly grouped: GroupedStreamNode<unknown>;
   readonly aggregator: (key: unknown, value: unknown, aggregate: A) => A;
 }
 

@@ -2,10 +2,9 @@ import { TopologyException } from '../../../errors';
 import type { Serde } from '../../serdes/serde';
 import { Serdes } from '../../serdes/serdes';
 import type { GlobalKTable } from '../global-ktable';
-import { KStream } from '../kstream';
-import { KTable } from '../ktable';
 import type { ForeignKeyJoined, Joined, Materialized, Named, StreamJoined } from '../options';
 import type { JoinWindows } from '../windows';
+import type { JoinableTable, StreamNode, TableNode } from './dsl-nodes';
 import { addRepartitionNodes, copartition, keyValueStoreBuilder, processorName, repartitionNames, storeName, windowStoreBuilder, withLogging } from './dsl-context';
 import {
   type JoinGrace,
@@ -40,7 +39,7 @@ import type { ValueGetterSupplier } from './value-getters';
  * counts differ. A stream whose key was changed is repartitioned first.
  */
 
-function getterOf<K, V>(table: KTable<K, V>, role: string): ValueGetterSupplier<K, V> {
+function getterOf<K, V>(table: JoinableTable<K, V>, role: string): ValueGetterSupplier<K, V> {
   const getter = table.valueGetterSupplier();
   if (getter === undefined) {
     throw new TopologyException(`the ${role} table (node '${table.nodeName}') cannot be joined: its values cannot be read (a suppressed table)`);
@@ -52,28 +51,28 @@ function getterOf<K, V>(table: KTable<K, V>, role: string): ValueGetterSupplier<
  * The repartition each stream last made for a join (Kafka Streams' `KStreamImpl.repartitionNode`): a later join of
  * the same stream under the stream's own name reads from it instead of adding another topic.
  */
-const joinRepartitions = new WeakMap<KStream<unknown, unknown>, string>();
+const joinRepartitions = new WeakMap<StreamNode<unknown, unknown>, string>();
 
 /** The stream itself, or (when its key changed) the stream read back from `<name>-repartition`. */
 function repartitionedForJoin<K, V>(
-  stream: KStream<K, V>,
+  stream: StreamNode<K, V>,
   name: string | undefined,
   keySerde: Serde<K> | undefined,
   valueSerde: Serde<V> | undefined,
-): KStream<K, V> {
+): StreamNode<K, V> {
   if (!stream.repartitionRequired) return stream;
   const keys = keySerde ?? stream.keySerde;
   const values = valueSerde ?? stream.valueSerde;
   const base = name ?? stream.nodeName;
   // The names are drawn even when an earlier repartition is reused: their indices are burnt all the same.
   const names = repartitionNames(stream.ctx, base);
-  const earlier = joinRepartitions.get(stream as KStream<unknown, unknown>);
+  const earlier = joinRepartitions.get(stream as StreamNode<unknown, unknown>);
   const source =
     earlier !== undefined && base === stream.nodeName
       ? earlier
       : addRepartitionNodes(stream.ctx, stream.nodeName, names, keys as Serde<unknown> | undefined, values as Serde<unknown> | undefined);
-  joinRepartitions.set(stream as KStream<unknown, unknown>, source);
-  return new KStream<K, V>(stream.ctx, source, keys, values, false);
+  joinRepartitions.set(stream as StreamNode<unknown, unknown>, source);
+  return { ctx: stream.ctx, nodeName: source, keySerde: keys, valueSerde: values, repartitionRequired: false };
 }
 
 /** A join's grace period, checked: only a versioned table can be read as of a buffered record's time (KIP-923). */
@@ -89,12 +88,12 @@ function joinGrace(getter: { readonly versioned?: boolean }, name: string, grace
  * period, the stream records wait in the store `<name>-Buffer`.
  */
 export function streamTableJoin<K, V, VT, VR>(
-  stream: KStream<K, V>,
-  table: KTable<K, VT>,
+  stream: StreamNode<K, V>,
+  table: JoinableTable<K, VT>,
   joiner: Joiner<K, V, VT, VR>,
   joined: Joined<K, V, VT>,
   leftJoin: boolean,
-): KStream<K, VR> {
+): StreamNode<K, VR> {
   const ctx = stream.ctx;
   const getter = getterOf(table, 'joined');
   const input = repartitionedForJoin(stream, joined.name, joined.keySerde, joined.valueSerde);
@@ -109,7 +108,7 @@ export function streamTableJoin<K, V, VT, VR>(
     );
   }
   copartition(ctx, input.nodeName, table.nodeName);
-  return new KStream<K, VR>(ctx, name, input.keySerde, undefined, false);
+  return { ctx, nodeName: name, keySerde: input.keySerde, valueSerde: undefined, repartitionRequired: false };
 }
 
 /**
@@ -118,17 +117,17 @@ export function streamTableJoin<K, V, VT, VR>(
  * connected, and the stream is neither repartitioned nor co-partitioned.
  */
 export function streamGlobalTableJoin<K, V, GK, GV, VR>(
-  stream: KStream<K, V>,
+  stream: StreamNode<K, V>,
   table: GlobalKTable<GK, GV>,
   keySelector: (key: K, value: V) => GK,
   joiner: Joiner<K, V, GV, VR>,
   named: Named | undefined,
   leftJoin: boolean,
-): KStream<K, VR> {
+): StreamNode<K, VR> {
   const ctx = stream.ctx;
   const name = processorName(ctx, named?.name, 'KSTREAM-LEFTJOIN-');
   ctx.topology.addProcessor(name, streamTableJoinProcessor(table.valueGetterSupplier, joiner, leftJoin, keySelector), stream.nodeName);
-  return new KStream<K, VR>(ctx, name, stream.keySerde, undefined, stream.repartitionRequired);
+  return { ctx, nodeName: name, keySerde: stream.keySerde, valueSerde: undefined, repartitionRequired: stream.repartitionRequired };
 }
 
 /**
@@ -137,14 +136,14 @@ export function streamGlobalTableJoin<K, V, GK, GV, VR>(
  * `-OUTEROTHER-` for the sides whose non-joined records are emitted), and both results merged (`KSTREAM-MERGE-`).
  */
 export function streamStreamJoin<K, V1, V2, VR>(
-  left: KStream<K, V1>,
-  right: KStream<K, V2>,
+  left: StreamNode<K, V1>,
+  right: StreamNode<K, V2>,
   joiner: Joiner<K, V1, V2, VR>,
   windows: JoinWindows,
   joined: StreamJoined<K, V1, V2>,
   leftOuter: boolean,
   rightOuter: boolean,
-): KStream<K, VR> {
+): StreamNode<K, VR> {
   const ctx = left.ctx;
   const named = joined.name;
   const thisStream = repartitionedForJoin(left, named && `${named}-left`, joined.keySerde, joined.valueSerde);
@@ -210,7 +209,7 @@ export function streamStreamJoin<K, V1, V2, VR>(
     topology.addStateStore(withLogging(outerJoinStoreBuilder(outerStore, persistent, keySerde, leftSerde, rightSerde), materialized), joinThis, joinOther);
   }
   copartition(ctx, thisStream.nodeName, otherStream.nodeName);
-  return new KStream<K, VR>(ctx, merge, thisStream.keySerde, undefined, false);
+  return { ctx, nodeName: merge, keySerde: thisStream.keySerde, valueSerde: undefined, repartitionRequired: false };
 }
 
 /**
@@ -219,13 +218,13 @@ export function streamStreamJoin<K, V1, V2, VR>(
  * Left and outer joins need the old values of the outer sides, to send deletions.
  */
 export function tableTableJoin<K, V1, V2, VR>(
-  left: KTable<K, V1>,
-  right: KTable<K, V2>,
+  left: JoinableTable<K, V1>,
+  right: JoinableTable<K, V2>,
   joiner: Joiner<K, V1, V2, VR>,
   kind: Exclude<TableJoinKind, 'right'>,
   named: Named | undefined,
   materialized: Materialized<K, VR> | undefined,
-): KTable<K, VR> {
+): TableNode<K, VR> {
   const ctx = left.ctx;
   const leftGetter = getterOf(left, 'left');
   const rightGetter = getterOf(right, 'right');
@@ -250,16 +249,16 @@ export function tableTableJoin<K, V1, V2, VR>(
     );
   }
   copartition(ctx, left.nodeName, right.nodeName);
-  return new KTable<K, VR>(
+  return {
     ctx,
-    merge,
+    nodeName: merge,
     keySerde,
-    materialized?.valueSerde,
-    store?.name,
+    valueSerde: materialized?.valueSerde,
+    queryableStoreName: store?.name,
     oldValues,
-    [...left.oldValuesSwitches(), ...right.oldValuesSwitches()],
-    store ? {} : { valueGetter: () => tableTableJoinGetter(kind, leftGetter, rightGetter, joiner) },
-  );
+    upstreamOldValues: [...left.oldValuesSwitches(), ...right.oldValuesSwitches()],
+    internals: store ? {} : { valueGetter: () => tableTableJoinGetter(kind, leftGetter, rightGetter, joiner) },
+  };
 }
 
 /**
@@ -269,13 +268,13 @@ export function tableTableJoin<K, V1, V2, VR>(
  * Both tables send old values: the left to retract a changed foreign key, the right as Kafka Streams asks.
  */
 export function foreignKeyJoin<K, V, KO, VO, VR>(
-  left: KTable<K, V>,
-  right: KTable<KO, VO>,
+  left: JoinableTable<K, V>,
+  right: JoinableTable<KO, VO>,
   extractor: (value: V, key: K) => KO | null | undefined,
   joiner: (value: V | null, foreignValue: VO | null) => VR,
   leftJoin: boolean,
   options: ForeignKeyJoined<K, VR>,
-): KTable<K, VR> {
+): TableNode<K, VR> {
   const ctx = left.ctx;
   right.enableSendingOldValues();
   left.enableSendingOldValues();

@@ -3,7 +3,7 @@ import type { Headers, StreamRecord } from '../../processor/record';
 import type { KeyValueStore, ValueAndTimestamp } from '../../state/store';
 import { type Change, isLatest } from './change';
 import { dropRecord, isNull } from './drop';
-import type { OldValues } from './table-processors';
+import type { OldValues } from './old-values';
 import type { JoinBufferKey } from './stream-table-join-buffer';
 import type { ValueGetter, ValueGetterSupplier } from './value-getters';
 

@@ -4,7 +4,7 @@ import type { SessionStore, Window, Windowed } from '../../state/store';
 import type { SessionWindows } from '../windows';
 import { dropRecord, isNull } from './drop';
 import { TableForwarder } from './table-forwarder';
-import type { OldValues } from './table-processors';
+import type { OldValues } from './old-values';
 import { dropLate, type WindowedAggregator } from './window-processors';
 
 /** Merges the aggregates of two sessions that a record joins together. */

@@ -3,7 +3,7 @@ import type { Headers, StreamRecord } from '../../processor/record';
 import { type CachedUpdate, isCachingStore, type StateStore, type ValueAndTimestamp, type Windowed } from '../../state/store';
 import type { Change } from './change';
 import { asCurrentNode } from './drop';
-import type { OldValues } from './table-processors';
+import type { OldValues } from './old-values';
 
 type Update = CachedUpdate<unknown, unknown>;
 

@@ -4,14 +4,8 @@ import type { Processor, ProcessorContext, ProcessorSupplier } from '../../proce
 import type { StreamRecord } from '../../processor/record';
 import { type Change, isLatest } from './change';
 import { dropRecord } from './drop';
+import type { OldValues } from './old-values';
 import { TableForwarder } from './table-forwarder';
-
-/** Shared switch: whether table updates carry old values (turned on by downstream operations that need them). */
-export interface OldValues {
-  send: boolean;
-  /** Source tables: their old values come from their store, so turning them on materializes it (Kafka Streams' KTableSource). */
-  readonly materialize?: () => void;
-}
 
 /** The store of a source table, which holds the table only once materialized (by name, or for an operation that needs it). */
 export interface SourceStore {

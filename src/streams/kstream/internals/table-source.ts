@@ -1,9 +1,10 @@
 import type { Serde } from '../../serdes/serde';
-import { KTable } from '../ktable';
 import type { Materialized } from '../options';
 import type { DslContext } from './dsl-context';
+import type { TableNode } from './dsl-nodes';
 import { isVersionedMaterialization, keyValueStoreBuilder } from './dsl-context';
-import { type OldValues, tableSourceProcessor } from './table-processors';
+import type { OldValues } from './old-values';
+import { tableSourceProcessor } from './table-processors';
 import { keyValueStoreGetter, versionedStoreGetter } from './value-getters';
 
 /**
@@ -20,7 +21,7 @@ export function addTableSource<K, V>(
   materialized: Materialized<K, V> | undefined,
   keySerde: Serde<K> | undefined,
   valueSerde: Serde<V> | undefined,
-): KTable<K, V> {
+): TableNode<K, V> {
   const versioned = isVersionedMaterialization(materialized as Materialized<unknown, unknown> | undefined);
   const store = { name: storeName, materialized: false, versioned };
   const materialize = (): void => {
@@ -32,10 +33,19 @@ export function addTableSource<K, V>(
   ctx.topology.addProcessor(name, tableSourceProcessor(store, oldValues), parent);
   const queryable = Boolean(materialized?.storeName);
   if (queryable) materialize();
-  return new KTable<K, V>(ctx, name, keySerde, valueSerde, queryable ? storeName : undefined, oldValues, [], {
-    valueGetter: () => {
-      materialize();
-      return versioned ? versionedStoreGetter(storeName) : keyValueStoreGetter(storeName);
+  return {
+    ctx,
+    nodeName: name,
+    keySerde,
+    valueSerde,
+    queryableStoreName: queryable ? storeName : undefined,
+    oldValues,
+    upstreamOldValues: [],
+    internals: {
+      valueGetter: () => {
+        materialize();
+        return versioned ? versionedStoreGetter(storeName) : keyValueStoreGetter(storeName);
+      },
     },
-  });
+  };
 }

@@ -6,7 +6,7 @@ import type { Headers } from '../../processor/record';
 import type { Change } from './change';
 import { dropRecord, isNull } from './drop';
 import { TableForwarder } from './table-forwarder';
-import type { OldValues } from './table-processors';
+import type { OldValues } from './old-values';
 
 type Supplier = ProcessorSupplier<unknown, unknown, unknown, unknown>;
 

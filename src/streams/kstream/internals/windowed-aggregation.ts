@@ -4,11 +4,10 @@ import { deriveFromDefault } from '../../serdes/default-serde';
 import type { Serde } from '../../serdes/serde';
 import type { StateStore, Windowed } from '../../state/store';
 import type { StoreBuilder } from '../../state/stores';
-import type { KGroupedStream } from '../kgrouped-stream';
-import { KTable } from '../ktable';
 import type { Materialized, Named } from '../options';
 import { type DslContext, processorName, storeName } from './dsl-context';
-import type { OldValues } from './table-processors';
+import type { GroupedStreamNode, TableNode } from './dsl-nodes';
+import type { OldValues } from './old-values';
 import type { ValueGetterSupplier } from './value-getters';
 import type { WindowedAggregator } from './window-processors';
 
@@ -33,13 +32,13 @@ export interface WindowedAggregationSpec {
  * retention, by default the smallest one that works; a smaller one is refused, as Kafka Streams refuses it.
  */
 export function buildWindowedAggregation<K, V, A>(
-  grouped: KGroupedStream<K, V>,
+  grouped: GroupedStreamNode<K>,
   prefix: string,
   materialized: Materialized<K, A>,
   named: Named | undefined,
   spec: WindowedAggregationSpec,
   aggregator: WindowedAggregator<K, V, A>,
-): KTable<Windowed<K>, A> {
+): TableNode<Windowed<K>, A> {
   const ctx = grouped.stream.ctx;
   const store = storeName(ctx, materialized as Materialized<unknown, unknown>, prefix);
   const name = processorName(ctx, named?.name, prefix);
@@ -63,7 +62,7 @@ export function windowRetention(store: string, materialized: Materialized<unknow
   return retentionMs;
 }
 
-/** The table of a windowed aggregation, whose updates come from node `name` and whose values are in `store`. */
+/** The node of a windowed aggregation's table, whose updates come from node `name` and whose values are in `store`. */
 export function windowedTable<K, A>(
   ctx: DslContext,
   name: string,
@@ -72,18 +71,18 @@ export function windowedTable<K, A>(
   materialized: Materialized<K, A>,
   spec: WindowedAggregationSpec,
   oldValues: OldValues,
-): KTable<Windowed<K>, A> {
+): TableNode<Windowed<K>, A> {
   const windowedKeySerde = keySerde
     ? spec.windowedKeySerde(keySerde)
     : deriveFromDefault('windowed(default)', (inner) => spec.windowedKeySerde(inner));
-  return new KTable<Windowed<K>, A>(
+  return {
     ctx,
-    name,
-    windowedKeySerde as Serde<Windowed<K>>,
-    materialized.valueSerde,
-    store,
+    nodeName: name,
+    keySerde: windowedKeySerde as Serde<Windowed<K>>,
+    valueSerde: materialized.valueSerde,
+    queryableStoreName: store,
     oldValues,
-    [],
-    { valueGetter: () => spec.getter(store) as ValueGetterSupplier<Windowed<K>, A>, windowGraceMs: spec.closesAfterMs },
-  );
+    upstreamOldValues: [],
+    internals: { valueGetter: () => spec.getter(store) as ValueGetterSupplier<Windowed<K>, A>, windowGraceMs: spec.closesAfterMs },
+  };
 }
