@@ -108,10 +108,10 @@ it("instance: the word count's graph shows its nodes, topics and store; lag per 
   expect(lags.every((lag) => /^(\d+|—)$/.test(lag))).toBe(true);
   expect(await page.getByTestId('lag-chart').locator('polyline').count()).toBeGreaterThanOrEqual(3);
 
-  await page.getByTestId('metric-search').fill('alive-stream-threads');
+  await page.getByTestId('metric-name').fill('alive-stream-threads');
   await page.getByTestId('metrics').locator('input[type=checkbox]').first().check();
   await page.getByTestId('selected-metrics').locator('svg.sparkline').waitFor({ timeout: STEP_MS });
-  await page.getByTestId('metric-search').fill('');
+  await page.getByTestId('metric-name').fill('');
   expect(await page.getByTestId('config').textContent()).toContain('application.id');
   await shot('instance');
   // The first screen alone, small enough for the README.

@@ -2,7 +2,7 @@
  * The console's layout and manners, as a user meets them: no view wider than a 390 px phone, the navigation showing
  * where one is, a "not found" view (with nothing to restart or stop) for an unknown instance or route, the actions
  * an instance's state allows, a confirmation dialog that keeps the keyboard and closes on Esc, an offsets table
- * that reads, and the system's dark mode. Screenshots go to test-output/console/.
+ * that reads, metrics filtered by group, name and tag apart, and the system's dark mode. Screenshots go to test-output/console/.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -134,6 +134,27 @@ it('the offsets table shows no raw -1 and names each stream thread once, above i
   expect(threads.length).toBeGreaterThan(0);
   expect(new Set(threads).size).toBe(threads.length);
   for (const thread of threads) expect(cells.filter((cell) => cell.includes(thread))).toEqual([]);
+  await page.context().close();
+});
+
+it('metrics are filtered by group, name and tag, each on its own part', async () => {
+  const page = await openPage({ width: 1280, height: 900 });
+  await page.goto(`${node.url}/ui/#/instance/${id}`);
+  const rows = page.getByTestId('metrics').locator('tbody tr');
+  const shown = () => rows.evaluateAll((trs) => trs.map((tr) => ({ group: tr.children[1]!.textContent, name: tr.children[2]!.textContent, tags: tr.children[3]!.textContent })));
+  const groups = () => page.getByTestId('metric-group').locator('option').allTextContents();
+  await waitFor(async () => (await groups()).includes('stream-thread-metrics'), 'the metric groups', STEP_MS);
+  await page.getByTestId('metric-group').selectOption('stream-thread-metrics');
+  await page.getByTestId('metric-name').fill('process-rate');
+  const byName = await shown();
+  expect(byName.length).toBeGreaterThan(0);
+  for (const row of byName) expect(row).toEqual({ group: 'stream-thread-metrics', name: 'process-rate', tags: expect.stringContaining('thread-id=') });
+  // "thread-id" is only ever a tag: as a name it matches nothing, as a tag every metric of the group.
+  await page.getByTestId('metric-name').fill('thread-id');
+  expect(await rows.count()).toBe(0);
+  await page.getByTestId('metric-name').fill('');
+  await page.getByTestId('metric-tag').fill('thread-id');
+  expect((await shown()).length).toBeGreaterThan(byName.length);
   await page.context().close();
 });
 

@@ -137,7 +137,7 @@ const metricKey = (group: string, m: { name: string; tags: Record<string, string
 function MetricsSection({ id }: { id: string }) {
   const [groups, setGroups] = useState<MetricGroup[]>([]);
   const [history, setHistory] = useState<Record<string, number[]>>({});
-  const [search, setSearch] = useState('');
+  const [filter, setFilter] = useState({ group: '', name: '', tag: '' });
   const [selected, setSelected] = useState<string[]>([]);
   useEffect(() => {
     const take = (next: MetricGroup[]) => {
@@ -151,16 +151,42 @@ function MetricsSection({ id }: { id: string }) {
     api.get<MetricGroup[]>(`${streamPath(id)}/metrics`).then(take, () => undefined);
     return subscribe(id, 'metrics', take);
   }, [id]);
-  const words = search.toLowerCase().split(/\s+/).filter(Boolean);
-  const rows = groups.flatMap((group) =>
-    group.metrics
-      .map((m) => ({ key: metricKey(group.name, m), group: group.name, metric: m }))
-      .filter((row) => words.every((w) => row.key.toLowerCase().includes(w))),
-  );
+  // Each filter looks at its own part: a name filter of "rate" does not match a tag that happens to hold "rate".
+  const name = filter.name.toLowerCase();
+  const tag = filter.tag.toLowerCase();
+  const rows = groups
+    .filter((group) => filter.group === '' || group.name === filter.group)
+    .flatMap((group) =>
+      group.metrics
+        .filter((m) => m.name.toLowerCase().includes(name))
+        .filter((m) => tag === '' || Object.entries(m.tags).some(([k, v]) => `${k}=${v}`.toLowerCase().includes(tag)))
+        .map((m) => ({ key: metricKey(group.name, m), group: group.name, metric: m })),
+    );
+  const setPart = (part: keyof typeof filter) => (event: Event) => setFilter((f) => ({ ...f, [part]: (event.target as HTMLInputElement | HTMLSelectElement).value }));
   const toggle = (key: string) => setSelected((list) => (list.includes(key) ? list.filter((k) => k !== key) : [...list, key]));
   return (
     <Section title="Metrics">
-      <input type="search" placeholder="Search by group, name or tag (e.g. thread process-rate)" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} data-testid="metric-search" />
+      <div class="metric-filters">
+        <label>
+          Group
+          <select value={filter.group} onChange={setPart('group')} data-testid="metric-group">
+            <option value="">all groups</option>
+            {groups.map((group) => (
+              <option key={group.name} value={group.name}>
+                {group.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Name
+          <input type="search" placeholder="e.g. process-rate" value={filter.name} onInput={setPart('name')} data-testid="metric-name" />
+        </label>
+        <label>
+          Tag
+          <input type="search" placeholder="e.g. thread-id=…-StreamThread-1" value={filter.tag} onInput={setPart('tag')} data-testid="metric-tag" />
+        </label>
+      </div>
       {selected.length > 0 ? (
         <ul class="selected-metrics" data-testid="selected-metrics">
           {selected.map((key) => (
