@@ -1,12 +1,9 @@
 import type { ConsumerOffsets, StorePartitionStatus, ThreadMetadata } from './instance-view';
-import type { StateDirectory } from './state-directory';
 import type { StandbyTaskStatus } from './standby-task';
 import { StoreStatisticsDumper } from './store-statistics';
 import { StreamThread } from './stream-thread';
-import type { StreamThreadHandle, ThreadStorePosition } from './stream-thread-handle';
+import type { StreamThreadHandle } from './stream-thread-handle';
 import type { StreamsConfig } from './streams-config';
-import type { TaskManager } from './task-manager';
-import type { ChangelogRestorer } from './changelog-restorer';
 
 /** Low and high watermark per partition of a topic. */
 export type EndOffsets = (topic: string) => Promise<Map<number, { low: number; high: number }>>;
@@ -52,21 +49,6 @@ export async function consumerOffsets(group: string, threads: readonly StreamThr
     consumers.push({ clientId: `${thread.name}-consumer`, streamThread: thread.name, positions });
   }
   return { group, consumers };
-}
-
-/** Every store partition of a thread's tasks: how far it holds its changelog (restoring: how far the restore read). */
-export function storePositions(tasks: TaskManager, restorer: ChangelogRestorer, stateDirectory: StateDirectory): ThreadStorePosition[] {
-  const result: ThreadStorePosition[] = [];
-  for (const task of tasks.all()) {
-    const checkpoint = stateDirectory.readableCheckpoint(task.name);
-    const partition = task.partition;
-    for (const { name: store, changelog } of task.stores) {
-      const current = changelog ? (restorer.position(changelog, partition) ?? checkpoint?.get(changelog, partition) ?? -1) : -1;
-      const restoration = changelog ? tasks.restorations.get(changelog, partition) : undefined;
-      result.push({ store, partition, changelog, currentOffset: current, ...(restoration ? { lastRestoration: restoration } : {}) });
-    }
-  }
-  return result;
 }
 
 /** Every local store partition: how far it holds its changelog, and its lag behind the changelog's end. */

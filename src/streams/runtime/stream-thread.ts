@@ -16,7 +16,6 @@ import { TaskManager } from './task-manager';
 import type { ThreadClients } from './thread-clients';
 import type { StreamThreadContext, StreamThreadEvents } from './stream-thread-context';
 import { isLive, type StreamThreadHandle, type ThreadPartitionPosition, type ThreadStorePosition, type ThreadTask } from './stream-thread-handle';
-import { storePositions } from './instance-reports';
 import type { StateStore } from '../state/store';
 import { ThreadCache } from '../state/thread-cache';
 
@@ -155,7 +154,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
   }
 
   storePositions(): Promise<ThreadStorePosition[]> {
-    return Promise.resolve(storePositions(this.tasks, this.restorer, this.ctx.stateDirectory));
+    return Promise.resolve(this.tasks.storePositions(this.restorer));
   }
 
   prepare(): Promise<void> {

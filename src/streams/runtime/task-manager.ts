@@ -11,6 +11,7 @@ import type { StateDirectory } from './state-directory';
 import type { StreamTask } from './task';
 import type { ChangelogOffset, TaskCheckpoints } from './task-checkpoints';
 import { taskIdToString, type TaskId } from './task-id';
+import type { ThreadStorePosition } from './stream-thread-handle';
 import { changelogsOf, checkpointRestore, openTaskStores } from './task-stores';
 import type { OffsetToCommit, TaskTransaction } from './task-transaction';
 import type { StoreMetadata, TopologyMetadata } from './topology-metadata';
@@ -322,6 +323,22 @@ export class TaskManager {
     task.task.initializeProcessors();
     task.state = 'running';
     return task.partitions;
+  }
+
+  /** Every store partition of the tasks: how far it holds its changelog (restoring: how far `restorer` read). */
+  storePositions(restorer: { position(topic: string, partition: number): number | undefined }): ThreadStorePosition[] {
+    const { stateDirectory } = this.options;
+    const result: ThreadStorePosition[] = [];
+    for (const task of this.tasks.values()) {
+      const checkpoint = stateDirectory.readableCheckpoint(task.name);
+      const partition = task.partition;
+      for (const { name: store, changelog } of task.stores) {
+        const current = changelog ? (restorer.position(changelog, partition) ?? checkpoint?.get(changelog, partition) ?? -1) : -1;
+        const restoration = changelog ? this.restorations.get(changelog, partition) : undefined;
+        result.push({ store, partition, changelog, currentOffset: current, ...(restoration ? { lastRestoration: restoration } : {}) });
+      }
+    }
+    return result;
   }
 
   /**
