@@ -1,9 +1,6 @@
-import type { Logger } from 'pino';
 import { IllegalState } from '../../errors';
 import { EARLIEST, type ChangelogRecordList, NULL_KEY } from '../kafka';
-import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createStateStoreMetrics, storeMetricsScope, type StateStoreMetrics } from '../metrics/streams-metrics';
-import type { Serde } from '../serdes/serde';
 import type { StateStore } from '../state/store';
 import { ThreadCache } from '../state/thread-cache';
 import type { GlobalStoreDefinition, Topology } from '../topology/topology';
@@ -12,30 +9,21 @@ import type { ConsumedRecord } from './consumed-record';
 import { meteredStore } from './metered-store';
 import type { RecordCollector } from './record-collector';
 import { LookupOutages, prepareSerdes } from './serde-lookups';
-import type { StateDirectory } from './state-directory';
-import type { StreamsConfig } from './streams-config';
 import { StreamTask } from './task';
 import type { TaskCheckpoints } from './task-checkpoints';
 import { openTaskStores } from './task-stores';
+import type { InstanceParts } from './instance-parts';
 
 /** The global stores' directory under the application's (Kafka Streams' `global`), and their task's name. */
 export const GLOBAL_TASK = 'global';
 
-export interface GlobalStreamThreadOptions {
-  readonly config: StreamsConfig;
+export interface GlobalStreamThreadOptions extends InstanceParts {
   readonly topology: Topology;
-  readonly stateDirectory: StateDirectory;
   /** The thread's share of `statestore.cache.max.bytes` (Kafka Streams counts the global thread among the threads). */
   readonly cacheBytes: number;
   readonly checkpoints: TaskCheckpoints;
   /** Reads the global stores' topics, with no consumer group (Kafka Streams' global consumer). */
   readonly source: ChangelogSource;
-  readonly defaultKeySerde: Serde<unknown>;
-  readonly defaultValueSerde: Serde<unknown>;
-  readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
-  readonly metrics: MetricsRegistry;
-  readonly clientId: string;
-  readonly logger: Logger;
   /** Restore progress of a global store's topic partition, until the store is restored. */
   readonly onRestore: (store: string, progress: RestoreProgress) => void;
   /** Reading or processing the topics failed for good, after the start: the instance cannot go on. */

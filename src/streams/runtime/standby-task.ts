@@ -3,17 +3,16 @@ import { StreamsException } from '../../errors';
 import type { TopicPartition } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createPartitionLagMetrics, type PartitionLagMetrics } from '../metrics/streams-metrics';
-import type { Serde } from '../serdes/serde';
 import type { StandbyReplica } from './queryable-stores';
 import { ThreadCache } from '../state/thread-cache';
 import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type RestoreProgress } from './changelog-restorer';
 import type { StateDirectory } from './state-directory';
 import { ProcessorStateManager } from './state-manager';
-import type { StreamsConfig } from './streams-config';
 import type { TaskCheckpoints } from './task-checkpoints';
 import { parseTaskId, taskIdToString, type TaskId } from './task-id';
 import { changelogsOf, checkpointRestore, openTaskStores } from './task-stores';
 import type { StoreMetadata, TopologyMetadata } from './topology-metadata';
+import type { InstanceParts } from './instance-parts';
 
 /** Who holds a standby task's directory lock among the instance's threads. */
 const STANDBY_LOCK_OWNER = 'standby';
@@ -267,13 +266,8 @@ export class StandbyTasks {
 }
 
 /** What a standby's stores need: their configuration, never an output. */
-export interface StandbyTaskFactoryOptions {
-  readonly config: StreamsConfig;
+export interface StandbyTaskFactoryOptions extends Pick<InstanceParts, 'config' | 'stateDirectory' | 'defaultKeySerde' | 'defaultValueSerde' | 'configureStore'> {
   readonly metadata: TopologyMetadata;
-  readonly stateDirectory: StateDirectory;
-  readonly defaultKeySerde: Serde<unknown>;
-  readonly defaultValueSerde: Serde<unknown>;
-  readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
 }
 
 /** Makes a standby task's state manager: the stores of the task, which only restore, and log nothing. */

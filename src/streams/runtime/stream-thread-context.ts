@@ -1,38 +1,27 @@
 /** What a stream thread gets from its instance, and what it tells it. */
-import type { Logger } from 'pino';
 import type { KafkaClients, TopicPartition } from '../kafka';
-import type { MetricsRegistry } from '../metrics/metrics-registry';
-import type { Serde } from '../serdes/serde';
 import type { StateStore } from '../state/store';
 import type { RestoreProgress } from './changelog-restorer';
 import type { ThreadState, TopologyEvent } from './instance-view';
 import type { SubscriptionInfo } from './assignment/subscription-info';
-import type { StateDirectory } from './state-directory';
-import type { StreamsConfig } from './streams-config';
 import type { ThreadClientsFactory } from './thread-clients';
 import type { TopologyMetadata } from './topology-metadata';
+import type { InstanceParts } from './instance-parts';
 
 /** What a thread gets from its instance. */
-export interface StreamThreadContext {
+export interface StreamThreadContext extends InstanceParts {
   /** The thread's slot, from 0: its static member id is `<group.instance.id>-<index + 1>` whichever thread fills it. */
   readonly index: number;
   /** The number in the thread's name (`<client.id>-StreamThread-<number>`), never given twice. */
   readonly number: number;
-  readonly clientId: string;
-  readonly config: StreamsConfig;
   readonly metadata: TopologyMetadata;
   /** One Kafka object per client role (the restore consumer's and the transactional producers'). */
   readonly kafka: KafkaClients;
   /** The thread's consumer and producer. */
   readonly clients: ThreadClientsFactory;
-  readonly stateDirectory: StateDirectory;
   /** The thread's share of `statestore.cache.max.bytes`, which its record cache starts with (see StreamThread.resizeCache). */
   readonly cacheBytes: number;
-  readonly defaultKeySerde: Serde<unknown>;
-  readonly defaultValueSerde: Serde<unknown>;
   readonly partitionCounts: ReadonlyMap<string, number>;
-  readonly metrics: MetricsRegistry;
-  readonly logger: Logger;
   /** This process' subscription for a thread that ran the given tasks before. */
   readonly subscription: (previousTasks: string[]) => SubscriptionInfo;
   /** The group's committed offset (the next record to read; -1: none) of each of these partitions. */

@@ -1,6 +1,4 @@
-import type { Logger } from 'pino';
 import type { KafkaClient, KafkaProducer } from '../kafka';
-import type { MetricsRegistry } from '../metrics/metrics-registry';
 import {
   createProcessorNodeMetrics,
   createStateStoreMetrics,
@@ -11,27 +9,21 @@ import {
   type TaskMetrics,
   type ThreadMetrics,
 } from '../metrics/streams-metrics';
-import type { Serde } from '../serdes/serde';
 import type { StateStore } from '../state/store';
 import type { ThreadCache } from '../state/thread-cache';
 import { KafkaRecordCollector } from './kafka-record-collector';
 import { meteredStore } from './metered-store';
-import type { StateDirectory } from './state-directory';
-import type { StreamsConfig } from './streams-config';
 import { StreamTask } from './task';
 import type { TaskFactory, TaskOutput } from './task-manager';
 import { taskIdToString } from './task-id';
 import { TaskTransaction } from './task-transaction';
 import type { TopologyMetadata } from './topology-metadata';
 import type { TopologyEvent } from './instance-view';
+import type { InstanceParts } from './instance-parts';
 
-export interface TaskFactoryOptions {
+export interface TaskFactoryOptions extends Omit<InstanceParts, 'clientId'> {
   readonly threadName: string;
-  readonly config: StreamsConfig;
   readonly metadata: TopologyMetadata;
-  readonly stateDirectory: StateDirectory;
-  readonly defaultKeySerde: Serde<unknown>;
-  readonly defaultValueSerde: Serde<unknown>;
   readonly partitionCounts: ReadonlyMap<string, number>;
   /** The transactional producers' client (exactly-once). */
   readonly producerClient: KafkaClient;
@@ -39,10 +31,7 @@ export interface TaskFactoryOptions {
   readonly producer: KafkaProducer | undefined;
   /** The thread's record cache, which its tasks' caching stores share. */
   readonly cache: ThreadCache;
-  readonly metrics: MetricsRegistry;
   readonly threadMetrics: ThreadMetrics;
-  readonly logger: Logger;
-  readonly configureStore?: (storeName: string, options: Record<string, unknown>) => void;
   readonly globalStores?: ReadonlyMap<string, StateStore>;
   readonly publishEvent?: (event: TopologyEvent) => void;
 }
