@@ -10,12 +10,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { WORD_COUNT_STORE } from '../../examples/word-count';
-import { createTopics } from '../../src/streams/kafka';
-import { TestNode, wordCountDefinition } from '../api/support/node';
+import type { TestNode } from '../api/support/node';
 import { AZKARRA_UI_ERROR_ENV, AZKARRA_UI_VERSION, startAzkarraUi, type AzkarraUi } from '../support/azkarra-ui';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 import { waitFor } from '../support/streams';
-import { launchChromium } from './browser';
+import { startWordCountConsole } from './browser';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS);
 
@@ -56,18 +55,8 @@ describeIfAvailable(`Azkarra ${AZKARRA_UI_VERSION}'s web UI against a Sluice nod
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    const [launched] = await Promise.all([
-      launchChromium(),
-      createTopics(await clients.admin(), [
-        { name: input, partitions: 3 },
-        { name: output, partitions: 3 },
-      ]),
-    ]);
-    browser = launched;
-    node = await TestNode.start({ topologies: [wordCountDefinition(input, output)], instances: [{ topology: 'word-count', applicationId: id }] });
+    ({ browser, node } = await startWordCountConsole(clients, { input, output, id }, ['kafka streams', 'kafka sluice', 'hello kafka']));
     ui = await startAzkarraUi(node.url);
-    const producer = await clients.producer();
-    await producer.send({ topic: input, messages: ['kafka streams', 'kafka sluice', 'hello kafka'].map((value) => ({ value })) });
     await waitFor(async () => (await node.state(id)) === 'RUNNING', 'the word count RUNNING', 60_000);
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     page.on('console', (message) => {

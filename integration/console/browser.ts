@@ -1,7 +1,11 @@
 /** Chromium for the browser tests, through playwright-core, with flags that keep it off the network. */
 import * as fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { createTopics } from '../../src/streams/kafka';
+import type { HostConfig } from '../../src/host/config/host-config';
+import { TestNode, wordCountDefinition } from '../api/support/node';
 import { CHROMIUM, CHROMIUM_ERROR_ENV } from '../support/chromium';
+import type { KafkaTestClients } from '../support/kafka';
 
 export async function launchChromium(): Promise<Browser> {
   const failure = process.env[CHROMIUM_ERROR_ENV];
@@ -21,4 +25,32 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * Chromium, and a node running the word count as `id` on new topics `input` and `output` (3 partitions each), with
+ * `lines` produced to its input; `server` overrides the node's server section (users).
+ */
+export async function startWordCountConsole(
+  clients: KafkaTestClients,
+  names: { input: string; output: string; id: string },
+  lines: readonly string[],
+  server?: Partial<HostConfig['server']>,
+): Promise<{ browser: Browser; node: TestNode }> {
+  const { input, output, id } = names;
+  const [browser] = await Promise.all([
+    launchChromium(),
+    createTopics(await clients.admin(), [
+      { name: input, partitions: 3 },
+      { name: output, partitions: 3 },
+    ]),
+  ]);
+  const node = await TestNode.start({
+    topologies: [wordCountDefinition(input, output)],
+    instances: [{ topology: 'word-count', applicationId: id }],
+    ...(server ? { server } : {}),
+  });
+  const producer = await clients.producer();
+  await producer.send({ topic: input, messages: lines.map((value) => ({ value })) });
+  return { browser, node };
 }

@@ -11,11 +11,10 @@ import * as path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { request } from 'undici';
 import { WORD_COUNT_STORE } from '../../examples/word-count';
-import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
-import { TestNode, wordCountDefinition } from '../api/support/node';
+import type { TestNode } from '../api/support/node';
 import { waitFor } from '../support/streams';
-import { launchChromium } from './browser';
+import { startWordCountConsole } from './browser';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS);
 
@@ -47,21 +46,7 @@ const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
   // The global setup has built the console and installed Chromium.
-  const [launched] = await Promise.all([
-    launchChromium(),
-    createTopics(await clients.admin(), [
-      { name: input, partitions: 3 },
-      { name: output, partitions: 3 },
-    ]),
-  ]);
-  browser = launched;
-  node = await TestNode.start({
-    topologies: [wordCountDefinition(input, output)],
-    instances: [{ topology: 'word-count', applicationId: id }],
-    server: { users, allowPlaintextPasswords: true },
-  });
-  const producer = await clients.producer();
-  await producer.send({ topic: input, messages: ['kafka streams', 'kafka sluice', 'hello kafka', 'hello console'].map((value) => ({ value })) });
+  ({ browser, node } = await startWordCountConsole(clients, { input, output, id }, ['kafka streams', 'kafka sluice', 'hello kafka', 'hello console'], { users, allowPlaintextPasswords: true }));
   operator = await browser.newContext({ httpCredentials: { username: 'ops', password: 'ops-pass', send: 'always' }, viewport: { width: 1280, height: 900 } });
   page = await operator.newPage();
   watchErrors(page);

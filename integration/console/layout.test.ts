@@ -8,11 +8,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { WORD_COUNT_STORE } from '../../examples/word-count';
-import { createTopics } from '../../src/streams/kafka';
-import { TestNode, wordCountDefinition } from '../api/support/node';
+import type { TestNode } from '../api/support/node';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 import { waitFor } from '../support/streams';
-import { launchChromium } from './browser';
+import { startWordCountConsole } from './browser';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS);
 
@@ -44,17 +43,7 @@ const inputRows = (page: Page) => page.getByTestId('lag-row').filter({ has: page
 
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  const [launched] = await Promise.all([
-    launchChromium(),
-    createTopics(await clients.admin(), [
-      { name: input, partitions: 3 },
-      { name: output, partitions: 3 },
-    ]),
-  ]);
-  browser = launched;
-  node = await TestNode.start({ topologies: [wordCountDefinition(input, output)], instances: [{ topology: 'word-count', applicationId: id }] });
-  const producer = await clients.producer();
-  await producer.send({ topic: input, messages: ['a long line of words for the layout test', 'and some more words'].map((value) => ({ value })) });
+  ({ browser, node } = await startWordCountConsole(clients, { input, output, id }, ['a long line of words for the layout test', 'and some more words']));
   await node.waitForState(id, 'RUNNING');
 }, BROKER_TEST_TIMEOUT_MS);
 

@@ -147,9 +147,6 @@ describe('deploy/monitoring against a running node', () => {
 
   beforeAll(async () => {
     build = await buildSluice();
-    // sluice-version.ts reads the version from the nearest package.json named sluice above it, which the build's
-    // temporary tree lacks.
-    fs.copyFileSync(path.join(REPO, 'package.json'), path.join(build.root, 'package.json'));
     await (await clients.admin()).createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 2 }] });
     // The cluster tests' topology: every record into a key-value, a window and a session store, all persistent.
     node = await SluiceNode.start({ build, name: 'node', bootstrapServers: bootstrapServers().join(','), applicationId, inputTopic: input, workDir });

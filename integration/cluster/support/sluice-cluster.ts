@@ -58,6 +58,8 @@ export async function buildSluice(): Promise<SluiceBuild> {
   }
   if (compiled.code !== 0) process.stderr.write(`cluster tests: the compiler reported errors (ignored, the nodes were emitted):\n${compiled.output}\n`);
   fs.cpSync(path.join(REPO, 'proto'), path.join(root, 'proto'), { recursive: true });
+  // As in the package: the node reads its version from the package.json above its modules.
+  fs.copyFileSync(path.join(REPO, 'package.json'), path.join(root, 'package.json'));
   const launcher = path.join(root, 'sluice.js');
   fs.writeFileSync(
     launcher,
