@@ -11,6 +11,8 @@ const STOP_MS = 10_000;
 
 /** A process under measurement. */
 export interface MeasuredProcess {
+  /** Its process id, for what a benchmark reads of it from /proc beyond RSS and CPU. */
+  readonly pid: number;
   /** Resident set size in bytes, or undefined when it cannot be read. */
   rss(): number | undefined;
   /** CPU time it has used so far (user and system, all its threads) in seconds, or undefined when it cannot be read. */
@@ -74,6 +76,7 @@ export async function startChild(
   };
   const logTail = (): string => fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-20).join('\n');
   return {
+    pid: child.pid!,
     rss: () => procRss(child.pid!),
     cpuSeconds: () => procCpuSeconds(child.pid!),
     failure: () => (exit === undefined ? undefined : `${label} exited with ${exit}:\n${logTail()}`),
