@@ -13,6 +13,13 @@ import type { StoreStorage } from './store-storage';
 const METADATA_DB = '__metadata__';
 /** Segment databases (e.g. `segment.1700000000000`) plus the key-value database and the metadata. */
 const MAX_DBS = 16;
+/**
+ * The map an environment starts with. lmdb-js would start at 128 KB and map the file again each time it outgrows the
+ * map, keeping every earlier map: the same pages then count in RSS once per map, about twice the store's size
+ * (measured by bench:memory, issue 37). Address space only: LMDB neither grows the file to it nor pages it in, and
+ * a store beyond it still grows.
+ */
+const INITIAL_MAP_BYTES = 1024 * 1024 * 1024;
 
 /**
  * One LMDB environment per store, at `<taskDir>/lmdb/<storeName>/` (Kafka Streams: `rocksdb/<storeName>/`), each
@@ -44,7 +51,7 @@ export class LmdbStorage implements StoreStorage {
     // nobody, so when that transaction fails (a full disk) its rejection is unhandled and ends the process. Batched by
     // commit delay instead, writes cost the same (measured: 1.38 s against 1.41 s for a million puts).
     const layout = { path, keyEncoding: 'binary', encoding: 'binary', eventTurnBatching: false } as const;
-    const options: Record<string, unknown> = { ...layout, maxDbs: MAX_DBS };
+    const options: Record<string, unknown> = { ...layout, maxDbs: MAX_DBS, mapSize: INITIAL_MAP_BYTES };
     context.configureStore?.(storeName, options);
     // The byte layout of the store depends on the first three, and failures surface only without event-turn batching.
     Object.assign(options, layout);
