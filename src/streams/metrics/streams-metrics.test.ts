@@ -41,6 +41,8 @@ describe('Kafka Streams metric families', () => {
       topologyDescription: () => 'Topologies:\n   Sub-topology: 0',
       state: () => state,
       aliveStreamThreads: () => 2,
+      stateDirFreeBytes: () => 5_000_000,
+      stateDirMinFreeBytes: 1_000_000,
     });
     client.failedStreamThreads.record();
     state = 'RUNNING';
@@ -51,6 +53,8 @@ describe('Kafka Streams metric families', () => {
       'commit-id',
       'failed-stream-threads',
       'state',
+      'state-dir-free-bytes',
+      'state-dir-min-free-bytes',
       'topology-description',
       'version',
     ]);
@@ -58,6 +62,8 @@ describe('Kafka Streams metric families', () => {
     expect(value(registry, CLIENT_GROUP, 'state')).toBe('RUNNING');
     expect(value(registry, CLIENT_GROUP, 'failed-stream-threads')).toBe(1);
     expect(value(registry, CLIENT_GROUP, 'topology-description')).toBe('Topologies:\n   Sub-topology: 0');
+    expect(value(registry, CLIENT_GROUP, 'state-dir-free-bytes')).toBe(5_000_000);
+    expect(value(registry, CLIENT_GROUP, 'state-dir-min-free-bytes')).toBe(1_000_000);
   });
 
   it('stream-thread-metrics: one record() feeds latency avg/max, rate and total', () => {

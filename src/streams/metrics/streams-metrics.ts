@@ -78,6 +78,10 @@ export interface ClientMetricsSources {
   readonly topologyDescription: () => string;
   readonly state: () => string;
   readonly aliveStreamThreads: () => number;
+  /** Free bytes of the state directory's disk (Sluice's own: the floor below which stores refuse writes is near). */
+  readonly stateDirFreeBytes: () => number;
+  /** `state.dir.min.free.bytes`. */
+  readonly stateDirMinFreeBytes: number;
 }
 
 export interface ClientMetrics extends MetricsScope {
@@ -107,6 +111,8 @@ export function createClientMetrics(
     'The current number of alive stream threads that are running or participating in rebalance',
     sources.aliveStreamThreads,
   );
+  gauge('state-dir-free-bytes', "The free bytes of the state directory's disk", sources.stateDirFreeBytes);
+  gauge('state-dir-min-free-bytes', 'The free bytes below which persistent stores refuse writes (state.dir.min.free.bytes)', () => sources.stateDirMinFreeBytes);
   return {
     ...scope(registry, tags),
     // Kafka counts failed threads with a CumulativeSum under a name without "-total".

@@ -1,11 +1,12 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { IllegalState, StreamsException } from '../../errors';
-import { cacheMaxBytes } from '../config/config-lookup';
+import { cacheMaxBytes, minFreeDiskBytes } from '../config/config-lookup';
 import type { KafkaAdmin } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import { createClientMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
+import { freeDiskBytes } from '../state/disk-space-guard';
 import type { StateStore } from '../state/store';
 import type { TopologyDescription } from '../topology/description';
 import { describeAsText } from '../topology/description';
@@ -140,6 +141,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       topologyDescription: () => describeAsText(this.topology.describe()),
       state: () => this.machine.state,
       aliveStreamThreads: () => this.streamThreads.filter((t) => t.state !== 'DEAD').length,
+      stateDirFreeBytes: () => freeDiskBytes(this.config.stateDir),
+      stateDirMinFreeBytes: minFreeDiskBytes(config),
     });
   }
 

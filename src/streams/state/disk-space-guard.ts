@@ -1,4 +1,5 @@
-import { statfsSync } from 'node:fs';
+import { existsSync, statfsSync } from 'node:fs';
+import * as path from 'node:path';
 import { StreamsException } from '../../errors';
 
 /** A write re-checks the free space (a statfs: half a microsecond) once this much has been written since the last check... */
@@ -51,4 +52,11 @@ export class DiskSpaceGuard {
 function freeBytesOf(directory: string): number {
   const stats = statfsSync(directory);
   return stats.bavail * stats.bsize;
+}
+
+/** The free bytes of the disk that holds `directory`, or of its nearest existing parent (a state directory not made yet). */
+export function freeDiskBytes(directory: string): number {
+  let dir = path.resolve(directory);
+  while (!existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return freeBytesOf(dir);
 }
