@@ -1,6 +1,6 @@
 import { encodeProduceRequest, oneBufferProduceRequest } from './produce-request';
 import type { ProduceRequestArgs } from './produce-request';
-import type { ProduceMessage } from './record-batch';
+import type { ProduceMessage } from './produce-request';
 import { kafkajsFixesInstalled } from './kafkajs';
 import { kafkajsOriginal } from './testing/kafkajs-original';
 

@@ -1,30 +1,27 @@
 /**
- * Kafka's record batches (message format 2, Kafka 0.11 and later), read and written: the adapter's one codec of
- * records. `decodeRecordBatches` reads fetched batches straight from the fetched bytes and hands each record's parts
- * (where its key and value lie in the bytes, its offset and timestamp as numbers, its headers when asked for) to a
- * sink: the stream threads' consumers make of them the record a task processes (consumer-records.ts), the changelog
- * reader keeps them in columns (fetch-response.ts). `sizeRecordBatch` and `writeRecordBatch` write the batches of
- * a produce request into its one buffer (produce-request.ts). CRCs are written but not checked, as kafkajs does not
- * check them.
+ * Kafka's record batches (message format 2, Kafka 0.11 and later) read: the adapter's one decoder of records, and
+ * the format's constants, which the produce request's writer (produce-request.ts) shares. `decodeRecordBatches`
+ * reads fetched batches straight from the fetched bytes and hands each record's parts (where its key and value lie
+ * in the bytes, its offset and timestamp as numbers, its headers when asked for) to a sink: the stream threads'
+ * consumers make of them the record a task processes (consumer-records.ts), the changelog reader keeps them in
+ * columns (fetch-response.ts). CRCs are not checked, as kafkajs does not check them.
  */
 import { StreamsException } from '../../errors';
 
-// kafkajs internals, from the pinned version: its Long, CRC-32C and codecs keep the bytes those of kafkajs.
-const Long: { fromValue(value: unknown): { value: bigint } } = require('kafkajs/src/utils/long');
-const crc32C: (buffer: Buffer) => number = require('kafkajs/src/protocol/recordBatch/crc32C');
+// kafkajs internals, from the pinned version: its codecs decompress what its producers compressed.
 type Codec = { decompress(buffer: Buffer): Promise<Buffer> };
 const compression: { lookupCodecByAttributes(attributes: number): Codec | null } = require('kafkajs/src/protocol/message/compression');
 
 /** Where a batch's magic byte is, in every message format. */
 const MAGIC_OFFSET = 16;
-const MAGIC = 2;
+export const MAGIC = 2;
 const COMPRESSION_MASK = 0x07;
 export const LOG_APPEND_TIME_FLAG = 0x08;
 export const TRANSACTIONAL_FLAG = 0x10;
 export const CONTROL_FLAG = 0x20;
 
 /** Bytes of a batch before its records, up to and including the record count: no whole batch is shorter. */
-const BATCH_HEADER_BYTES = 61;
+export const BATCH_HEADER_BYTES = 61;
 
 /**
  * A record's headers, name to value, as the processor API takes them (`Headers`). Kafka also lets a name repeat and
@@ -265,223 +262,4 @@ export class RecordBatchReader {
   skip(bytes: number): void {
     this.pos += bytes;
   }
-}
-
-type Bytes = Buffer | string | null | undefined;
-
-/** A record to write: key and value as bytes or UTF-8 text, a timestamp (none: now), headers. */
-export interface ProduceMessage {
-  key?: Bytes;
-  value: Bytes;
-  timestamp?: string | number | null;
-  headers?: Record<string, Bytes | Bytes[]> | null;
-}
-
-/** A record's headers, each with the sizes of its key and value. */
-type SizedHeader = [string, Bytes, number, number];
-
-/** Most records carry no header: they share this list rather than allocate their own. */
-const NO_HEADERS: readonly SizedHeader[] = [];
-
-/** Sizes of a record's parts, worked out before anything is written. */
-interface SizedRecord {
-  key: Bytes;
-  keySize: number;
-  value: Bytes;
-  valueSize: number;
-  timestampDelta: number;
-  headers: readonly SizedHeader[];
-  bodySize: number;
-}
-
-/** A batch to write, sized. */
-export interface SizedBatch {
-  firstSequence: number;
-  firstTimestamp: number;
-  maxTimestamp: number;
-  records: SizedRecord[];
-  /** Bytes of the records. */
-  size: number;
-}
-
-/** Who writes a batch: a transactional producer marks its batches; an idempotent one gives its id and epoch. */
-export interface BatchProducer {
-  transactional: boolean;
-  producerId: unknown;
-  producerEpoch: number;
-}
-
-function byteSize(value: Bytes): number {
-  return value == null ? -1 : Buffer.isBuffer(value) ? value.length : Buffer.byteLength(String(value), 'utf8');
-}
-
-function zigZag32(value: number): number {
-  return ((value << 1) ^ (value >> 31)) >>> 0;
-}
-
-function uvarIntSize(value: number): number {
-  let size = 1;
-  while (value >= 0x80) {
-    size++;
-    value >>>= 7;
-  }
-  return size;
-}
-
-const varIntSize = (value: number): number => uvarIntSize(zigZag32(value));
-const bytesSize = (size: number): number => varIntSize(size) + Math.max(size, 0);
-
-function isInt32(value: number): boolean {
-  return (value | 0) === value;
-}
-
-function zigZag64(value: number): bigint {
-  const long = BigInt.asIntN(64, BigInt(value));
-  return BigInt.asUintN(64, (long << 1n) ^ (long >> 63n));
-}
-
-function varLongSize(value: number): number {
-  if (isInt32(value)) return varIntSize(value);
-  let size = 1;
-  for (let v = zigZag64(value); v >= 0x80n; v >>= 7n) size++;
-  return size;
-}
-
-/** A cursor writing into a buffer sized beforehand: Kafka's big-endian integers, strings and zig-zag varints. */
-export class RecordBatchWriter {
-  offset = 0;
-  constructor(readonly buf: Buffer) {}
-
-  int8(value: number): void {
-    this.offset = this.buf.writeInt8(value, this.offset);
-  }
-  int16(value: number): void {
-    this.offset = this.buf.writeInt16BE(value, this.offset);
-  }
-  int32(value: number): void {
-    this.offset = this.buf.writeInt32BE(value, this.offset);
-  }
-  uint32(value: number): void {
-    this.offset = this.buf.writeUInt32BE(value, this.offset);
-  }
-  int64(value: unknown): void {
-    this.offset = this.buf.writeBigInt64BE(BigInt.asIntN(64, Long.fromValue(value).value), this.offset);
-  }
-  string(value: string | null | undefined): void {
-    if (value == null) return this.int16(-1);
-    const size = Buffer.byteLength(value, 'utf8');
-    this.int16(size);
-    this.offset += this.buf.write(value, this.offset, size, 'utf8');
-  }
-  uvarInt(value: number): void {
-    while (value >= 0x80) {
-      this.buf[this.offset++] = (value & 0x7f) | 0x80;
-      value >>>= 7;
-    }
-    this.buf[this.offset++] = value;
-  }
-  varInt(value: number): void {
-    this.uvarInt(zigZag32(value));
-  }
-  varLong(value: number): void {
-    if (isInt32(value)) return this.varInt(value);
-    let v = zigZag64(value);
-    while (v >= 0x80n) {
-      this.buf[this.offset++] = Number(v & 0x7fn) | 0x80;
-      v >>= 7n;
-    }
-    this.buf[this.offset++] = Number(v);
-  }
-  /** Varint length, then the bytes; -1 and nothing for null. */
-  varBytes(value: Bytes, size: number): void {
-    this.varInt(size);
-    if (value == null) return;
-    if (Buffer.isBuffer(value)) this.offset += value.copy(this.buf, this.offset);
-    else this.offset += this.buf.write(String(value), this.offset, size, 'utf8');
-  }
-}
-
-function sizedHeaders(headers: ProduceMessage['headers']): readonly SizedHeader[] {
-  if (headers == null) return NO_HEADERS;
-  let list: SizedHeader[] | undefined;
-  for (const key in headers) {
-    if (!Object.hasOwn(headers, key)) continue;
-    const value = headers[key];
-    const keyLength = Buffer.byteLength(key, 'utf8');
-    list ??= [];
-    if (Array.isArray(value)) for (const v of value) list.push([key, v, keyLength, byteSize(v)]);
-    else list.push([key, value, keyLength, byteSize(value)]);
-  }
-  return list ?? NO_HEADERS;
-}
-
-function sizeRecord(message: ProduceMessage, offsetDelta: number, now: number, firstTimestamp: number): SizedRecord {
-  const keySize = byteSize(message.key);
-  const valueSize = byteSize(message.value);
-  // A timestamp of 0 is one (Sluice's records carry numbers): only a missing one means now.
-  const timestampDelta = (message.timestamp == null ? now : Number(message.timestamp)) - firstTimestamp;
-  const headers = sizedHeaders(message.headers);
-  let bodySize = 1 + varLongSize(timestampDelta) + varIntSize(offsetDelta) + bytesSize(keySize) + bytesSize(valueSize) + varIntSize(headers.length);
-  for (const [, , keyLength, valueLength] of headers) bodySize += bytesSize(keyLength) + bytesSize(valueLength);
-  return { key: message.key, keySize, value: message.value, valueSize, timestampDelta, headers, bodySize };
-}
-
-function writeRecord(w: RecordBatchWriter, record: SizedRecord, offsetDelta: number): void {
-  w.varInt(record.bodySize);
-  w.int8(0);
-  w.varLong(record.timestampDelta);
-  w.varInt(offsetDelta);
-  w.varBytes(record.key, record.keySize);
-  w.varBytes(record.value, record.valueSize);
-  w.varInt(record.headers.length);
-  for (const [key, value, keySize, valueSize] of record.headers) {
-    w.varBytes(key, keySize);
-    w.varBytes(value, valueSize);
-  }
-}
-
-/**
- * A batch of `messages` sized for writing, records without a timestamp stamped `now`. Its first and max timestamps
- * are the least and greatest by value (kafkajs sorts them as strings, which only agrees while they have the same
- * number of digits).
- */
-export function sizeRecordBatch(firstSequence: number, messages: ProduceMessage[], now: number): SizedBatch {
-  let first = Infinity;
-  let max = -Infinity;
-  for (const message of messages) {
-    if (message.timestamp == null) continue;
-    const t = Number(message.timestamp);
-    if (t < first) first = t;
-    if (t > max) max = t;
-  }
-  if (first === Infinity) first = max = now;
-  const records = messages.map((message, i) => sizeRecord(message, i, now, first));
-  const size = records.reduce((n, r) => n + uvarIntSize(zigZag32(r.bodySize)) + r.bodySize, 0);
-  return { firstSequence, firstTimestamp: first, maxTimestamp: max, records, size };
-}
-
-/** Bytes the batch takes written. */
-export function recordBatchBytes(batch: SizedBatch): number {
-  return BATCH_HEADER_BYTES + batch.size;
-}
-
-/** Writes the batch, uncompressed, at the writer's position (the bytes kafkajs writes). */
-export function writeRecordBatch(w: RecordBatchWriter, batch: SizedBatch, producer: BatchProducer): void {
-  w.int64(0);
-  w.int32(recordBatchBytes(batch) - 12); // what follows the base offset and this length
-  w.int32(0);
-  w.int8(MAGIC);
-  const crcAt = w.offset;
-  w.uint32(0);
-  const bodyStart = w.offset;
-  w.int16(producer.transactional ? TRANSACTIONAL_FLAG : 0);
-  w.int32(batch.records.length - 1);
-  w.int64(batch.firstTimestamp);
-  w.int64(batch.maxTimestamp);
-  w.int64(producer.producerId);
-  w.int16(producer.producerEpoch);
-  w.int32(batch.firstSequence);
-  w.int32(batch.records.length);
-  batch.records.forEach((record, i) => writeRecord(w, record, i));
-  w.buf.writeUInt32BE(crc32C(w.buf.subarray(bodyStart, w.offset)), crcAt);
 }
