@@ -15,10 +15,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrokerProvisioningFailed } from '../../errors';
 import { createKafkaClient } from '../../streams/kafka';
-import { ensureKafkaJars, KAFKA_VERSION } from './jars';
+import { ensureKafkaJars, kafkaVersionSetting, parseKafkaVersion, type KafkaRelease } from './jars';
 
 export interface LocalKafkaOptions {
-  /** Directory of the broker's jars; default: the cache, fetched with Maven when missing. */
+  /** The Kafka release: `3.9`, `4.2`, `4.2.1`…; default `$SLUICE_KAFKA_VERSION`, else 3.9.1. */
+  kafkaVersion?: string;
+  /** Directory of the broker's jars (of that release); default: the cache, fetched with Maven when missing. */
   libsDir?: string;
   /** Java command; default `java`. */
   javaCommand?: string;
@@ -63,7 +65,8 @@ export interface BrokerListeners {
 
 /**
  * The watchdog. Arguments: the pid to outlive and the broker's directory; environment: SLUICE_JAVA,
- * SLUICE_CLASSPATH, SLUICE_CLUSTER_ID. It formats the storage, then execs the broker in a background
+ * SLUICE_CLASSPATH, SLUICE_CLUSTER_ID, SLUICE_LOGGING (the JVM option naming the logging configuration: log4j 1's
+ * for Kafka 3.x, log4j2's for Kafka 4.x). It formats the storage, then execs the broker in a background
  * subshell, and records the broker's exit status in `exit-status` should it die early. SIGTERM (stop) is
  * passed on and awaited; the parent's death ends the broker with SIGKILL, as its data is deleted anyway.
  * The cluster id goes as `--cluster-id=<id>`: a base64url id may start with '-', which `-t <id>` would
@@ -74,7 +77,7 @@ const WATCHDOG = `
 parent=$1
 dir=$2
 jvm_options=(-Xmx512m -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true -Djava.net.preferIPv4Stack=true
-  "-Dlog4j.configuration=file:$dir/log4j.properties" "-Dkafka.logs.dir=$dir/logs")
+  "$SLUICE_LOGGING" "-Dkafka.logs.dir=$dir/logs")
 format_args=()
 [ -e "$dir/format-args" ] && mapfile -t format_args < "$dir/format-args"
 broker() {
@@ -113,7 +116,8 @@ const BIND_ERROR = /Address already in use|BindException/;
 const ATTEMPTS = 3;
 
 export class LocalKafka {
-  readonly version = KAFKA_VERSION;
+  /** The Apache Kafka release it runs: `3.9.1`, `4.2.2`. */
+  readonly version: string;
   /** `127.0.0.1:<port>`. */
   readonly bootstrapServers: string;
   /** Every listener's address; the secured ones only when asked for. */
@@ -129,6 +133,7 @@ export class LocalKafka {
   private stopping: Promise<void> | undefined;
 
   private constructor(
+    version: string,
     listeners: BrokerListeners,
     dir: string,
     clusterId: string,
@@ -136,6 +141,7 @@ export class LocalKafka {
     exited: Promise<void>,
     stopGraceMs: number,
   ) {
+    this.version = version;
     this.bootstrapServers = listeners.plaintext;
     this.listeners = listeners;
     this.dir = dir;
@@ -148,9 +154,10 @@ export class LocalKafka {
 
   /** Starts a broker and resolves once it answers `describeCluster()`. Retries on a port taken meanwhile. */
   static async start(options: LocalKafkaOptions = {}): Promise<LocalKafka> {
-    const libsDir = options.libsDir ?? (await ensureKafkaJars(options.log));
+    const release = options.kafkaVersion === undefined ? kafkaVersionSetting() : parseKafkaVersion(options.kafkaVersion);
+    const libsDir = options.libsDir ?? (await ensureKafkaJars(options.log, release));
     for (let attempt = 1; ; attempt++) {
-      const broker = await LocalKafka.launch(libsDir, options);
+      const broker = await LocalKafka.launch(release, libsDir, options);
       try {
         await broker.waitUntilReady(options.startTimeoutMs ?? 60_000);
         return broker;
@@ -162,7 +169,7 @@ export class LocalKafka {
     }
   }
 
-  private static async launch(libsDir: string, options: LocalKafkaOptions): Promise<LocalKafka> {
+  private static async launch(release: KafkaRelease, libsDir: string, options: LocalKafkaOptions): Promise<LocalKafka> {
     const dir = await mkdtemp(join(tmpdir(), 'sluice-kafka-'));
     await mkdir(join(dir, 'logs'));
     const [port, controllerPort, saslSslPort, sslPort] = await freePorts(options.secured ? 4 : 2);
@@ -198,18 +205,7 @@ export class LocalKafka {
       ...options.brokerProperties,
     };
     await writeFile(join(dir, 'server.properties'), toProperties(properties));
-    await writeFile(
-      join(dir, 'log4j.properties'),
-      toProperties({
-        'log4j.rootLogger': 'WARN, file',
-        'log4j.appender.file': 'org.apache.log4j.FileAppender',
-        'log4j.appender.file.File': join(dir, 'logs', 'server.log'),
-        'log4j.appender.file.layout': 'org.apache.log4j.PatternLayout',
-        'log4j.appender.file.layout.ConversionPattern': '[%d] %p %m (%c)%n',
-        // The one INFO line worth having: "Kafka Server started".
-        'log4j.logger.kafka.server.KafkaRaftServer': 'INFO',
-      }),
-    );
+    const logging = await writeLoggingConfig(dir, release);
 
     const clusterId = randomBytes(16).toString('base64url');
     const output = openSync(join(dir, 'console.log'), 'a');
@@ -225,6 +221,7 @@ export class LocalKafka {
           SLUICE_JAVA: options.javaCommand ?? 'java',
           SLUICE_CLASSPATH: join(libsDir, '*'),
           SLUICE_CLUSTER_ID: clusterId,
+          SLUICE_LOGGING: logging,
         },
       });
     } finally {
@@ -241,7 +238,7 @@ export class LocalKafka {
     }
     // The broker must not keep this process alive; the watchdog ends it when this process ends.
     watchdog.unref();
-    return new LocalKafka(listeners, dir, clusterId, watchdog, exited, options.stopGraceMs ?? 10_000);
+    return new LocalKafka(release.version, listeners, dir, clusterId, watchdog, exited, options.stopGraceMs ?? 10_000);
   }
 
   private async waitUntilReady(timeoutMs: number): Promise<void> {
@@ -257,7 +254,7 @@ export class LocalKafka {
       const status = await readFile(join(this.dir, 'exit-status'), 'utf8').catch(() => undefined);
       if (status !== undefined) {
         throw new BrokerProvisioningFailed(
-          `The local Kafka ${KAFKA_VERSION} broker exited with status ${status.trim()} while starting. Last log lines:\n${await this.logTail()}`,
+          `The local Kafka ${this.version} broker exited with status ${status.trim()} while starting. Last log lines:\n${await this.logTail()}`,
         );
       }
       const admin = kafka.admin({ retry: { retries: 0 } });
@@ -272,7 +269,7 @@ export class LocalKafka {
       }
       if (Date.now() > deadline) {
         throw new BrokerProvisioningFailed(
-          `The local Kafka ${KAFKA_VERSION} broker did not answer on ${this.bootstrapServers} within ${timeoutMs} ms. Last log lines:\n${await this.logTail()}`,
+          `The local Kafka ${this.version} broker did not answer on ${this.bootstrapServers} within ${timeoutMs} ms. Last log lines:\n${await this.logTail()}`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -337,6 +334,47 @@ export class LocalKafka {
     })();
     return this.stopping;
   }
+}
+
+/**
+ * Writes the broker's logging configuration, WARN and up to `logs/server.log` plus the one INFO line worth having
+ * ("Kafka Server started"), in the form its release reads; returns the JVM option that names it.
+ */
+export async function writeLoggingConfig(dir: string, release: KafkaRelease): Promise<string> {
+  const serverLog = join(dir, 'logs', 'server.log');
+  const pattern = '[%d] %p %m (%c)%n';
+  if (release.logging === 'log4j2') {
+    const file = join(dir, 'log4j2.properties');
+    await writeFile(
+      file,
+      toProperties({
+        status: 'warn',
+        'appender.file.type': 'File',
+        'appender.file.name': 'file',
+        'appender.file.fileName': serverLog,
+        'appender.file.layout.type': 'PatternLayout',
+        'appender.file.layout.pattern': pattern,
+        'rootLogger.level': 'WARN',
+        'rootLogger.appenderRef.file.ref': 'file',
+        'logger.started.name': 'kafka.server.KafkaRaftServer',
+        'logger.started.level': 'INFO',
+      }),
+    );
+    return `-Dlog4j2.configurationFile=${file}`;
+  }
+  const file = join(dir, 'log4j.properties');
+  await writeFile(
+    file,
+    toProperties({
+      'log4j.rootLogger': 'WARN, file',
+      'log4j.appender.file': 'org.apache.log4j.FileAppender',
+      'log4j.appender.file.File': serverLog,
+      'log4j.appender.file.layout': 'org.apache.log4j.PatternLayout',
+      'log4j.appender.file.layout.ConversionPattern': pattern,
+      'log4j.logger.kafka.server.KafkaRaftServer': 'INFO',
+    }),
+  );
+  return `-Dlog4j.configuration=file:${file}`;
 }
 
 const USER = /^[A-Za-z0-9_-]+$/;
