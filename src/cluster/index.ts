@@ -1,12 +1,4 @@
 /** The cluster layer: the gRPC peer service between Sluice nodes (proto/sluice.proto), its server and client. */
 export { PeerClient, type PeerClientOptions } from './peer-client';
 export { isAuthenticated, type PeerSecurity, type PeerTls } from './peer-security';
-export { startPeerServer, type PeerServer, type PeerServerOptions } from './peer-server';
-export {
-  failedAnswer,
-  type NodeInfo,
-  type PeerAnswer,
-  type PeerQueryHandler,
-  type PeerQueryRequest,
-  type StoreDescription,
-} from './peer-protocol';
+export { startPeerServer, type NodeInfo, type PeerServer, type PeerServerOptions } from './peer-server';

@@ -1,21 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
 import NodeCache from 'node-cache';
 import type { Logger } from 'pino';
-import {
-  failedAnswer,
-  type NodeInfo,
-  type PartEnd,
-  type PartStream,
-  type PeerAnswer,
-  type PeerQuery,
-  type PeerFailure,
-  type PeerQueryRequest,
-  type RecordChunk,
-  type StoreDescription,
-} from './peer-protocol';
+import { failedAnswer, type PartEnd, type PartFailure, type PartStream, type RecordChunk } from '../query/parts';
+import type { PeerAnswer, PeerQuery, PeerQueryRequest, PeerTransport } from '../query/peers';
+import type { StoreDescription } from '../query/schema';
 import { MultiplexedCall, MultiplexedCallEnded } from './multiplexed-call';
 import { callMetadata, channelCredentials, type PeerSecurity } from './peer-security';
-import { UNLIMITED_MESSAGES } from './peer-server';
+import { UNLIMITED_MESSAGES, type NodeInfo } from './peer-server';
 import { peerService, positionFromMessage, type QueryChunkMessage, type QueryReplyMessage } from './peer-service';
 
 export interface PeerClientOptions {
@@ -50,7 +41,7 @@ function isServiceError(error: unknown): error is grpc.ServiceError {
  * that the next query connects afresh instead of waiting out the channel's reconnection backoff). Every call has
  * the deadline it is given, but the long-lived multiplexed call, where each query keeps its own.
  */
-export class PeerClient {
+export class PeerClient implements PeerTransport {
   private readonly channels: NodeCache;
   private readonly ttlSeconds: number;
   private readonly security: PeerSecurity;
@@ -291,14 +282,14 @@ export class PeerClient {
     return { ok: false, messages: messages.length > 0 ? messages : ['the peer failed without a message'], kind: kind === 'FAILURE_KIND_UNSPECIFIED' ? legacy : kind, timedOut };
   }
 
-  private failure(grpcEndpoint: string, error: unknown): PeerFailure {
+  private failure(grpcEndpoint: string, error: unknown): PartFailure {
     const failure = this.classify(grpcEndpoint, error);
     if (failure.kind === 'REFUSED') this.logger?.warn({ peer: grpcEndpoint, reason: failure.messages[0] }, 'a peer refused this node (peers.secret or peers.tls differ between nodes?)');
     else this.logger?.debug({ peer: grpcEndpoint, kind: failure.kind, reason: failure.messages[0] }, 'a call to a peer failed');
     return failure;
   }
 
-  private classify(grpcEndpoint: string, error: unknown): PeerFailure {
+  private classify(grpcEndpoint: string, error: unknown): PartFailure {
     if (!isServiceError(error)) return failedAnswer(error instanceof Error ? error.message : String(error));
     switch (error.code) {
       case grpc.status.DEADLINE_EXCEEDED:

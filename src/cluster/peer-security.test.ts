@@ -1,8 +1,9 @@
 import pino from 'pino';
 import * as grpc from '@grpc/grpc-js';
+import { drainPart, type PartStream } from '../query/parts';
+import type { PeerAnswer, PeerQuery, PeerQueryHandler, PeerQueryRequest } from '../query/peers';
 import { makeTestCertificates } from '../streams/kafka/testing/certificates';
 import { PeerClient } from './peer-client';
-import { drainPart, type PartStream, type PeerAnswer, type PeerQuery, type PeerQueryHandler, type PeerQueryRequest } from './peer-protocol';
 import { callMetadata, carriesSecret, isAuthenticated, PEER_SECRET_METADATA, type PeerSecurity, type PeerTls } from './peer-security';
 import { startPeerServer, type PeerServer } from './peer-server';
 import { peerService, type QueryReplyMessage } from './peer-service';

@@ -2,7 +2,8 @@ import type { EventEmitter } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { InvalidQuery, SluiceError } from '../errors';
-import { failedAnswer, failureKindOf, type NodeInfo, type PeerAnswer, type PeerFailure, type PeerQuery, type PeerQueryHandler, type PartEnd, type PartStream } from './peer-protocol';
+import { failedAnswer, failureOf, type PartEnd, type PartFailure, type PartStream } from '../query/parts';
+import type { PeerAnswer, PeerQuery, PeerQueryHandler } from '../query/peers';
 import { secretInterceptor, serverCredentials, type PeerSecurity } from './peer-security';
 import {
   peerService,
@@ -18,6 +19,13 @@ import {
   type QueryReplyMessage,
   type QueryRequestMessage,
 } from './peer-service';
+
+/** A node as Ping shows it. */
+export interface NodeInfo {
+  /** `application.server` of the node. */
+  server: string;
+  applications: string[];
+}
 
 export interface PeerServerOptions {
   /** Address to listen on, e.g. `0.0.0.0`, `127.0.0.1`, `::`. */
@@ -74,7 +82,7 @@ function deadlineOf(call: { getDeadline(): grpc.Deadline; request: { timeoutMs: 
   return Number.isFinite(deadline) ? deadline : Date.now() + DEFAULT_TIMEOUT_MS;
 }
 
-function failureMessage(failure: PeerFailure): NonNullable<QueryReplyMessage['failure']> {
+function failureMessage(failure: PartFailure): NonNullable<QueryReplyMessage['failure']> {
   const kind = failure.kind === 'UNREACHABLE' || failure.kind === 'REFUSED' ? 'INTERNAL' : failure.kind;
   return { messages: failure.messages, kind, notAvailable: kind === 'NOT_AVAILABLE', timedOut: failure.timedOut };
 }
@@ -90,10 +98,6 @@ function endMessage(end: PartEnd): NonNullable<QueryChunkMessage['end']> {
   if (end.paging === undefined) return replica;
   const positions = end.paging.positions.map((position) => ({ ...position, afterKey: position.afterKey ?? Buffer.alloc(0) }));
   return { paged: true, positions, complete: end.paging.complete, ...replica };
-}
-
-function errorFailure(error: unknown): PeerFailure {
-  return failedAnswer(error instanceof Error ? error.message : String(error), failureKindOf(error));
 }
 
 /** Where a part's messages go: a call of its own (StreamQuery), or its id on a multiplexed call. */
@@ -146,7 +150,7 @@ async function writePart(sink: ChunkSink, open: () => PartStream | Promise<PartS
     part = await open();
   } catch (error) {
     // The node is up: what its query layer refuses is a typed failure, not a failed call.
-    sink.write({ end: { failure: failureMessage(errorFailure(error)) } });
+    sink.write({ end: { failure: failureMessage(failureOf(error)) } });
     sink.end();
     return;
   }
@@ -158,7 +162,7 @@ async function writePart(sink: ChunkSink, open: () => PartStream | Promise<PartS
       try {
         next = await part.next();
       } catch (error) {
-        next = { done: true, value: errorFailure(error) };
+        next = { done: true, value: failureOf(error) };
       }
       if (sink.cancelled()) return;
       if (next.done) {
@@ -292,7 +296,7 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
       handler.answerPeer({ applicationId, store, queryJson, timeoutMs }, deadlineOf(call)).then(
         (answer) => callback(null, toReply(answer)),
         // The node is up: what its query layer refuses is a typed failure, not a failed call.
-        (error: unknown) => callback(null, toReply(errorFailure(error))),
+        (error: unknown) => callback(null, toReply(failureOf(error))),
       );
     },
     StreamQuery(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage>) {

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MethodDefinition } from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import type { PartitionPosition } from './peer-protocol';
+import type { PartitionPosition } from '../query/parts';
 
 export interface QueryRequestMessage {
   applicationId: string;

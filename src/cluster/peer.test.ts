@@ -1,8 +1,9 @@
 import * as net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { InvalidQuery, NoLocalInstance, UnknownStore } from '../errors';
+import { drainPart, type PartEnd, type PartStream } from '../query/parts';
+import type { PeerAnswer, PeerQuery, PeerQueryHandler, PeerQueryRequest } from '../query/peers';
 import { PeerClient } from './peer-client';
-import { drainPart, type PartEnd, type PartStream, type PeerAnswer, type PeerQuery, type PeerQueryHandler, type PeerQueryRequest } from './peer-protocol';
 import { startPeerServer, type PeerServer } from './peer-server';
 import { peerService, type PeerQueryMessage, type QueryChunkMessage, type QueryReplyMessage, type QueryRequestMessage } from './peer-service';
 

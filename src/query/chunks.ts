@@ -1,5 +1,5 @@
 /** How a part's records are cut into chunks, wherever the part is read (this thread, a stream thread's worker). */
-import { failedAnswer, failureKindOf, type PeerFailure, type RecordChunk } from '../cluster/peer-protocol';
+import { failedAnswer, type PartFailure, type RecordChunk } from './parts';
 
 /** Records per chunk of a local part: enough that per-chunk costs vanish, few enough to keep memory flat. */
 export const CHUNK_RECORDS = 1000;
@@ -18,7 +18,7 @@ export function take(records: Iterator<unknown, void, undefined>, count: number)
  * The records, CHUNK_RECORDS at a time, starting with `first` when it was read already; returns a failure when the
  * query's deadline passes between two chunks, and undefined once every record was read.
  */
-export function* chunksOf(records: Iterator<unknown, void, undefined>, deadline: number, first = take(records, CHUNK_RECORDS)): Generator<unknown[], PeerFailure | undefined, undefined> {
+export function* chunksOf(records: Iterator<unknown, void, undefined>, deadline: number, first = take(records, CHUNK_RECORDS)): Generator<unknown[], PartFailure | undefined, undefined> {
   for (let chunk = first; ; chunk = take(records, CHUNK_RECORDS)) {
     if (chunk.length > 0) yield chunk;
     if (chunk.length < CHUNK_RECORDS) return undefined;
@@ -35,8 +35,4 @@ export function chunkOf(records: unknown[]): RecordChunk {
 export function joinChunks(chunks: readonly RecordChunk[]): RecordChunk {
   const filled = chunks.filter((chunk) => chunk.count > 0);
   return { json: filled.map((chunk) => chunk.json).join(','), count: filled.reduce((sum, chunk) => sum + chunk.count, 0) };
-}
-
-export function failureOf(error: unknown): PeerFailure {
-  return failedAnswer(error instanceof Error ? error.message : String(error), failureKindOf(error));
 }

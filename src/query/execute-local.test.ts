@@ -1,4 +1,3 @@
-import type { PeerAnswer } from '../cluster/peer-protocol';
 import { longSerde } from '../streams/serdes/long';
 import type { Serde } from '../streams/serdes/serde';
 import { stringSerde } from '../streams/serdes/string';
@@ -13,6 +12,7 @@ import type {
 } from '../streams/state/store';
 import { executeLocal } from './execute-local';
 import { parseQueryRequest } from './parse';
+import type { PeerAnswer } from './peers';
 import { builders, FakeView, openStores } from './testing/fake-view';
 
 const PARTITIONS = [0, 1];

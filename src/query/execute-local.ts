@@ -1,14 +1,15 @@
-import { drainPart, failedAnswer, type PartEnd, type PartStream, type PeerAnswer, type PeerFailure, type RecordChunk, type Replica, type StoreDescription } from '../cluster/peer-protocol';
 import { InvalidStateStore, SluiceError } from '../errors';
 import type { InstanceView } from '../streams/runtime/instance-view';
 import { GLOBAL_STORE_PARTITION, type StandbyReplica, type WorkerStorePartitions } from '../streams/runtime/queryable-stores';
 import { parseTaskId } from '../streams/runtime/task-id';
 import type { StateStore } from '../streams/state/store';
 import { bindQuery, type BoundQuery } from './bind';
+import { drainPart, failedAnswer, failureOf, type PartEnd, type PartFailure, type PartStream, type RecordChunk, type Replica } from './parts';
+import type { PeerAnswer } from './peers';
 import { readRecords, type StoreRead } from './read-store';
 import { retryUntilReady, type Attempt } from './retry';
-import { schemaOfDescription, schemaOfStore, type StoreSchema } from './schema';
-import { CHUNK_RECORDS, chunkOf, chunksOf, failureOf, take } from './chunks';
+import { schemaOfDescription, schemaOfStore, type StoreDescription, type StoreSchema } from './schema';
+import { CHUNK_RECORDS, chunkOf, chunksOf, take } from './chunks';
 import { revivePositions, THREAD_PART_MODULE } from './thread-part';
 import type { QueryRequest } from './types';
 
@@ -192,7 +193,7 @@ async function attempt(view: InstanceView, store: string, request: QueryRequest)
   }
 }
 
-async function startReading(view: InstanceView, store: string, request: QueryRequest, deadline: number): Promise<Reading | PeerFailure> {
+async function startReading(view: InstanceView, store: string, request: QueryRequest, deadline: number): Promise<Reading | PartFailure> {
   try {
     const outcome = await retryUntilReady(() => attempt(view, store, request), request.options, deadline);
     return outcome.ready ? outcome.value : failedAnswer(outcome.reason, 'NOT_AVAILABLE', outcome.timedOut);

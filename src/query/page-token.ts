@@ -14,8 +14,8 @@
  * positions in the store the query already reads, which the query itself could ask for.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { PartitionPosition } from '../cluster/peer-protocol';
 import { InvalidQuery } from '../errors';
+import type { PartitionPosition } from './parts';
 import type { QueryRequest } from './types';
 
 /** Longest token taken: keys above about 16 KiB cannot be paged through. */

@@ -1,9 +1,9 @@
-import type { PeerQuery } from '../cluster/peer-protocol';
 import { InvalidQuery, InvalidStateStore } from '../errors';
 import { describeJson } from '../streams/serdes/serde-errors';
 import { CLAUSE_NAMES, clauseSpec, clausesOf, requiredParams, STORE_TYPES } from './clauses';
 import { isJsonObject, matchName } from './names';
 import { DEFAULT_OPTIONS, optionsToJson, parseOptions } from './options';
+import type { PeerQuery } from './peers';
 import type { KeyParam, ParamName, QueryOptions, QueryRequest, TimeParam } from './types';
 
 const FIELDS = ['type', 'query', 'set_options'] as const;

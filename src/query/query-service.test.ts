@@ -1,11 +1,12 @@
-import type { PeerClient } from '../cluster/peer-client';
-import type { PartStream, PeerAnswer, PeerQuery, StoreDescription } from '../cluster/peer-protocol';
 import { SluiceError } from '../errors';
 import { longSerde } from '../streams/serdes/long';
 import type { Serde } from '../streams/serdes/serde';
 import { stringSerde } from '../streams/serdes/string';
 import type { KeyValueStore, StateStore } from '../streams/state/store';
+import type { PartStream } from './parts';
+import type { PeerAnswer, PeerQuery, PeerTransport } from './peers';
 import { QueryService } from './query-service';
+import type { StoreDescription } from './schema';
 import { builders, FakeView, openStores, type FakeHost } from './testing/fake-view';
 import type { StoreQueryResponse } from './types';
 
@@ -16,7 +17,7 @@ const HOSTS: FakeHost[] = [
 ];
 
 /** Peers answered by hand: one answer (or a promise) per gRPC endpoint; every call is kept. */
-class FakePeers implements Pick<PeerClient, 'streamQuery' | 'keyedQuery' | 'describeStore'> {
+class FakePeers implements PeerTransport {
   readonly calls: { endpoint: string; query: PeerQuery; deadline: number; legacyJson: string }[] = [];
   readonly answers = new Map<string, () => Promise<PeerAnswer>>();
   description: StoreDescription | undefined = undefined;

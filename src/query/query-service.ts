@@ -1,19 +1,3 @@
-import type { PeerClient } from '../cluster/peer-client';
-import {
-  drainPart,
-  failedAnswer,
-  type PartEnd,
-  type PartStream,
-  type PeerAnswer,
-  type PeerFailure,
-  type PeerQuery,
-  type PeerQueryHandler,
-  type PeerQueryRequest,
-  type RecordChunk,
-  replayPart,
-  type StoreDescription,
-  withFirstChunk,
-} from '../cluster/peer-protocol';
 import { InvalidQuery, NoLocalInstance, UnknownApplication, UnknownStore } from '../errors';
 import type { TopicPartition } from '../streams/kafka';
 import type { InstanceView } from '../streams/runtime/instance-view';
@@ -26,8 +10,10 @@ import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from
 import { type Plan, planQuery, remoteTarget, type RemoteTarget } from './plan';
 import { collectBody, recordsBody, responseBody, wholeResponse, type Paging, type ReadPart, type StreamedPart, type Unanswered } from './response-body';
 import { joinChunks } from './chunks';
+import { drainPart, failedAnswer, type PartEnd, type PartFailureKind, type PartStream, type RecordChunk, replayPart, withFirstChunk } from './parts';
+import type { PeerAnswer, PeerQuery, PeerQueryHandler, PeerQueryRequest, PeerTransport } from './peers';
 import { retryUntilReady, type Attempt } from './retry';
-import { describeSchema, schemaOfDescription, schemaOfStore, type StoreSchema } from './schema';
+import { describeSchema, schemaOfDescription, schemaOfStore, type StoreDescription, type StoreSchema } from './schema';
 import type { QueryRequest, StoreQueryResponse } from './types';
 
 export interface QueryServiceOptions {
@@ -36,7 +22,7 @@ export interface QueryServiceOptions {
   /** This node's application.server (`host:port`): the `server` of responses and of local parts. */
   localServer: string;
   /** How peers are called. */
-  peers: Pick<PeerClient, 'streamQuery' | 'keyedQuery' | 'describeStore'>;
+  peers: PeerTransport;
   /** The cluster secret, which signs continuation tokens so that any node checks any node's; none: see page-token.ts. */
   clusterSecret?: string;
 }
@@ -274,7 +260,7 @@ export class QueryService implements PeerQueryHandler {
     const hosts = metadata === undefined ? [] : [...(metadata.activeHost ? [metadata.activeHost] : []), ...metadata.standbyHosts.filter((h) => h.isLocal), ...metadata.standbyHosts.filter((h) => !h.isLocal)];
     const candidates = hosts.filter((host) => host.isLocal || request.options.remoteAccessAllowed);
     const failures: string[] = [];
-    let kind: PeerFailure['kind'] = 'NOT_AVAILABLE';
+    let kind: PartFailureKind = 'NOT_AVAILABLE';
     for (const [index, host] of candidates.entries()) {
       const last = index === candidates.length - 1;
       const until = last ? deadline : Date.now() + Math.max(1, Math.floor((deadline - Date.now()) / 2));
@@ -410,7 +396,7 @@ async function firstWithin(stream: PartStream, until: number): Promise<IteratorR
 }
 
 /** The failures of a peer that its partitions' standbys may stand in for: it is gone, frozen or not ready. */
-const STANDS_IN_FOR: ReadonlySet<PeerFailure['kind']> = new Set(['UNREACHABLE', 'NOT_AVAILABLE', 'TIMED_OUT']);
+const STANDS_IN_FOR: ReadonlySet<PartFailureKind> = new Set(['UNREACHABLE', 'NOT_AVAILABLE', 'TIMED_OUT']);
 
 const NO_ANSWER_IN_TIME = { done: true, value: failedAnswer('no answer within the query timeout (query_timeout_ms)', 'TIMED_OUT') } as const;
 
@@ -451,6 +437,6 @@ function unansweredOf(plan: Unrouted): Unanswered {
 }
 
 /** A part that fails before any record. */
-async function* failed(message: string, kind?: PeerFailure['kind']): PartStream {
+async function* failed(message: string, kind?: PartFailureKind): PartStream {
   return failedAnswer(message, kind);
 }

@@ -2,7 +2,6 @@
  * Paged reads of window and session scans on one server: each page resumes its partition from the position the
  * page before left, so a page reads its own records only, however deep into the store it is.
  */
-import type { PartitionPosition } from '../cluster/peer-protocol';
 import { longSerde } from '../streams/serdes/long';
 import { stringSerde } from '../streams/serdes/string';
 import { RecordingStoreContext } from '../streams/state/recording-store-context';
@@ -13,6 +12,7 @@ import { TypedSessionStore } from '../streams/state/typed-session-store';
 import { TypedWindowStore } from '../streams/state/typed-window-store';
 import { bindQuery } from './bind';
 import { parseQueryRequest } from './parse';
+import type { PartitionPosition } from './parts';
 import { readRecords } from './read-store';
 import { schemaOfStore } from './schema';
 

@@ -14,8 +14,8 @@ import type {
   WindowScan,
 } from '../streams/state/store';
 import type { BoundQuery } from './bind';
-import type { PartitionPosition } from '../cluster/peer-protocol';
 import { familyOf, isTimestamped, pages } from './clauses';
+import type { PartitionPosition } from './parts';
 
 interface Serdes {
   keySerde: Serde<unknown>;

@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
-import type { PartEnd, PartStream, RecordChunk } from '../cluster/peer-protocol';
 import * as schemas from '../server/schemas/applications';
+import type { PartEnd, PartStream, RecordChunk } from './parts';
 import { collectBody, recordsBody, responseBody, wholeResponse, type StreamedPart } from './response-body';
 
 const head = { server: 'node-a:8080', store: 'kv', type: 'key_value', started: Date.now() };

@@ -14,7 +14,7 @@
  * answer with both records and failures. A client learns that records are missing from the status and the failure parts, as for
  * a part that failed outright; the body always stays valid JSON.
  */
-import type { PartEnd, PartitionPosition, PartStream, PeerFailure, RecordChunk } from '../cluster/peer-protocol';
+import type { PartEnd, PartFailure, PartitionPosition, PartStream, RecordChunk } from './parts';
 import type { QueryStatus } from './types';
 
 /** A server's part, as it is read. */
@@ -69,7 +69,7 @@ function nextToken(paging: Paging, ends: readonly PartEnd[], answered: boolean):
 interface Failed {
   server: string;
   remote: boolean;
-  failure: PeerFailure;
+  failure: PartFailure;
   /** Records written before the part failed. */
   after: number;
 }

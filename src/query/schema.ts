@@ -1,4 +1,3 @@
-import type { StoreDescription } from '../cluster/peer-protocol';
 import { serdeByName } from '../streams/serdes/serde-by-name';
 import type { Serde } from '../streams/serdes/serde';
 import type { StateStore, StoreType } from '../streams/state/store';
@@ -8,6 +7,13 @@ import { STORE_TYPES } from './clauses';
 export interface StoreSchema {
   type: StoreType;
   keySerde: Serde<unknown>;
+}
+
+/** What a node or thread that has no queryable partition of a store needs to validate and route a query on it. */
+export interface StoreDescription {
+  type: string;
+  /** Name of the key serde, as `serdeByName` resolves it. */
+  keySerde: string;
 }
 
 /** Every store Sluice builds carries its serdes; a hand-made StateStore may not. */

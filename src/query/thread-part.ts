@@ -4,13 +4,13 @@
  * chunks one at a time, as from a peer. The functions run in the worker (ThreadStoreReaders, see
  * WorkerStorePartitions.run).
  */
-import { failedAnswer, type PartitionPosition, type PartStream, type StoreDescription } from '../cluster/peer-protocol';
 import { InvalidStateStore } from '../errors';
 import type { ThreadStores } from '../streams/runtime/queryable-stores';
 import { bindQuery } from './bind';
-import { chunkOf, chunksOf, failureOf } from './chunks';
+import { chunkOf, chunksOf } from './chunks';
+import { failedAnswer, failureOf, type PartitionPosition, type PartStream } from './parts';
 import { readRecords } from './read-store';
-import { describeSchema, schemaOfStore } from './schema';
+import { describeSchema, schemaOfStore, type StoreDescription } from './schema';
 import type { QueryRequest } from './types';
 
 /** This module, for the worker to load. */

@@ -1,6 +1,6 @@
 /** The store query of the API (compatibility file, section 5): the request once checked, and the response. */
-import type { PartitionPosition } from '../cluster/peer-protocol';
 import type { StoreType } from '../streams/state/store';
+import type { PartitionPosition } from './parts';
 
 export type ClauseName =
   | 'get'

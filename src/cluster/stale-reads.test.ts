@@ -4,17 +4,17 @@
  * less than the active's). A keyed query whose active does not answer is answered by a standby within max_lag;
  * a query over every partition asks the standbys of a node that does not answer for its partitions.
  */
-import { PeerClient } from '../cluster/peer-client';
-import { drainPart } from '../cluster/peer-protocol';
-import type { PeerServer } from '../cluster/peer-server';
+import { parseQueryRequest, requestToJson, requestToPeer } from '../query/parse';
+import { drainPart } from '../query/parts';
+import { QueryService } from '../query/query-service';
+import { builders, FakeView, openStores, type FakeHost } from '../query/testing/fake-view';
 import { longSerde } from '../streams/serdes/long';
 import type { Serde } from '../streams/serdes/serde';
 import { stringSerde } from '../streams/serdes/string';
 import type { StateStore, TimestampedKeyValueStore } from '../streams/state/store';
-import { parseQueryRequest, requestToJson, requestToPeer } from './parse';
-import { QueryService } from './query-service';
+import { PeerClient } from './peer-client';
+import type { PeerServer } from './peer-server';
 import { startLoopbackPeer, type LoopbackNode } from './testing/loopback-peers';
-import { builders, FakeView, openStores, type FakeHost } from './testing/fake-view';
 
 const PARTITIONS = 3;
 const KEYS = Array.from({ length: 30 }, (_, i) => `user-${i}`);

@@ -2,15 +2,15 @@
  * Three nodes in one process, each with its own stores, QueryService and peer server, talking real gRPC on
  * loopback: queries sent to any node answer for the whole cluster.
  */
-import { PeerClient } from '../cluster/peer-client';
-import type { PeerServer } from '../cluster/peer-server';
+import { QueryService } from '../query/query-service';
+import { builders, FakeView, openStores, type FakeHost } from '../query/testing/fake-view';
 import { longSerde } from '../streams/serdes/long';
 import type { Serde } from '../streams/serdes/serde';
 import { stringSerde } from '../streams/serdes/string';
 import type { SessionStore, StateStore, TimestampedKeyValueStore, VersionedKeyValueStore, WindowStore } from '../streams/state/store';
-import { QueryService } from './query-service';
+import { PeerClient } from './peer-client';
+import type { PeerServer } from './peer-server';
 import { startLoopbackPeer, type LoopbackNode } from './testing/loopback-peers';
-import { builders, FakeView, openStores, type FakeHost } from './testing/fake-view';
 
 const PARTITIONS = 6;
 const KEYS = Array.from({ length: 60 }, (_, i) => `user-${i}`);

@@ -1,7 +1,8 @@
 /** Query nodes in one test process, each with its own peer server on loopback gRPC, that a test can freeze. */
-import type { PartStream, PeerAnswer, PeerQueryHandler } from '../../cluster/peer-protocol';
-import { startPeerServer, type PeerServer } from '../../cluster/peer-server';
-import type { QueryService } from '../query-service';
+import type { PartStream } from '../../query/parts';
+import type { PeerAnswer, PeerQueryHandler } from '../../query/peers';
+import type { QueryService } from '../../query/query-service';
+import { startPeerServer, type PeerServer } from '../peer-server';
 
 /** A node as the tests drive it: its query service, once made, and whether it is frozen. */
 export interface LoopbackNode {
