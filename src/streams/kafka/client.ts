@@ -250,8 +250,7 @@ export const javaCompatiblePartitioner: ICustomPartitioner = () => {
   return ({ topic, partitionMetadata, message }) => {
     if (message.partition !== undefined && message.partition !== null) return message.partition;
     if (message.key !== undefined && message.key !== null) {
-      const key = typeof message.key === 'string' ? Buffer.from(message.key, 'utf8') : message.key;
-      return partitionForKey(key, partitionMetadata.length);
+      return partitionForKey(message.key, partitionMetadata.length);
     }
     const next = ((counters.get(topic) ?? randomInt(2 ** 31)) + 1) & 0x7fffffff;
     counters.set(topic, next);

@@ -10,7 +10,7 @@
  */
 import { AbortedTransactions, type AbortedTransaction } from './aborted-transactions';
 import { CONTROL_FLAG, decodeRecordBatches, holdsRecordBatches, LOG_APPEND_TIME_FLAG, type RecordBatchHeader, type RecordHeaders, type RecordSink, TRANSACTIONAL_FLAG } from './record-batch';
-import type { ConsumedRecord, FetchedBatch } from './types';
+import type { ConsumedRecord, FetchedBatch, RecordBytes } from './types';
 
 /** What kafkajs tells of a record's batch, on every record of it. */
 interface BatchContext {
@@ -42,17 +42,17 @@ export interface BatchedRecord extends ConsumedRecord {
  * and a headers object made it three times as large). Each read of `key` or `value` makes a new view; `headers`
  * is made on first read when the record has none.
  */
-class DecodedRecord implements BatchedRecord {
+class DecodedRecord implements BatchedRecord, RecordBytes {
   topic = '';
   partition = -1;
 
   constructor(
-    private readonly data: Buffer,
+    readonly data: Buffer,
     /** -1: a null key. */
-    private readonly keyStart: number,
-    private readonly keyEnd: number,
-    private readonly valueStart: number,
-    private readonly valueEnd: number,
+    readonly keyStart: number,
+    readonly keyEnd: number,
+    readonly valueStart: number,
+    readonly valueEnd: number,
     readonly offset: number,
     readonly timestamp: number,
     private headerMap: RecordHeaders | undefined,
@@ -70,6 +70,10 @@ class DecodedRecord implements BatchedRecord {
 
   get headers(): RecordHeaders {
     return (this.headerMap ??= {});
+  }
+
+  get bytes(): RecordBytes {
+    return this;
   }
 
   /** Its fields, the views included, for JSON.stringify (a logged record) and the like. */

@@ -26,6 +26,15 @@ describe('murmur2', () => {
     expect(partitionForKey(Buffer.from(key, 'utf8'), 6)).toBe(partitionOf6);
   });
 
+  it.each(JAVA_MURMUR2_CASES)('places the text "$key" on partition $partitionOf6 of 6, as its UTF-8 bytes', ({ key, partitionOf6 }) => {
+    expect(partitionForKey(key, 6)).toBe(partitionOf6);
+  });
+
+  it('places text longer than its scratch buffer, and text after it, as their UTF-8 bytes', () => {
+    const keys = ['é'.repeat(700), '世界🌍'.repeat(400), 'short', '\ud800 lone surrogate', 'x'.repeat(5000)];
+    for (const key of keys) expect(partitionForKey(key, 1009)).toBe(partitionForKey(Buffer.from(key, 'utf8'), 1009));
+  });
+
   it('rejects a partition count that is not a positive integer', () => {
     expect(() => partitionForKey(Buffer.from('a'), 0)).toThrow(RangeError);
     expect(() => partitionForKey(Buffer.from('a'), 1.5)).toThrow(RangeError);

@@ -1,6 +1,5 @@
 import { encodeProduceRequest, oneBufferProduceRequest } from './produce-request';
-import type { ProduceRequestArgs } from './produce-request';
-import type { ProduceMessage } from './produce-request';
+import type { ProduceMessage, ProduceRequestArgs } from './produce-request';
 import { kafkajsFixesInstalled } from './kafkajs';
 import { kafkajsOriginal } from './testing/kafkajs-original';
 
@@ -47,6 +46,17 @@ it('writes the bytes kafkajs writes: several topics and partitions, every kind o
   const ours = await sluiceBytes(args);
   expect(ours.length).toBeGreaterThan(100_000);
   expect(ours.equals(await kafkajsBytes(args))).toBe(true);
+});
+
+it('writes the bytes kafkajs writes for a request of more records than it first has room to size, then for a small one', async () => {
+  const large: ProduceRequestArgs = {
+    acks: -1,
+    timeout: 30_000,
+    topicData: [{ topic: 'words', partitions: [0, 1, 2].map((partition) => ({ partition, messages: messages(4_000 + partition, partition) })) }],
+  };
+  expect((await sluiceBytes(large)).equals(await kafkajsBytes(large))).toBe(true);
+  const small: ProduceRequestArgs = { acks: 1, timeout: 1_000, topicData: [{ topic: 't', partitions: [{ partition: 0, messages: messages(2, 5) }] }] };
+  expect((await sluiceBytes(small)).equals(await kafkajsBytes(small))).toBe(true);
 });
 
 it('writes the bytes kafkajs writes for a transactional, idempotent batch', async () => {

@@ -16,6 +16,17 @@ export interface ConsumedRecord {
   readonly key: Buffer | null;
   readonly value: Buffer | null;
   readonly headers: RecordHeaders;
+  /** Where the key and value lie in the fetched bytes, for a record Sluice decoded: read there, no view is made. */
+  readonly bytes?: RecordBytes;
+}
+
+/** A fetched record's key and value as bounds in the fetched bytes; a start of -1 is null. */
+export interface RecordBytes {
+  readonly data: Buffer;
+  readonly keyStart: number;
+  readonly keyEnd: number;
+  readonly valueStart: number;
+  readonly valueEnd: number;
 }
 
 /**

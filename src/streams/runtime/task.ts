@@ -1,4 +1,5 @@
 import { ConfigException, IllegalState, SerdeNotReady, TopologyException } from '../../errors';
+import type { RecordBytes } from '../kafka';
 import type { Cancellable, Processor, PunctuationType, Punctuator } from '../processor/processor';
 import type { RecordMetadata } from '../processor/record';
 import type { Serde } from '../serdes/serde';
@@ -164,14 +165,8 @@ export class StreamTask {
     let key: unknown;
     let value: unknown;
     try {
-      // Read once: a fetched record makes its key and value views when they are read.
-      const rawKey = consumed.key;
-      const rawValue = consumed.value;
-      const keySerde = source.keySerde!;
-      const valueSerde = source.valueSerde!;
-      key = rawKey === null ? null : keySerde.deserializeTopic ? keySerde.deserializeTopic(consumed.topic, consumed.headers, rawKey) : keySerde.deserialize(rawKey);
-      value =
-        rawValue === null ? null : valueSerde.deserializeTopic ? valueSerde.deserializeTopic(consumed.topic, consumed.headers, rawValue) : valueSerde.deserialize(rawValue);
+      key = readKey(source.keySerde!, consumed);
+      value = readValue(source.valueSerde!, consumed);
     } catch (error) {
       // Not consumed: the task processes it again once the serde is ready.
       if (error instanceof SerdeNotReady) {
@@ -326,4 +321,27 @@ export class StreamTask {
     }
     return new SinkProcessor(definition, this.env, () => this.context.recordMetadata());
   }
+}
+
+/** Whether a serde reads a fetched record where it lies in the fetched bytes (built-in serdes blind to topics). */
+function readsInPlace(serde: Serde<unknown>, bytes: RecordBytes | undefined): bytes is RecordBytes {
+  return bytes !== undefined && serde.deserializeFrom !== undefined && serde.deserializeTopic === undefined;
+}
+
+/** A consumed record's key, deserialized: in the fetched bytes when the serde can, else from the key's view (made once). */
+function readKey(serde: Serde<unknown>, consumed: ConsumedRecord): unknown {
+  const bytes = consumed.bytes;
+  if (readsInPlace(serde, bytes)) return bytes.keyStart < 0 ? null : serde.deserializeFrom!(bytes.data, bytes.keyStart, bytes.keyEnd);
+  const raw = consumed.key;
+  if (raw === null) return null;
+  return serde.deserializeTopic ? serde.deserializeTopic(consumed.topic, consumed.headers, raw) : serde.deserialize(raw);
+}
+
+/** A consumed record's value, as `readKey` reads its key. */
+function readValue(serde: Serde<unknown>, consumed: ConsumedRecord): unknown {
+  const bytes = consumed.bytes;
+  if (readsInPlace(serde, bytes)) return bytes.valueStart < 0 ? null : serde.deserializeFrom!(bytes.data, bytes.valueStart, bytes.valueEnd);
+  const raw = consumed.value;
+  if (raw === null) return null;
+  return serde.deserializeTopic ? serde.deserializeTopic(consumed.topic, consumed.headers, raw) : serde.deserialize(raw);
 }

@@ -1,11 +1,11 @@
 import { type Serde, withShortcuts } from './serde';
 import { serdeError } from './serde-errors';
 
-function parseJson(bytes: Buffer, offset: number): unknown {
+function parseJson(bytes: Buffer, offset: number, end = bytes.length): unknown {
   try {
-    return JSON.parse(bytes.toString('utf8', offset));
+    return JSON.parse(bytes.toString('utf8', offset, end));
   } catch (error) {
-    throw serdeError('json', `invalid JSON (${bytes.length - offset} bytes): ${(error as Error).message}`);
+    throw serdeError('json', `invalid JSON (${end - offset} bytes): ${(error as Error).message}`);
   }
 }
 

@@ -3,8 +3,8 @@ import { readInt64BE, writeInt64BE } from './int64';
 import { integerFromJson } from './json-integer';
 import { describeJson, serdeError } from './serde-errors';
 
-function readLong(bytes: Buffer, offset: number): number {
-  if (bytes.length - offset !== 8) throw serdeError('long', `expected 8 bytes, received ${bytes.length - offset}`);
+function readLong(bytes: Buffer, offset: number, end = bytes.length): number {
+  if (end - offset !== 8) throw serdeError('long', `expected 8 bytes, received ${end - offset}`);
   const value = readInt64BE(bytes, offset);
   if (!Number.isSafeInteger(value)) {
     throw serdeError(

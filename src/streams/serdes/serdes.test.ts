@@ -86,9 +86,24 @@ describe('deserializeFrom', () => {
     expect(serde.deserializeFrom!(prefixed(bytes), 8)).toEqual(serde.deserialize(bytes));
   });
 
+  it.each<[string, Serde<unknown>, unknown]>([
+    ['string', Serdes.String() as Serde<unknown>, 'Zürich 🚀'],
+    ['json', Serdes.Json(), { a: [1, 'b', null] }],
+    ['long', Serdes.Long() as Serde<unknown>, 42],
+  ])('reads %s between two bounds, as a fetched record lies in the fetched bytes', (_name, serde, value) => {
+    const bytes = serde.serialize(value);
+    const fetched = Buffer.concat([prefixed(bytes), Buffer.from('next record')]);
+    expect(serde.deserializeFrom!(fetched, 8, 8 + bytes.length)).toEqual(serde.deserialize(bytes));
+  });
+
   it('rejects what deserialize rejects, counting only the bytes after the offset', () => {
     expect(() => Serdes.Long().deserializeFrom!(prefixed(Buffer.alloc(4)), 8)).toThrow(/expected 8 bytes, received 4/);
     expect(() => Serdes.Json().deserializeFrom!(prefixed(Buffer.from('{x')), 8)).toThrow(/invalid JSON \(2 bytes\)/);
+  });
+
+  it('rejects what deserialize rejects, counting only the bytes between the bounds', () => {
+    expect(() => Serdes.Long().deserializeFrom!(prefixed(Buffer.alloc(12)), 8, 12)).toThrow(/expected 8 bytes, received 4/);
+    expect(() => Serdes.Json().deserializeFrom!(prefixed(Buffer.from('{"a":1}')), 8, 10)).toThrow(/invalid JSON \(2 bytes\)/);
   });
 });
 

@@ -25,8 +25,8 @@ export const stringSerde: Serde<string> = withShortcuts(
       if (typeof value !== 'string') throw serdeError('string', `cannot serialize ${describeJson(value)}`);
       return value;
     },
-    deserializeFrom(bytes: Buffer, offset: number): string {
-      return bytes.toString('utf8', offset);
+    deserializeFrom(bytes: Buffer, offset: number, end = bytes.length): string {
+      return bytes.toString('utf8', offset, end);
     },
   },
 );
