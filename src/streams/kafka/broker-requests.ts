@@ -5,7 +5,9 @@
  *
  * - Fetch v11 with no consumer group: the changelog reader's (Kafka Streams' restore and global consumers), its
  *   response decoded by fetch-response.ts;
- * - LeaveGroup v3 naming members by group.instance.id: Kafka's RemoveMembersFromConsumerGroup.
+ * - LeaveGroup v3 naming members by group.instance.id: Kafka's RemoveMembersFromConsumerGroup;
+ * - OffsetFetch v7 with require_stable (KIP-447), encoded and decoded by offset-fetch.ts: the committed offsets a task
+ *   starts from under exactly-once (committed-offsets.ts).
  *
  * kafkajs 2.2.4 has JoinGroup v5's group.instance.id but never fills it: a static member's assigner hands its id with
  * its protocol (`withGroupInstanceId`), and kafkajs' JoinGroup request, as Sluice replaces it
@@ -14,6 +16,7 @@
  */
 import { StreamsException, UnsupportedKafkaClient } from '../../errors';
 import { decodeFetchResponse, type FetchedPartition } from './fetch-response';
+import { decodeOffsetFetchV7, encodeOffsetFetchV7, type OffsetFetchResponse } from './offset-fetch';
 import { TopicPartitionMap } from './topic-partition';
 import type { KafkaClient } from './types';
 
@@ -22,12 +25,16 @@ export const createErrorFromCode: (code: number) => Error & { type: string; retr
 const fetchV11Request: (args: Record<string, unknown>) => unknown = require('kafkajs/src/protocol/requests/fetch/v11/request');
 const leaveGroupV3Request: (args: { groupId: string; members: { memberId: string; groupInstanceId: string }[] }) => unknown = require('kafkajs/src/protocol/requests/leaveGroup/v3/request');
 const leaveGroupV3Response: { decode(body: Buffer): Promise<LeaveGroupResponse> } = require('kafkajs/src/protocol/requests/leaveGroup/v3/response');
+const KafkajsEncoder: new () => { writeBuffer(bytes: Buffer): unknown } = require('kafkajs/src/protocol/encoder');
 
 const FETCH_API_KEY = 1;
 const FETCH_VERSION = 11;
 const LEAVE_GROUP_API_KEY = 13;
 /** LeaveGroup v3 (Kafka 2.4) is the first to name members by group.instance.id. */
 const FIRST_STATIC_LEAVE_VERSION = 3;
+const OFFSET_FETCH_API_KEY = 9;
+/** OffsetFetch v7 (Kafka 2.5) is the first with require_stable. */
+const STABLE_OFFSET_FETCH_VERSION = 7;
 /** JoinGroup v5 (Kafka 2.3) is the first to carry group.instance.id. */
 const FIRST_STATIC_JOIN_VERSION = 5;
 /** A member named by its instance id alone: the coordinator removes whichever member holds that id. */
@@ -141,6 +148,33 @@ export function sendLeaveGroup(coordinator: KafkajsBroker, groupId: string, inst
   }
   const request = leaveGroupV3Request({ groupId, members: instanceIds.map((groupInstanceId) => ({ memberId: UNKNOWN_MEMBER_ID, groupInstanceId })) });
   return send(coordinator, request, (body) => leaveGroupV3Response.decode(body));
+}
+
+/**
+ * An OffsetFetch (v7, require_stable) to the group's coordinator for these partitions: where a transaction holds
+ * offsets of a partition still pending, that partition comes back with UNSTABLE_OFFSET_COMMIT.
+ */
+export function sendStableOffsetFetch(
+  coordinator: KafkajsBroker,
+  groupId: string,
+  partitions: readonly { topic: string; partition: number }[],
+): Promise<OffsetFetchResponse> {
+  const supported = maxVersion(coordinator, OFFSET_FETCH_API_KEY);
+  if (supported < STABLE_OFFSET_FETCH_VERSION) {
+    throw new StreamsException(
+      `exactly_once_v2 reads committed offsets with OffsetFetch v${STABLE_OFFSET_FETCH_VERSION} (Kafka 2.5 or later); the group coordinator offers v${supported}`,
+    );
+  }
+  const topics = new Map<string, number[]>();
+  for (const { topic, partition } of partitions) (topics.get(topic) ?? topics.set(topic, []).get(topic)!).push(partition);
+  const payload = encodeOffsetFetchV7({ groupId, topics: [...topics].map(([topic, list]) => ({ topic, partitions: list })), requireStable: true });
+  const request = {
+    apiKey: OFFSET_FETCH_API_KEY,
+    apiVersion: STABLE_OFFSET_FETCH_VERSION,
+    apiName: 'OffsetFetch',
+    encode: () => Promise.resolve(new KafkajsEncoder().writeBuffer(payload)),
+  };
+  return send(coordinator, request, (body) => Promise.resolve(decodeOffsetFetchV7(body)));
 }
 
 /** Where a member's protocol carries its group.instance.id to the JoinGroup request. */

@@ -7,6 +7,7 @@ export { KAFKAJS_VERSION } from './kafkajs';
 export * from './admin';
 export * from './changelog-reader';
 export * from './client';
+export * from './committed-offsets';
 export * from './errors';
 export * from './group-protocol';
 export * from './join-hooks';

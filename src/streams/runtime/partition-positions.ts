@@ -38,6 +38,16 @@ export class PartitionPositions {
     }
   }
 
+  /**
+   * A new task's partition starts at this committed offset, whatever was read of it before: the executor skips the
+   * records before it, should a batch fetched from an older offset still arrive.
+   */
+  startAt(topic: string, partition: number, committedOffset: number): void {
+    const position = this.of(topic, partition);
+    position.committedOffset = committedOffset;
+    position.consumedOffset = committedOffset - 1;
+  }
+
   /** Moves the consumed offset forward (never back). */
   consumed(topic: string, partition: number, offset: number, timestamp?: number): void {
     const position = this.of(topic, partition);

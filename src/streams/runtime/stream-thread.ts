@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { StreamsException } from '../../errors';
-import { ChangelogReader, type EachBatchPayload, isTransientKafkaError, type TopicPartition } from '../kafka';
+import { ChangelogReader, type EachBatchPayload, isTransientKafkaError, type StableOffsetReader, type TopicPartition } from '../kafka';
 import { createThreadMetrics, type ThreadMetrics } from '../metrics/streams-metrics';
 import { ChangelogRestorer } from './changelog-restorer';
 import { Committer } from './committer';
@@ -12,7 +12,7 @@ import { TaskCheckpoints } from './task-checkpoints';
 import { streamTaskFactory } from './task-factory';
 import { taskIdToString } from './task-id';
 import { TaskExecutor } from './task-executor';
-import { TaskManager } from './task-manager';
+import { type ActiveTask, TaskManager } from './task-manager';
 import type { ThreadClients } from './thread-clients';
 import type { StreamThreadContext, StreamThreadEvents } from './stream-thread-context';
 import { isLive, type StreamThreadHandle, type ThreadPartitionPosition, type ThreadStorePosition, type ThreadTask } from './stream-thread-handle';
@@ -311,15 +311,32 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     this.toldTransientRestart = false;
     this.setState('PARTITIONS_ASSIGNED');
     if (lost) this.executor.forget(await this.tasks.closeAll(false));
-    await this.inputPositions
-      .seed(assigned, this.ctx.committedOffsets)
-      .catch((error: unknown) =>
-        this.ctx.logger.warn({ ...(isTransientKafkaError(error) ? { reason: (error as Error).message } : { err: error }), thread: this.name }, 'reading committed offsets failed'),
-      );
-    const { closedPartitions } = await this.tasks.handleAssignment(assigned);
+    const stableOffsets = this.clients.stableOffsets;
+    if (!stableOffsets) {
+      await this.inputPositions
+        .seed(assigned, this.ctx.committedOffsets)
+        .catch((error: unknown) =>
+          this.ctx.logger.warn({ ...(isTransientKafkaError(error) ? { reason: (error as Error).message } : { err: error }), thread: this.name }, 'reading committed offsets failed'),
+        );
+    }
+    const { created, closedPartitions } = await this.tasks.handleAssignment(assigned);
     this.executor.forget(closedPartitions);
+    if (stableOffsets) await this.startFromStableOffsets(created, stableOffsets);
     this.emit('assignment');
     if (!this.tasks.restoring && version === this.assignmentVersion) this.setState('RUNNING');
+  }
+
+  /**
+   * Under exactly-once, where new tasks start: the group's committed offsets, read once the tasks' producers have
+   * fenced their previous owners' (no transaction of theirs can commit offsets any more) and once no transaction
+   * holds offsets of these partitions pending. kafkajs read them at its first fetch after the join, without waiting for
+   * a previous owner's last commit to complete: the consumer is moved to these, and the consumed positions with them.
+   * The tasks process nothing before: they run after this, in the thread's order.
+   */
+  private async startFromStableOffsets(created: readonly ActiveTask[], reader: StableOffsetReader): Promise<void> {
+    const committed = (await reader.committed(created.flatMap((t) => t.partitions))).filter((c) => c.offset >= 0);
+    for (const { topic, partition, offset } of committed) this.inputPositions.startAt(topic, partition, offset);
+    this.clients.consumer.seek(committed);
   }
 
   /** A task restored: it processes from here (once its serdes are prepared), and its partitions are read again. */
@@ -369,6 +386,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     this.executor.forget(await this.tasks.closeAll(clean));
     await this.restorer.close();
     await this.clients.producer?.disconnect().catch(() => undefined);
+    await this.clients.stableOffsets?.close().catch(() => undefined);
     this.metrics.unregister();
     this.setState('DEAD');
   }

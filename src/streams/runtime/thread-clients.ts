@@ -8,6 +8,7 @@ import {
   type KafkaClients,
   type KafkaConsumer,
   type KafkaProducer,
+  StableOffsetReader,
   type TopicPartition,
   withJoinHooks,
 } from '../kafka';
@@ -35,11 +36,19 @@ export interface GroupHooks {
   readonly logger: Logger;
 }
 
-/** A thread's Kafka clients: its consumer in the application's group, and at-least-once its producer. */
+/**
+ * A thread's Kafka clients: its consumer in the application's group, and at-least-once its producer, exactly-once
+ * the reader of the committed offsets its new tasks start from.
+ */
 export interface ThreadClients {
   readonly consumer: GroupConsumer;
   /** Undefined under exactly-once: each task has its own transactional producer. */
   readonly producer: KafkaProducer | undefined;
+  /**
+   * Under exactly-once only: the group's committed offsets read stably (require_stable), which kafkajs' consumer
+   * reads without. At-least-once commits no offsets in transactions, so none can be pending.
+   */
+  readonly stableOffsets: StableOffsetReader | undefined;
 }
 
 /** `threadNumber` (from 1) names the thread's static member, if the application has static membership. */
@@ -59,7 +68,8 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
       groupInstanceId: instanceId,
       staysInGroup: (memberId) => consumer.staysInGroup(memberId),
     });
-    const consumer: GroupConsumer = new GroupConsumer(createConsumer(kafka.mainConsumer(), {
+    const client = kafka.mainConsumer();
+    const consumer: GroupConsumer = new GroupConsumer(createConsumer(client, {
       groupId: config.applicationId,
       partitionAssigners: [assigner],
       sessionTimeoutMs: config.sessionTimeoutMs,
@@ -70,7 +80,9 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
       isolationLevel: exactlyOnce ? 'read_committed' : 'read_uncommitted',
       restartOnFailure: () => Promise.resolve(hooks.active()),
     }), config.autoOffsetReset !== 'latest', config.applicationId, hooks, config.sessionTimeoutMs, instanceId !== undefined);
-    return { consumer, producer: exactlyOnce ? undefined : createProducer(kafka.producer, { idempotent: false }) };
+    return exactlyOnce
+      ? { consumer, producer: undefined, stableOffsets: new StableOffsetReader(client, config.applicationId, { timeoutMs: config.taskTimeoutMs }) }
+      : { consumer, producer: createProducer(kafka.producer, { idempotent: false }), stableOffsets: undefined };
   };
 }
 
@@ -221,6 +233,11 @@ export class GroupConsumer {
     const requested = this.rejoinRequested;
     this.rejoinRequested = false;
     return requested;
+  }
+
+  /** Reads these partitions from these offsets on; batches fetched from elsewhere meanwhile come stale (`isStale`). */
+  seek(offsets: readonly { topic: string; partition: number; offset: number }[]): void {
+    for (const { topic, partition, offset } of offsets) this.consumer.seek({ topic, partition, offset: String(offset) });
   }
 
   resume(partitions: readonly TopicPartition[]): void {
