@@ -1,12 +1,13 @@
 /**
  * The client's exceptions. An answer with an error body becomes a SluiceApiError: a SluiceError of the catalogue
- * (src/errors.ts) whose exception, code and status are the server's, and which carries the body as it came. What goes
- * wrong before or around a request is one of the catalogue's client entries (InvalidClientRequest, ServerUnreachable,
- * UnexpectedResponse).
+ * (src/errors.ts) whose exception, code and status are the server's, its kind the one the status stands for, and which
+ * carries the body as it came. What goes wrong before or around a request is one of the catalogue's client entries
+ * (InvalidClientRequest, ServerUnreachable, UnexpectedResponse).
  */
 
 import * as catalogue from '../errors';
 import { errorCode, SluiceError } from '../errors';
+import { kindOfHttpStatus } from '../server/http-status';
 import type { ErrorBody } from './types';
 
 /** Every error name of the catalogue: the values the server's `exception` field takes. */
@@ -17,11 +18,14 @@ export type ErrorName = {
 export class SluiceApiError extends SluiceError {
   /** The error body as the server sent it. */
   readonly body: ErrorBody;
+  /** The HTTP status the server answered with. */
+  readonly statusCode: number;
 
   constructor(body: ErrorBody) {
-    super(body.exception, errorCode(body.exception), body.error_code, body.message);
+    super(body.exception, errorCode(body.exception), kindOfHttpStatus(body.error_code), body.message);
     this.name = 'SluiceApiError';
     this.body = body;
+    this.statusCode = body.error_code;
   }
 
   /** The HTTP status (the body's error_code). */

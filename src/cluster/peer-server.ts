@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { InvalidQuery, SluiceError } from '../errors';
+import { InvalidQuery, SluiceError, type ErrorKind } from '../errors';
 import { failedAnswer, failureOf, type PartEnd, type PartFailure, type PartStream } from '../query/parts';
 import type { PeerAnswer, PeerQuery, PeerQueryHandler } from '../query/peers';
 import { secretInterceptor, serverCredentials, type PeerSecurity } from './peer-security';
@@ -57,15 +57,19 @@ export const UNLIMITED_MESSAGES: grpc.ChannelOptions = {
 };
 
 /**
- * The status of a call whose handler failed. A node that is up but not ready (503 in the catalogue) answers
- * FAILED_PRECONDITION, not UNAVAILABLE: callers read UNAVAILABLE as "the node is gone" and drop its channel.
+ * The status of a call whose handler failed, by its error's kind; the other kinds are INTERNAL, since callers read
+ * DEADLINE_EXCEEDED, UNIMPLEMENTED, UNAUTHENTICATED and PERMISSION_DENIED as what became of the call, not of its query.
+ * A node that is up but not ready answers FAILED_PRECONDITION, not UNAVAILABLE: callers read UNAVAILABLE as "the node
+ * is gone" and drop its channel.
  */
+const GRPC_STATUS: Readonly<Partial<Record<ErrorKind, grpc.status>>> = {
+  invalid: grpc.status.INVALID_ARGUMENT,
+  'not-found': grpc.status.NOT_FOUND,
+  unavailable: grpc.status.FAILED_PRECONDITION,
+};
+
 function grpcStatusOf(error: unknown): grpc.status {
-  if (!(error instanceof SluiceError)) return grpc.status.INTERNAL;
-  if (error.statusCode === 400) return grpc.status.INVALID_ARGUMENT;
-  if (error.statusCode === 404) return grpc.status.NOT_FOUND;
-  if (error.statusCode === 503) return grpc.status.FAILED_PRECONDITION;
-  return grpc.status.INTERNAL;
+  return (error instanceof SluiceError ? GRPC_STATUS[error.kind] : undefined) ?? grpc.status.INTERNAL;
 }
 
 function serviceError(error: unknown): grpc.ServerErrorResponse {

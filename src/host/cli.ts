@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SluiceApiError } from '../client';
-import { SluiceError } from '../errors';
+import { SluiceError, type ErrorKind } from '../errors';
 import { hashApiToken, newApiToken } from '../server/auth/api-tokens';
 import { hashPassword } from '../server/auth/password-hash';
 import { describeAppliedKeys } from '../streams/config/config-keys';
@@ -24,6 +24,24 @@ import { stopOnSignals } from './shutdown';
 
 /** Exit code of a configuration error (bad usage is commander's 1). */
 const CONFIG_ERROR_EXIT = 2;
+
+/** The exit code of a catalogue error: CONFIG_ERROR_EXIT for input the user fixes (a configuration, an argument, a directory), 1 for a fault or an outage. */
+const EXIT_CODES: Readonly<Record<ErrorKind, number>> = {
+  invalid: CONFIG_ERROR_EXIT,
+  unauthenticated: CONFIG_ERROR_EXIT,
+  forbidden: CONFIG_ERROR_EXIT,
+  'not-found': CONFIG_ERROR_EXIT,
+  unsupported: CONFIG_ERROR_EXIT,
+  'timed-out': CONFIG_ERROR_EXIT,
+  conflict: CONFIG_ERROR_EXIT,
+  'too-large': CONFIG_ERROR_EXIT,
+  'path-too-long': CONFIG_ERROR_EXIT,
+  'rate-limited': CONFIG_ERROR_EXIT,
+  'headers-too-large': CONFIG_ERROR_EXIT,
+  internal: 1,
+  'bad-answer': 1,
+  unavailable: 1,
+};
 
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number, 0-65535.');
@@ -245,7 +263,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     }
     if (error instanceof SluiceError) {
       say(`sluice: ${error.message}`);
-      process.exit(error.statusCode < 500 ? CONFIG_ERROR_EXIT : 1);
+      process.exit(EXIT_CODES[error.kind]);
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') {

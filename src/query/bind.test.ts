@@ -16,7 +16,7 @@ function bindError(body: unknown, type: StoreType, keySerde: Serde<unknown>): Sl
   } catch (error) {
     expect(error).toBeInstanceOf(SluiceError);
     expect((error as SluiceError).exception).toBe('InvalidQuery');
-    expect((error as SluiceError).statusCode).toBe(400);
+    expect((error as SluiceError).kind).toBe('invalid');
     return error as SluiceError;
   }
   throw new Error('expected an InvalidQuery');

@@ -15,7 +15,7 @@ function refusal(run: () => unknown): string {
     run();
   } catch (error) {
     expect(error).toBeInstanceOf(SluiceError);
-    expect(error).toMatchObject({ exception: 'InvalidQuery', statusCode: 400 });
+    expect(error).toMatchObject({ exception: 'InvalidQuery', kind: 'invalid' });
     return (error as Error).message;
   }
   throw new Error('expected an InvalidQuery');

@@ -9,7 +9,7 @@ function invalid(body: unknown): SluiceError {
     expect(error).toBeInstanceOf(SluiceError);
     const e = error as SluiceError;
     expect(e.exception).toBe('InvalidQuery');
-    expect(e.statusCode).toBe(400);
+    expect(e.kind).toBe('invalid');
     return e;
   }
   throw new Error(`expected ${JSON.stringify(body)} to be invalid`);
@@ -219,6 +219,6 @@ describe('requestToPeer and requestFromPeer', () => {
 
   it("refuses stand-in partitions while the store's partitions are not known (rebalancing): not available", () => {
     const peer = { ...requestToPeer(all({ allow_stale: true }), 'app', 'kv', 1000), standInPartitions: [1] };
-    expect(() => requestFromPeer(peer, () => undefined)).toThrow(expect.objectContaining({ exception: 'InvalidStateStore', statusCode: 503 }));
+    expect(() => requestFromPeer(peer, () => undefined)).toThrow(expect.objectContaining({ exception: 'InvalidStateStore', kind: 'unavailable' }));
   });
 });

@@ -82,12 +82,12 @@ export function failedAnswer(message: string, kind: PartFailureKind = 'INTERNAL'
   return { ok: false, messages: [message], kind, timedOut };
 }
 
-/** The kind of failure an error of the catalogue stands for, by its HTTP status. */
+/** The kind of failure an error of the catalogue stands for, read as a field: an error rebuilt from a worker keeps it. */
 function failureKindOf(error: unknown): PartFailureKind {
-  const status = (error as { statusCode?: unknown }).statusCode;
-  if (status === 503) return 'NOT_AVAILABLE';
-  if (status === 404) return 'UNKNOWN_STORE';
-  if (status === 400) return 'INVALID_QUERY';
+  const kind = (error as { kind?: unknown }).kind;
+  if (kind === 'unavailable') return 'NOT_AVAILABLE';
+  if (kind === 'not-found') return 'UNKNOWN_STORE';
+  if (kind === 'invalid') return 'INVALID_QUERY';
   return 'INTERNAL';
 }
 

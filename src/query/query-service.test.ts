@@ -80,9 +80,9 @@ describe('QueryService', () => {
   it('404 for an unknown application or store, 400 for an invalid query, 503 without a running instance', async () => {
     const { service, view } = setup();
     const all = { type: 'key_value', query: { all: {} } };
-    expect(await rejection(service.execute('nope', 'kv', all))).toMatchObject({ exception: 'UnknownApplication', statusCode: 404 });
-    expect(await rejection(service.execute('app', 'nope', all))).toMatchObject({ exception: 'UnknownStore', statusCode: 404 });
-    expect(await rejection(service.execute('app', 'kv', { type: 'key_value', query: {} }))).toMatchObject({ exception: 'InvalidQuery', statusCode: 400 });
+    expect(await rejection(service.execute('nope', 'kv', all))).toMatchObject({ exception: 'UnknownApplication', kind: 'not-found' });
+    expect(await rejection(service.execute('app', 'nope', all))).toMatchObject({ exception: 'UnknownStore', kind: 'not-found' });
+    expect(await rejection(service.execute('app', 'kv', { type: 'key_value', query: {} }))).toMatchObject({ exception: 'InvalidQuery', kind: 'invalid' });
     expect(await rejection(service.execute('app', 'kv', { type: 'key_value', query: { get: { key: 5 } } }))).toMatchObject({
       exception: 'InvalidQuery',
       message: expect.stringContaining("parameter 'key' is not a key of this store"),
@@ -92,7 +92,7 @@ describe('QueryService', () => {
       message: expect.stringContaining("store 'kv' is a key_value store"),
     });
     view.state = 'NOT_RUNNING';
-    expect(await rejection(service.execute('app', 'kv', all))).toMatchObject({ exception: 'NoLocalInstance', statusCode: 503 });
+    expect(await rejection(service.execute('app', 'kv', all))).toMatchObject({ exception: 'NoLocalInstance', kind: 'unavailable' });
   });
 
   it('answers a get of a local key from the local store, named by this server', async () => {

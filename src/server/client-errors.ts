@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ConnectionError, FastifyInstance } from 'fastify';
 import { HeadersTooLarge, InvalidRequest, RequestTimeout, RouteNotFound, type SluiceError } from '../errors';
-import type { ErrorBody } from './error-handling';
+import { errorBody } from './error-handling';
 
 function catalogued(error: ConnectionError): SluiceError {
   if (error.code === 'HPE_HEADER_OVERFLOW') return new HeadersTooLarge({ cause: error });
@@ -28,10 +28,10 @@ function pathOf(error: ConnectionError, request: IncomingMessage | undefined): s
 }
 
 function writeError(socket: Duplex, error: SluiceError, path: string): void {
-  const body: ErrorBody = { error_code: error.statusCode, message: error.message, exception: error.exception, path };
+  const body = errorBody(error, path);
   const text = JSON.stringify(body);
   socket.write(
-    `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\n` +
+    `HTTP/1.1 ${body.error_code} ${STATUS_CODES[body.error_code]}\r\n` +
       `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
   );
 }

@@ -16,6 +16,7 @@ import {
   SluiceError,
   UriTooLong,
 } from '../errors';
+import { httpStatusOf } from './http-status';
 import type { RouteTable } from './route-table';
 
 export interface ErrorBody {
@@ -53,9 +54,14 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** fastify's default limit of a path parameter, in characters; longer ones are 414. */
 export const MAX_PATH_SEGMENT_LENGTH = 100;
 
+/** The documented error body of a catalogue error; its error_code is the answer's status. */
+export function errorBody(error: SluiceError, path: string): ErrorBody {
+  return { error_code: httpStatusOf(error), message: error.message, exception: error.exception, path };
+}
+
 function send(reply: FastifyReply, request: FastifyRequest, error: SluiceError): FastifyReply {
-  const body: ErrorBody = { error_code: error.statusCode, message: error.message, exception: error.exception, path: requestPath(request) };
-  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(body);
+  const body = errorBody(error, requestPath(request));
+  return reply.code(body.error_code).type('application/json; charset=utf-8').send(body);
 }
 
 /** fastify's `frameworkErrors`: what the router refuses before any route runs. */
@@ -73,10 +79,10 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
 export function installErrorHandling(app: FastifyInstance, routes: RouteTable): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     let catalogued = asCatalogueError(error);
-    if (catalogued === undefined || catalogued.statusCode === 500) {
+    if (catalogued === undefined || catalogued.kind === 'internal') {
       request.log.error({ err: error, correlationId: request.id }, 'request failed');
       catalogued = new InternalError(request.id, { cause: error });
-    } else if (catalogued.statusCode > 500) {
+    } else if (httpStatusOf(catalogued) > 500) {
       request.log.warn({ err: error }, 'request not served');
     }
     return send(reply, request, catalogued);

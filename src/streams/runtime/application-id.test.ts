@@ -31,7 +31,7 @@ describe('application ids', () => {
         return caught as InstanceType<typeof InvalidApplicationId>;
       }
     })() as InstanceType<typeof InvalidApplicationId>;
-    expect(error.statusCode).toBe(400);
+    expect(error.kind).toBe('invalid');
     expect(error.exception).toBe('InvalidApplicationId');
     expect(error.message.length).toBeLessThan(300);
   });
