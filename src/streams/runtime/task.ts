@@ -165,8 +165,8 @@ export class StreamTask {
     let key: unknown;
     let value: unknown;
     try {
-      key = readKey(source.keySerde!, consumed);
-      value = readValue(source.valueSerde!, consumed);
+      key = readPart(source.keySerde!, consumed, true);
+      value = readPart(source.valueSerde!, consumed, false);
     } catch (error) {
       // Not consumed: the task processes it again once the serde is ready.
       if (error instanceof SerdeNotReady) {
@@ -328,20 +328,17 @@ function readsInPlace(serde: Serde<unknown>, bytes: RecordBytes | undefined): by
   return bytes !== undefined && serde.deserializeFrom !== undefined && serde.deserializeTopic === undefined;
 }
 
-/** A consumed record's key, deserialized: in the fetched bytes when the serde can, else from the key's view (made once). */
-function readKey(serde: Serde<unknown>, consumed: ConsumedRecord): unknown {
+/**
+ * A consumed record's key (or value), deserialized: in the fetched bytes when the serde can, else from the view the
+ * record makes of it.
+ */
+function readPart(serde: Serde<unknown>, consumed: ConsumedRecord, key: boolean): unknown {
   const bytes = consumed.bytes;
-  if (readsInPlace(serde, bytes)) return bytes.keyStart < 0 ? null : serde.deserializeFrom!(bytes.data, bytes.keyStart, bytes.keyEnd);
-  const raw = consumed.key;
-  if (raw === null) return null;
-  return serde.deserializeTopic ? serde.deserializeTopic(consumed.topic, consumed.headers, raw) : serde.deserialize(raw);
-}
-
-/** A consumed record's value, as `readKey` reads its key. */
-function readValue(serde: Serde<unknown>, consumed: ConsumedRecord): unknown {
-  const bytes = consumed.bytes;
-  if (readsInPlace(serde, bytes)) return bytes.valueStart < 0 ? null : serde.deserializeFrom!(bytes.data, bytes.valueStart, bytes.valueEnd);
-  const raw = consumed.value;
+  if (readsInPlace(serde, bytes)) {
+    const start = key ? bytes.keyStart : bytes.valueStart;
+    return start < 0 ? null : serde.deserializeFrom!(bytes.data, start, key ? bytes.keyEnd : bytes.valueEnd);
+  }
+  const raw = key ? consumed.key : consumed.value;
   if (raw === null) return null;
   return serde.deserializeTopic ? serde.deserializeTopic(consumed.topic, consumed.headers, raw) : serde.deserialize(raw);
 }
