@@ -51,8 +51,21 @@ function wordCounts(...corpora: { value: string }[][]): Map<string, number> {
   return counts;
 }
 
+/**
+ * The topic's end offsets. Asked right after the topic is created, a KRaft broker (Kafka 4.2 more often) may not yet
+ * lead a partition it was just given and answer NOT_LEADER_OR_FOLLOWER, which kafkajs' admin does not retry: asked
+ * again, for up to 10 s.
+ */
 async function endOffsets(admin: KafkaAdmin, topic: string): Promise<Offsets> {
-  return new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
+    } catch (error) {
+      if (!(error as { retriable?: boolean }).retriable || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 }
 
 const total = (offsets: Offsets): number => [...offsets.values()].reduce((a, b) => a + b, 0);
