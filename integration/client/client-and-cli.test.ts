@@ -1,11 +1,13 @@
 /**
  * sluice/client and the `sluice` commands on it against a real node (the word count on the integration broker, with
- * users and an API token): the counts they read, the resources they show, the errors they carry, the events they
- * tail; the commands run as the real binary (bin/sluice.js over Sluice compiled for the test).
+ * users and API tokens): the counts they read, the resources they show, the errors they carry, the events they
+ * tail, the output formats and exit codes; the commands run as the real binary (bin/sluice.js over Sluice compiled
+ * for the test). A second node joins one application only for the partial answer's exit code.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { SluiceApiError, SluiceClient } from '../../src/client';
 import { hashApiToken, newApiToken } from '../../src/server/auth/api-tokens';
 import * as applicationSchemas from '../../src/server/schemas/applications';
@@ -27,6 +29,9 @@ const kafka = new KafkaTestClients();
 const input = uniqueName('client-in');
 const output = uniqueName('client-out');
 const id = uniqueName('client-wc');
+/** The word count again, with static members on this node and a second one: stopped, the second stays in its host map. */
+const split = uniqueName('client-split');
+const splitConfig = (member: string) => ({ 'group.instance.id': member, 'session.timeout.ms': 60_000, 'ssl.truststore.password': 'not-to-be-shown' });
 const pageViews = uniqueName('client-pv');
 const pageViewTopics: PageViewTopics = {
   pageViews: uniqueName('client-pv-views'),
@@ -37,10 +42,12 @@ const pageViewTopics: PageViewTopics = {
   enrichedViews: uniqueName('client-pv-enriched'),
 };
 const token = newApiToken();
+const viewerToken = newApiToken();
 const stateDir = tempStateDir('sluice-client-');
 let host: SluiceHost;
 let client: SluiceClient;
 let buildDir: string;
+const secondStateDir = tempStateDir('sluice-client-b-');
 
 /** Compiles Sluice beside the repository (so that it finds node_modules) and puts the real bin/sluice.js over it. */
 function buildCli(): string {
@@ -116,7 +123,10 @@ beforeAll(async () => {
       server: testServerConfig({
         users: { alice: { password: 'alice-password', role: 'operator' } },
         allowPlaintextPasswords: true,
-        tokens: [{ name: 'ci', hash: hashApiToken(token), role: 'operator' }],
+        tokens: [
+          { name: 'ci', hash: hashApiToken(token), role: 'operator' },
+          { name: 'dashboard', hash: hashApiToken(viewerToken), role: 'viewer' },
+        ],
       }),
       log: { level: 'warn' },
       streams: { 'bootstrap.servers': bootstrapServers().join(','), 'state.dir': stateDir, 'commit.interval.ms': 200 },
@@ -124,6 +134,7 @@ beforeAll(async () => {
       instances: [
         { topology: 'word-count', applicationId: id },
         { topology: 'page-views', applicationId: pageViews },
+        { topology: 'word-count', applicationId: split, config: splitConfig('node-a') },
       ],
       shutdownTimeoutMs: 30_000,
     },
@@ -168,6 +179,7 @@ afterAll(async () => {
   await host?.stop();
   await kafka.close();
   fs.rmSync(stateDir, { recursive: true, force: true });
+  fs.rmSync(secondStateDir, { recursive: true, force: true });
   if (buildDir !== undefined) fs.rmSync(buildDir, { recursive: true, force: true });
 });
 
@@ -216,8 +228,8 @@ describe('the client', () => {
     const instance = await client.instance(id);
     expectMatchesSchema(streamSchemas.instance, instance);
     expect([instance.state.state, instance.name]).toEqual(['RUNNING', 'io.sluice.it.WordCount']);
-    expect((await client.instances()).sort()).toEqual([id, pageViews].sort());
-    expect((await client.applications()).sort()).toEqual([id, pageViews].sort());
+    expect((await client.instances()).sort()).toEqual([id, pageViews, split].sort());
+    expect((await client.applications()).sort()).toEqual([id, pageViews, split].sort());
     expect((await client.config(id))['application.id']).toBe(id);
     expect((await client.offsets(id)).group).toBe(id);
     expect((await client.status(id)).threads.flatMap((t) => t.active_tasks.map((task) => task.task_id)).sort()).toEqual(['0_0', '0_1', '0_2', '1_0', '1_1', '1_2']);
@@ -285,7 +297,7 @@ describe('the sluice command', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe(`sluice: Application '${id}' has no state store 'nope' (UnknownStore, HTTP 404)\n`);
     const anonymous = await sluice(['status'], {});
-    expect([anonymous.code, anonymous.stderr]).toEqual([1, 'sluice: Missing or wrong credentials (Unauthorized, HTTP 401)\n']);
+    expect([anonymous.code, anonymous.stderr]).toEqual([3, 'sluice: Missing or wrong credentials (Unauthorized, HTTP 401)\n']);
     const invalid = await sluice(['query', id, 'count', 'get']);
     expect([invalid.code, invalid.stderr]).toEqual([2, 'sluice: get needs the parameter key (parameters: key)\n']);
   });
@@ -345,6 +357,8 @@ describe('the sluice command', () => {
     expect((await client.instance(id)).state.state).toBe('STOPPED');
     const query = await refusal(() => counts().get('kafka'));
     expect([query.status, query.exception]).toEqual([503, 'NoLocalInstance']);
+    const serverError = await sluice(['query', id, 'count', 'get', 'key=kafka']);
+    expect([serverError.code, serverError.stderr]).toEqual([6, expect.stringMatching(/ \(NoLocalInstance, HTTP 503\)\n$/)]);
 
     const restart = await sluice(['restart', id, '-o', 'json']);
     expect(restart.code).toBe(0);
@@ -359,8 +373,120 @@ describe('the sluice command', () => {
 
   it('--help lists the commands, and each command its options', async () => {
     const help = await sluice(['--help']);
-    for (const command of ['status', 'query', 'restart', 'stop', 'events', 'topology']) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of ['status', 'query', 'restart', 'stop', 'events', 'topology', 'lag', 'metrics', 'stores', 'topologies', 'config']) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    }
+    expect(help.stdout).toContain('Exit codes:\n  0  success\n');
     const queryHelp = await sluice(['query', '--help']);
     for (const option of ['--type <type>', '--set <option=value>', '--url <url>', '--token <token>', '--user <name>', '-o, --output <format>']) expect(queryHelp.stdout).toContain(option);
+  });
+});
+
+describe('the inspecting commands', () => {
+  it('lag: every input partition of the word count, caught up, in table, wide and json', async () => {
+    await waitFor(async () => {
+      const run = await sluice(['lag', id]);
+      return run.code === 0 && rows(run.stdout).filter((row) => row.TOPIC === input).every((row) => row.LAG === '0' && row.COMMITTED === row.END);
+    }, 'the input committed to its end', 30_000);
+    const table = rows((await sluice(['lag', id])).stdout);
+    expect(table.filter((row) => row.TOPIC === input).map((row) => row.PARTITION)).toEqual(['0', '1', '2']);
+    expect(Object.keys(table[0]!)).toEqual(['TOPIC', 'PARTITION', 'COMMITTED', 'END', 'LAG']);
+    const wide = rows((await sluice(['lag', id, '-o', 'wide'])).stdout);
+    expect(Object.keys(wide[0]!)).toEqual(['TOPIC', 'PARTITION', 'THREAD', 'CLIENT', 'START', 'CONSUMED', 'COMMITTED', 'END', 'LAG']);
+    const offsets = JSON.parse((await sluice(['lag', id, '-o', 'json'])).stdout) as { group: string };
+    expect(offsets.group).toBe(id);
+  });
+
+  it('metrics: narrowed to a group and a name, or a name in every group; yaml is the resource', async () => {
+    const named = await sluice(['metrics', id, '--group', 'stream-metrics', '--name', 'alive-stream-threads']);
+    expect(named.code).toBe(0);
+    expect(rows(named.stdout).map((row) => [row.GROUP, row.NAME, row.VALUE])).toEqual([['stream-metrics', 'alive-stream-threads', '1']]);
+    const anyGroup = await sluice(['metrics', id, '--name', 'alive-stream-threads', '--no-headers']);
+    expect(anyGroup.stdout.trimEnd().split('\n')).toEqual([expect.stringMatching(/^stream-metrics\s+alive-stream-threads\s+.*\s1$/)]);
+    const groups = parseYaml((await sluice(['metrics', id, '-o', 'yaml'])).stdout) as { name: string }[];
+    expect(groups.map((group) => group.name)).toEqual(expect.arrayContaining(['stream-metrics', 'stream-thread-metrics']));
+    expect((await sluice(['metrics', id, '--group', 'no-such-group', '--name', 'x'])).code).toBe(1);
+  });
+
+  it('stores: the count store’s three partitions; --no-headers prints the rows only', async () => {
+    const table = rows((await sluice(['stores', id])).stdout);
+    expect(table.map((row) => [row.STORE, row.PARTITION])).toEqual([['count', '0'], ['count', '1'], ['count', '2']]);
+    const bare = await sluice(['stores', id, '--no-headers']);
+    expect(bare.stdout.trimEnd().split('\n').map((line) => line.split(/\s+/).slice(0, 2))).toEqual([['count', '0'], ['count', '1'], ['count', '2']]);
+    expect(Object.keys(rows((await sluice(['stores', id, '-o', 'wide'])).stdout)[0]!)).toContain('RESTORE_MS');
+  });
+
+  it('topologies: the registered ones with their aliases; wide adds the description', async () => {
+    const table = rows((await sluice(['topologies'])).stdout);
+    expect(table).toEqual(expect.arrayContaining([{ NAME: 'io.sluice.it.WordCount', VERSION: '1.0.0', ALIASES: 'word-count' }]));
+    const wide = rows((await sluice(['topologies', '-o', 'wide'])).stdout);
+    expect(wide).toEqual(expect.arrayContaining([expect.objectContaining({ NAME: 'io.sluice.it.PageViews', DESCRIPTION: 'Page views' })]));
+  });
+
+  it('config: by key, a secret hidden as the API hides it, in every format; a viewer may read it', async () => {
+    const table = Object.fromEntries(rows((await sluice(['config', split], { SLUICE_TOKEN: viewerToken })).stdout).map((row) => [row.KEY, row.VALUE]));
+    expect([table['application.id'], table['ssl.truststore.password'], table['group.instance.id']]).toEqual([split, '[hidden]', 'node-a']);
+    const yaml = parseYaml((await sluice(['config', split, '-o', 'yaml'])).stdout) as Record<string, unknown>;
+    expect(yaml).toEqual(await client.config(split));
+    expect(JSON.stringify(yaml)).not.toContain('not-to-be-shown');
+  });
+});
+
+describe('exit codes', () => {
+  it('2: a usage error (a missing argument, an unknown format, an unknown command), before anything is sent', async () => {
+    for (const args of [['lag'], ['stores', id, '-o', 'xml'], ['no-such-command']]) {
+      const run = await sluice(args);
+      expect({ args, code: run.code }).toEqual({ args, code: 2 });
+      expect(run.stderr).toMatch(/^error: /);
+    }
+    expect((await sluice(['stop', id, '--all'])).code).toBe(2);
+    expect((await sluice(['topologies', '--help'])).code).toBe(0);
+  });
+
+  it('3: no or wrong credentials (401), and a viewer asking to stop (403)', async () => {
+    expect((await sluice(['lag', id], {})).code).toBe(3);
+    expect((await sluice(['topologies'], { SLUICE_TOKEN: newApiToken() })).code).toBe(3);
+    const forbidden = await sluice(['stop', id], { SLUICE_TOKEN: viewerToken });
+    expect([forbidden.code, forbidden.stderr]).toEqual([3, expect.stringMatching(/HTTP 403\)\n$/)]);
+  });
+
+  it('4: a node that cannot be reached', async () => {
+    const run = await sluice(['topologies', '--url', 'http://127.0.0.1:1']);
+    expect([run.code, run.stderr]).toEqual([4, expect.stringMatching(/^sluice: Cannot reach http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/)]);
+  });
+
+  it('5: a partial answer, when a second node that owns partitions is gone but still in the host map', async () => {
+    const second = await SluiceHost.start({
+      config: {
+        server: testServerConfig({ tokens: [{ name: 'ci', hash: hashApiToken(token), role: 'operator' }] }),
+        log: { level: 'warn' },
+        streams: { 'bootstrap.servers': bootstrapServers().join(','), 'state.dir': secondStateDir, 'commit.interval.ms': 200 },
+        topologies: [],
+        instances: [{ topology: 'word-count', applicationId: split, config: splitConfig('node-b') }],
+        shutdownTimeoutMs: 30_000,
+      },
+      topologies: [wordCountDefinition(input, output)],
+      logger: testLogger,
+    });
+    let stopped = false;
+    try {
+      const tasks = async (node: SluiceClient) => (await node.status(split)).threads.flatMap((thread) => thread.active_tasks).length;
+      const secondClient = new SluiceClient({ url: second.url, token });
+      await waitFor(
+        async () => (await client.instance(split)).state.state === 'RUNNING' && (await tasks(client)) > 0 && (await tasks(secondClient)) > 0 && (await tasks(client)) + (await tasks(secondClient)) === 6,
+        'the split application on both nodes',
+        60_000,
+      );
+      await secondClient.close();
+      await waitFor(async () => (await client.store(split, 'count').keyValue().count()).status === 'SUCCESS', 'both nodes answering', 30_000);
+      // A static member's stop keeps its place (and its host) in the group until session.timeout.ms.
+      await second.stop();
+      stopped = true;
+      const run = await sluice(['query', split, 'count', 'all', '--set', 'retries=0', '--set', 'query_timeout_ms=5000']);
+      expect(run.code).toBe(5);
+      expect(run.stderr).toMatch(/^query status (PARTIAL|ERROR)/);
+    } finally {
+      if (!stopped) await second.stop();
+    }
   });
 });

@@ -1,14 +1,14 @@
 /**
  * The `sluice` command: `start` runs a node from a configuration file, `demo` runs the examples on a broker of
- * its own, `init` creates an application of one's own (init/); status, query, restart, stop, events and topology
- * manage a running node through its API (cli/). Usage
- * errors, configuration errors and the API's error answers end with one line on stderr and a non-zero exit.
+ * its own, `init` creates an application of one's own (init/); status, query, restart, stop, events, topology, lag,
+ * metrics, stores, topologies and config manage a running node through its API (cli/). Usage errors, configuration
+ * errors and the API's error answers end with one line on stderr and the exit code cli/exit-codes.ts gives them.
  */
 
 import * as path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { SluiceApiError } from '../client';
-import { SluiceError, type ErrorKind } from '../errors';
+import { SluiceError } from '../errors';
 import { hashApiToken, newApiToken } from '../server/auth/api-tokens';
 import { hashPassword } from '../server/auth/password-hash';
 import { describeAppliedKeys } from '../streams/config/config-keys';
@@ -16,32 +16,13 @@ import { SLUICE_VERSION } from '../streams/runtime/sluice-version';
 import { ENVIRONMENT_VARIABLES, loadHostConfig, type ConfigFlags, type LogFormat } from './config/host-config';
 import { LOG_LEVELS } from './config/schema';
 import { addClientCommands } from './cli/client-commands';
+import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './cli/exit-codes';
+import { addInspectCommands } from './cli/inspect-commands';
 import { runDemo } from './demo';
 import { SluiceHost } from './host';
 import { scaffoldApplication } from './init/scaffold';
 import { readSecret } from './password-input';
 import { stopOnSignals } from './shutdown';
-
-/** Exit code of a configuration error (bad usage is commander's 1). */
-const CONFIG_ERROR_EXIT = 2;
-
-/** The exit code of a catalogue error: CONFIG_ERROR_EXIT for input the user fixes (a configuration, an argument, a directory), 1 for a fault or an outage. */
-const EXIT_CODES: Readonly<Record<ErrorKind, number>> = {
-  invalid: CONFIG_ERROR_EXIT,
-  unauthenticated: CONFIG_ERROR_EXIT,
-  forbidden: CONFIG_ERROR_EXIT,
-  'not-found': CONFIG_ERROR_EXIT,
-  unsupported: CONFIG_ERROR_EXIT,
-  'timed-out': CONFIG_ERROR_EXIT,
-  conflict: CONFIG_ERROR_EXIT,
-  'too-large': CONFIG_ERROR_EXIT,
-  'path-too-long': CONFIG_ERROR_EXIT,
-  'rate-limited': CONFIG_ERROR_EXIT,
-  'headers-too-large': CONFIG_ERROR_EXIT,
-  internal: 1,
-  'bad-answer': 1,
-  unavailable: 1,
-};
 
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number, 0-65535.');
@@ -139,6 +120,8 @@ export function program(): Command {
     .description('Runs Kafka Streams-style topologies written in TypeScript, with a management API over HTTP.')
     .version(SLUICE_VERSION)
     .showSuggestionAfterError(false)
+    // Commander's own exits (usage errors, help) come back to main, which gives usage errors their code.
+    .exitOverride()
     .addHelpText(
       'after',
       `
@@ -146,9 +129,9 @@ Without users, \`sluice start\` listens on loopback only; serving other machines
 tokens or JWTs, or --allow-unauthenticated to do without on purpose. \`sluice start --help\` has the details;
 \`sluice hash-password\` and \`sluice new-token\` make the credentials to configure.
 
-status, query, restart, stop, events and topology act on a running node (--url, else SLUICE_URL, else
-http://localhost:8080); \`sluice <command> --help\` lists each one's options.
-`,
+status, query, restart, stop, events, topology, lag, metrics, stores, topologies and config act on a running node
+(--url, else SLUICE_URL, else http://localhost:8080); \`sluice <command> --help\` lists each one's options.
+${EXIT_CODES_HELP}`,
     );
 
   cli
@@ -249,6 +232,7 @@ the terminal; never from the command line. The hash goes to standard output:
     });
 
   addClientCommands(cli);
+  addInspectCommands(cli);
   return cli;
 }
 
@@ -257,18 +241,16 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     await program().parseAsync([...argv]);
   } catch (error) {
-    if (error instanceof SluiceApiError) {
-      say(`sluice: ${error.message} (${error.exception}, HTTP ${error.status})`);
-      process.exit(1);
-    }
+    // Commander has written its message (or the help) already.
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
     if (error instanceof SluiceError) {
-      say(`sluice: ${error.message}`);
-      process.exit(EXIT_CODES[error.kind]);
+      say(`sluice: ${error.message}${error instanceof SluiceApiError ? ` (${error.exception}, HTTP ${error.status})` : ''}`);
+      process.exit(exitCodeOf(error));
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') {
       say(`sluice: cannot listen: ${(error as Error).message}`);
-      process.exit(1);
+      process.exit(EXIT.failed);
     }
     throw error;
   }

@@ -1,30 +1,17 @@
 /**
  * The commands that manage a running node through its API, on sluice/client: status, query, restart, stop, events,
- * topology. Output goes to standard output; an error answer ends the command with its message on standard error and
- * a non-zero exit (main in ../cli.ts).
+ * topology (what the node shows of an application: inspect-commands.ts). Output goes to standard output; an error
+ * ends the command with its message on standard error and its exit code (main in ../cli.ts, exit-codes.ts).
  */
 
 import type { Command } from 'commander';
 import { InvalidClientRequest } from '../../errors';
-import type { SluiceClient } from '../../client';
-import { readSecret } from '../password-input';
-import { connect, withConnection, type ConnectionFlags } from './connection';
-import { describeIncomplete, formatAction, formatEvent, formatInstances, formatRecords, formatStatus, formatTopology, json } from './output';
+import type { InstanceAction } from '../../client';
+import { withClient, withConnection, type ConnectionFlags } from './connection';
+import { EXIT } from './exit-codes';
+import { describeIncomplete, formatAction, instancesListing, recordsListing, statusListing } from './listings';
+import { formatEvent, formatTopology, print, render, renderDocument } from './output';
 import { parseOptions, parseParams } from './query-args';
-
-const print = (text: string) => process.stdout.write(text);
-
-const askPassword = (prompt: string) => readSecret(prompt, { confirm: false });
-
-/** Runs a command's work with a client, closed afterwards whatever happens. */
-async function withClient(flags: ConnectionFlags, work: (client: SluiceClient) => Promise<void>): Promise<void> {
-  const client = await connect(flags, askPassword);
-  try {
-    await work(client);
-  } finally {
-    await client.close();
-  }
-}
 
 const QUERY_HELP = `
 Parameters are name=value, in snake_case or camelCase: key for get and fetch; key_from and key_to for range,
@@ -36,8 +23,8 @@ text itself (key=kafka). Clauses by --type:
   session                           fetch, fetch_key_range
   versioned_key_value               get
 Options (--set name=value, repeatable): retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit, allow_stale, max_lag.
-The exit status is 0 when every part of the store answered (SUCCESS), 1 otherwise: the records that came are printed,
-and the status and the failed parts go to standard error.
+The exit status is 0 when every part of the store answered (SUCCESS), ${EXIT.partial} (a partial answer) otherwise: the
+records that came are printed, and the status and the failed parts go to standard error.
 
 Example: sluice query word-count count get key=kafka
 `;
@@ -60,11 +47,11 @@ export function addClientCommands(cli: Command): void {
     withClient(flags, async (client) => {
       if (application !== undefined) {
         const [instance, status] = await Promise.all([client.instance(application), client.status(application)]);
-        print(flags.output === 'json' ? json(status) : formatStatus(instance, status));
+        print(render(statusListing(instance, status), flags));
         return;
       }
-      const instances = await Promise.all((await client.instances()).map((id) => client.instance(id)));
-      print(flags.output === 'json' ? json(instances) : formatInstances(instances, await client.health()));
+      const [instances, health] = await Promise.all([client.instances().then((ids) => Promise.all(ids.map((id) => client.instance(id)))), client.health()]);
+      print(render(instancesListing(instances, health), flags));
     }),
   );
 
@@ -84,10 +71,10 @@ export function addClientCommands(cli: Command): void {
     const options = parseOptions(flags.set);
     await withClient(flags, async (client) => {
       const result = await client.store(application, store, options).query(flags.type, clause, parameters);
-      print(flags.output === 'json' ? json(result.raw) : formatRecords(result.records));
+      print(render(recordsListing(result.records, result.raw), flags));
       if (!result.complete) {
         process.stderr.write(describeIncomplete(result));
-        process.exitCode = 1;
+        process.exitCode = EXIT.partial;
       }
     });
   });
@@ -97,7 +84,7 @@ export function addClientCommands(cli: Command): void {
   ).action(async (application: string, flags: ConnectionFlags) =>
     withClient(flags, async (client) => {
       const action = await client.restart(application);
-      print(flags.output === 'json' ? json(action) : formatAction('restarting', action));
+      print(renderDocument(action, () => formatAction('restarting', action), flags));
     }),
   );
 
@@ -114,9 +101,9 @@ export function addClientCommands(cli: Command): void {
     if ((application === undefined) === (flags.all !== true)) throw new InvalidClientRequest('give an application id or --all');
     await withClient(flags, async (client) => {
       const ids = application === undefined ? await client.instances() : [application];
-      const actions = [];
+      const actions: InstanceAction[] = [];
       for (const id of ids) actions.push(await client.stop(id, { cleanup: flags.cleanup === true, leaveGroup: flags.leaveGroup === true }));
-      print(flags.output === 'json' ? json(application === undefined ? actions : actions[0]) : actions.map((action) => formatAction('stopped', action)).join(''));
+      print(renderDocument(application === undefined ? actions : actions[0], () => actions.map((action) => formatAction('stopped', action)).join(''), flags));
     });
   });
 
@@ -126,7 +113,7 @@ export function addClientCommands(cli: Command): void {
       .argument('<application>', 'application id')
       .argument('<type>', 'event type: state, rebalance, restore, metrics, thread, or one the topology declares')
       .description("prints an instance's events as they come (server-sent events), until Ctrl-C")
-      .addHelpText('after', '\nOne event per line: `<type> [<id>] <data>` (table), or one JSON object {type, id, data} (json).\n'),
+      .addHelpText('after', '\nOne event per line: `<type> [<id>] <data>` (table, wide), one JSON object {type, id, data} per line (json), or one YAML document each (yaml).\n'),
   ).action(async (application: string, type: string, flags: ConnectionFlags) =>
     withClient(flags, async (client) => {
       const subscription = client.events(application, type);
@@ -146,11 +133,11 @@ export function addClientCommands(cli: Command): void {
     cli
       .command('topology')
       .argument('<application>', 'application id')
-      .description("an application's topology: Kafka Streams' describe() text (table), or the DAG (json)"),
+      .description("an application's topology: Kafka Streams' describe() text (table, wide), or the DAG (json, yaml)"),
   ).action(async (application: string, flags: ConnectionFlags) =>
     withClient(flags, async (client) => {
       const dag = await client.topology(application);
-      print(flags.output === 'json' ? json(dag) : formatTopology(dag));
+      print(renderDocument(dag, () => formatTopology(dag), flags));
     }),
   );
 }

@@ -8,18 +8,18 @@ import * as fs from 'node:fs';
 import { Command, Option } from 'commander';
 import { InvalidClientRequest } from '../../errors';
 import { SluiceClient, type ClientOptions, type TlsOptions } from '../../client';
-import { OUTPUT_FORMATS, type OutputFormat } from './output';
+import { OUTPUT_FORMATS, type View } from './output';
+import { readSecret } from '../password-input';
 
 export const DEFAULT_URL = 'http://localhost:8080';
 
-export interface ConnectionFlags {
+export interface ConnectionFlags extends View {
   url?: string;
   token?: string;
   user?: string;
   ca?: string;
   cert?: string;
   key?: string;
-  output: OutputFormat;
 }
 
 export const CONNECTION_HELP = `
@@ -38,7 +38,8 @@ export function withConnection(command: Command): Command {
     .option('--ca <file>', 'PEM file of the CA to trust for HTTPS')
     .option('--cert <file>', 'PEM client certificate, for a node that asks for mutual TLS')
     .option('--key <file>', "PEM key of the client certificate")
-    .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
+    .addOption(new Option('-o, --output <format>', 'table, wide (more columns), json or yaml (the API resource)').choices(OUTPUT_FORMATS).default('table'))
+    .option('--no-headers', 'table and wide: no header line, for scripts')
     .addHelpText('after', CONNECTION_HELP);
 }
 
@@ -76,6 +77,14 @@ export async function clientOptions(
   return options;
 }
 
-export async function connect(flags: ConnectionFlags, askPassword: (prompt: string) => Promise<string>): Promise<SluiceClient> {
-  return new SluiceClient(await clientOptions(flags, process.env, askPassword));
+const askPassword = (prompt: string) => readSecret(prompt, { confirm: false });
+
+/** Runs a command's work with a client, closed afterwards whatever happens. */
+export async function withClient(flags: ConnectionFlags, work: (client: SluiceClient) => Promise<void>): Promise<void> {
+  const client = new SluiceClient(await clientOptions(flags, process.env, askPassword));
+  try {
+    await work(client);
+  } finally {
+    await client.close();
+  }
 }

@@ -1,106 +1,93 @@
 /**
- * What the client commands print. `--output json` prints the API's own resources as JSON (one object per line for
- * events); `--output table` prints aligned columns for people, and the topology as Kafka Streams' describe() text.
+ * How the client commands print, in one place. A listing is columns over rows plus the API resource it came from:
+ * `-o table` prints the columns for people, `-o wide` also the wide ones, `-o json` and `-o yaml` the resource as the
+ * API answered it (for scripts, which then never depend on the columns). `--no-headers` leaves out the header line
+ * (and a listing's title) of table and wide. Documents that are text for people (the topology, an action's outcome)
+ * print that text for table and wide, the resource otherwise.
  */
 
-import type {
-  HealthReport,
-  Instance,
-  InstanceAction,
-  InstanceStatus,
-  QueryResult,
-  SluiceEvent,
-  StoreRecord,
-  TopologyDag,
-  TopologyNode,
-} from '../../client';
+import { stringify as toYaml } from 'yaml';
+import type { SluiceEvent, TopologyDag, TopologyNode } from '../../client';
 
-export const OUTPUT_FORMATS = ['table', 'json'] as const;
+export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
+/** What the user asked to see: `-o` and `--no-headers`. */
+export interface View {
+  output: OutputFormat;
+  headers: boolean;
+}
+
+export interface Column<R> {
+  readonly header: string;
+  readonly cell: (row: R) => string;
+  /** Shown by `-o wide` only. */
+  readonly wide?: boolean;
+}
+
+export interface Listing<R> {
+  readonly columns: readonly Column<R>[];
+  readonly rows: readonly R[];
+  /** What json and yaml print: the API's resource as it came. */
+  readonly resource: unknown;
+  /** A line above the table, for people: left out with --no-headers. */
+  readonly title?: string;
+  /** What an empty table says, for people: nothing with --no-headers, so that a script reads no rows. */
+  readonly empty: string;
+}
+
+export function print(text: string): void {
+  process.stdout.write(text);
+}
+
 /** Columns padded to their widest cell; the last column is not padded. */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+export function table(header: readonly string[], rows: readonly (readonly string[])[], headers = true): string {
+  const shown = headers ? [header, ...rows] : rows;
+  const widths = header.map((_, column) => Math.max(...shown.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells
       .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
       .join('  ')
       .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return shown.map((row) => `${line(row)}\n`).join('');
 }
 
 export function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
+export function yaml(value: unknown): string {
+  return toYaml(value);
+}
+
 /** A JSON value in a cell: strings as they are, the rest as JSON. */
-function cell(value: unknown): string {
+export function cell(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
 }
 
-export function formatInstances(instances: readonly Instance[], health: HealthReport): string {
-  const rows = instances.map((instance) => [
-    instance.id,
-    instance.state.state,
-    health.details.applications.details[instance.id]?.status ?? 'UNKNOWN',
-    instance.state.since,
-    `${instance.name} ${instance.version}`,
-  ]);
-  return table(['APPLICATION', 'STATE', 'HEALTH', 'SINCE', 'TOPOLOGY'], rows);
+function resource(value: unknown, format: 'json' | 'yaml'): string {
+  return format === 'json' ? json(value) : yaml(value);
 }
 
-export function formatStatus(instance: Instance, status: InstanceStatus): string {
-  const head = `${instance.id}: ${instance.state.state} since ${instance.state.since} (${instance.name} ${instance.version})\n`;
-  const tasks = (list: readonly { task_id: string }[]) => (list.length === 0 ? '-' : list.map((task) => task.task_id).join(','));
-  const rows = status.threads.map((thread) => [thread.name, thread.state, tasks(thread.active_tasks), tasks(thread.standby_tasks)]);
-  const error = instance.exception === undefined ? '' : `last error: ${instance.exception}\n`;
-  return head + error + (rows.length === 0 ? 'no threads\n' : table(['THREAD', 'STATE', 'ACTIVE TASKS', 'STANDBY TASKS'], rows));
+export function render<R>(listing: Listing<R>, view: View): string {
+  if (view.output === 'json' || view.output === 'yaml') return resource(listing.resource, view.output);
+  const title = view.headers && listing.title !== undefined ? `${listing.title}\n` : '';
+  if (listing.rows.length === 0) return title + (view.headers ? `${listing.empty}\n` : '');
+  const columns = view.output === 'wide' ? listing.columns : listing.columns.filter((column) => column.wide !== true);
+  const rows = listing.rows.map((row) => columns.map((column) => column.cell(row)));
+  return title + table(columns.map((column) => column.header), rows, view.headers);
 }
 
-export function formatAction(verb: string, action: InstanceAction): string {
-  return `${verb} ${action.id}: ${action.state}\n`;
+/** A document: its text for people (table, wide), the resource for scripts (json, yaml). */
+export function renderDocument(value: unknown, text: () => string, view: View): string {
+  return view.output === 'json' || view.output === 'yaml' ? resource(value, view.output) : text();
 }
 
-function isWindowedKey(key: unknown): key is { key: unknown; window_start: number; window_end: number } {
-  return typeof key === 'object' && key !== null && 'window_start' in key && 'window_end' in key;
-}
-
-/**
- * The records as a table: window and session keys get their window's columns, timestamped records a TIMESTAMP, and
- * past versions of a versioned store a VALID_TO.
- */
-export function formatRecords(records: readonly StoreRecord[]): string {
-  if (records.length === 0) return '(no records)\n';
-  const windowed = records.some((record) => isWindowedKey(record.key));
-  const timestamped = records.some((record) => record.timestamp !== undefined);
-  const versioned = records.some((record) => record.valid_to !== undefined);
-  const header = windowed ? ['KEY', 'WINDOW_START', 'WINDOW_END', 'VALUE'] : ['KEY', 'VALUE'];
-  if (timestamped) header.push('TIMESTAMP');
-  if (versioned) header.push('VALID_TO');
-  const rows = records.map((record) => {
-    const key = record.key;
-    const cells = isWindowedKey(key) ? [cell(key.key), String(key.window_start), String(key.window_end)] : [cell(key)];
-    if (windowed && !isWindowedKey(key)) cells.push('', '');
-    cells.push(cell(record.value));
-    if (timestamped) cells.push(record.timestamp === undefined ? '' : String(record.timestamp));
-    if (versioned) cells.push(record.valid_to === undefined ? '' : String(record.valid_to));
-    return cells;
-  });
-  return table(header, rows);
-}
-
-/** What a query's answer lacks, for standard error: its status, its error and every failed part. */
-export function describeIncomplete(result: QueryResult): string {
-  const lines = [`query status ${result.status}${result.timedOut ? ' (timed out)' : ''}${result.raw.result.error ? `: ${result.raw.result.error}` : ''}`];
-  for (const part of result.failure) {
-    for (const error of part.errors) lines.push(`  ${part.server}${part.remote ? ' (remote)' : ''}: ${error.message}`);
-  }
-  return lines.join('\n') + '\n';
-}
-
-/** One event per line: `<type> [<id>] <data as JSON>`, or the event as one JSON object. */
+/** One event per line: `<type> [<id>] <data as JSON>`; as JSON, one object per line; as YAML, one document each. */
 export function formatEvent(event: SluiceEvent, format: OutputFormat): string {
-  if (format === 'json') return `${JSON.stringify({ type: event.type, id: event.id, data: event.data })}\n`;
+  const value = { type: event.type, id: event.id, data: event.data };
+  if (format === 'json') return `${JSON.stringify(value)}\n`;
+  if (format === 'yaml') return `---\n${yaml(value)}`;
   return `${event.type}${event.id === undefined ? '' : ` [${event.id}]`} ${JSON.stringify(event.data)}\n`;
 }
 
