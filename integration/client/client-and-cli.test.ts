@@ -384,49 +384,48 @@ describe('the sluice command', () => {
 
 describe('the inspecting commands', () => {
   it('lag: every input partition of the word count, caught up, in table, wide and json', async () => {
-    await waitFor(async () => {
-      const run = await sluice(['lag', id]);
-      return run.code === 0 && rows(run.stdout).filter((row) => row.TOPIC === input).every((row) => row.LAG === '0' && row.COMMITTED === row.END);
-    }, 'the input committed to its end', 30_000);
-    const table = rows((await sluice(['lag', id])).stdout);
-    expect(table.filter((row) => row.TOPIC === input).map((row) => row.PARTITION)).toEqual(['0', '1', '2']);
+    const inputPositions = async () => (await client.offsets(id)).consumers.flatMap((c) => c.positions).filter((p) => p.topic === input);
+    await waitFor(async () => (await inputPositions()).every((p) => p.lag === 0), 'the input committed to its end', 30_000);
+    const [tableRun, wideRun, jsonRun] = await Promise.all([sluice(['lag', id]), sluice(['lag', id, '-o', 'wide']), sluice(['lag', id, '-o', 'json'])]);
+    const table = rows(tableRun.stdout);
+    expect(table.filter((row) => row.TOPIC === input).map((row) => [row.PARTITION, row.LAG])).toEqual([['0', '0'], ['1', '0'], ['2', '0']]);
     expect(Object.keys(table[0]!)).toEqual(['TOPIC', 'PARTITION', 'COMMITTED', 'END', 'LAG']);
-    const wide = rows((await sluice(['lag', id, '-o', 'wide'])).stdout);
-    expect(Object.keys(wide[0]!)).toEqual(['TOPIC', 'PARTITION', 'THREAD', 'CLIENT', 'START', 'CONSUMED', 'COMMITTED', 'END', 'LAG']);
-    const offsets = JSON.parse((await sluice(['lag', id, '-o', 'json'])).stdout) as { group: string };
-    expect(offsets.group).toBe(id);
+    expect(Object.keys(rows(wideRun.stdout)[0]!)).toEqual(['TOPIC', 'PARTITION', 'THREAD', 'CLIENT', 'START', 'CONSUMED', 'COMMITTED', 'END', 'LAG']);
+    expect((JSON.parse(jsonRun.stdout) as { group: string }).group).toBe(id);
   });
 
   it('metrics: narrowed to a group and a name, or a name in every group; yaml is the resource', async () => {
-    const named = await sluice(['metrics', id, '--group', 'stream-metrics', '--name', 'alive-stream-threads']);
+    const [named, anyGroup, yaml, unknown] = await Promise.all([
+      sluice(['metrics', id, '--group', 'stream-metrics', '--name', 'alive-stream-threads']),
+      sluice(['metrics', id, '--name', 'alive-stream-threads', '--no-headers']),
+      sluice(['metrics', id, '-o', 'yaml']),
+      sluice(['metrics', id, '--group', 'no-such-group', '--name', 'x']),
+    ]);
     expect(named.code).toBe(0);
     expect(rows(named.stdout).map((row) => [row.GROUP, row.NAME, row.VALUE])).toEqual([['stream-metrics', 'alive-stream-threads', '1']]);
-    const anyGroup = await sluice(['metrics', id, '--name', 'alive-stream-threads', '--no-headers']);
     expect(anyGroup.stdout.trimEnd().split('\n')).toEqual([expect.stringMatching(/^stream-metrics\s+alive-stream-threads\s+.*\s1$/)]);
-    const groups = parseYaml((await sluice(['metrics', id, '-o', 'yaml'])).stdout) as { name: string }[];
-    expect(groups.map((group) => group.name)).toEqual(expect.arrayContaining(['stream-metrics', 'stream-thread-metrics']));
-    expect((await sluice(['metrics', id, '--group', 'no-such-group', '--name', 'x'])).code).toBe(1);
+    expect((parseYaml(yaml.stdout) as { name: string }[]).map((group) => group.name)).toEqual(expect.arrayContaining(['stream-metrics', 'stream-thread-metrics']));
+    expect(unknown.code).toBe(1);
   });
 
   it('stores: the count store’s three partitions; --no-headers prints the rows only', async () => {
-    const table = rows((await sluice(['stores', id])).stdout);
-    expect(table.map((row) => [row.STORE, row.PARTITION])).toEqual([['count', '0'], ['count', '1'], ['count', '2']]);
-    const bare = await sluice(['stores', id, '--no-headers']);
+    const [table, bare, wide] = await Promise.all([sluice(['stores', id]), sluice(['stores', id, '--no-headers']), sluice(['stores', id, '-o', 'wide'])]);
+    expect(rows(table.stdout).map((row) => [row.STORE, row.PARTITION])).toEqual([['count', '0'], ['count', '1'], ['count', '2']]);
     expect(bare.stdout.trimEnd().split('\n').map((line) => line.split(/\s+/).slice(0, 2))).toEqual([['count', '0'], ['count', '1'], ['count', '2']]);
-    expect(Object.keys(rows((await sluice(['stores', id, '-o', 'wide'])).stdout)[0]!)).toContain('RESTORE_MS');
+    expect(Object.keys(rows(wide.stdout)[0]!)).toContain('RESTORE_MS');
   });
 
   it('topologies: the registered ones with their aliases; wide adds the description', async () => {
-    const table = rows((await sluice(['topologies'])).stdout);
-    expect(table).toEqual(expect.arrayContaining([{ NAME: 'io.sluice.it.WordCount', VERSION: '1.0.0', ALIASES: 'word-count' }]));
-    const wide = rows((await sluice(['topologies', '-o', 'wide'])).stdout);
-    expect(wide).toEqual(expect.arrayContaining([expect.objectContaining({ NAME: 'io.sluice.it.PageViews', DESCRIPTION: 'Page views' })]));
+    const [table, wide] = await Promise.all([sluice(['topologies']), sluice(['topologies', '-o', 'wide'])]);
+    expect(rows(table.stdout)).toEqual(expect.arrayContaining([{ NAME: 'io.sluice.it.WordCount', VERSION: '1.0.0', ALIASES: 'word-count' }]));
+    expect(rows(wide.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ NAME: 'io.sluice.it.PageViews', DESCRIPTION: 'Page views' })]));
   });
 
   it('config: by key, a secret hidden as the API hides it, in every format; a viewer may read it', async () => {
-    const table = Object.fromEntries(rows((await sluice(['config', split], { SLUICE_TOKEN: viewerToken })).stdout).map((row) => [row.KEY, row.VALUE]));
+    const [tableRun, yamlRun] = await Promise.all([sluice(['config', split], { SLUICE_TOKEN: viewerToken }), sluice(['config', split, '-o', 'yaml'])]);
+    const table = Object.fromEntries(rows(tableRun.stdout).map((row) => [row.KEY, row.VALUE]));
     expect([table['application.id'], table['ssl.truststore.password'], table['group.instance.id']]).toEqual([split, '[hidden]', 'node-a']);
-    const yaml = parseYaml((await sluice(['config', split, '-o', 'yaml'])).stdout) as Record<string, unknown>;
+    const yaml = parseYaml(yamlRun.stdout) as Record<string, unknown>;
     expect(yaml).toEqual(await client.config(split));
     expect(JSON.stringify(yaml)).not.toContain('not-to-be-shown');
   });
@@ -434,19 +433,20 @@ describe('the inspecting commands', () => {
 
 describe('exit codes', () => {
   it('2: a usage error (a missing argument, an unknown format, an unknown command), before anything is sent', async () => {
-    for (const args of [['lag'], ['stores', id, '-o', 'xml'], ['no-such-command']]) {
-      const run = await sluice(args);
-      expect({ args, code: run.code }).toEqual({ args, code: 2 });
-      expect(run.stderr).toMatch(/^error: /);
-    }
-    expect((await sluice(['stop', id, '--all'])).code).toBe(2);
-    expect((await sluice(['topologies', '--help'])).code).toBe(0);
+    const usage = [['lag'], ['stores', id, '-o', 'xml'], ['no-such-command']];
+    const [runs, refused, help] = await Promise.all([Promise.all(usage.map((args) => sluice(args))), sluice(['stop', id, '--all']), sluice(['topologies', '--help'])]);
+    expect(runs.map((run) => [run.code, run.stderr.startsWith('error: ')])).toEqual(usage.map(() => [2, true]));
+    expect([refused.code, refused.stderr]).toEqual([2, 'sluice: give an application id or --all\n']);
+    expect(help.code).toBe(0);
   });
 
   it('3: no or wrong credentials (401), and a viewer asking to stop (403)', async () => {
-    expect((await sluice(['lag', id], {})).code).toBe(3);
-    expect((await sluice(['topologies'], { SLUICE_TOKEN: newApiToken() })).code).toBe(3);
-    const forbidden = await sluice(['stop', id], { SLUICE_TOKEN: viewerToken });
+    const [anonymous, stranger, forbidden] = await Promise.all([
+      sluice(['lag', id], {}),
+      sluice(['topologies'], { SLUICE_TOKEN: newApiToken() }),
+      sluice(['stop', id], { SLUICE_TOKEN: viewerToken }),
+    ]);
+    expect([anonymous.code, stranger.code]).toEqual([3, 3]);
     expect([forbidden.code, forbidden.stderr]).toEqual([3, expect.stringMatching(/HTTP 403\)\n$/)]);
   });
 
@@ -488,5 +488,39 @@ describe('exit codes', () => {
     } finally {
       if (!stopped) await second.stop();
     }
+  });
+});
+
+describe('deploy and delete', () => {
+  it('deploy from flags and from a file, then delete; what the node refuses it names, what the command refuses is a usage error', async () => {
+    const fromFlags = uniqueName('client-deployed');
+    const fromFile = uniqueName('client-filed');
+    const file = path.join(stateDir, 'deploy.yaml');
+    fs.writeFileSync(file, `type: word-count\nname: ${fromFile}\nconfig:\n  commit.interval.ms: 100\n`);
+    const [flagged, filed] = await Promise.all([
+      sluice(['deploy', 'word-count', '--name', fromFlags, '--set', 'num.stream.threads=1', '-o', 'json']),
+      sluice(['deploy', '-f', file]),
+    ]);
+    expect([flagged.code, JSON.parse(flagged.stdout)]).toEqual([0, { id: fromFlags }]);
+    expect([filed.code, filed.stdout]).toEqual([0, `deployed ${fromFile}\n`]);
+    expect(String((await client.config(fromFile))['commit.interval.ms'])).toBe('100');
+
+    const [unknown, refusedKey, badFile, noTopology] = await Promise.all([
+      sluice(['deploy', 'no-such-topology', '--name', uniqueName('client-x')]),
+      sluice(['deploy', 'word-count', '--name', uniqueName('client-x'), '--set', 'state.dir=/tmp']),
+      sluice(['deploy', '-f', path.join(stateDir, 'absent.yaml')]),
+      sluice(['deploy']),
+    ]);
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringMatching(/no-such-topology.* \(\w+, HTTP 4\d\d\)\n$/)]);
+    expect([refusedKey.code, refusedKey.stderr]).toEqual([1, expect.stringMatching(/state\.dir.* \(\w+, HTTP 400\)\n$/)]);
+    expect([badFile.code, badFile.stderr]).toEqual([2, expect.stringMatching(/^sluice: cannot read the deploy file /)]);
+    expect([noTopology.code, noTopology.stderr]).toEqual([2, expect.stringMatching(/^sluice: give the topology/)]);
+
+    const [deleted, deletedYaml] = await Promise.all([sluice(['delete', fromFlags]), sluice(['delete', fromFile, '-o', 'yaml'])]);
+    expect([deleted.code, deleted.stdout]).toEqual([0, expect.stringMatching(new RegExp(`^deleted ${fromFlags}: [A-Z_]+\\n$`))]);
+    expect(parseYaml(deletedYaml.stdout)).toMatchObject({ id: fromFile });
+    expect(await client.instances()).toEqual(expect.not.arrayContaining([fromFlags, fromFile]));
+    const again = await sluice(['delete', fromFlags]);
+    expect([again.code, again.stderr]).toEqual([1, expect.stringMatching(/ \(UnknownApplication, HTTP 404\)\n$/)]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The `sluice` command: `start` runs a node from a configuration file, `demo` runs the examples on a broker of
- * its own, `init` creates an application of one's own (init/); status, query, restart, stop, events, topology, lag,
- * metrics, stores, topologies and config manage a running node through its API (cli/). Usage errors, configuration
+ * its own, `init` creates an application of one's own (init/); status, query, restart, stop, deploy, delete, events,
+ * topology, lag, metrics, stores, topologies and config manage a running node through its API (cli/). Usage errors, configuration
  * errors and the API's error answers end with one line on stderr and the exit code cli/exit-codes.ts gives them.
  */
 
@@ -129,8 +129,8 @@ Without users, \`sluice start\` listens on loopback only; serving other machines
 tokens or JWTs, or --allow-unauthenticated to do without on purpose. \`sluice start --help\` has the details;
 \`sluice hash-password\` and \`sluice new-token\` make the credentials to configure.
 
-status, query, restart, stop, events, topology, lag, metrics, stores, topologies and config act on a running node
-(--url, else SLUICE_URL, else http://localhost:8080); \`sluice <command> --help\` lists each one's options.
+status, query, restart, stop, deploy, delete, events, topology, lag, metrics, stores, topologies and config act on a
+running node (--url, else SLUICE_URL, else http://localhost:8080); \`sluice <command> --help\` lists each one's options.
 ${EXIT_CODES_HELP}`,
     );
 

@@ -71,7 +71,7 @@ describe('connection', () => {
 });
 
 describe('help', () => {
-  it.each(['status', 'query', 'restart', 'stop', 'events', 'topology', 'lag', 'metrics', 'stores', 'topologies', 'config'])('sluice %s --help lists the connection and output options', (name) => {
+  it.each(['status', 'query', 'restart', 'stop', 'deploy', 'delete', 'events', 'topology', 'lag', 'metrics', 'stores', 'topologies', 'config'])('sluice %s --help lists the connection and output options', (name) => {
     const command = program().commands.find((c: Command) => c.name() === name)!;
     const help = command.helpInformation();
     for (const option of ['--url <url>', '--token <token>', '--user <name>', '--ca <file>', '-o, --output <format>', '--no-headers']) expect(help).toContain(option);

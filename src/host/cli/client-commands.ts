@@ -1,6 +1,6 @@
 /**
- * The commands that manage a running node through its API, on sluice/client: status, query, restart, stop, events,
- * topology (what the node shows of an application: inspect-commands.ts). Output goes to standard output; an error
+ * The commands that manage a running node through its API, on sluice/client: status, query, restart, stop, deploy,
+ * delete, events, topology (what the node shows of an application: inspect-commands.ts). Output goes to standard output; an error
  * ends the command with its message on standard error and its exit code (main in ../cli.ts, exit-codes.ts).
  */
 
@@ -12,6 +12,7 @@ import { EXIT } from './exit-codes';
 import { describeIncomplete, formatAction, instancesListing, recordsListing, statusListing } from './listings';
 import { formatEvent, formatTopology, print, render, renderDocument } from './output';
 import { parseOptions, parseParams } from './query-args';
+import { deployRequest, type DeployFlags } from './deploy-args';
 
 const QUERY_HELP = `
 Parameters are name=value, in snake_case or camelCase: key for get and fetch; key_from and key_to for range,
@@ -27,6 +28,16 @@ The exit status is 0 when every part of the store answered (SUCCESS), ${EXIT.par
 records that came are printed, and the status and the failed parts go to standard error.
 
 Example: sluice query word-count count get key=kafka
+`;
+
+const DEPLOY_HELP = `
+The request is the API's deploy body (POST /api/v1/streams): from a file (-f, YAML or JSON) with type, version, name,
+description and config, and/or from the argument and flags, which override the file. --set key=value (repeatable)
+sets a configuration key (integers and true/false as such); a deployment may set streams and client tuning only, and
+the node names a key it refuses. The new instance starts at once; sluice status shows it.
+
+  sluice deploy word-count --name word-count-2 --set num.stream.threads=2
+  sluice deploy -f word-count-2.yaml
 `;
 
 const STOP_HELP = `
@@ -106,6 +117,37 @@ export function addClientCommands(cli: Command): void {
       print(renderDocument(application === undefined ? actions : actions[0], () => actions.map((action) => formatAction('stopped', action)).join(''), flags));
     });
   });
+
+  withConnection(
+    cli
+      .command('deploy')
+      .argument('[topology]', 'topology name or alias (sluice topologies), unless the file gives its type')
+      .option('-f, --file <file>', 'the deploy body, YAML or JSON')
+      .option('--name <id>', 'application id of the new instance (default: the topology and the node decide)')
+      .option('--version <version>', 'topology version (default: latest)')
+      .option('--description <text>', "the instance's description")
+      .option('--set <key=value>', 'a configuration key, repeatable', (value: string, all: string[]) => [...all, value], [] as string[])
+      .description('starts a new instance of a registered topology on the node (needs the operator role)')
+      .addHelpText('after', DEPLOY_HELP),
+  ).action(async (topology: string | undefined, flags: ConnectionFlags & DeployFlags) => {
+    const request = deployRequest(topology, flags);
+    await withClient(flags, async (client) => {
+      const deployed = await client.deploy(request);
+      print(renderDocument(deployed, () => `deployed ${deployed.id}\n`, flags));
+    });
+  });
+
+  withConnection(
+    cli
+      .command('delete')
+      .argument('<application>', 'application id')
+      .description('stops an instance, removes its local state and forgets it (needs the operator role); stop keeps it listed'),
+  ).action(async (application: string, flags: ConnectionFlags) =>
+    withClient(flags, async (client) => {
+      const action = await client.remove(application);
+      print(renderDocument(action, () => formatAction('deleted', action), flags));
+    }),
+  );
 
   withConnection(
     cli
