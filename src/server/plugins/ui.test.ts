@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { buildServer, type ServerOptions } from '../app';
 import { consoleModel } from '../schemas/console';
@@ -123,4 +124,20 @@ it('Swagger UI at /docs over the same OpenAPI document', async () => {
   const paths = Object.keys((await app.inject({ url: '/openapi.json' })).json().paths);
   expect(paths).toEqual(expect.arrayContaining(['/ui', '/ui/model', '/version', '/api/v1/environments']));
   expect(paths.some((p) => p.startsWith('/docs') || p.startsWith('/ui/assets'))).toBe(false);
+});
+
+it("Swagger UI's files compressed when the browser takes gzip, and kept a day; the API's answers not compressed", async () => {
+  await start();
+  const plain = await app.inject({ url: '/docs/static/swagger-ui-bundle.js' });
+  const zipped = await app.inject({ url: '/docs/static/swagger-ui-bundle.js', headers: { 'accept-encoding': 'gzip' } });
+  expect(zipped.statusCode).toBe(200);
+  expect(zipped.headers['content-encoding']).toBe('gzip');
+  expect(zipped.rawPayload.length).toBeLessThan(plain.rawPayload.length / 3);
+  expect(gunzipSync(zipped.rawPayload).equals(plain.rawPayload)).toBe(true);
+  expect(zipped.headers['cache-control']).toBe('public, max-age=86400');
+  const spec = await app.inject({ url: '/docs/json', headers: { 'accept-encoding': 'gzip' } });
+  expect(spec.headers['content-encoding']).toBe('gzip');
+  expect(JSON.parse(gunzipSync(spec.rawPayload).toString('utf8')).info.title).toBe('Sluice management API');
+  const api = await app.inject({ url: '/openapi.json', headers: { 'accept-encoding': 'gzip' } });
+  expect(api.headers['content-encoding']).toBeUndefined();
 });
