@@ -498,7 +498,7 @@ describe('deploy and delete', () => {
     const file = path.join(stateDir, 'deploy.yaml');
     fs.writeFileSync(file, `type: word-count\nname: ${fromFile}\nconfig:\n  commit.interval.ms: 100\n`);
     const [flagged, filed] = await Promise.all([
-      sluice(['deploy', 'word-count', '--name', fromFlags, '--set', 'num.stream.threads=1', '-o', 'json']),
+      sluice(['deploy', 'word-count', '--name', fromFlags, '--topology-version', '1.0.0', '--set', 'num.stream.threads=1', '-o', 'json']),
       sluice(['deploy', '-f', file]),
     ]);
     expect([flagged.code, JSON.parse(flagged.stdout)]).toEqual([0, { id: fromFlags }]);

@@ -124,7 +124,8 @@ export function addClientCommands(cli: Command): void {
       .argument('[topology]', 'topology name or alias (sluice topologies), unless the file gives its type')
       .option('-f, --file <file>', 'the deploy body, YAML or JSON')
       .option('--name <id>', 'application id of the new instance (default: the topology and the node decide)')
-      .option('--version <version>', 'topology version (default: latest)')
+      // Not --version: the program's own option, which commander reads wherever it stands.
+      .option('--topology-version <version>', 'topology version (default: latest)')
       .option('--description <text>', "the instance's description")
       .option('--set <key=value>', 'a configuration key, repeatable', (value: string, all: string[]) => [...all, value], [] as string[])
       .description('starts a new instance of a registered topology on the node (needs the operator role)')

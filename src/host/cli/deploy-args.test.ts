@@ -1,7 +1,8 @@
 /** `sluice deploy`'s request from a file and flags, checked before anything is sent. */
 
 import { InvalidClientRequest } from '../../errors';
-import { deployRequest, parseDeployFile } from './deploy-args';
+import { program } from '../cli';
+import { deployRequest, parseDeployFile, type DeployFlags } from './deploy-args';
 
 const noFile = () => {
   throw new Error('no file expected');
@@ -9,7 +10,7 @@ const noFile = () => {
 
 describe('deploy request', () => {
   it('from the argument and flags; --set types integers and booleans', () => {
-    expect(deployRequest('word-count', { name: 'wc-2', version: '1.0.0', set: ['num.stream.threads=2', 'processing.guarantee=exactly_once_v2', 'x.enabled=true'] }, noFile)).toEqual({
+    expect(deployRequest('word-count', { name: 'wc-2', topologyVersion: '1.0.0', set: ['num.stream.threads=2', 'processing.guarantee=exactly_once_v2', 'x.enabled=true'] }, noFile)).toEqual({
       type: 'word-count',
       name: 'wc-2',
       version: '1.0.0',
@@ -38,5 +39,15 @@ describe('deploy request', () => {
     expect(() => parseDeployFile('f', 'name: wc\n')).toThrow('f: type must be a non-empty string');
     expect(() => parseDeployFile('f', 'type: wc\nconfig: { a: [1] }\n')).toThrow('f: config a must be a string, number or boolean');
     expect(() => parseDeployFile('f', 'type: [wc\n')).toThrow('f is neither YAML nor JSON');
+  });
+
+  it("reads its flags from the command line, the topology version beside the program's own --version", async () => {
+    const cli = program();
+    let seen: DeployFlags | undefined;
+    cli.commands.find((command) => command.name() === 'deploy')!.action((_topology: string, flags: DeployFlags) => {
+      seen = flags;
+    });
+    await cli.parseAsync(['deploy', 'word-count', '--topology-version', '2.0.0', '--set', 'a=1', '--set', 'b=x', '-f', 'wc.yaml'], { from: 'user' });
+    expect(seen).toMatchObject({ topologyVersion: '2.0.0', set: ['a=1', 'b=x'], file: 'wc.yaml' });
   });
 });

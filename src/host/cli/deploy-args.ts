@@ -12,7 +12,7 @@ import type { ConfigValue, DeployRequest } from '../../client';
 export interface DeployFlags {
   file?: string;
   name?: string;
-  version?: string;
+  topologyVersion?: string;
   description?: string;
   set: string[];
 }
@@ -78,7 +78,7 @@ export function deployRequest(topology: string | undefined, flags: DeployFlags, 
   if (type === undefined) throw new InvalidClientRequest('give the topology (a name or alias, as sluice topologies lists them) or a file with its type (-f)');
   const request: DeployRequest = { ...base, type: text(type, 'the topology') };
   if (flags.name !== undefined) request.name = text(flags.name, '--name');
-  if (flags.version !== undefined) request.version = text(flags.version, '--version');
+  if (flags.topologyVersion !== undefined) request.version = text(flags.topologyVersion, '--topology-version');
   if (flags.description !== undefined) request.description = flags.description;
   if (flags.set.length > 0) {
     const set: Record<string, ConfigValue> = {};
