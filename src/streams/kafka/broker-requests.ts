@@ -17,7 +17,7 @@
 import { StreamsException, UnsupportedKafkaClient } from '../../errors';
 import { decodeFetchResponse, type FetchedPartition } from './fetch-response';
 import { decodeOffsetFetchV7, encodeOffsetFetchV7, type OffsetFetchResponse } from './offset-fetch';
-import { TopicPartitionMap } from './topic-partition';
+import { groupByTopic, TopicPartitionMap } from './topic-partition';
 import type { KafkaClient } from './types';
 
 /** kafkajs' error for a Kafka error code: retriable or not, as kafkajs' clients throw them. */
@@ -115,19 +115,18 @@ export async function sendFetch(broker: KafkajsBroker, nodeId: string, fetch: Fe
     throw new StreamsException(`broker ${nodeId} answers Fetch up to version ${supported}; reading changelogs needs version ${FETCH_VERSION} (Kafka 2.3 or later)`);
   }
   const offsets = new TopicPartitionMap<number>();
-  const topics = new Map<string, { partition: number; fetchOffset: string; maxBytes: number }[]>();
-  for (const { topic, partition, offset } of fetch.partitions) {
-    offsets.set(topic, partition, offset);
-    const partitions = topics.get(topic) ?? topics.set(topic, []).get(topic)!;
-    partitions.push({ partition, fetchOffset: String(offset), maxBytes: fetch.maxPartitionBytes });
-  }
+  for (const { topic, partition, offset } of fetch.partitions) offsets.set(topic, partition, offset);
+  const topics = groupByTopic(fetch.partitions);
   const request = fetchV11Request({
     replicaId: -1,
     maxWaitTime: fetch.maxWaitMs,
     minBytes: 1,
     maxBytes: fetch.maxBytes,
     isolationLevel: isolationLevel(fetch.readCommitted),
-    topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
+    topics: [...topics].map(([topic, partitions]) => ({
+      topic,
+      partitions: partitions.map(({ partition, offset }) => ({ partition, fetchOffset: String(offset), maxBytes: fetch.maxPartitionBytes })),
+    })),
     rackId: '',
   });
   const decoded = await send(broker, request, (body) => decodeFetchResponse(body, offsets, fetch.readCommitted), fetch.maxWaitMs + NETWORK_DELAY_MS);
@@ -165,9 +164,8 @@ export function sendStableOffsetFetch(
       `exactly_once_v2 reads committed offsets with OffsetFetch v${STABLE_OFFSET_FETCH_VERSION} (Kafka 2.5 or later); the group coordinator offers v${supported}`,
     );
   }
-  const topics = new Map<string, number[]>();
-  for (const { topic, partition } of partitions) (topics.get(topic) ?? topics.set(topic, []).get(topic)!).push(partition);
-  const payload = encodeOffsetFetchV7({ groupId, topics: [...topics].map(([topic, list]) => ({ topic, partitions: list })), requireStable: true });
+  const topics = [...groupByTopic(partitions)].map(([topic, list]) => ({ topic, partitions: list.map((p) => p.partition) }));
+  const payload = encodeOffsetFetchV7({ groupId, topics, requireStable: true });
   const request = {
     apiKey: OFFSET_FETCH_API_KEY,
     apiVersion: STABLE_OFFSET_FETCH_VERSION,

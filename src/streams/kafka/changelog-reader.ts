@@ -7,7 +7,7 @@
 import { StreamsException } from '../../errors';
 import { createCluster, createErrorFromCode, isolationLevel, type KafkajsCluster, sendFetch } from './broker-requests';
 import type { FetchedPartition } from './fetch-response';
-import { TopicPartitionMap } from './topic-partition';
+import { groupByTopic, TopicPartitionMap } from './topic-partition';
 import type { KafkaClient } from './types';
 
 export type { ChangelogRecord, ChangelogRecordList, FetchedPartition } from './fetch-response';
@@ -76,7 +76,7 @@ export class ChangelogReader {
       for (const t of fresh) this.topics.add(t);
     }
     const byLeader = new Map<string, ReadPosition[]>();
-    for (const [topic, list] of groupBy(positions, (p) => p.topic)) {
+    for (const [topic, list] of groupByTopic(positions)) {
       const leaders = this.cluster.findLeaderForPartitions(
         topic,
         list.map((p) => p.partition),
@@ -113,7 +113,7 @@ export class ChangelogReader {
     const { responses } = await broker.listOffsets({
       replicaId: -1,
       isolationLevel: isolationLevel(this.options.readCommitted),
-      topics: [...groupBy(unresolved, (p) => p.topic)].map(([topic, list]) => ({
+      topics: [...groupByTopic(unresolved)].map(([topic, list]) => ({
         topic,
         partitions: list.map((p) => ({ partition: p.partition, timestamp: EARLIEST })),
       })),
@@ -139,15 +139,4 @@ export class ChangelogReader {
     this.connected = undefined;
     if (connected) await this.cluster.disconnect().catch(() => undefined);
   }
-}
-
-function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    const list = groups.get(key);
-    if (list) list.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
 }

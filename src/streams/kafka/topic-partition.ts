@@ -4,6 +4,17 @@ export interface TopicPartition {
   readonly partition: number;
 }
 
+/** Items grouped by their topic, in the order their topics first come. */
+export function groupByTopic<T extends { readonly topic: string }>(items: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const list = groups.get(item.topic);
+    if (list) list.push(item);
+    else groups.set(item.topic, [item]);
+  }
+  return groups;
+}
+
 /** A map keyed by topic-partition (a map of maps: no key is built by joining strings). */
 export class TopicPartitionMap<V> {
   private readonly byTopic = new Map<string, Map<number, V>>();

@@ -17,6 +17,9 @@ export class ProcessorNode {
   /** Sources: the resolved serdes of the consumed records. */
   keySerde: Serde<unknown> | undefined;
   valueSerde: Serde<unknown> | undefined;
+  /** Sources: whether each serde reads a fetched record where it lies in the fetched bytes (decided once, here). */
+  keyReadInPlace = false;
+  valueReadInPlace = false;
   /** Stores this node may read and write. */
   readonly stores: ReadonlySet<string>;
   /** Asked about an error this node's processor threw: true when the record is skipped here (processing.exception.handler). */

@@ -1,5 +1,4 @@
 import { ConfigException, IllegalState, SerdeNotReady, TopologyException } from '../../errors';
-import type { RecordBytes } from '../kafka';
 import type { Cancellable, Processor, PunctuationType, Punctuator } from '../processor/processor';
 import type { RecordMetadata } from '../processor/record';
 import type { Serde } from '../serdes/serde';
@@ -116,6 +115,8 @@ export class StreamTask {
       if (definition.kind === 'source') {
         node.keySerde = resolveSerde(definition.keySerde, this.env.defaultKeySerde);
         node.valueSerde = resolveSerde(definition.valueSerde, this.env.defaultValueSerde);
+        node.keyReadInPlace = readsInPlace(node.keySerde);
+        node.valueReadInPlace = readsInPlace(node.valueSerde);
         for (const topic of definition.topics) this.sourceByTopic.set(this.env.resolveTopic(topic), node);
       }
     }
@@ -165,8 +166,8 @@ export class StreamTask {
     let key: unknown;
     let value: unknown;
     try {
-      key = readPart(source.keySerde!, consumed, true);
-      value = readPart(source.valueSerde!, consumed, false);
+      key = readPart(source.keySerde!, source.keyReadInPlace, consumed, true);
+      value = readPart(source.valueSerde!, source.valueReadInPlace, consumed, false);
     } catch (error) {
       // Not consumed: the task processes it again once the serde is ready.
       if (error instanceof SerdeNotReady) {
@@ -323,18 +324,18 @@ export class StreamTask {
   }
 }
 
-/** Whether a serde reads a fetched record where it lies in the fetched bytes (built-in serdes blind to topics). */
-function readsInPlace(serde: Serde<unknown>, bytes: RecordBytes | undefined): bytes is RecordBytes {
-  return bytes !== undefined && serde.deserializeFrom !== undefined && serde.deserializeTopic === undefined;
+/** Whether a serde can read a fetched record where it lies in the fetched bytes (built-in serdes blind to topics). */
+function readsInPlace(serde: Serde<unknown>): boolean {
+  return serde.deserializeFrom !== undefined && serde.deserializeTopic === undefined;
 }
 
 /**
- * A consumed record's key (or value), deserialized: in the fetched bytes when the serde can, else from the view the
- * record makes of it.
+ * A consumed record's key (or value), deserialized: in the fetched bytes when the serde can (`inPlace`) and the record
+ * was decoded by Sluice, else from the view the record makes of it.
  */
-function readPart(serde: Serde<unknown>, consumed: ConsumedRecord, key: boolean): unknown {
+function readPart(serde: Serde<unknown>, inPlace: boolean, consumed: ConsumedRecord, key: boolean): unknown {
   const bytes = consumed.bytes;
-  if (readsInPlace(serde, bytes)) {
+  if (inPlace && bytes !== undefined) {
     const start = key ? bytes.keyStart : bytes.valueStart;
     return start < 0 ? null : serde.deserializeFrom!(bytes.data, start, key ? bytes.keyEnd : bytes.valueEnd);
   }
