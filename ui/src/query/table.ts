@@ -40,13 +40,14 @@ function partServer(part: { server: string; remote: boolean; standby?: boolean; 
 
 export function tableOf(result: StoreQueryResult, type: string): Table {
   const windowed = isWindowed(type);
+  const span = type === 'session' ? 'Session' : 'Window';
   const records = result.result.success.flatMap((part) => part.records);
   const columns: Column[] = [
     { id: 'key', label: 'Key' },
     ...(windowed
       ? [
-          { id: 'window_start', label: 'Window start', time: true },
-          { id: 'window_end', label: 'Window end', time: true },
+          { id: 'window_start', label: `${span} start`, time: true },
+          { id: 'window_end', label: `${span} end`, time: true },
         ]
       : []),
     { id: 'value', label: 'Value' },
