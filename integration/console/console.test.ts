@@ -133,7 +133,8 @@ it('query: a word returns its count, with the server and status of its part, and
     'kafka counted 3 times',
     60_000,
   );
-  expect(cells).toEqual(['kafka', '3', expect.stringContaining(new URL(node.url).port), 'SUCCESS']);
+  // The count's timestamp shows as a date, between the value and the server.
+  expect(cells).toEqual(['kafka', '3', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/), expect.stringContaining(new URL(node.url).port), 'SUCCESS']);
   const curl = await page.getByTestId('curl').textContent();
   expect(curl).toContain(`-u 'ops'`);
   expect(curl).toContain(`${node.url}/api/v1/applications/${id}/stores/${WORD_COUNT_STORE}`);
