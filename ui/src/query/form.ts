@@ -28,7 +28,7 @@ export interface Sort {
 export type StoreTypeSpec = ConsoleModel['storeTypes'][number];
 export type ClauseSpec = StoreTypeSpec['clauses'][number];
 
-/** The options with a checkbox of their own, and their API defaults: the body carries them only when they differ. */
+/** The options with a checkbox of their own; the body carries them only when they differ from the API's default. */
 export const FLAG_OPTIONS = ['allow_stale', 'remote_access_allowed'];
 
 export const isTimeParam = (param: string) => param.startsWith('time') || param === 'as_of';
