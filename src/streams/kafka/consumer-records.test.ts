@@ -1,4 +1,5 @@
-import { type BatchedRecord, consumedRecords, DecodedBatch } from './consumer-records';
+import { consumedRecords, DecodedBatch } from './consumer-records';
+import { type BatchedRecord, FetchedRecords, RecordColumns } from './fetched-records';
 import { kafkajsOriginal } from './testing/kafkajs-original';
 
 type Encoded = { buffer: Buffer };
@@ -53,6 +54,12 @@ function kafkajsOriginals(): {
   };
 }
 
+/** The records decoded from a record set (without its size), as the tasks take them, in an array. */
+async function decodedRecords(set: Buffer): Promise<BatchedRecord[]> {
+  const records = FetchedRecords.from('', -1, await consumedRecords(set));
+  return Array.from({ length: records.length }, (_, i) => records.recordAt(i));
+}
+
 /** A record set as a Fetch response carries it: its int32 size, then the batches. */
 function recordSet(batches: Buffer[]): Buffer {
   const body = Buffer.concat(batches);
@@ -99,7 +106,7 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
     const cut = (await batch(109, [{ key: Buffer.from('cut'), value: Buffer.from('off') }])).subarray(0, 60);
     const set = recordSet([...batches, cut]);
     const expected = await originals.decodeMessages(new Decoder(set));
-    const decoded = await consumedRecords(set.subarray(4));
+    const decoded = await decodedRecords(set.subarray(4));
     expect(expected).toHaveLength(9);
     expect(decoded.map(plain)).toEqual(expected.map(asFetched));
     // The cut batch at 109 waits for the next fetch.
@@ -110,7 +117,7 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
 
   it('reads key and value from the fetch when asked, and gives a record one headers object, made when first read', async () => {
     const set = recordSet([await batch(0, [{ key: Buffer.from('k'), value: Buffer.from('v') }, { key: null, value: null, headers: { h: Buffer.from('x') } }])]);
-    const [plainRecord, withHeader] = await consumedRecords(set.subarray(4));
+    const [plainRecord, withHeader] = await decodedRecords(set.subarray(4));
     expect([plainRecord!.key, plainRecord!.value, withHeader!.key, withHeader!.value]).toEqual([Buffer.from('k'), Buffer.from('v'), null, null]);
     const headers = plainRecord!.headers;
     expect(headers).toEqual({});
@@ -124,34 +131,37 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
   it('keeps a header named __proto__ as a header (kafkajs makes it a list that begins with Object.prototype)', async () => {
     const headers = Object.defineProperty({}, '__proto__', { value: Buffer.from('not a prototype'), enumerable: true });
     const set = recordSet([await batch(0, [{ key: Buffer.from('k'), value: Buffer.from('v'), headers }])]);
-    const [decoded] = await consumedRecords(set.subarray(4));
+    const [decoded] = await decodedRecords(set.subarray(4));
     expect(Object.getPrototypeOf(decoded!.headers)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(decoded!.headers, '__proto__')?.value).toEqual(Buffer.from('not a prototype'));
     expect((await originals.decodeMessages(new Decoder(set)))[0]!.headers['__proto__']).toEqual([Object.prototype, Buffer.from('not a prototype')]);
   });
 
   it('batches as kafkajs does: records before the fetch offset, control records and aborted ones left out; offsets, lags and emptiness alike', async () => {
+    const marker = withAttributes(await batch(14, [{ key: Buffer.from([0, 0, 0, 0]), value: Buffer.from([0, 0, 0, 0, 0, 0]) }], { transactional: true, producerId: '7' }), 0x20);
     const set = recordSet([
       await batch(10, [{ key: Buffer.from('a'), value: Buffer.from('1') }, { key: Buffer.from('b'), value: Buffer.from('2') }, { key: Buffer.from('c'), value: Buffer.from('3') }], { compression: Compression.GZIP }),
       await batch(13, [{ key: Buffer.from('t'), value: Buffer.from('aborted') }], { transactional: true, producerId: '7' }),
-      withAttributes(await batch(14, [{ key: Buffer.from([0, 0, 0, 0]), value: Buffer.from([0, 0, 0, 0, 0, 0]) }], { transactional: true, producerId: '7' }), 0x20),
+      marker,
       await batch(15, [{ key: Buffer.from('d'), value: Buffer.from('4') }]),
     ]);
-    const messages = await consumedRecords(set.subarray(4));
-    const theirMessages = await originals.decodeMessages(new Decoder(set));
+    const both = async (records: Buffer) => ({ messages: await consumedRecords(records.subarray(4)), theirMessages: await originals.decodeMessages(new Decoder(records)) });
+    const all = await both(set);
+    const markerOnly = await both(recordSet([marker]));
     const cases = [
-      { fetchedOffset: '11', messages, theirMessages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] },
-      { fetchedOffset: '10', messages, theirMessages, abortedTransactions: [] },
-      { fetchedOffset: '16', messages, theirMessages, abortedTransactions: [] },
-      { fetchedOffset: '14', messages: messages.filter((m) => m.isControlRecord), theirMessages: theirMessages.filter((m) => m.isControlRecord), abortedTransactions: [] },
-      { fetchedOffset: '5', messages: [], theirMessages: [], abortedTransactions: [] },
+      { fetchedOffset: '11', ...all, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] },
+      { fetchedOffset: '10', ...all, abortedTransactions: [] },
+      { fetchedOffset: '16', ...all, abortedTransactions: [] },
+      { fetchedOffset: '14', ...markerOnly, abortedTransactions: [] },
+      { fetchedOffset: '5', messages: new RecordColumns(), theirMessages: [], abortedTransactions: [] },
     ];
     for (const { fetchedOffset, messages: fetched, theirMessages: theirFetched, abortedTransactions } of cases) {
       const ours = new DecodedBatch('topic', fetchedOffset, { partition: 3, highWatermark: '20', messages: fetched, abortedTransactions });
       const theirs = new originals.Batch('topic', fetchedOffset, { partition: 3, highWatermark: '20', messages: theirFetched, abortedTransactions });
+      const offsets = (records: { offset: string | number }[]) => records.map((m) => Number(m.offset));
       const view = (b: DecodedBatch | KafkajsBatch) => ({
-        messages: b.messages.map((m) => Number(m.offset)),
-        within: b.messagesWithinOffset.map((m) => Number(m.offset)),
+        messages: offsets(b.messages),
+        within: offsets(b instanceof DecodedBatch ? Array.from({ length: b.recordsWithinOffset.length }, (_, i) => b.recordsWithinOffset.recordAt(i)) : b.messagesWithinOffset),
         isEmpty: b.isEmpty(),
         isEmptyIncludingFiltered: b.isEmptyIncludingFiltered(),
         isEmptyDueToFiltering: b.isEmptyDueToFiltering(),
@@ -164,8 +174,20 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
       });
       expect(view(ours)).toEqual(view(theirs));
     }
-    const first = new DecodedBatch('topic', '11', { partition: 3, highWatermark: '20', messages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] });
+    const first = new DecodedBatch('topic', '11', { partition: 3, highWatermark: '20', messages: all.messages, abortedTransactions: [{ producerId: '7', firstOffset: '13' }] });
     expect(first.messages.map((m) => m.offset)).toEqual([11, 12, 15]);
     expect(first.messages.every((m) => m.topic === 'topic' && m.partition === 3)).toBe(true);
+    // The batch's messages read as an array (kafkajs' consumer and an application's own read them so).
+    const messages = first.messages;
+    expect(Array.isArray(messages)).toBe(true);
+    expect(messages).toHaveLength(3);
+    expect([messages[0]!.offset, messages[2]!.offset, messages[3]]).toEqual([11, 15, undefined]);
+    expect([...messages].map((m) => m.key?.toString())).toEqual(['b', 'c', 'd']);
+    expect(messages.slice(1).map((m) => m.offset)).toEqual([12, 15]);
+    expect(Object.keys(messages)).toEqual(['0', '1', '2']);
+    expect(JSON.parse(JSON.stringify(messages)).map((m: { offset: number }) => m.offset)).toEqual([11, 12, 15]);
+    // The stream threads' view of the same records.
+    expect(Array.from({ length: first.records.length }, (_, i) => first.records.offsetAt(i))).toEqual([11, 12, 15]);
+    expect(first.records.skip(2).recordAt(0).value?.toString()).toBe('4');
   });
 });

@@ -1,94 +1,24 @@
 /**
  * What the stream threads' consumers fetch, decoded and batched in fewer objects than kafkajs 2.2.4 makes: its
  * decoder builds a Decoder, two Longs and a spread headers object per record, and its Batch a Long per record to
- * compare offsets; a fetch's records live until they are processed, so the young generation's collections copy
- * them all (a third of the bytes a word count allocated). Here the codec (record-batch.ts) reads each record into one
- * object, which is the very record a task processes: offsets and timestamps as numbers (offsets stay far below 2^53,
- * and kafkajs' own uses of them take numbers as well as its decimal strings), the topic and partition set by the
- * batch. Only record batches of magic 2 (Kafka 0.11 and later) are read here; older message sets go to kafkajs' own
- * decoder, whose messages are then given the same shape.
+ * compare offsets. Here the codec (record-batch.ts) reads a partition's records into columns (fetched-records.ts),
+ * which the stream threads' tasks take records from: offsets and timestamps as numbers (offsets stay far below 2^53,
+ * and kafkajs' own uses of them take numbers as well as its decimal strings). Only record batches of magic 2 (Kafka
+ * 0.11 and later) are read here; older message sets go to kafkajs' own decoder, whose messages are then put in the
+ * same columns.
  */
 import { AbortedTransactions, type AbortedTransaction } from './aborted-transactions';
+import { type BatchContext, type BatchedRecord, FetchedRecords, RecordColumns } from './fetched-records';
 import { CONTROL_FLAG, decodeRecordBatches, holdsRecordBatches, LOG_APPEND_TIME_FLAG, type RecordBatchHeader, type RecordHeaders, type RecordSink, TRANSACTIONAL_FLAG } from './record-batch';
-import type { ConsumedRecord, FetchedBatch, RecordBytes } from './types';
-
-/** What kafkajs tells of a record's batch, on every record of it. */
-interface BatchContext {
-  firstOffset: string;
-  firstTimestamp: string;
-  partitionLeaderEpoch: number;
-  inTransaction: boolean;
-  isControlBatch: boolean;
-  lastOffsetDelta: number;
-  producerId: string;
-  producerEpoch: number;
-  firstSequence: number;
-  maxTimestamp: string;
-  timestampType: number;
-  magicByte: number;
-}
-
-/** A consumed record with what its batch tells of it: what kafkajs' Batch and the read_committed filter look at. */
-export interface BatchedRecord extends ConsumedRecord {
-  topic: string;
-  partition: number;
-  readonly isControlRecord: boolean;
-  readonly batchContext: BatchContext;
-}
-
-/**
- * A record read from a fetch, whose key and value stay in the fetch's buffer until asked for: a record waits in its
- * task's queue until processed, across young-generation collections, which copy every object it holds (two views
- * and a headers object made it three times as large). Each read of `key` or `value` makes a new view; `headers`
- * is made on first read when the record has none.
- */
-class DecodedRecord implements BatchedRecord, RecordBytes {
-  topic = '';
-  partition = -1;
-
-  constructor(
-    readonly data: Buffer,
-    /** -1: a null key. */
-    readonly keyStart: number,
-    readonly keyEnd: number,
-    readonly valueStart: number,
-    readonly valueEnd: number,
-    readonly offset: number,
-    readonly timestamp: number,
-    private headerMap: RecordHeaders | undefined,
-    readonly isControlRecord: boolean,
-    readonly batchContext: BatchContext,
-  ) {}
-
-  get key(): Buffer | null {
-    return this.keyStart < 0 ? null : this.data.subarray(this.keyStart, this.keyEnd);
-  }
-
-  get value(): Buffer | null {
-    return this.valueStart < 0 ? null : this.data.subarray(this.valueStart, this.valueEnd);
-  }
-
-  get headers(): RecordHeaders {
-    return (this.headerMap ??= {});
-  }
-
-  get bytes(): RecordBytes {
-    return this;
-  }
-
-  /** Its fields, the views included, for JSON.stringify (a logged record) and the like. */
-  toJSON(): Omit<BatchedRecord, 'batchContext'> {
-    return { topic: this.topic, partition: this.partition, offset: this.offset, timestamp: this.timestamp, key: this.key, value: this.value, headers: this.headers, isControlRecord: this.isControlRecord };
-  }
-}
+import type { FetchedBatch } from './types';
 
 const LOG_APPEND_TIME = 1;
 const CREATE_TIME = 0;
 
-/** Makes the fetched records of one partition, control records included, each with its batch's context. */
-class ConsumedRecordSink implements RecordSink {
+/** Reads the fetched records of one partition, control records included, into columns with their batches' context. */
+class ColumnSink implements RecordSink {
   readonly readsHeaders = true;
-  readonly records: BatchedRecord[] = [];
+  readonly columns = new RecordColumns();
   private context: BatchContext | undefined;
 
   batch(header: RecordBatchHeader): boolean {
@@ -111,16 +41,15 @@ class ConsumedRecordSink implements RecordSink {
   }
 
   record(data: Buffer, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, offset: number, timestamp: number, headers: RecordHeaders | undefined): void {
-    const context = this.context!;
-    this.records.push(new DecodedRecord(data, keyStart, keyEnd, valueStart, valueEnd, offset, timestamp, headers, context.isControlBatch, context));
+    this.columns.push(data, this.context!, keyStart, keyEnd, valueStart, valueEnd, offset, timestamp, headers);
   }
 }
 
 /** The records of the consecutive record batches of `data` (a partition's record set), control records included. */
-export async function consumedRecords(data: Buffer): Promise<BatchedRecord[]> {
-  const sink = new ConsumedRecordSink();
+export async function consumedRecords(data: Buffer): Promise<RecordColumns> {
+  const sink = new ColumnSink();
   await decodeRecordBatches(data, 'the fetched partition', sink);
-  return sink.records;
+  return sink.columns;
 }
 
 /** A message of kafkajs' own decoder (older message sets): offsets and timestamps as decimal strings. */
@@ -149,18 +78,20 @@ const LEGACY_BATCH_CONTEXT: BatchContext = {
   magicByte: 1,
 };
 
-function fromKafkajs(m: KafkajsMessage): BatchedRecord {
-  return {
-    topic: '',
-    partition: -1,
-    offset: Number(m.offset),
-    timestamp: Number(m.timestamp),
-    key: m.key,
-    value: m.value,
-    headers: m.headers ?? {},
-    isControlRecord: m.isControlRecord ?? false,
-    batchContext: m.batchContext ?? LEGACY_BATCH_CONTEXT,
-  };
+const NO_BYTES = Buffer.alloc(0);
+
+/** kafkajs' messages in columns: each its own segment, its key and value copied into one buffer. */
+function fromKafkajs(messages: readonly KafkajsMessage[]): RecordColumns {
+  const columns = new RecordColumns();
+  for (const m of messages) {
+    const key = m.key ?? NO_BYTES;
+    const data = Buffer.concat([key, m.value ?? NO_BYTES]);
+    const context = m.batchContext ?? LEGACY_BATCH_CONTEXT;
+    const keyStart = m.key === null ? -1 : 0;
+    const valueStart = m.value === null ? -1 : key.length;
+    columns.push(data, context, keyStart, key.length, valueStart, data.length, Number(m.offset), Number(m.timestamp), m.headers);
+  }
+  return columns;
 }
 
 /** The part of kafkajs' protocol Decoder that the fetch response's record set is read from. */
@@ -171,89 +102,112 @@ interface KafkajsDecoder {
   readBytes(length: number): Buffer | null;
 }
 
-type DecodeMessages = (decoder: KafkajsDecoder) => Promise<unknown[]>;
+type DecodeMessages = (decoder: KafkajsDecoder) => Promise<unknown>;
 
 /**
  * kafkajs' `decodeMessages` (the record set of a partition in a Fetch response, v4 and later), reading record
- * batches with the codec and handing older message sets to `legacy`, kafkajs' own.
+ * batches with the codec and handing older message sets to `legacy`, kafkajs' own. What it answers is the
+ * partition's `messages` in kafkajs' response, which only the Batch (DecodedBatch) reads.
  */
-export function recordSetDecoder(legacy: DecodeMessages): DecodeMessages {
+export function recordSetDecoder(legacy: DecodeMessages): (decoder: KafkajsDecoder) => Promise<RecordColumns> {
   return async (decoder) => {
     const start = decoder.offset;
     const size = decoder.readInt32();
-    if (size <= 0 || !decoder.canReadBytes(size)) return [];
+    if (size <= 0 || !decoder.canReadBytes(size)) return new RecordColumns();
     const records = decoder.readBytes(size)!;
     if (!holdsRecordBatches(records)) {
       decoder.offset = start;
-      return ((await legacy(decoder)) as KafkajsMessage[]).map(fromKafkajs);
+      return fromKafkajs((await legacy(decoder)) as KafkajsMessage[]);
     }
     return consumedRecords(records);
   };
 }
 
 /**
+ * Whether each record is kept by the read_committed filter: a predicate called on the records in offset order,
+ * control records included (they end their producer's aborted transaction, and are not kept).
+ */
+export function abortedFilter(transactions: readonly AbortedTransaction[]): (context: Pick<BatchContext, 'producerId' | 'inTransaction' | 'isControlBatch'>, offset: number, key: () => Buffer | null) => boolean {
+  const aborted = new AbortedTransactions(transactions);
+  return (context, offset, key) => {
+    if (context.isControlBatch) {
+      aborted.control(context.producerId, offset, key());
+      return false;
+    }
+    return !(context.inTransaction && aborted.aborts(context.producerId, offset));
+  };
+}
+
+/**
  * kafkajs' Batch, with offsets as numbers (they stay far below 2^53) where kafkajs used Longs: the records of one
  * fetch of one partition, those before the fetch offset (a compressed batch may begin before it), aborted ones and
- * control records left out.
+ * control records left out. The stream threads read `records`; `messages` is the same records as an array, for
+ * kafkajs' consumer and other readers of a batch.
  */
 export class DecodedBatch implements FetchedBatch {
   readonly topic: string;
   readonly partition: number;
   readonly highWatermark: string;
-  readonly rawMessages: BatchedRecord[];
-  readonly messagesWithinOffset: BatchedRecord[];
-  readonly messages: BatchedRecord[];
+  /** Every record fetched (those before the fetch offset and control records included). */
+  readonly rawRecords: FetchedRecords;
+  /** The records from the fetch offset on, control and aborted ones included. */
+  readonly recordsWithinOffset: FetchedRecords;
+  /** The records to process. */
+  readonly records: FetchedRecords;
+  private messageArray: BatchedRecord[] | undefined;
 
   constructor(
     topic: string,
     readonly fetchedOffset: string,
-    partitionData: { partition: number; highWatermark: string; messages: BatchedRecord[]; abortedTransactions?: AbortedTransaction[] },
+    partitionData: { partition: number; highWatermark: string; messages: RecordColumns; abortedTransactions?: AbortedTransaction[] },
   ) {
     this.topic = topic;
     this.partition = partitionData.partition;
     this.highWatermark = partitionData.highWatermark;
-    this.rawMessages = partitionData.messages;
-    for (const message of this.rawMessages) {
-      message.topic = topic;
-      message.partition = this.partition;
-    }
+    const columns = partitionData.messages;
+    this.rawRecords = FetchedRecords.from(topic, this.partition, columns);
     // Records come in offset order: those before the fetch offset are a prefix.
     const from = Number(fetchedOffset);
     let first = 0;
-    while (first < this.rawMessages.length && this.rawMessages[first]!.offset < from) first++;
-    this.messagesWithinOffset = first === 0 ? this.rawMessages : this.rawMessages.slice(first);
-    const kept = withoutAborted(this.messagesWithinOffset, partitionData.abortedTransactions ?? []);
-    this.messages = kept.some((message) => message.isControlRecord) ? kept.filter((message) => !message.isControlRecord) : kept;
+    while (first < columns.length && columns.offsetAt(first) < from) first++;
+    this.recordsWithinOffset = this.rawRecords.skip(first);
+    this.records = keptRecords(topic, this.partition, columns, first, partitionData.abortedTransactions ?? []);
+  }
+
+  get messages(): BatchedRecord[] {
+    return (this.messageArray ??= this.records.asArray());
   }
 
   isEmpty(): boolean {
-    return this.messages.length === 0;
+    return this.records.length === 0;
   }
 
   isEmptyIncludingFiltered(): boolean {
-    return this.messagesWithinOffset.length === 0;
+    return this.recordsWithinOffset.length === 0;
   }
 
   isEmptyDueToFiltering(): boolean {
-    return this.isEmpty() && this.rawMessages.length > 0;
+    return this.isEmpty() && this.rawRecords.length > 0;
   }
 
   isEmptyControlRecord(): boolean {
-    return this.isEmpty() && this.messagesWithinOffset.some((message) => message.isControlRecord);
+    if (!this.isEmpty()) return false;
+    for (let i = 0; i < this.recordsWithinOffset.length; i++) if (this.recordsWithinOffset.isControlAt(i)) return true;
+    return false;
   }
 
   isEmptyDueToLogCompactedMessages(): boolean {
-    return this.rawMessages.length > 0 && this.isEmptyIncludingFiltered();
+    return this.rawRecords.length > 0 && this.isEmptyIncludingFiltered();
   }
 
   firstOffset(): string | null {
-    return this.isEmptyIncludingFiltered() ? null : String(this.messagesWithinOffset[0]!.offset);
+    return this.isEmptyIncludingFiltered() ? null : String(this.recordsWithinOffset.offsetAt(0));
   }
 
   lastOffset(): string {
     if (this.isEmptyDueToLogCompactedMessages()) return this.fetchedOffset;
     if (this.isEmptyIncludingFiltered()) return String(Number(this.highWatermark) - 1);
-    return String(this.messagesWithinOffset[this.messagesWithinOffset.length - 1]!.offset);
+    return String(this.recordsWithinOffset.offsetAt(this.recordsWithinOffset.length - 1));
   }
 
   offsetLag(): string {
@@ -262,28 +216,18 @@ export class DecodedBatch implements FetchedBatch {
 
   offsetLagLow(): string {
     if (this.isEmptyIncludingFiltered()) return '0';
-    return String(Number(this.highWatermark) - 1 - this.messagesWithinOffset[0]!.offset);
+    return String(Number(this.highWatermark) - 1 - this.recordsWithinOffset.offsetAt(0));
   }
 }
 
-/** What the read_committed filter looks at of a record. */
-export interface TransactionalRecord {
-  readonly offset: number;
-  readonly key: Buffer | null;
-  readonly isControlRecord: boolean;
-  readonly batchContext: Pick<BatchContext, 'producerId' | 'inTransaction'>;
-}
-
-/** The records that belong to no aborted transaction (control records kept): kafkajs' `filterAbortedMessages`, walking the transactions by first offset. */
-export function withoutAborted<R extends TransactionalRecord>(records: R[], transactions: readonly AbortedTransaction[]): R[] {
-  if (transactions.length === 0) return records;
-  const aborted = new AbortedTransactions(transactions);
-  return records.filter((record) => {
-    const { producerId, inTransaction } = record.batchContext;
-    if (record.isControlRecord) {
-      aborted.control(producerId, record.offset, record.key);
-      return true;
-    }
-    return !(inTransaction && aborted.aborts(producerId, record.offset));
-  });
+/** The records of `columns` from `first` on but control records and aborted ones; all of them when none is left out. */
+function keptRecords(topic: string, partition: number, columns: RecordColumns, first: number, transactions: readonly AbortedTransaction[]): FetchedRecords {
+  let leftOut = transactions.length > 0;
+  for (let i = first; !leftOut && i < columns.length; i++) leftOut = columns.contextAt(i).isControlBatch;
+  if (!leftOut) return FetchedRecords.from(topic, partition, columns, first);
+  const keeps = abortedFilter(transactions);
+  const positions = new Int32Array(columns.length - first);
+  let kept = 0;
+  for (let i = first; i < columns.length; i++) if (keeps(columns.contextAt(i), columns.offsetAt(i), () => columns.keyAt(i))) positions[kept++] = i;
+  return FetchedRecords.at(topic, partition, columns, positions.subarray(0, kept));
 }

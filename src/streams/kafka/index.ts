@@ -16,4 +16,5 @@ export * from './static-membership';
 export * from './murmur2';
 export * from './security';
 export * from './topic-partition';
+export { RecordArray } from './fetched-records';
 export type * from './types';

@@ -4,12 +4,19 @@ import type { Message, PartitionMetadata } from 'kafkajs';
 import type { AbortedTransaction } from './aborted-transactions';
 import { checkKafkajs, KAFKAJS_VERSION, kafkajsFixesInstalled, kafkajsState } from './kafkajs';
 import { javaCompatiblePartitioner } from './client';
-import { type TransactionalRecord, withoutAborted } from './consumer-records';
+import { abortedFilter } from './consumer-records';
 import { groupMessagesPerPartition } from './produce-request';
 import type { KafkajsRequestQueue } from './request-queue';
 import { kafkajsOriginal } from './testing/kafkajs-original';
 
 const kafkajsGrouping = kafkajsOriginal<typeof groupMessagesPerPartition>('kafkajs/src/producer/groupMessagesPerPartition');
+/** A record as the read_committed filter sees it (kafkajs' message fields). */
+interface TransactionalRecord {
+  offset: number;
+  key: Buffer;
+  isControlRecord: boolean;
+  batchContext: { producerId: string; inTransaction: boolean };
+}
 type AbortedFilter = (args: { messages: TransactionalRecord[]; abortedTransactions: AbortedTransaction[] }) => TransactionalRecord[];
 const kafkajsFilter = kafkajsOriginal<AbortedFilter>('kafkajs/src/consumer/filterAbortedMessages');
 
@@ -50,7 +57,7 @@ describe('groupMessagesPerPartition', () => {
   });
 });
 
-describe('withoutAborted', () => {
+describe('abortedFilter', () => {
   /** Records of a partition: `P<n>:<offset>` data in a transaction, `A<n>:<offset>` producer n's abort marker. */
   const records = (...specs: string[]): TransactionalRecord[] =>
     specs.map((spec) => {
@@ -64,6 +71,11 @@ describe('withoutAborted', () => {
       };
     });
   const kept = (messages: TransactionalRecord[]) => messages.filter((m) => !m.isControlRecord).map((m) => m.offset);
+  /** The records Sluice's filter keeps, as kafkajs' filter answers them (control records are never kept). */
+  const withoutAborted = (records: TransactionalRecord[], aborted: AbortedTransaction[]) => {
+    const keeps = abortedFilter(aborted);
+    return records.filter((r) => keeps({ ...r.batchContext, isControlBatch: r.isControlRecord }, r.offset, () => r.key));
+  };
   // Producer 2's transaction began at 100 and producer 0's at 102; producer 0's was aborted first.
   const messages = records('P2:100', 'P1:101', 'P0:102', 'P2:103', 'A0:104', 'A2:105', 'P1:106');
 
@@ -85,8 +97,8 @@ describe('withoutAborted', () => {
     expect(kept(kafkajsFilter({ messages, abortedTransactions: aborted }))).toEqual([100, 101, 106]);
   });
 
-  it('keeps everything when nothing was aborted', () => {
-    expect(withoutAborted(messages, [])).toBe(messages);
+  it('keeps every record but the markers when nothing was aborted', () => {
+    expect(kept(withoutAborted(messages, []))).toEqual(messages.filter((m) => !m.isControlRecord).map((m) => m.offset));
   });
 });
 

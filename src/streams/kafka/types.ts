@@ -20,6 +20,19 @@ export interface ConsumedRecord {
   readonly bytes?: RecordBytes;
 }
 
+/** The records of one fetched partition, as the stream threads read them: records are made when taken. */
+export interface FetchedRecordList {
+  readonly topic: string;
+  readonly partition: number;
+  readonly length: number;
+  offsetAt(index: number): number;
+  timestampAt(index: number): number;
+  /** The record, made now: each call makes a new object. */
+  recordAt(index: number): ConsumedRecord;
+  /** These records from `index` on. */
+  skip(index: number): FetchedRecordList;
+}
+
 /** A fetched record's key and value as bounds in the fetched bytes; a start of -1 is null. */
 export interface RecordBytes {
   readonly data: Buffer;
@@ -55,7 +68,10 @@ export interface OutgoingBatch extends Omit<kafkajs.ProducerBatch, 'topicMessage
 }
 export type RecordMetadata = kafkajs.RecordMetadata;
 export interface FetchedBatch extends Omit<kafkajs.Batch, 'messages'> {
+  /** The records, each made when read: for consumers that read a batch as kafkajs hands it. */
   messages: ConsumedRecord[];
+  /** The same records as the stream threads read them, a record made when taken. */
+  records: FetchedRecordList;
 }
 export interface EachMessagePayload extends Omit<kafkajs.EachMessagePayload, 'message'> {
   message: ConsumedRecord;

@@ -1,5 +1,5 @@
 import { IllegalState } from '../../errors';
-import { EARLIEST, type ChangelogRecordList, NULL_KEY } from '../kafka';
+import { EARLIEST, type ChangelogRecordList, NULL_KEY, RecordArray } from '../kafka';
 import { createStateStoreMetrics, storeMetricsScope, type StateStoreMetrics } from '../metrics/streams-metrics';
 import type { StateStore } from '../state/store';
 import { ThreadCache } from '../state/thread-cache';
@@ -221,7 +221,7 @@ export class GlobalStreamThread {
     for (const r of records) {
       batch.push({ topic, partition, offset: r.offset, timestamp: r.timestamp, key: r.key === NULL_KEY ? null : r.key, value: r.value, headers: {} });
     }
-    this.task.addRecords(batch);
+    this.task.addRecords(new RecordArray(topic, partition, batch));
     this.task.process();
   }
 

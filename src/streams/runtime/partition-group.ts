@@ -1,21 +1,29 @@
 import { SerdeNotReady } from '../../errors';
-import { TopicPartitionMap } from '../kafka';
+import { type FetchedRecordList, TopicPartitionMap } from '../kafka';
 import type { ConsumedRecord } from './consumed-record';
 
-/** Kafka Streams' RecordQueue: one input partition's fetched records; those before `head` are processed. */
+/**
+ * Kafka Streams' RecordQueue: one input partition's fetched records, as fetched (a record is made when taken), in
+ * the order of their fetches; those of the first fetch before `head` are processed.
+ */
 interface RecordQueue {
-  records: ConsumedRecord[];
+  fetches: FetchedRecordList[];
   head: number;
 }
 
-/** Moves a queue's head; an emptied queue drops its records (the array is reused). */
+/** Moves a queue's head within its first fetch; a fetch done leaves the queue. */
 function advance(queue: RecordQueue, head: number): void {
-  if (head === queue.records.length) {
-    queue.records.length = 0;
-    queue.head = 0;
-  } else {
+  if (head < queue.fetches[0]!.length) {
     queue.head = head;
+    return;
   }
+  queue.fetches.shift();
+  queue.head = 0;
+}
+
+/** Whether a queue has a record to take. */
+function holdsRecords(queue: RecordQueue): boolean {
+  return queue.fetches.length > 0;
 }
 
 /**
@@ -28,16 +36,18 @@ export class PartitionGroup {
   /** Per input partition: the offset of the last record processed (or skipped past). */
   private readonly consumedOffsets = new TopicPartitionMap<number>();
 
-  addRecords(records: readonly ConsumedRecord[]): void {
+  addRecords(records: FetchedRecordList): void {
     if (records.length === 0) return;
-    const queue = this.queues.getOrCreate(records[0]!.topic, records[0]!.partition, () => ({ records: [], head: 0 }));
-    for (const r of records) queue.records.push(r);
+    this.queues.getOrCreate(records.topic, records.partition, () => ({ fetches: [], head: 0 })).fetches.push(records);
   }
 
   /** Records waiting to be processed. */
   get buffered(): number {
     let n = 0;
-    for (const queue of this.queues.values()) n += queue.records.length - queue.head;
+    for (const queue of this.queues.values()) {
+      for (const fetch of queue.fetches) n += fetch.length;
+      if (holdsRecords(queue)) n -= queue.head;
+    }
     return n;
   }
 
@@ -55,17 +65,18 @@ export class PartitionGroup {
   /** Processes the buffered record with the lowest timestamp among the queues' heads; false when nothing is buffered. */
   private processOne(process: (record: ConsumedRecord) => void): boolean {
     let bestQueue: RecordQueue | undefined;
-    let best: ConsumedRecord | undefined;
+    let bestTimestamp = Infinity;
     for (const queue of this.queues.values()) {
-      const record = queue.records[queue.head];
-      if (record !== undefined && (best === undefined || record.timestamp < best.timestamp)) {
-        best = record;
+      if (!holdsRecords(queue)) continue;
+      const timestamp = queue.fetches[0]!.timestampAt(queue.head);
+      if (bestQueue === undefined || timestamp < bestTimestamp) {
         bestQueue = queue;
+        bestTimestamp = timestamp;
       }
     }
-    if (best === undefined || bestQueue === undefined) return false;
+    if (bestQueue === undefined) return false;
     try {
-      process(best);
+      process(bestQueue.fetches[0]!.recordAt(bestQueue.head));
     } catch (error) {
       if (!(error instanceof SerdeNotReady)) advance(bestQueue, bestQueue.head + 1);
       throw error;
@@ -77,22 +88,23 @@ export class PartitionGroup {
   /** One input partition (most tasks): its records in offset order, without choosing among queues. */
   private processSingleQueue(limit: number, process: (record: ConsumedRecord) => void): number {
     const queue = this.queues.values().next().value as RecordQueue;
-    const records = queue.records;
-    let head = queue.head;
     let processed = 0;
-    try {
-      while (head < records.length && processed < limit) {
-        // Advanced before processing: a record whose processing throws is not processed again.
-        const record = records[head++]!;
-        process(record);
-        processed++;
+    while (holdsRecords(queue) && processed < limit) {
+      const records = queue.fetches[0]!;
+      let head = queue.head;
+      try {
+        while (head < records.length && processed < limit) {
+          // Advanced before processing: a record whose processing throws is not processed again.
+          process(records.recordAt(head++));
+          processed++;
+        }
+      } catch (error) {
+        // Unless its serde was not ready: then it is processed again.
+        if (error instanceof SerdeNotReady) head--;
+        throw error;
+      } finally {
+        advance(queue, head);
       }
-    } catch (error) {
-      // Unless its serde was not ready: then it is processed again.
-      if (error instanceof SerdeNotReady) head--;
-      throw error;
-    } finally {
-      advance(queue, head);
     }
     return processed;
   }
@@ -110,7 +122,7 @@ export class PartitionGroup {
   skipHiddenTo(topic: string, partition: number, offset: number): number | undefined {
     const consumed = this.consumedOffsets.get(topic, partition);
     const queue = this.queues.get(topic, partition);
-    if (queue !== undefined && queue.head < queue.records.length) return consumed;
+    if (queue !== undefined && holdsRecords(queue)) return consumed;
     const moved = Math.max(consumed ?? offset, offset);
     this.consumedOffsets.set(topic, partition, moved);
     return moved;

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import type { Schema } from 'avsc';
 import pino from 'pino';
 import { SerdeNotReady } from '../../errors';
+import { type FetchedRecordList, RecordArray } from '../kafka';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { createThreadMetrics } from '../metrics/streams-metrics';
 import type { Serde } from '../serdes/serde';
@@ -118,7 +119,9 @@ describe('look-ups while the registry does not answer, in a thread', () => {
     const queue: ConsumedRecord[] = [];
     let head = 0;
     return {
-      addRecords: (records: readonly ConsumedRecord[]) => void queue.push(...records),
+      addRecords: (records: FetchedRecordList) => {
+        for (let i = 0; i < records.length; i++) queue.push(records.recordAt(i));
+      },
       process: (limit: number) => {
         let n = 0;
         while (head < queue.length && n < limit) {
@@ -141,7 +144,7 @@ describe('look-ups while the registry does not answer, in a thread', () => {
 
   function batchOf(records: ConsumedRecord[]) {
     const last = records[records.length - 1]!;
-    return { topic: last.topic, partition: last.partition, messages: records, highWatermark: String(last.offset + 1), lastOffset: () => String(last.offset) };
+    return { topic: last.topic, partition: last.partition, messages: records, records: new RecordArray(last.topic, last.partition, records), highWatermark: String(last.offset + 1), lastOffset: () => String(last.offset) };
   }
 
   it('the executor holds the record through an outage, told once with where and why, and once when it answers, how long it waited', async () => {

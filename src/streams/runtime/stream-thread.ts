@@ -249,7 +249,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     if (this.failed || this.stopping || isStale()) return;
     const taskId = this.ctx.metadata.taskOf(batch);
     const active = taskId && this.tasks.running(taskIdToString(taskId));
-    if (batch.messages.length === 0) {
+    if (batch.isEmpty()) {
       // Only transaction markers or aborted records: nothing to process, but the position moves past them.
       if (active) this.executor.skipHidden(active, batch);
       return;

@@ -1,8 +1,7 @@
 import { SerdeNotReady } from '../../errors';
-import type { EachBatchPayload, TopicPartition } from '../kafka';
+import type { EachBatchPayload, FetchedRecordList, TopicPartition } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import type { ThreadMetrics } from '../metrics/streams-metrics';
-import type { ConsumedRecord } from './consumed-record';
 import { InputPartitionMetrics } from './input-partition-metrics';
 import type { PartitionPositions } from './partition-positions';
 import type { LookupOutages } from './serde-lookups';
@@ -86,10 +85,10 @@ export class TaskExecutor {
       this.metrics.processRate.record(processed);
     }
     const now = Date.now();
-    const last = records[records.length - 1]!;
+    const last = records.length - 1;
     active.created.metrics.processed(task.sourceNodeName(topic), records, processed, elapsed, now);
-    this.inputMetrics.recordLag(batch, last.offset, Number(batch.highWatermark), now);
-    this.positions.consumed(topic, partition, last.offset, last.timestamp);
+    this.inputMetrics.recordLag(batch, records.offsetAt(last), Number(batch.highWatermark), now);
+    this.positions.consumed(topic, partition, records.offsetAt(last), records.timestampAt(last));
     this.skipHidden(active, batch);
     collector.sendBuffered();
     return true;
@@ -128,9 +127,9 @@ export class TaskExecutor {
 }
 
 /** A batch's records past `consumedOffset`: the fetched records themselves, as the tasks take them. */
-function consumedRecords(batch: FetchedBatch, consumedOffset: number): readonly ConsumedRecord[] {
-  const messages = batch.messages;
+function consumedRecords(batch: FetchedBatch, consumedOffset: number): FetchedRecordList {
+  const records = batch.records;
   let first = 0;
-  while (first < messages.length && messages[first]!.offset <= consumedOffset) first++;
-  return first === 0 ? messages : messages.slice(first);
+  while (first < records.length && records.offsetAt(first) <= consumedOffset) first++;
+  return first === 0 ? records : records.skip(first);
 }

@@ -100,7 +100,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
           }
           for (let i = 0; i < count; i++) {
             source.process.record(1, now);
-            source.recordE2eLatency.record(now - records[i]!.timestamp, now);
+            source.recordE2eLatency.record(now - records.timestampAt(i), now);
           }
         },
       },

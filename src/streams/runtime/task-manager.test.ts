@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
-import { EARLIEST, type TopicPartition, TopicPartitionMap } from '../kafka';
+import { EARLIEST, RecordArray, type TopicPartition, TopicPartitionMap } from '../kafka';
 import { RecordList } from '../kafka/testing/record-list';
 import { Serdes } from '../serdes/serdes';
 import { Stores } from '../state/stores';
@@ -159,7 +159,7 @@ describe('TaskManager', () => {
     await tasks.finishRestoring('0_0');
     await tasks.finishRestoring('0_1');
     const kept = tasks.get('0_0');
-    tasks.running('0_1')!.task.addRecords([{ topic: 'input', partition: 1, offset: 4, timestamp: 10, key: Buffer.from('a'), value: Buffer.from('b'), headers: {} }]);
+    tasks.running('0_1')!.task.addRecords(new RecordArray('input', 1, [{ topic: 'input', partition: 1, offset: 4, timestamp: 10, key: Buffer.from('a'), value: Buffer.from('b'), headers: {} }]));
     tasks.running('0_1')!.task.process();
     const { created, closedPartitions } = await tasks.handleAssignment([tp('input', 0)]);
     expect(created).toEqual([]);

@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
 import { SerdeNotReady } from '../../errors';
-import { type TopicPartition, TopicPartitionMap } from '../kafka';
+import { type FetchedRecordList, type TopicPartition, TopicPartitionMap } from '../kafka';
 import type { ChangelogToRestore, RestoredPosition, RestoreProgress, RestoreSpan } from './changelog-restorer';
 import type { CommittableTask, Committer } from './committer';
-import type { ConsumedRecord } from './consumed-record';
 import type { LastRestoration } from './instance-view';
 import type { KafkaRecordCollector } from './kafka-record-collector';
 import { type LookupOutages, prepareSerdes } from './serde-lookups';
@@ -27,7 +26,7 @@ export interface TaskRecorder {
   /** How many records a store still has to restore. */
   restoreRemaining(store: string, remaining: number): void;
   /** A processed batch: the task's mean time per record, and what its source node read (end-to-end latency from the records' timestamps). */
-  processed(sourceNode: string | undefined, records: readonly ConsumedRecord[], count: number, elapsedMs: number, now: number): void;
+  processed(sourceNode: string | undefined, records: FetchedRecordList, count: number, elapsedMs: number, now: number): void;
 }
 
 /** A task as its thread's factory makes it: the task, its output, and what it registered (metrics). */

@@ -7,6 +7,7 @@ import type { ChangelogRecords, StateStore } from '../state/store';
 import type { NodeDefinition, SourceDefinition } from '../topology/node-definitions';
 import type { Subtopology, Topology } from '../topology/topology';
 import type { ConsumedRecord } from './consumed-record';
+import type { FetchedRecordList } from '../kafka';
 import { PartitionGroup } from './partition-group';
 import { TaskProcessorContext } from './processor-context';
 import { ProcessorNode, SinkProcessor, wrapNodeError } from './processor-node';
@@ -147,7 +148,7 @@ export class StreamTask {
     return (this.sourceByTopic.get(topic) ?? this.bindPatternTopic(topic))?.name;
   }
 
-  addRecords(records: readonly ConsumedRecord[]): void {
+  addRecords(records: FetchedRecordList): void {
     this.partitions.addRecords(records);
   }
 

@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { IllegalState } from '../../errors';
 import { cacheMaxBytes } from '../config/config-lookup';
+import { RecordArray } from '../kafka';
 import type { Headers } from '../processor/record';
 import type { Serde } from '../serdes/serde';
 import { serdeByName } from '../serdes/serde-by-name';
@@ -212,7 +213,7 @@ export class TopologyTestDriver {
     while (this.pending.length > 0) {
       const record = this.pending.shift()!;
       const task = this.taskByTopic.get(record.topic)!;
-      task.addRecords([record]);
+      task.addRecords(new RecordArray(record.topic, record.partition, [record]));
       task.process();
       this.commit();
     }
