@@ -1,150 +1,320 @@
 /**
- * The topology as a graph, laid out by dagre: one box per sub-topology holding its sources, processors, sinks and
- * stores; topics outside the boxes, so that a repartition topic shows how one sub-topology feeds the next.
+ * The topology as a graph (layout in topology-layout.ts), fitted to its box, with zoom (buttons, Ctrl + wheel or a
+ * pinch) and pan (drag). Each sub-topology is a group that collapses to one box. Nodes are buttons: a click, or Enter
+ * or Space on the focused one, opens its side panel; the arrow keys move between nodes, Esc closes the panel.
  */
 
-import * as dagre from '@dagrejs/dagre';
-import { useMemo } from 'preact/hooks';
-import type { TopologyDag, TopologyNode } from '../api';
+import type { TargetedKeyboardEvent, TargetedPointerEvent, TargetedWheelEvent } from 'preact';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { TopologyDag } from '../api';
+import { describe, lay, pathOf, type DrawnNode, type NodeKind } from './topology-layout';
+import { NodePanel } from './topology-panel';
 
-type Kind = 'SOURCE' | 'PROCESSOR' | 'SINK' | 'topic' | 'internal-topic' | 'store' | 'cluster';
-
-interface Box {
-  id: string;
-  kind: Kind;
-  label: string;
+interface View {
+  k: number;
   x: number;
   y: number;
-  width: number;
-  height: number;
 }
 
-interface Layout {
-  width: number;
-  height: number;
-  clusters: Box[];
-  nodes: Box[];
-  edges: { from: string; to: string; store: boolean; points: { x: number; y: number }[] }[];
-}
+const PAD = 12;
+const MIN_HEIGHT = 220;
+const MIN_ZOOM = 0.1;
+const MAX_ZOOM = 4;
+const ZOOM_STEP = 1.25;
+/** A pointer that moves less than this between down and up clicked; more, it dragged. */
+const DRAG_PX = 4;
 
-const CHAR_WIDTH = 6.6;
-
-function layout(topology: TopologyDag): Layout {
-  const g = new dagre.graphlib.Graph({ compound: true, multigraph: false });
-  g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 44, marginx: 12, marginy: 24 });
-  g.setDefaultEdgeLabel(() => ({}));
-  const kinds = new Map<string, { kind: Kind; label: string }>();
-  const add = (id: string, kind: Kind, label: string, parent?: string) => {
-    if (!kinds.has(id)) {
-      kinds.set(id, { kind, label });
-      g.setNode(id, { width: Math.max(110, label.length * CHAR_WIDTH + 24), height: kind === 'store' ? 34 : 30 });
-    }
-    if (parent !== undefined) g.setParent(id, parent);
-  };
-  const edges: { from: string; to: string; store: boolean }[] = [];
-  // The description names internal topics without the application id prefix that their real names carry.
-  const internal = (topic: string) => /-(repartition|changelog)$/.test(topic);
-  const addNodes = (nodes: TopologyNode[], cluster: string) => {
-    for (const node of nodes) {
-      add(`n:${node.name}`, node.type, node.name, cluster);
-      for (const next of node.successors) edges.push({ from: `n:${node.name}`, to: `n:${next}`, store: false });
-      for (const topic of node.topics ?? []) {
-        add(`t:${topic}`, internal(topic) ? 'internal-topic' : 'topic', topic);
-        edges.push({ from: `t:${topic}`, to: `n:${node.name}`, store: false });
-      }
-      if (node.topic !== undefined) {
-        add(`t:${node.topic}`, internal(node.topic) ? 'internal-topic' : 'topic', node.topic);
-        edges.push({ from: `n:${node.name}`, to: `t:${node.topic}`, store: false });
-      }
-      for (const store of node.stores ?? []) {
-        add(`s:${store}`, 'store', store, cluster);
-        edges.push({ from: `n:${node.name}`, to: `s:${store}`, store: true });
-      }
-    }
-  };
-  for (const sub of topology.subTopologies) {
-    const cluster = `c:${sub.id}`;
-    kinds.set(cluster, { kind: 'cluster', label: `Sub-topology ${sub.id}` });
-    g.setNode(cluster, {});
-    addNodes(sub.nodes, cluster);
-  }
-  for (const global of topology.globalStores) {
-    const cluster = `g:${global.id}`;
-    kinds.set(cluster, { kind: 'cluster', label: `Global store ${global.id}` });
-    g.setNode(cluster, {});
-    addNodes([global.source, global.processor], cluster);
-  }
-  for (const edge of edges) g.setEdge(edge.from, edge.to);
-  dagre.layout(g);
-
-  const boxes = g.nodes().map((id): Box => {
-    const n = g.node(id);
-    const { kind, label } = kinds.get(id)!;
-    return { id, kind, label, x: n.x - n.width / 2, y: n.y - n.height / 2, width: n.width, height: n.height };
-  });
-  const graph = g.graph();
-  return {
-    width: graph.width ?? 0,
-    height: graph.height ?? 0,
-    clusters: boxes.filter((b) => b.kind === 'cluster'),
-    nodes: boxes.filter((b) => b.kind !== 'cluster'),
-    edges: edges.map((e) => ({ ...e, points: g.edge(e.from, e.to)?.points ?? [] })),
-  };
-}
-
-const SHORT: Record<Exclude<Kind, 'cluster'>, string> = {
+export const KIND_NAME: Record<NodeKind, string> = {
   SOURCE: 'source',
   PROCESSOR: 'processor',
   SINK: 'sink',
   topic: 'topic',
   'internal-topic': 'internal topic',
   store: 'store',
+  group: 'group',
 };
 
-export function TopologyGraph({ topology }: { topology: TopologyDag }) {
-  const drawn = useMemo(() => layout(topology), [topology]);
+const LEGEND: { kind: Exclude<NodeKind, 'group'>; text: string }[] = [
+  { kind: 'SOURCE', text: 'source' },
+  { kind: 'PROCESSOR', text: 'processor' },
+  { kind: 'SINK', text: 'sink' },
+  { kind: 'store', text: 'store' },
+  { kind: 'topic', text: 'topic' },
+  { kind: 'internal-topic', text: 'internal topic: created by the application (repartition, foreign-key join subscription and response)' },
+];
+
+/** The node nearest to `from` in the direction of an arrow key, favouring those straight ahead. */
+function nextInDirection(nodes: DrawnNode[], from: DrawnNode, key: string): DrawnNode | undefined {
+  const centre = (n: DrawnNode) => ({ x: n.x + n.width / 2, y: n.y + n.height / 2 });
+  const c = centre(from);
+  let best: { node: DrawnNode; score: number } | undefined;
+  for (const node of nodes) {
+    if (node === from) continue;
+    const p = centre(node);
+    const [ahead, aside] =
+      key === 'ArrowDown' ? [p.y - c.y, p.x - c.x] : key === 'ArrowUp' ? [c.y - p.y, p.x - c.x] : key === 'ArrowRight' ? [p.x - c.x, p.y - c.y] : [c.x - p.x, p.y - c.y];
+    if (ahead <= 1) continue;
+    const score = ahead + Math.abs(aside) * 2;
+    if (best === undefined || score < best.score) best = { node, score };
+  }
+  return best?.node;
+}
+
+export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: string }) {
+  const model = useMemo(() => describe(topology), [topology]);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const drawing = useMemo(() => lay(model, collapsed), [model, collapsed]);
+  const [width, setWidth] = useState(0);
+  const [view, setView] = useState<View>({ k: 1, x: 0, y: 0 });
+  // While true the drawing follows the box's size; a zoom or a pan leaves it where the user put it.
+  const [fitted, setFitted] = useState(true);
+  const [selected, setSelected] = useState<string | undefined>();
+  const [current, setCurrent] = useState<string | undefined>();
+  const viewport = useRef<HTMLDivElement>(null);
+  const panel = useRef<HTMLElement>(null);
+  const drag = useRef<{ pointer: number; x: number; y: number; from: View; moved: boolean } | undefined>(undefined);
+  const dragged = useRef(false);
+
+  useLayoutEffect(() => {
+    const element = viewport.current;
+    if (element === null) return;
+    setWidth(element.clientWidth);
+    const observer = new ResizeObserver(() => setWidth(element.clientWidth));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  // As tall as the drawing is when fitted to the box's width, within a screenful.
+  const widthScale = Math.min(1, (width - 2 * PAD) / Math.max(1, drawing.width));
+  const height = Math.round(Math.max(MIN_HEIGHT, Math.min(window.innerHeight * 0.75, drawing.height * widthScale + 2 * PAD)));
+  const fit = (): View => {
+    const k = Math.max(MIN_ZOOM, Math.min(1, (width - 2 * PAD) / Math.max(1, drawing.width), (height - 2 * PAD) / Math.max(1, drawing.height)));
+    return { k, x: (width - drawing.width * k) / 2, y: (height - drawing.height * k) / 2 };
+  };
+  useLayoutEffect(() => {
+    if (fitted && width > 0) setView(fit());
+  }, [drawing, width, height, fitted]);
+
+  const zoom = (factor: number, at = { x: width / 2, y: height / 2 }) => {
+    setFitted(false);
+    setView((v) => {
+      const k = Math.max(MIN_ZOOM, Math.min(MAX_ZOOM, v.k * factor));
+      return { k, x: at.x - ((at.x - v.x) * k) / v.k, y: at.y - ((at.y - v.y) * k) / v.k };
+    });
+  };
+
+  const nodes = drawing.nodes;
+  const focusable = nodes.some((n) => n.id === current) ? current : nodes[0]?.id;
+  const focusNode = (nodeId: string) => viewport.current?.querySelector<SVGGElement>(`[data-id="${CSS.escape(nodeId)}"]`)?.focus();
+  /** Pans just enough to bring a node into the box, for one reached by the keyboard. */
+  const reveal = (node: DrawnNode) => {
+    const left = node.x * view.k + view.x;
+    const top = node.y * view.k + view.y;
+    const right = left + node.width * view.k;
+    const bottom = top + node.height * view.k;
+    const dx = left < PAD ? PAD - left : right > width - PAD ? width - PAD - right : 0;
+    const dy = top < PAD ? PAD - top : bottom > height - PAD ? height - PAD - bottom : 0;
+    if (dx === 0 && dy === 0) return;
+    setFitted(false);
+    setView({ ...view, x: view.x + dx, y: view.y + dy });
+  };
+  const open = (node: DrawnNode) => {
+    if (node.kind === 'group') {
+      toggle(node.id);
+      return;
+    }
+    setSelected(node.id);
+  };
+  const toggle = (group: string) => {
+    setCollapsed((set) => {
+      const next = new Set(set);
+      if (!next.delete(group)) next.add(group);
+      return next;
+    });
+    setFitted(true);
+    setCurrent(group);
+  };
+  const close = () => {
+    const opener = selected;
+    setSelected(undefined);
+    if (opener !== undefined) focusNode(opener);
+  };
+  useEffect(() => {
+    if (selected !== undefined) panel.current?.focus();
+  }, [selected]);
+  // A node of a group just collapsed is not drawn: the panel follows it out.
+  useEffect(() => {
+    if (selected !== undefined && !nodes.some((n) => n.id === selected)) setSelected(undefined);
+  }, [drawing]);
+
+  const onNodeKey = (node: DrawnNode) => (event: TargetedKeyboardEvent<SVGGElement>) => {
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      open(node);
+      return;
+    }
+    const next = event.key.startsWith('Arrow') ? nextInDirection(nodes, node, event.key) : event.key === 'Home' ? nodes[0] : event.key === 'End' ? nodes[nodes.length - 1] : undefined;
+    if (next === undefined) return;
+    event.preventDefault();
+    setCurrent(next.id);
+    focusNode(next.id);
+  };
+
+  const onPointerDown = (event: TargetedPointerEvent<HTMLDivElement>) => {
+    if (event.button !== 0) return;
+    drag.current = { pointer: event.pointerId, x: event.clientX, y: event.clientY, from: view, moved: false };
+  };
+  const onPointerMove = (event: TargetedPointerEvent<HTMLDivElement>) => {
+    const d = drag.current;
+    if (d === undefined || d.pointer !== event.pointerId) return;
+    const dx = event.clientX - d.x;
+    const dy = event.clientY - d.y;
+    if (!d.moved && Math.hypot(dx, dy) < DRAG_PX) return;
+    if (!d.moved) {
+      // Captured only once it drags: a capture from the start would take the click from the node pressed.
+      d.moved = true;
+      event.currentTarget.setPointerCapture(event.pointerId);
+    }
+    setFitted(false);
+    setView({ ...d.from, x: d.from.x + dx, y: d.from.y + dy });
+  };
+  const onPointerUp = () => {
+    dragged.current = drag.current?.moved === true;
+    drag.current = undefined;
+  };
+  const onWheel = (event: TargetedWheelEvent<HTMLDivElement>) => {
+    // A plain wheel scrolls the page; Ctrl + wheel (and a touchpad's pinch, which comes as one) zooms.
+    if (!event.ctrlKey) return;
+    event.preventDefault();
+    const box = event.currentTarget.getBoundingClientRect();
+    zoom(Math.exp(-event.deltaY / 300), { x: event.clientX - box.left, y: event.clientY - box.top });
+  };
+
+  const selectedFacts = selected === undefined ? undefined : model.nodes.get(selected);
   return (
-    <div class="graph" data-testid="topology-graph">
-      <svg width={drawn.width} height={drawn.height} viewBox={`0 0 ${drawn.width} ${drawn.height}`} role="img" aria-label="Topology graph">
-        <defs>
-          <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-            <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead" />
-          </marker>
-        </defs>
-        {drawn.clusters.map((c) => (
-          <g key={c.id} class="cluster">
-            <rect x={c.x} y={c.y} width={c.width} height={c.height} rx="8" />
-            {/* Above the box: dagre leaves no room inside it for a title. */}
-            <text x={c.x + 4} y={c.y - 5}>
-              {c.label}
-            </text>
-          </g>
-        ))}
-        {drawn.edges.map((e) => (
-          <polyline
-            key={`${e.from}>${e.to}`}
-            class={e.store ? 'edge store-edge' : 'edge'}
-            points={e.points.map((p) => `${p.x},${p.y}`).join(' ')}
-            marker-end={e.store ? undefined : 'url(#arrow)'}
-          />
-        ))}
-        {drawn.nodes.map((n) => (
-          <g key={n.id} class={`node ${n.kind.toLowerCase()}`} data-testid="graph-node" data-kind={n.kind} data-name={n.label}>
-            <title>
-              {SHORT[n.kind as Exclude<Kind, 'cluster'>]}: {n.label}
-            </title>
-            <rect x={n.x} y={n.y} width={n.width} height={n.height} rx={n.kind === 'store' ? 12 : n.kind.endsWith('topic') ? 15 : 4} />
-            <text x={n.x + n.width / 2} y={n.y + n.height / 2 + 4} text-anchor="middle">
-              {n.label}
-            </text>
-          </g>
-        ))}
-      </svg>
-      <ul class="legend">
-        {(['SOURCE', 'PROCESSOR', 'SINK', 'store', 'topic', 'internal-topic'] as const).map((kind) => (
-          <li key={kind}>
+    <div
+      class="graph"
+      data-testid="topology-graph"
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && selected !== undefined) {
+          event.preventDefault();
+          close();
+        }
+      }}
+    >
+      <div class="graph-toolbar" role="toolbar" aria-label="Graph view">
+        <button type="button" onClick={() => zoom(ZOOM_STEP)} aria-label="Zoom in" title="Zoom in" data-testid="graph-zoom-in">
+          +
+        </button>
+        <button type="button" onClick={() => zoom(1 / ZOOM_STEP)} aria-label="Zoom out" title="Zoom out" data-testid="graph-zoom-out">
+          −
+        </button>
+        <button type="button" onClick={() => setFitted(true)} data-testid="graph-fit">
+          Fit
+        </button>
+        <span class="muted hint">Drag to pan · Ctrl + wheel to zoom · arrows move between nodes</span>
+      </div>
+      <div class={selectedFacts ? 'graph-body with-panel' : 'graph-body'}>
+        <div
+          class="graph-viewport"
+          data-testid="graph-viewport"
+          ref={viewport}
+          style={{ height: `${height}px` }}
+          onPointerDown={onPointerDown}
+          onPointerMove={onPointerMove}
+          onPointerUp={onPointerUp}
+          onPointerCancel={onPointerUp}
+          onWheel={onWheel}
+          onClickCapture={(event) => {
+            if (!dragged.current) return;
+            dragged.current = false;
+            event.stopPropagation();
+          }}
+        >
+          <svg width="100%" height="100%" role="group" aria-label={`Topology graph, ${nodes.length} nodes`}>
+            <defs>
+              <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead" />
+              </marker>
+            </defs>
+            <g class="drawing" data-testid="graph-drawing" transform={`translate(${view.x} ${view.y}) scale(${view.k})`}>
+              {drawing.groups
+                .filter((group) => !group.collapsed)
+                .map((group) => (
+                  <g key={group.id} class="cluster" data-testid="graph-group" data-group={group.label}>
+                    <rect x={group.x} y={group.y} width={group.width} height={group.height} rx="8" />
+                    {/* Above the box: dagre leaves no room inside it for a title. */}
+                    <g
+                      class="group-toggle"
+                      role="button"
+                      tabIndex={0}
+                      aria-expanded="true"
+                      aria-label={`Collapse ${group.label}`}
+                      onClick={() => toggle(group.id)}
+                      onKeyDown={(event) => {
+                        if (event.key !== 'Enter' && event.key !== ' ') return;
+                        event.preventDefault();
+                        toggle(group.id);
+                      }}
+                    >
+                      <text x={group.x + 4} y={group.y - 6}>
+                        ▾ {group.label}
+                      </text>
+                    </g>
+                  </g>
+                ))}
+              {drawing.edges.map((e) => (
+                <path key={`${e.from}>${e.to}`} class={e.store ? 'edge store-edge' : 'edge'} d={pathOf(e.points)} marker-end={e.store ? undefined : 'url(#arrow)'} />
+              ))}
+              {nodes.map((n) => {
+                const group = n.kind === 'group';
+                return (
+                  <g
+                    key={n.id}
+                    class={`node ${n.kind.toLowerCase()}${n.id === selected ? ' selected' : ''}`}
+                    data-testid="graph-node"
+                    data-id={n.id}
+                    data-kind={n.kind}
+                    data-name={n.name}
+                    data-internal={n.internal}
+                    role="button"
+                    tabIndex={n.id === focusable ? 0 : -1}
+                    aria-label={group ? `Expand ${n.name}` : `${KIND_NAME[n.kind]} ${n.name}`}
+                    aria-expanded={group ? 'false' : undefined}
+                    aria-pressed={group ? undefined : n.id === selected ? 'true' : 'false'}
+                    onClick={() => {
+                      setCurrent(n.id);
+                      open(n);
+                    }}
+                    onFocus={() => {
+                      setCurrent(n.id);
+                      reveal(n);
+                    }}
+                    onKeyDown={onNodeKey(n)}
+                  >
+                    <rect x={n.x} y={n.y} width={n.width} height={n.height} rx={n.kind === 'store' ? 12 : n.kind.endsWith('topic') ? 15 : group ? 8 : 4} />
+                    <text x={n.x + n.width / 2} y={n.y + 7 + 11} text-anchor="middle">
+                      {n.lines.map((line, i) => (
+                        <tspan key={i} x={n.x + n.width / 2} dy={i === 0 ? 0 : 14}>
+                          {group && i === 0 ? `▸ ${line}` : line}
+                        </tspan>
+                      ))}
+                    </text>
+                  </g>
+                );
+              })}
+            </g>
+          </svg>
+        </div>
+        {selected !== undefined && selectedFacts !== undefined ? (
+          <NodePanel panelRef={panel} height={height} id={id} facts={selectedFacts} groupLabel={selectedFacts.group ? model.groups.get(selectedFacts.group)?.label : undefined} onClose={close} />
+        ) : null}
+      </div>
+      <ul class="legend" data-testid="graph-legend">
+        {LEGEND.map(({ kind, text }) => (
+          <li key={kind} data-kind={kind}>
             <span class={`swatch node-${kind.toLowerCase()}`} />
-            {SHORT[kind]}
+            {text}
           </li>
         ))}
       </ul>

@@ -271,7 +271,7 @@ function InstanceDetails({ id, model, instance, error }: { id: string; model: Co
     });
   }, [id]);
   const current = state ?? { state: instance.state.state, since: instance.state.since, previous: '' };
-  const graph = useMemo(() => (topology.data ? <TopologyGraph topology={topology.data} /> : null), [topology.data, id]);
+  const graph = useMemo(() => (topology.data ? <TopologyGraph topology={topology.data} id={id} /> : null), [topology.data, id]);
   return (
     <div class="view">
       <ErrorNote error={error} />

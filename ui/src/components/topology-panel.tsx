@@ -1,0 +1,186 @@
+/**
+ * The side panel of one node of the topology graph: what it is, where it stands, its stores and topics, and the
+ * metrics the node reports for it (polled while the panel is open).
+ */
+
+import type { Ref } from 'preact';
+import { ApiError, api, streamPath, type MetricGroup } from '../api';
+import { usePoll } from './common';
+import type { InternalKind, NodeFacts } from './topology-layout';
+
+const METRICS_INTERVAL_MS = 2000;
+
+const TYPE: Record<NodeFacts['kind'], string> = {
+  SOURCE: 'Source',
+  PROCESSOR: 'Processor',
+  SINK: 'Sink',
+  topic: 'Topic',
+  'internal-topic': 'Internal topic',
+  store: 'State store',
+};
+
+const INTERNAL: Record<InternalKind, string> = {
+  repartition: 'repartition topic',
+  'fk-subscription': 'foreign-key join subscription topic',
+  'fk-response': 'foreign-key join response topic',
+};
+
+type Row = { task: string; name: string; value: number | string | null };
+
+/**
+ * The metrics tagged with this node: Sluice records processor-node metrics at each task's sources (stream-processor-
+ * node-metrics, by processor-node-id), and a store's in stream-state-metrics (by its `<scope>-state-id` tag).
+ */
+function metricsQuery(id: string, facts: NodeFacts): (() => Promise<Row[]>) | undefined {
+  const pick = (group: string, matches: (tags: Record<string, string>) => boolean) => async () => {
+    let groups: MetricGroup[];
+    try {
+      groups = await api.get<MetricGroup[]>(`${streamPath(id)}/metrics/group/${group}`);
+    } catch (error) {
+      // The API answers 404 for a group with no metric yet.
+      if (error instanceof ApiError && error.status === 404) return [];
+      throw error;
+    }
+    return groups
+      .flatMap((g) => g.metrics)
+      .filter((m) => matches(m.tags))
+      .map((m) => ({ task: m.tags['task-id'] ?? '', name: m.name, value: m.value }))
+      .sort((a, b) => a.task.localeCompare(b.task) || a.name.localeCompare(b.name));
+  };
+  if (facts.kind === 'store') return pick('stream-state-metrics', (tags) => Object.entries(tags).some(([k, v]) => k.endsWith('-state-id') && v === facts.name));
+  if (facts.node !== undefined) return pick('stream-processor-node-metrics', (tags) => tags['processor-node-id'] === facts.name);
+  return undefined;
+}
+
+const shown = (value: Row['value']) => (typeof value === 'number' ? (Number.isInteger(value) ? String(value) : value.toFixed(3)) : (value ?? '—'));
+
+function Metrics({ id, facts }: { id: string; facts: NodeFacts }) {
+  const query = metricsQuery(id, facts);
+  const polled = usePoll(query ?? (async () => []), query ? METRICS_INTERVAL_MS : 0, [id, facts.kind, facts.name]);
+  if (query === undefined) return null;
+  const rows = polled.data ?? [];
+  return (
+    <>
+      <h4>Metrics</h4>
+      {polled.error ? <p class="error">{polled.error instanceof Error ? polled.error.message : String(polled.error)}</p> : null}
+      {rows.length === 0 ? (
+        <p class="muted" data-testid="panel-no-metrics">
+          {polled.data === undefined
+            ? 'Loading…'
+            : facts.kind === 'store'
+              ? 'None yet: the store reports once a task of this node has opened it.'
+              : facts.kind === 'SOURCE'
+                ? 'None yet: the source reports once it has processed a record on this node.'
+                : "None: this node records processor metrics at its sub-topology's sources."}
+        </p>
+      ) : (
+        <table class="panel-metrics" data-testid="panel-metrics">
+          <thead>
+            <tr>
+              <th>Task</th>
+              <th>Metric</th>
+              <th>Value</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={`${row.task}/${row.name}`}>
+                <td>{row.task}</td>
+                <td class="mono">{row.name}</td>
+                <td>{shown(row.value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+const list = (names: readonly string[], none = 'none') => (names.length === 0 ? <span class="muted">{none}</span> : names.map((n) => <div key={n}>{n}</div>));
+
+export function NodePanel({
+  id,
+  facts,
+  groupLabel,
+  onClose,
+  panelRef,
+  height,
+}: {
+  id: string;
+  facts: NodeFacts;
+  groupLabel: string | undefined;
+  onClose: () => void;
+  panelRef: Ref<HTMLElement>;
+  /** The graph's: beside it, the panel scrolls rather than stretch the row. */
+  height: number;
+}) {
+  const node = facts.node;
+  const topics = node === undefined ? [] : [...(node.topics ?? []).map((t) => `reads ${t}`), ...(node.topic !== undefined ? [`writes ${node.topic}`] : [])];
+  return (
+    <aside class="graph-panel" role="region" aria-labelledby="graph-panel-title" tabIndex={-1} ref={panelRef} style={{ maxHeight: `${height}px` }} data-testid="graph-panel">
+      <header>
+        <h3 id="graph-panel-title" class="mono">
+          {facts.name}
+        </h3>
+        <button type="button" class="close" onClick={onClose} aria-label="Close the node's details" title="Close (Esc)">
+          ×
+        </button>
+      </header>
+      <dl>
+        <dt>Type</dt>
+        <dd data-testid="panel-type">
+          {TYPE[facts.kind]}
+          {facts.internal ? `: ${INTERNAL[facts.internal]}` : ''}
+        </dd>
+        {groupLabel ? (
+          <>
+            <dt>In</dt>
+            <dd>{groupLabel}</dd>
+          </>
+        ) : null}
+        {node !== undefined ? (
+          <>
+            <dt>Stores</dt>
+            <dd data-testid="panel-stores" class="mono">
+              {list(node.stores ?? [])}
+            </dd>
+            <dt>Topics</dt>
+            <dd data-testid="panel-topics" class="mono">
+              {list(topics)}
+            </dd>
+            <dt>From</dt>
+            <dd class="mono">{list(node.predecessors, node.type === 'SOURCE' ? 'its topics' : 'none')}</dd>
+            <dt>To</dt>
+            <dd class="mono">{list(node.successors, node.type === 'SINK' ? 'its topic' : 'none')}</dd>
+          </>
+        ) : facts.kind === 'store' ? (
+          <>
+            <dt>Used by</dt>
+            <dd data-testid="panel-processors" class="mono">
+              {list(facts.readers)}
+            </dd>
+          </>
+        ) : (
+          <>
+            {facts.internal ? (
+              <>
+                <dt>Name in Kafka</dt>
+                <dd class="mono">{`${id}-${facts.name}`}</dd>
+              </>
+            ) : null}
+            <dt>Written by</dt>
+            <dd data-testid="panel-writers" class="mono">
+              {list(facts.writers, 'no sink of this topology')}
+            </dd>
+            <dt>Read by</dt>
+            <dd data-testid="panel-readers" class="mono">
+              {list(facts.readers, 'no source of this topology')}
+            </dd>
+          </>
+        )}
+      </dl>
+      <Metrics id={id} facts={facts} />
+    </aside>
+  );
+}
