@@ -24,7 +24,7 @@ const ZOOM_STEP = 1.25;
 /** A pointer that moves less than this between down and up clicked; more, it dragged. */
 const DRAG_PX = 4;
 
-export const KIND_NAME: Record<NodeKind, string> = {
+const KIND_NAME: Record<NodeKind, string> = {
   SOURCE: 'source',
   PROCESSOR: 'processor',
   SINK: 'sink',
@@ -74,6 +74,8 @@ export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: str
   const panel = useRef<HTMLElement>(null);
   const drag = useRef<{ pointer: number; x: number; y: number; from: View; moved: boolean } | undefined>(undefined);
   const dragged = useRef(false);
+  // The control a group's toggle was pressed on is gone once the group is redrawn: the focus goes to its new one.
+  const refocus = useRef<string | undefined>(undefined);
 
   useLayoutEffect(() => {
     const element = viewport.current;
@@ -133,6 +135,7 @@ export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: str
     });
     setFitted(true);
     setCurrent(group);
+    refocus.current = group;
   };
   const close = () => {
     const opener = selected;
@@ -142,9 +145,12 @@ export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: str
   useEffect(() => {
     if (selected !== undefined) panel.current?.focus();
   }, [selected]);
-  // A node of a group just collapsed is not drawn: the panel follows it out.
   useEffect(() => {
+    // A node of a group just collapsed is not drawn: the panel follows it out.
     if (selected !== undefined && !nodes.some((n) => n.id === selected)) setSelected(undefined);
+    const group = refocus.current;
+    refocus.current = undefined;
+    if (group !== undefined) viewport.current?.querySelector<SVGGElement>(`[data-id="${CSS.escape(group)}"], [data-toggle="${CSS.escape(group)}"]`)?.focus();
   }, [drawing]);
 
   const onNodeKey = (node: DrawnNode) => (event: TargetedKeyboardEvent<SVGGElement>) => {
@@ -246,8 +252,9 @@ export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: str
                     {/* Above the box: dagre leaves no room inside it for a title. */}
                     <g
                       class="group-toggle"
+                      data-toggle={group.id}
                       role="button"
-                      tabIndex={0}
+                      tabindex={0}
                       aria-expanded="true"
                       aria-label={`Collapse ${group.label}`}
                       onClick={() => toggle(group.id)}
@@ -278,10 +285,10 @@ export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: str
                     data-name={n.name}
                     data-internal={n.internal}
                     role="button"
-                    tabIndex={n.id === focusable ? 0 : -1}
+                    tabindex={n.id === focusable ? 0 : -1}
                     aria-label={group ? `Expand ${n.name}` : `${KIND_NAME[n.kind]} ${n.name}`}
-                    aria-expanded={group ? 'false' : undefined}
-                    aria-pressed={group ? undefined : n.id === selected ? 'true' : 'false'}
+                    aria-expanded={group ? 'false' : n.id === selected ? 'true' : 'false'}
+                    aria-controls={n.id === selected ? 'graph-panel' : undefined}
                     onClick={() => {
                       setCurrent(n.id);
                       open(n);

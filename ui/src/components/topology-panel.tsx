@@ -52,7 +52,12 @@ function metricsQuery(id: string, facts: NodeFacts): (() => Promise<Row[]>) | un
   return undefined;
 }
 
-const shown = (value: Row['value']) => (typeof value === 'number' ? (Number.isInteger(value) ? String(value) : value.toFixed(3)) : (value ?? '—'));
+/** Kafka Streams' latencies are in milliseconds. */
+function shown(row: Row): string {
+  if (typeof row.value !== 'number') return row.value ?? '—';
+  const number = Number.isInteger(row.value) ? String(row.value) : row.value.toFixed(3);
+  return row.name.includes('-latency-') ? `${number} ms` : number;
+}
 
 function Metrics({ id, facts }: { id: string; facts: NodeFacts }) {
   const query = metricsQuery(id, facts);
@@ -87,7 +92,7 @@ function Metrics({ id, facts }: { id: string; facts: NodeFacts }) {
               <tr key={`${row.task}/${row.name}`}>
                 <td>{row.task}</td>
                 <td class="mono">{row.name}</td>
-                <td>{shown(row.value)}</td>
+                <td>{shown(row)}</td>
               </tr>
             ))}
           </tbody>
@@ -118,7 +123,7 @@ export function NodePanel({
   const node = facts.node;
   const topics = node === undefined ? [] : [...(node.topics ?? []).map((t) => `reads ${t}`), ...(node.topic !== undefined ? [`writes ${node.topic}`] : [])];
   return (
-    <aside class="graph-panel" role="region" aria-labelledby="graph-panel-title" tabIndex={-1} ref={panelRef} style={{ maxHeight: `${height}px` }} data-testid="graph-panel">
+    <aside id="graph-panel" class="graph-panel" role="region" aria-labelledby="graph-panel-title" tabIndex={-1} ref={panelRef} style={{ maxHeight: `${height}px` }} data-testid="graph-panel">
       <header>
         <h3 id="graph-panel-title" class="mono">
           {facts.name}
