@@ -7,7 +7,7 @@
 import type { TargetedKeyboardEvent, TargetedPointerEvent, TargetedWheelEvent } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { TopologyDag } from '../api';
-import { describe, lay, pathOf, type DrawnNode, type NodeKind } from './topology-layout';
+import { drawingOf, modelOf, pathOf, type DrawnNode, type NodeKind } from './topology-layout';
 import { NodePanel } from './topology-panel';
 
 interface View {
@@ -61,9 +61,9 @@ function nextInDirection(nodes: DrawnNode[], from: DrawnNode, key: string): Draw
 }
 
 export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: string }) {
-  const model = useMemo(() => describe(topology), [topology]);
+  const model = useMemo(() => modelOf(topology), [topology]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
-  const drawing = useMemo(() => lay(model, collapsed), [model, collapsed]);
+  const drawing = useMemo(() => drawingOf(model, collapsed), [model, collapsed]);
   const [width, setWidth] = useState(0);
   const [view, setView] = useState<View>({ k: 1, x: 0, y: 0 });
   // While true the drawing follows the box's size; a zoom or a pan leaves it where the user put it.

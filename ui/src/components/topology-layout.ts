@@ -127,7 +127,7 @@ export function wrap(name: string): string[] {
   return lines;
 }
 
-export function describe(topology: TopologyDag): Model {
+export function modelOf(topology: TopologyDag): Model {
   const nodes = new Map<string, NodeFacts>();
   const groups = new Map<string, GroupFacts>();
   const edges: Model['edges'] = [];
@@ -175,7 +175,7 @@ export function describe(topology: TopologyDag): Model {
   return { nodes, groups, edges };
 }
 
-export function lay(model: Model, collapsed: ReadonlySet<string>): Drawing {
+export function drawingOf(model: Model, collapsed: ReadonlySet<string>): Drawing {
   const g = new dagre.graphlib.Graph({ compound: true, multigraph: false });
   g.setGraph({ rankdir: 'TB', nodesep: 20, ranksep: 28, edgesep: 8, marginx: 16, marginy: 28 });
   g.setDefaultEdgeLabel(() => ({}));
