@@ -221,21 +221,23 @@ export class FetchedRecords implements FetchedRecordList {
    * its elements are made when read, so that kafkajs' look at a batch's last record makes one record, not all.
    */
   asArray(): BatchedRecord[] {
-    // The target's own length answers `length`; its elements, never set, are made from the columns when read.
+    // The target stays empty (an array whose length were set would hold room for every element): `length` and the
+    // elements are answered from the columns.
     const target: BatchedRecord[] = [];
-    target.length = this.length;
     const indexOf = (property: string | symbol): number | undefined => {
       const index = typeof property === 'string' ? arrayIndex(property) : undefined;
       return index !== undefined && index < this.length ? index : undefined;
     };
     return new Proxy(target, {
       get: (array, property, receiver) => {
+        if (property === 'length') return this.length;
         const index = indexOf(property);
         return index === undefined ? Reflect.get(array, property, receiver) : this.recordAt(index);
       },
       has: (array, property) => indexOf(property) !== undefined || Reflect.has(array, property),
       ownKeys: (array) => [...Array.from({ length: this.length }, (_, i) => String(i)), ...Reflect.ownKeys(array)],
       getOwnPropertyDescriptor: (array, property) => {
+        if (property === 'length') return { value: this.length, writable: true, enumerable: false, configurable: false };
         const index = indexOf(property);
         if (index === undefined) return Reflect.getOwnPropertyDescriptor(array, property);
         return { value: this.recordAt(index), writable: false, enumerable: true, configurable: true };
