@@ -54,6 +54,7 @@ const JSON_ROUTES: [string, string, object][] = [
   ['GET', `${I}/status`, streamSchemas.status],
   ['GET', `${I}/config`, streamSchemas.config],
   ['GET', `${I}/offsets`, streamSchemas.offsets],
+  ['GET', `${I}/offsets/history?range=24h`, streamSchemas.lagHistory],
   ['GET', `${I}/metrics`, streamSchemas.metricGroups],
   ['GET', `${I}/topology`, topologyDag],
   ['GET', `${I}/stores`, streamSchemas.storeStatus],
@@ -117,6 +118,18 @@ describe('shapes', () => {
     expect((await call('GET', `${I}/status`)).json()).toEqual({ id: 'wc', state: 'STOPPED', threads: [] });
     expect((await call('GET', `${I}/metrics`)).json()).toEqual([]);
     expect((await call('GET', '/api/v1/applications/wc')).json()).toEqual({ id: 'wc', instances: [] });
+  });
+
+  it("answers the lag the node sampled since it was ready, per topic and for the group", async () => {
+    await app.ready();
+    const history = (await call('GET', `${I}/offsets/history?range=15m`)).json();
+    expect(history).toEqual({
+      group: 'wc',
+      range: '15m',
+      step_ms: 10_000,
+      total: [{ time: expect.any(Number), lag: 2, time_lag_ms: null }],
+      topics: [{ topic: 'lines', points: [{ time: expect.any(Number), lag: 2, time_lag_ms: null }] }],
+    });
   });
 
   it('answers offsets, status, stores and the application record in snake_case / contract names', async () => {
@@ -303,6 +316,8 @@ describe('errors', () => {
     const wrongType = await expectError('DELETE', `${I}/stop`, 400, 'InvalidRequest', { cleanup: 'yes' });
     expect(wrongType.json()).toEqual(expect.objectContaining({ message: 'body/cleanup must be boolean' }));
     await expectError('DELETE', `${I}/stop`, 400, 'InvalidRequest', { clean: true });
+    await expectError('GET', `${I}/offsets/history?range=7d`, 400, 'InvalidRequest');
+    await expectError('GET', `${I}/offsets/history?since=0`, 400, 'InvalidRequest');
     await expectError('POST', '/api/v1/streams', 400, 'InvalidRequest', { version: 'latest' });
     await expectError('POST', '/api/v1/streams', 400, 'InvalidRequest', { type: 'word-count', config: { 'num.stream.threads': [1] } });
     await expectError('POST', '/api/v1/applications/wc/stores/counts', 400, 'InvalidRequest', { type: 7, query: { all: {} } });
@@ -456,6 +471,7 @@ describe('OpenAPI', () => {
       `GET ${P}/status`,
       `GET ${P}/config`,
       `GET ${P}/offsets`,
+      `GET ${P}/offsets/history`,
       `GET ${P}/metrics`,
       `GET ${P}/metrics/group/{group}`,
       `GET ${P}/metrics/group/{group}/name/{name}`,

@@ -6,6 +6,7 @@ import type { MetricsFilter } from '../../streams/metrics/metrics-registry';
 import { PROMETHEUS_CONTENT_TYPE, renderStreamsPrometheus } from '../../streams/metrics/prometheus';
 import type { DeployRequest, InstanceRegistry } from '../context';
 import { checkDeployConfig } from '../deploy-config';
+import { LagSampler } from '../lag-history';
 import { instanceOrThrow } from '../lookup';
 import { localMetadataResource } from '../representations/application';
 import { visibleConfig } from '../representations/config';
@@ -38,6 +39,9 @@ interface MetricParams extends ApplicationIdParams {
 
 export const streamsPlugin: FastifyPluginAsync<StreamsPluginOptions> = async (app, { instances }) => {
   const mutates: SluiceRouteConfig = { mutates: true };
+  const lag = new LagSampler(instances);
+  app.addHook('onReady', async () => lag.start());
+  app.addHook('onClose', async () => lag.stop());
 
   app.get(BASE, {
     schema: { tags, summary: 'Application ids of the instances of this process', response: withErrors({ 200: schemas.applicationIds }) },
@@ -94,6 +98,20 @@ export const streamsPlugin: FastifyPluginAsync<StreamsPluginOptions> = async (ap
     handler: async (request) => {
       const instance = instanceOrThrow(instances, request.params.applicationId);
       return offsetsResource(instance.id, await instance.view?.offsets());
+    },
+  });
+
+  app.get<{ Params: ApplicationIdParams; Querystring: schemas.LagHistoryQuery }>(`${INSTANCE}/offsets/history`, {
+    schema: {
+      tags,
+      summary: "Lag over time, per topic and for the group: the node's samples every 10 s for the last hour, per minute for 24 h (Sluice's, beyond the contract)",
+      params: applicationIdParams,
+      querystring: schemas.lagHistoryQuery,
+      response: withErrors({ 200: schemas.lagHistory }),
+    },
+    handler: async (request) => {
+      const instance = instanceOrThrow(instances, request.params.applicationId);
+      return lag.history(instance.id).resource(request.query.range, Date.now());
     },
   });
 

@@ -140,6 +140,48 @@ export const offsets = {
   },
 } as const;
 
+const lagPoint = {
+  type: 'object',
+  required: ['time', 'lag', 'time_lag_ms'],
+  properties: {
+    time: { type: 'integer', description: 'Epoch ms of the sample (per minute: of its last sample)' },
+    lag: { type: 'integer', description: 'Records behind, summed over the partitions (per minute: the largest)' },
+    time_lag_ms: {
+      type: ['integer', 'null'],
+      description:
+        "How long ago the log end passed the consumer's position, the largest over the partitions, estimated from the end offsets' history (at least the history's span when it does not reach back that far); null while unknown",
+    },
+  },
+} as const;
+
+export const lagHistoryQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    range: { type: 'string', enum: ['15m', '1h', '24h'], default: '1h', description: '15m and 1h: every sample (10 s); 24h: one per minute' },
+  },
+} as const;
+
+export interface LagHistoryQuery {
+  range: '15m' | '1h' | '24h';
+}
+
+export const lagHistory = {
+  type: 'object',
+  required: ['group', 'range', 'step_ms', 'total', 'topics'],
+  properties: {
+    group: { type: 'string', description: 'The consumer group (the application id)' },
+    range: { type: 'string', enum: ['15m', '1h', '24h'] },
+    step_ms: { type: 'integer', description: 'Time between samples: 10 000, or 60 000 per minute' },
+    total: { type: 'array', items: lagPoint, description: "The group's lag on this node's partitions, oldest first" },
+    topics: {
+      type: 'array',
+      description: 'Per topic (at most 32, by name), oldest first',
+      items: { type: 'object', required: ['topic', 'points'], properties: { topic: { type: 'string' }, points: { type: 'array', items: lagPoint } } },
+    },
+  },
+} as const;
+
 export const metricGroups = {
   type: 'array',
   description: 'Metric groups sorted by name, metrics by name then tags',
