@@ -134,6 +134,10 @@ export interface StorePartitionStatus {
     total_restored: number;
     duration_ms: number;
   };
+  /** While its changelog is being restored (`current_offset` is how far); Sluice's. */
+  restoring?: { starting_offset: number; ending_offset: number | null };
+  /** Bytes on disk; absent for a store held in memory; Sluice's. */
+  size_bytes?: number;
 }
 
 export interface TopicAssignment {

@@ -120,6 +120,8 @@ export function storesResource(stores: readonly StorePartitionStatus[]) {
           },
         }
       : {}),
+    ...(s.restoring ? { restoring: { starting_offset: s.restoring.startingOffset, ending_offset: s.restoring.endingOffset ?? null } } : {}),
+    ...(s.sizeBytes !== undefined ? { size_bytes: s.sizeBytes } : {}),
   }));
 }
 

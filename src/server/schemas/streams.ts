@@ -281,6 +281,16 @@ export const storeStatus = {
           duration_ms: { type: 'integer' },
         },
       },
+      restoring: {
+        type: 'object',
+        description: "While the store's changelog is being restored (current_offset is how far); absent otherwise. Sluice's, beyond the contract",
+        required: ['starting_offset', 'ending_offset'],
+        properties: {
+          starting_offset: { type: 'integer' },
+          ending_offset: { type: ['integer', 'null'], description: "The changelog's end found by the restore's first fetch; null until then" },
+        },
+      },
+      size_bytes: { type: 'integer', description: "Bytes the store takes on disk; absent for a store held in memory. Sluice's, beyond the contract" },
     },
   },
 } as const;

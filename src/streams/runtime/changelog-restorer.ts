@@ -146,6 +146,12 @@ export class ChangelogRestorer {
     return r === undefined || r.position === EARLIEST ? undefined : r.position;
   }
 
+  /** Where the restore of a changelog partition began and is to end (undefined until its first fetch says). */
+  span(topic: string, partition: number): { startingOffset: number; endingOffset: number | undefined } | undefined {
+    const r = this.restoring.get(topic, partition);
+    return r === undefined || r.follow || r.startOffset === EARLIEST ? undefined : { startingOffset: r.startOffset, endingOffset: r.endOffset };
+  }
+
   /**
    * The positions of a task's restoring changelogs that moved at least `minProgress` offsets since they were last
    * taken, marked as taken: what its checkpoint should now say.

@@ -55,7 +55,7 @@ export async function consumerOffsets(group: string, threads: readonly StreamThr
 export async function storeStatus(threads: readonly StreamThreadHandle[], endOffsets: EndOffsets): Promise<StorePartitionStatus[]> {
   const result: StorePartitionStatus[] = [];
   for (const thread of threads) {
-    for (const { store, partition, changelog, currentOffset: current, lastRestoration } of await thread.storePositions()) {
+    for (const { store, partition, changelog, currentOffset: current, lastRestoration, restoring, sizeBytes } of await thread.storePositions()) {
       const end = changelog ? ((await endOffsets(changelog)).get(partition)?.high ?? -1) : -1;
       result.push({
         store,
@@ -65,6 +65,8 @@ export async function storeStatus(threads: readonly StreamThreadHandle[], endOff
         logEndOffset: end,
         lag: end < 0 || current < 0 ? -1 : Math.max(end - current, 0),
         ...(lastRestoration ? { lastRestoration } : {}),
+        ...(restoring ? { restoring } : {}),
+        ...(sizeBytes !== undefined ? { sizeBytes } : {}),
       });
     }
   }

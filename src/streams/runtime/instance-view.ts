@@ -63,6 +63,16 @@ export interface StorePartitionStatus {
   logEndOffset: number;
   lag: number;
   lastRestoration?: LastRestoration;
+  /** While its changelog is being restored (`currentOffset` is how far). */
+  restoring?: RestoringSpan;
+  /** Bytes on disk; absent for a store with none (in memory). */
+  sizeBytes?: number;
+}
+
+/** A restore under way: where it began, and the end its first fetch found (undefined until then). */
+export interface RestoringSpan {
+  startingOffset: number;
+  endingOffset: number | undefined;
 }
 
 /** The last restoration of a store partition. */

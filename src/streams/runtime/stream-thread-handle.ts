@@ -5,7 +5,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { TopicPartition } from '../kafka';
-import type { LastRestoration, ThreadState } from './instance-view';
+import type { LastRestoration, RestoringSpan, ThreadState } from './instance-view';
 import type { PartitionPosition } from './partition-positions';
 import type { StreamThreadEvents } from './stream-thread-context';
 
@@ -31,6 +31,10 @@ export interface ThreadStorePosition {
   readonly changelog: string | undefined;
   readonly currentOffset: number;
   readonly lastRestoration?: LastRestoration;
+  /** While its changelog is being restored: where that began and is to end. */
+  readonly restoring?: RestoringSpan;
+  /** Bytes on disk; absent for a store with none (in memory). */
+  readonly sizeBytes?: number;
 }
 
 /** Neither closing nor closed: a thread in this state can still be removed or carry a request to the group. */

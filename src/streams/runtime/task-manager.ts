@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { SerdeNotReady } from '../../errors';
 import { type FetchedRecordList, type TopicPartition, TopicPartitionMap } from '../kafka';
-import type { ChangelogToRestore, RestoredPosition, RestoreProgress, RestoreSpan } from './changelog-restorer';
+import { lmdbStoreBytes } from '../state/lmdb-storage';
+import type { ChangelogRestorer, ChangelogToRestore, RestoredPosition, RestoreProgress, RestoreSpan } from './changelog-restorer';
 import type { CommittableTask, Committer } from './committer';
 import type { LastRestoration } from './instance-view';
 import type { KafkaRecordCollector } from './kafka-record-collector';
@@ -324,8 +325,8 @@ export class TaskManager {
     return task.partitions;
   }
 
-  /** Every store partition of the tasks: how far it holds its changelog (restoring: how far `restorer` read). */
-  storePositions(restorer: { position(topic: string, partition: number): number | undefined }): ThreadStorePosition[] {
+  /** Every store partition of the tasks: how far it holds its changelog (restoring: how far `restorer` read), its size on disk. */
+  storePositions(restorer: Pick<ChangelogRestorer, 'position' | 'span'>): ThreadStorePosition[] {
     const { stateDirectory } = this.options;
     const result: ThreadStorePosition[] = [];
     for (const task of this.tasks.values()) {
@@ -334,7 +335,17 @@ export class TaskManager {
       for (const { name: store, changelog } of task.stores) {
         const current = changelog ? (restorer.position(changelog, partition) ?? checkpoint?.get(changelog, partition) ?? -1) : -1;
         const restoration = changelog ? this.restorations.get(changelog, partition) : undefined;
-        result.push({ store, partition, changelog, currentOffset: current, ...(restoration ? { lastRestoration: restoration } : {}) });
+        const restoring = changelog && task.state === 'restoring' ? restorer.span(changelog, partition) : undefined;
+        const sizeBytes = lmdbStoreBytes(stateDirectory.taskDir(task.name), store);
+        result.push({
+          store,
+          partition,
+          changelog,
+          currentOffset: current,
+          ...(restoration ? { lastRestoration: restoration } : {}),
+          ...(restoring ? { restoring } : {}),
+          ...(sizeBytes !== undefined ? { sizeBytes } : {}),
+        });
       }
     }
     return result;

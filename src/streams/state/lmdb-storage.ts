@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, open, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import { IllegalState, StreamsException } from '../../errors';
@@ -28,6 +28,24 @@ const INITIAL_MAP_BYTES = 1024 * 1024 * 1024;
  * stores of a task commit in parallel; and `embeddedstore.config.setter` can tune each store (map size, sync mode),
  * which LMDB only allows per environment.
  */
+/** Where a store's environment lives in its task's directory. */
+export function lmdbStoreDir(taskDir: string, storeName: string): string {
+  return join(taskDir, 'lmdb', storeName);
+}
+
+/**
+ * The bytes a store's environment takes on disk (allocated blocks: the map is address space, not file size), or
+ * undefined when it has none (an in-memory store, or not opened yet).
+ */
+export function lmdbStoreBytes(taskDir: string, storeName: string): number | undefined {
+  const dir = lmdbStoreDir(taskDir, storeName);
+  try {
+    return readdirSync(dir).reduce((sum, file) => sum + statSync(join(dir, file)).blocks * 512, 0);
+  } catch {
+    return undefined;
+  }
+}
+
 export class LmdbStorage implements StoreStorage {
   readonly persistent = true;
   private env: RootDatabase<Buffer, Buffer> | undefined;
@@ -44,7 +62,7 @@ export class LmdbStorage implements StoreStorage {
   open(context: StoreContext, storeName: string): void {
     this.storeName = storeName;
     this.resetFailure();
-    const path = join(context.taskDir, 'lmdb', storeName);
+    const path = lmdbStoreDir(context.taskDir, storeName);
     mkdirSync(path, { recursive: true });
     this.diskSpace = new DiskSpaceGuard(storeName, path, context.minFreeDiskBytes ?? 0);
     // Not lmdb-js's event-turn batching: the promise of the batch it opens at the end of each event-loop turn reaches
