@@ -6,11 +6,14 @@ import type { EventData } from '../../src/client/types';
 export type StateEvent = EventData['state'];
 
 export type { ConsoleModel } from '../../src/server/console/model';
+export type { LagHistoryResource as LagHistory, LagRange } from '../../src/server/lag-history';
 export type {
   Application,
   ConsumerOffsets,
   Instance,
+  InstanceStatus as StreamsStatus,
   MetricGroup,
+  StorePartitionStatus,
   StoreQueryResult,
   TopologyDag,
   TopologyNode,

@@ -30,7 +30,7 @@ function App() {
   useEffect(() => {
     api.get<ConsoleModel>('/ui/model').then(setModel, setError);
   }, [route[0]]);
-  const [view = '', id = ''] = route;
+  const [view = '', id = '', instanceTab = ''] = route;
   const tab = (href: string, label: string, active: boolean) => (
     <a href={href} class={active ? 'active' : ''} aria-current={active ? 'page' : undefined}>
       {label}
@@ -55,7 +55,7 @@ function App() {
         {model === undefined ? null : view === '' ? (
           <OverviewView />
         ) : view === 'instance' && id !== '' ? (
-          <InstanceView key={id} id={id} model={model} />
+          <InstanceView key={id} id={id} tab={instanceTab} model={model} />
         ) : view === 'query' ? (
           <QueryView model={model} />
         ) : view === 'cluster' ? (

@@ -1,19 +1,30 @@
 /**
- * One instance: state (live), restart and stop for those who may, the topology graph, offsets and lag per partition
- * with a live chart, searchable metrics with sparklines, and the configuration (secrets come hidden from the API).
+ * One instance: state (live), restart and stop for those who may, a switcher to the node's other instances, and three
+ * tabs: the overview (the topology graph, offsets and lag per partition, searchable metrics with sparklines, the
+ * configuration, secrets hidden by the API), tasks and stores, and lag over time.
  */
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, streamPath, subscribe, type ConsoleModel, type ConsumerOffsets, type Instance, type MetricGroup, type StateEvent, type TopologyDag } from '../api';
-import { LineChart, Sparkline } from '../components/charts';
+import { Sparkline } from '../components/charts';
 import { ErrorNote, Section, Since, StateBadge, usePoll } from '../components/common';
 import { Dialog } from '../components/dialog';
 import { TopologyGraph } from '../components/topology-graph';
+import { LagTab } from './instance-lag';
+import { TasksTab } from './instance-tasks';
 import { NotFoundView } from './not-found';
 
-/** Samples kept for the charts: two minutes of lag at one sample every 2 s. */
+/** Samples kept for the sparklines: a few minutes of metrics events. */
 const HISTORY = 60;
 const OFFSETS_INTERVAL_MS = 2000;
+
+export const INSTANCE_TABS = [
+  { tab: '', label: 'Overview' },
+  { tab: 'tasks', label: 'Tasks and stores' },
+  { tab: 'lag', label: 'Lag' },
+] as const;
+
+export const instanceHref = (id: string, tab: string) => `#/instance/${encodeURIComponent(id)}${tab === '' ? '' : `/${tab}`}`;
 
 function pushCapped<T>(list: T[], value: T): T[] {
   return [...list.slice(-(HISTORY - 1)), value];
@@ -69,27 +80,15 @@ function Actions({ id, state, onError }: { id: string; state: string; onError: (
 const offset = (value: number) => (value < 0 ? <span class="muted" title="none yet">—</span> : value);
 
 function OffsetsSection({ id }: { id: string }) {
-  const [history, setHistory] = useState<Record<string, number[]>>({});
-  const [samples, setSamples] = useState(0);
   const polled = usePoll(() => api.get<ConsumerOffsets>(`${streamPath(id)}/offsets`), OFFSETS_INTERVAL_MS, [id]);
   const threads = [...(polled.data?.consumers ?? [])]
     .map((c) => ({ thread: c.stream_thread, positions: [...c.positions].sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition) }))
     .filter((t) => t.positions.length > 0)
     .sort((a, b) => a.thread.localeCompare(b.thread));
   const positions = threads.flatMap((t) => t.positions);
-  useEffect(() => {
-    if (polled.data === undefined) return;
-    setSamples((n) => Math.min(HISTORY, n + 1));
-    setHistory((previous) => {
-      const next: Record<string, number[]> = {};
-      for (const p of positions) next[`${p.topic}-${p.partition}`] = pushCapped(previous[`${p.topic}-${p.partition}`] ?? [], Math.max(p.lag, 0));
-      return next;
-    });
-  }, [polled.data]);
   return (
-    <Section title="Consumer offsets and lag">
+    <Section title="Consumer offsets and lag" actions={<a href={instanceHref(id, 'lag')}>Lag over time</a>}>
       <ErrorNote error={polled.error} />
-      <LineChart testId="lag-chart" length={Math.max(samples, 2)} series={Object.entries(history).map(([name, values]) => ({ name, values }))} />
       <div class="scroll-x">
         <table data-testid="offsets">
           <thead>
@@ -258,7 +257,31 @@ function ConfigSection({ config }: { config: Instance['config'] }) {
 }
 
 /** An instance this node runs: its state stream and topology are asked for only once it is known to exist. */
-function InstanceDetails({ id, model, instance, error }: { id: string; model: ConsoleModel; instance: Instance; error: unknown }) {
+/** The tabs of the instance, and a switcher to the same tab of another instance of the node. */
+function InstanceNav({ id, tab, model }: { id: string; tab: string; model: ConsoleModel }) {
+  const ids = model.applications.map((a) => a.id);
+  return (
+    <nav class="tabs" aria-label="Instance">
+      {INSTANCE_TABS.map((t) => (
+        <a key={t.tab} href={instanceHref(id, t.tab)} class={t.tab === tab ? 'active' : ''} aria-current={t.tab === tab ? 'page' : undefined}>
+          {t.label}
+        </a>
+      ))}
+      <label class="switcher">
+        Instance
+        <select data-testid="instance-switcher" value={id} onChange={(e) => (location.hash = instanceHref((e.target as HTMLSelectElement).value, tab))}>
+          {(ids.includes(id) ? ids : [id, ...ids]).map((other) => (
+            <option key={other} value={other}>
+              {other}
+            </option>
+          ))}
+        </select>
+      </label>
+    </nav>
+  );
+}
+
+function InstanceDetails({ id, tab, model, instance, error }: { id: string; tab: string; model: ConsoleModel; instance: Instance; error: unknown }) {
   const topology = usePoll(() => api.get<TopologyDag>(`/api/v1/applications/${encodeURIComponent(id)}/topology`), 0, [id]);
   const [state, setState] = useState<StateEvent | undefined>();
   const [transitions, setTransitions] = useState<StateEvent[]>([]);
@@ -271,7 +294,7 @@ function InstanceDetails({ id, model, instance, error }: { id: string; model: Co
     });
   }, [id]);
   const current = state ?? { state: instance.state.state, since: instance.state.since, previous: '' };
-  const graph = useMemo(() => (topology.data ? <TopologyGraph topology={topology.data} id={id} /> : null), [topology.data, id]);
+  const graph = useMemo(() => (topology.data && tab === '' ? <TopologyGraph topology={topology.data} id={id} /> : null), [topology.data, id, tab]);
   return (
     <div class="view">
       <ErrorNote error={error} />
@@ -296,20 +319,30 @@ function InstanceDetails({ id, model, instance, error }: { id: string; model: Co
           ))}
         </ol>
       </section>
-      <Section title="Topology">
-        <ErrorNote error={topology.error} />
-        {graph}
-      </Section>
-      <OffsetsSection id={id} />
-      <MetricsSection id={id} />
-      <ConfigSection config={instance.config} />
+      <InstanceNav id={id} tab={tab} model={model} />
+      {tab === 'tasks' ? (
+        <TasksTab id={id} config={instance.config} />
+      ) : tab === 'lag' ? (
+        <LagTab id={id} />
+      ) : (
+        <>
+          <Section title="Topology">
+            <ErrorNote error={topology.error} />
+            {graph}
+          </Section>
+          <OffsetsSection id={id} />
+          <MetricsSection id={id} />
+          <ConfigSection config={instance.config} />
+        </>
+      )}
     </div>
   );
 }
 
-export function InstanceView({ id, model }: { id: string; model: ConsoleModel }) {
+export function InstanceView({ id, tab, model }: { id: string; tab: string; model: ConsoleModel }) {
   const instance = usePoll(() => api.get<Instance>(streamPath(id)), 10_000, [id]);
-  if (instance.data !== undefined) return <InstanceDetails id={id} model={model} instance={instance.data} error={instance.error} />;
+  if (!INSTANCE_TABS.some((t) => t.tab === tab)) return <NotFoundView what={`An instance has no tab ${tab}.`} />;
+  if (instance.data !== undefined) return <InstanceDetails id={id} tab={tab} model={model} instance={instance.data} error={instance.error} />;
   if (instance.error instanceof ApiError && instance.error.status === 404) return <NotFoundView what={`This node runs no instance ${id}.`} />;
   return <ErrorNote error={instance.error} />;
 }
