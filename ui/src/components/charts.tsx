@@ -69,6 +69,7 @@ export function TimeChart({
   to,
   stepMs,
   format,
+  floor,
   height = 200,
   testId,
 }: {
@@ -77,14 +78,17 @@ export function TimeChart({
   to: number;
   stepMs: number;
   format: (value: number) => string;
+  /** The least the y axis reaches: whole steps of a unit (records, seconds) when the values are small. */
+  floor: number;
   height?: number;
   testId?: string;
 }) {
   const [ref, width] = useWidth(640);
   const plot = { left: 56, top: 10, width: width - 68, height: height - 34 };
   const values = series.flatMap((s) => s.points.map((p) => p[1] ?? 0));
-  const yStep = niceStep(Math.max(1, ...values), 4);
-  const yMax = yStep * Math.max(1, Math.ceil(Math.max(1, ...values) / yStep));
+  const top = Math.max(floor, ...values);
+  const yStep = niceStep(top, 4);
+  const yMax = yStep * Math.ceil(top / yStep);
   const x = (t: number) => plot.left + ((t - from) / (to - from)) * plot.width;
   const y = (v: number) => plot.top + plot.height - (v / yMax) * plot.height;
   const tickStep = TIME_STEPS.find((step) => ((to - from) / step) * 70 <= plot.width) ?? TIME_STEPS[TIME_STEPS.length - 1]!;

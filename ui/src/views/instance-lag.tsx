@@ -50,14 +50,14 @@ export function LagTab({ id }: { id: string }) {
       <Section title="Lag in records" actions={picker}>
         <ErrorNote error={history.error} />
         {empty ? <p class="muted">No sample yet: the node samples every 10 s while the instance runs.</p> : null}
-        <TimeChart testId="lag-chart" series={series('lag')} from={to - span.ms} to={to} stepMs={data?.step_ms ?? 10_000} format={records} />
+        <TimeChart testId="lag-chart" series={series('lag')} from={to - span.ms} to={to} stepMs={data?.step_ms ?? 10_000} format={records} floor={4} />
         <p class="muted">
           Records behind the log end, per topic and for the group, on this node's partitions
           {range === '24h' ? '; per minute, its largest' : ''}.
         </p>
       </Section>
       <Section title="Lag in time">
-        <TimeChart testId="lag-time-chart" series={series('time_lag_ms')} from={to - span.ms} to={to} stepMs={data?.step_ms ?? 10_000} format={duration} />
+        <TimeChart testId="lag-time-chart" series={series('time_lag_ms')} from={to - span.ms} to={to} stepMs={data?.step_ms ?? 10_000} format={duration} floor={20_000} />
         <p class="muted">How long ago the log end passed the consumer's position, the largest over the partitions, estimated from the end offsets' history.</p>
       </Section>
     </>
