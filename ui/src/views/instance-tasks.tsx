@@ -43,7 +43,7 @@ function TaskRows({ tasks, kind }: { tasks: Task[]; kind: string }) {
           <td data-label="Partitions" class="mono">
             {task.topic_partitions.map((tp) => `${tp.topic}-${tp.partition}`).join(' ')}
           </td>
-          <td data-label="Lag">{task.lag === undefined ? '' : task.lag < 0 ? <span class="muted">not read yet</span> : count(task.lag)}</td>
+          <td data-label="Lag">{task.lag === undefined ? null : task.lag < 0 ? <span class="muted">not read yet</span> : count(task.lag)}</td>
         </tr>
       ))}
     </>
