@@ -9,7 +9,7 @@ module.exports = {
   // jest 30 reads testTimeout only at the top level, not per project.
   testTimeout: 120000,
   // jest's default on 2 cores is one worker; most integration tests wait on the broker, timeouts or other processes
-  // more than they compute, and two workers halve the suite (17 min to 9 min on 2 cores) with the same results.
+  // more than they compute, and two workers nearly halve the suite with the same results.
   maxWorkers: 2,
   projects: [
     {
