@@ -1,4 +1,4 @@
-/** Small pieces every view uses: state badges, times, loading and errors, polling. */
+/** Small pieces every view uses: state badges, times, loading and errors, headings, scrolling tables, polling. */
 
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -59,6 +59,23 @@ export function Section({ title, children, actions }: { title: string; children:
       </header>
       {children}
     </section>
+  );
+}
+
+/** The view's level-one heading, which the navigation already shows to the eye. */
+export function ViewHeading({ title }: { title: string }) {
+  return <h1 class="visually-hidden">{title}</h1>;
+}
+
+/**
+ * A table that scrolls sideways on a narrow screen: focusable, so that a keyboard can scroll it, and named for the
+ * screen reader that lands on it.
+ */
+export function ScrollX({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="scroll-x" tabIndex={0} role="region" aria-label={label}>
+      {children}
+    </div>
   );
 }
 

@@ -6,7 +6,7 @@
  */
 
 import { api, type Application, type TopologyDag } from '../api';
-import { ErrorNote, Section, usePoll } from '../components/common';
+import { ErrorNote, ScrollX, Section, usePoll, ViewHeading } from '../components/common';
 
 interface StoreRow {
   application: string;
@@ -73,9 +73,10 @@ export function ClusterView() {
   const polled = usePoll(loadCluster, 5000, []);
   return (
     <div class="view">
+      <ViewHeading title="Cluster" />
       <ErrorNote error={polled.error} />
       <Section title="Store partitions by node">
-        <div class="scroll-x">
+        <ScrollX label="Store partitions by node">
           <table data-testid="store-partitions">
             <thead>
               <tr>
@@ -98,7 +99,7 @@ export function ClusterView() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollX>
         {polled.data?.length === 0 ? <p class="muted">No store partition is assigned yet.</p> : null}
       </Section>
     </div>

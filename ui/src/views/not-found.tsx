@@ -4,7 +4,7 @@ export function NotFoundView({ what }: { what: string }) {
   return (
     <div class="view" data-testid="not-found">
       <section class="card">
-        <h2>Not found</h2>
+        <h1>Not found</h1>
         <p>{what}</p>
         <p>
           <a href="#/">Back to the overview</a>

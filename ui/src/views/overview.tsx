@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from 'preact/hooks';
 import { api, streamPath, subscribe, type Application, type Instance, type StateEvent } from '../api';
-import { ErrorNote, Section, Since, StateBadge, usePoll } from '../components/common';
+import { ErrorNote, ScrollX, Section, Since, StateBadge, usePoll, ViewHeading } from '../components/common';
 
 /** Browsers keep at most six connections to a host: past this many instances, states are polled instead. */
 const MAX_LIVE_STREAMS = 3;
@@ -55,9 +55,10 @@ export function OverviewView() {
   const nodes = clusterNodes(polled.data.applications);
   return (
     <div class="view">
+      <ViewHeading title="Overview" />
       <ErrorNote error={polled.error} />
       <Section title="Instances on this node">
-        <div class="scroll-x">
+        <ScrollX label="Instances on this node">
           <table data-testid="instances">
             <thead>
               <tr>
@@ -93,10 +94,10 @@ export function OverviewView() {
               })}
             </tbody>
           </table>
-        </div>
+        </ScrollX>
       </Section>
       <Section title="Nodes of the cluster">
-        <div class="scroll-x">
+        <ScrollX label="Nodes of the cluster">
           <table data-testid="nodes">
             <thead>
               <tr>
@@ -119,7 +120,7 @@ export function OverviewView() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollX>
         {nodes.length === 0 ? <p class="muted">No instance has joined its group yet.</p> : null}
       </Section>
     </div>

@@ -7,7 +7,7 @@
 
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type ConsoleModel, type StoreQueryResult } from '../api';
-import { ErrorNote, Section } from '../components/common';
+import { ErrorNote, Section, ViewHeading } from '../components/common';
 import { emptyForm, FLAG_OPTIONS, FormError, formFromHash, formToHash, isTimeParam, planQuery, resolve, type QueryBody, type QueryForm, type Sort } from '../query/form';
 import { cellText, download, localInputValue, sortRows, tableOf, timeZone, toCsv, toJson, type Row, type Table } from '../query/table';
 
@@ -155,6 +155,7 @@ function QueryPage({ model, initial }: { model: ConsoleModel; initial: ReturnTyp
 
   return (
     <div class="view">
+      <ViewHeading title="Query" />
       <Section title="Query a state store">
         <form class="query-form" onSubmit={run}>
           <div class="row">
