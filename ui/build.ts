@@ -14,9 +14,10 @@ export interface ConsoleBuild {
   files: Record<string, number>;
 }
 
-export async function buildConsole(root: string, options: { typecheck?: boolean } = {}): Promise<ConsoleBuild> {
+/** `out` (dist/console unless given) lets a test build a console of its own while nodes serve the shared one. */
+export async function buildConsole(root: string, options: { typecheck?: boolean; out?: string } = {}): Promise<ConsoleBuild> {
   const ui = path.join(root, 'ui');
-  const out = path.join(root, 'dist', 'console');
+  const out = options.out ?? path.join(root, 'dist', 'console');
   if (options.typecheck) {
     // esbuild strips types without checking them.
     execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(ui, 'tsconfig.json')], { stdio: 'inherit' });

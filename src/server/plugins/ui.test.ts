@@ -1,6 +1,7 @@
 /**
  * The console's routes: the page and its hashed assets with ETags, gzip and long caching, behind the API's
- * credentials like every route but the probes; /ui/model tells operators from viewers; Swagger UI at /docs.
+ * credentials like every route but the probes; /ui/model tells operators from viewers; Swagger UI at /docs. The
+ * console as built loads its first view in under 60 KB gzipped.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -8,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
+import { buildConsole } from '../../../ui/build';
 import { buildServer, type ServerOptions } from '../app';
 import { consoleModel } from '../schemas/console';
 import { errorBody } from '../schemas/common';
@@ -66,6 +68,29 @@ it('serves the page revalidated by ETag and assets cached for good, gzipped when
   expect(missing.statusCode).toBe(404);
   expect(missing.json()).toEqual(expect.objectContaining({ exception: 'RouteNotFound', path: '/ui/assets/nothing.js' }));
   expect((await app.inject({ url: '/' })).headers.location).toBe('/ui/');
+});
+
+it('the built console: its first view (the page, its script and its stylesheet) comes to under 60 KB gzipped', async () => {
+  const built = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-console-built-'));
+  try {
+    await buildConsole(path.resolve(__dirname, '..', '..', '..'), { out: built });
+    await start({ consoleDirs: [built] });
+    const gzip = { 'accept-encoding': 'gzip' };
+    const page = await app.inject({ url: '/ui/', headers: gzip });
+    const assets = [...gunzipSync(page.rawPayload).toString('utf8').matchAll(/(?:src|href)="(\/ui\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(assets).toEqual([expect.stringMatching(/\.css$/), expect.stringMatching(/\.js$/)]);
+    const sizes: Record<string, number> = { '/ui/': page.rawPayload.length };
+    for (const asset of assets) {
+      const answer = await app.inject({ url: asset, headers: gzip });
+      expect([asset, answer.statusCode, answer.headers['content-encoding']]).toEqual([asset, 200, 'gzip']);
+      sizes[asset] = answer.rawPayload.length;
+    }
+    const total = Object.values(sizes).reduce((sum, size) => sum + size, 0);
+    process.stdout.write(`The console's first view, gzipped as the node sends it: ${(total / 1024).toFixed(1)} KB (${JSON.stringify(sizes)})\n`);
+    expect(total).toBeLessThan(60 * 1024);
+  } finally {
+    fs.rmSync(built, { recursive: true, force: true });
+  }
 });
 
 it('without a built console: 503 ConsoleNotBuilt in the error body', async () => {
