@@ -19,16 +19,14 @@ import { waitFor } from '../support/streams';
 import { launchChromium } from './browser';
 
 /**
- * Violations whose fix belongs to files reworked elsewhere (the instance view, the shell, the charts, the graph):
- * skipped for the one view and rule named, and only until those files are fixed.
+ * Violations whose fix belongs to files reworked elsewhere, skipped for the one view and rule named until those
+ * files are mended: the graph's div.graph (topology-graph.tsx) and the offsets table's div.scroll-x (instance.tsx)
+ * scroll with nothing focusable in them, so that a keyboard cannot scroll them.
  */
-const LEFT_TO_OTHER_FILES: readonly { view: string; rule: string; where: string }[] = [
-  ...['instance', 'instance-orders', 'restart-dialog', 'stop-dialog'].map((view) => ({
-    view,
-    rule: 'scrollable-region-focusable',
-    where: 'topology-graph.tsx div.graph and instance.tsx the offsets table\'s div.scroll-x scroll with nothing focusable in them',
-  })),
-];
+const LEFT_TO_OTHER_FILES: readonly { view: string; rule: string }[] = ['instance', 'instance-orders', 'restart-dialog', 'stop-dialog'].map((view) => ({
+  view,
+  rule: 'scrollable-region-focusable',
+}));
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS);
 
