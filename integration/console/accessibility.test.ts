@@ -49,7 +49,7 @@ interface View {
 
 const rowsOf = (page: Page, testId: string) => page.getByTestId(testId).locator('tbody tr');
 const atLeastOne = async (page: Page, testId: string, what: string) => waitFor(async () => (await rowsOf(page, testId).count()) > 0, what, STEP_MS);
-const instanceHeading = (id: string) => (page: Page) => page.getByRole('heading', { name: id }).waitFor({ timeout: STEP_MS });
+const instanceHeading = (id: string) => (page: Page) => page.getByRole('heading', { level: 2, name: id }).waitFor({ timeout: STEP_MS });
 const instancePage = (id: string) => async (page: Page) => {
   await page.getByTestId('graph-node').first().waitFor({ timeout: STEP_MS });
   await page.getByTestId('config').waitFor({ timeout: STEP_MS });
