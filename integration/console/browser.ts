@@ -1,6 +1,6 @@
 /** Chromium for the browser tests, through playwright-core, with flags that keep it off the network. */
 import * as fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { createTopics } from '../../src/streams/kafka';
 import type { HostConfig } from '../../src/host/config/host-config';
 import { TestNode, wordCountDefinition } from '../api/support/node';
@@ -26,6 +26,16 @@ export async function launchChromium(): Promise<Browser> {
     ],
   });
 }
+
+/** A page in a browser context of its own: its viewport, colour scheme (light unless given) and time zone. */
+export async function openPage(browser: Browser, options: { width: number; height: number; colorScheme?: 'light' | 'dark'; timezoneId?: string }): Promise<Page> {
+  const { width, height, colorScheme = 'light', timezoneId } = options;
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme, ...(timezoneId ? { timezoneId } : {}) });
+  return context.newPage();
+}
+
+/** How far a page reaches past the viewport's right edge: 0 when it scrolls only down. */
+export const horizontalOverflow = (page: Page): Promise<number> => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
 
 /**
  * Chromium, and a node running the word count as `id` on new topics `input` and `output` (3 partitions each), with

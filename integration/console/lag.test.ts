@@ -10,7 +10,7 @@ import { createTopics } from '../../src/streams/kafka';
 import { TestNode, wordCountDefinition } from '../api/support/node';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 import { waitFor } from '../support/streams';
-import { launchChromium } from './browser';
+import { horizontalOverflow, launchChromium, openPage } from './browser';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS);
 
@@ -26,13 +26,6 @@ const other = uniqueName('lag-wc2');
 
 let node: TestNode;
 let browser: Browser;
-
-async function openPage(width: number, height: number): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height } });
-  return context.newPage();
-}
-
-const overflow = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
 
 /** The lines of a chart's legend: name and how many samples it draws. */
 const legend = (page: Page, chart: string) =>
@@ -68,7 +61,7 @@ afterAll(async () => {
 });
 
 it('charts the lag over a time axis, the total and each topic, in records and in time', async () => {
-  const page = await openPage(1440, 900);
+  const page = await openPage(browser, { width: 1440, height: 900 });
   await page.goto(`${node.url}/ui/#/instance/${id}/lag`);
   await waitFor(async () => (await legend(page, 'lag-chart')).some((s) => s.name === input && s.points >= 2), 'two samples of the input topic', SAMPLES_MS);
   const names = (await legend(page, 'lag-chart')).map((s) => s.name);
@@ -83,7 +76,7 @@ it('charts the lag over a time axis, the total and each topic, in records and in
 });
 
 it('the range picker switches between 15 min, 1 h and 24 h', async () => {
-  const page = await openPage(1440, 900);
+  const page = await openPage(browser, { width: 1440, height: 900 });
   await page.goto(`${node.url}/ui/#/instance/${id}/lag`);
   const pressed = () => page.locator('.range-picker button[aria-pressed="true"]').allTextContents();
   await page.getByTestId('lag-chart').getByTestId('series').first().waitFor({ timeout: SAMPLES_MS });
@@ -102,7 +95,7 @@ it('the range picker switches between 15 min, 1 h and 24 h', async () => {
 });
 
 it('keeps the history when the page is left and opened again: the node holds it', async () => {
-  const page = await openPage(1440, 900);
+  const page = await openPage(browser, { width: 1440, height: 900 });
   await page.goto(`${node.url}/ui/#/instance/${id}/lag`);
   await waitFor(async () => ((await legend(page, 'lag-chart'))[0]?.points ?? 0) >= 2, 'two samples', SAMPLES_MS);
   const before = (await legend(page, 'lag-chart'))[0]!.points;
@@ -114,13 +107,13 @@ it('keeps the history when the page is left and opened again: the node holds it'
 });
 
 it('the instance switcher opens the same tab of another instance of the node', async () => {
-  const page = await openPage(1440, 900);
+  const page = await openPage(browser, { width: 1440, height: 900 });
   await page.goto(`${node.url}/ui/#/instance/${id}/lag`);
   const switcher = page.getByTestId('instance-switcher');
   await switcher.waitFor({ timeout: 10_000 });
   expect((await switcher.locator('option').allTextContents()).sort()).toEqual([id, other].sort());
   await switcher.selectOption(other);
-  await page.locator('h2', { hasText: other }).waitFor({ timeout: 10_000 });
+  await page.locator('h1', { hasText: other }).waitFor({ timeout: 10_000 });
   expect(new URL(page.url()).hash).toBe(`#/instance/${other}/lag`);
   expect(await switcher.inputValue()).toBe(other);
   await waitFor(async () => (await legend(page, 'lag-chart')).some((s) => s.name === `${other} (total)`), "the other instance's lag", SAMPLES_MS);
@@ -128,11 +121,11 @@ it('the instance switcher opens the same tab of another instance of the node', a
 });
 
 it('at 390×844 the lag tab scrolls only down', async () => {
-  const page = await openPage(390, 844);
+  const page = await openPage(browser, { width: 390, height: 844 });
   await page.goto(`${node.url}/ui/#/instance/${id}/lag`);
   await page.getByTestId('lag-chart').getByTestId('series').first().waitFor({ timeout: SAMPLES_MS });
   await page.getByTestId('lag-time-chart').getByTestId('series').first().waitFor({ timeout: SAMPLES_MS });
-  expect(await overflow(page)).toBe(0);
+  expect(await horizontalOverflow(page)).toBe(0);
   await page.screenshot({ path: path.join(SHOTS, 'lag-390.png'), fullPage: true });
   await page.context().close();
 });

@@ -11,7 +11,7 @@ import { WORD_COUNT_STORE } from '../../examples/word-count';
 import type { TestNode } from '../api/support/node';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 import { waitFor } from '../support/streams';
-import { startWordCountConsole } from './browser';
+import { openPage, startWordCountConsole } from './browser';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS);
 
@@ -25,11 +25,6 @@ const id = uniqueName('layout-wc');
 
 let node: TestNode;
 let browser: Browser;
-
-async function openPage(options: { width: number; height: number; colorScheme?: 'light' | 'dark' }): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: options.width, height: options.height }, colorScheme: options.colorScheme ?? 'light' });
-  return context.newPage();
-}
 
 /** How far the page reaches past the viewport's right edge, and the nav bar's width against the viewport's. */
 const widths = (page: Page) =>
@@ -54,7 +49,7 @@ afterAll(async () => {
 });
 
 it('at 390×844 the overview and the instance page scroll only down, under a nav bar as wide as the screen', async () => {
-  const page = await openPage({ width: 390, height: 844 });
+  const page = await openPage(browser, { width: 390, height: 844 });
   await page.goto(`${node.url}/ui/`);
   await page.getByTestId(`state-${id}`).filter({ hasText: 'RUNNING' }).waitFor({ timeout: STEP_MS });
   await page.getByTestId('nodes').getByText('(this node)').waitFor({ timeout: STEP_MS });
@@ -71,7 +66,7 @@ it('at 390×844 the overview and the instance page scroll only down, under a nav
 });
 
 it('at 390×844 the cluster and query views, a result shown, scroll only down too', async () => {
-  const page = await openPage({ width: 390, height: 844 });
+  const page = await openPage(browser, { width: 390, height: 844 });
   await page.goto(`${node.url}/ui/#/cluster`);
   await waitFor(async () => (await page.getByTestId('store-partitions').locator('tbody tr').count()) === 3, 'a row per partition of the store', STEP_MS);
   expect(await widths(page)).toEqual({ overflow: 0, nav: 390, viewport: 390 });
@@ -89,7 +84,7 @@ it('at 390×844 the cluster and query views, a result shown, scroll only down to
 });
 
 it('the nav bar marks the current view', async () => {
-  const page = await openPage({ width: 1280, height: 900 });
+  const page = await openPage(browser, { width: 1280, height: 900 });
   const current = () => page.locator('nav.top a[aria-current="page"]').allTextContents();
   await page.goto(`${node.url}/ui/#/cluster`);
   await page.getByTestId('store-partitions').waitFor({ timeout: STEP_MS });
@@ -101,7 +96,7 @@ it('the nav bar marks the current view', async () => {
 });
 
 it('an unknown instance or route shows "not found", with nothing to restart or stop', async () => {
-  const page = await openPage({ width: 1280, height: 900 });
+  const page = await openPage(browser, { width: 1280, height: 900 });
   await page.goto(`${node.url}/ui/#/instance/no-such-instance`);
   await page.getByTestId('not-found').getByText('This node runs no instance no-such-instance.').waitFor({ timeout: STEP_MS });
   expect(await page.getByRole('button', { name: /Restart|Stop|Start/ }).count()).toBe(0);
@@ -113,7 +108,7 @@ it('an unknown instance or route shows "not found", with nothing to restart or s
 });
 
 it('the offsets table shows no raw -1 and names each stream thread once, above its partitions', async () => {
-  const page = await openPage({ width: 1280, height: 900 });
+  const page = await openPage(browser, { width: 1280, height: 900 });
   await page.goto(`${node.url}/ui/#/instance/${id}`);
   const offsets = page.getByTestId('offsets');
   await waitFor(async () => (await inputRows(page).count()) === 3, 'a lag row per input partition', STEP_MS);
@@ -127,7 +122,7 @@ it('the offsets table shows no raw -1 and names each stream thread once, above i
 });
 
 it('metrics are filtered by group, name and tag, each on its own part', async () => {
-  const page = await openPage({ width: 1280, height: 900 });
+  const page = await openPage(browser, { width: 1280, height: 900 });
   await page.goto(`${node.url}/ui/#/instance/${id}`);
   const rows = page.getByTestId('metrics').locator('tbody tr');
   const shown = () => rows.evaluateAll((trs) => trs.map((tr) => ({ group: tr.children[1]!.textContent, name: tr.children[2]!.textContent, tags: tr.children[3]!.textContent })));
@@ -148,7 +143,7 @@ it('metrics are filtered by group, name and tag, each on its own part', async ()
 });
 
 it('the confirmation dialog keeps the focus within it and closes on Esc, giving the focus back', async () => {
-  const page = await openPage({ width: 1280, height: 900 });
+  const page = await openPage(browser, { width: 1280, height: 900 });
   await page.goto(`${node.url}/ui/#/instance/${id}`);
   await page.getByRole('button', { name: 'Stop', exact: true }).click();
   const dialog = page.getByRole('dialog');
@@ -167,7 +162,7 @@ it('the confirmation dialog keeps the focus within it and closes on Esc, giving 
 });
 
 it('a stopped instance offers Start, not Stop; started, it offers Restart and Stop again', async () => {
-  const page = await openPage({ width: 1280, height: 900 });
+  const page = await openPage(browser, { width: 1280, height: 900 });
   await page.goto(`${node.url}/ui/#/instance/${id}`);
   await page.getByRole('button', { name: 'Stop', exact: true }).click();
   await page.getByTestId('confirm-yes').click();
@@ -182,7 +177,7 @@ it('a stopped instance offers Start, not Stop; started, it offers Restart and St
 });
 
 it('follows the system into dark mode', async () => {
-  const page = await openPage({ width: 1280, height: 900, colorScheme: 'dark' });
+  const page = await openPage(browser, { width: 1280, height: 900, colorScheme: 'dark' });
   await page.goto(`${node.url}/ui/#/instance/${id}`);
   await page.getByTestId('topology-graph').waitFor({ timeout: STEP_MS });
   const brightness = (css: string) => {

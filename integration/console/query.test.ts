@@ -15,7 +15,7 @@ import { createTopics } from '../../src/streams/kafka';
 import { TestNode, wordCountDefinition } from '../api/support/node';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 import { waitFor } from '../support/streams';
-import { launchChromium } from './browser';
+import { horizontalOverflow, launchChromium, openPage } from './browser';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS);
 
@@ -46,10 +46,9 @@ let node: TestNode;
 let browser: Browser;
 const pageErrors: string[] = [];
 
-async function openPage(width: number, height: number): Promise<Page> {
-  // Times show in the browser's zone: UTC, for the dates below.
-  const context = await browser.newContext({ viewport: { width, height }, timezoneId: 'UTC' });
-  const page = await context.newPage();
+/** A page whose uncaught errors are kept; times show in the browser's zone: UTC, for the dates below. */
+async function openUtcPage(width: number, height: number): Promise<Page> {
+  const page = await openPage(browser, { width, height, timezoneId: 'UTC' });
   page.on('pageerror', (error) => pageErrors.push(error.message));
   return page;
 }
@@ -183,7 +182,7 @@ afterAll(async () => {
 });
 
 it("takes the type from the store and offers only that type's clauses", async () => {
-  const page = await openPage(1440, 900);
+  const page = await openUtcPage(1440, 900);
   await page.goto(`${node.url}/ui/#/query`);
   const offered = async (app: string, store: string) => {
     await page.getByTestId('query-app').selectOption(app);
@@ -211,7 +210,7 @@ describe('a window store', () => {
   let shown: string[][];
 
   beforeAll(async () => {
-    page = await openPage(1440, 900);
+    page = await openUtcPage(1440, 900);
     await page.goto(`${node.url}/ui/#/query`);
   });
 
@@ -268,7 +267,7 @@ describe('a window store', () => {
   });
 
   it('keeps the query in the URL: opened in a fresh page, the same form and the same result', async () => {
-    const fresh = await openPage(1440, 900);
+    const fresh = await openUtcPage(1440, 900);
     await fresh.goto(url);
     await fresh.getByTestId('query-summary').waitFor({ timeout: STEP_MS });
     expect(await formState(fresh)).toEqual(await formState(page));
@@ -288,11 +287,11 @@ describe('a window store', () => {
   });
 
   it('at 390×844 the form and the result scroll only down', async () => {
-    const phone = await openPage(390, 844);
+    const phone = await openUtcPage(390, 844);
     await phone.goto(url);
     await phone.getByTestId('query-summary').waitFor({ timeout: STEP_MS });
     expect(await cells(phone)).toEqual(shown);
-    const overflow = await phone.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    const overflow = await horizontalOverflow(phone);
     expect(overflow).toBe(0);
     await shot(phone, 'query-window-390');
     await phone.context().close();
@@ -303,7 +302,7 @@ describe('the word count', () => {
   let page: Page;
 
   beforeAll(async () => {
-    page = await openPage(1440, 900);
+    page = await openUtcPage(1440, 900);
     await page.goto(`${node.url}/ui/#/query`);
   });
 

@@ -12,7 +12,7 @@ import { createTopics } from '../../src/streams/kafka';
 import { TestNode, wordCountDefinition } from '../api/support/node';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 import { waitFor } from '../support/streams';
-import { launchChromium } from './browser';
+import { horizontalOverflow, launchChromium, openPage } from './browser';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS * 2);
 
@@ -29,13 +29,6 @@ const id = uniqueName('tasks-wc');
 
 let node: TestNode;
 let browser: Browser;
-
-async function openPage(width: number, height: number): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height } });
-  return context.newPage();
-}
-
-const overflow = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
 
 /** Each restoring partition's records restored so far, as the tab shows them ("restoring 45% (12,345 of 66,000)"). */
 const restoringShown = (page: Page) =>
@@ -71,7 +64,7 @@ afterAll(async () => {
 });
 
 it('lists the stream thread with its active tasks, and each store partition with its size on disk', async () => {
-  const page = await openPage(1440, 900);
+  const page = await openPage(browser, { width: 1440, height: 900 });
   await page.goto(`${node.url}/ui/#/instance/${id}/tasks`);
   const thread = page.getByTestId('thread');
   await waitFor(async () => (await thread.getByTestId('task').count()) === 6, 'six tasks (two sub-topologies, three partitions)', STEP_MS);
@@ -92,16 +85,16 @@ it('lists the stream thread with its active tasks, and each store partition with
 });
 
 it('at 390×844 the tab scrolls only down', async () => {
-  const page = await openPage(390, 844);
+  const page = await openPage(browser, { width: 390, height: 844 });
   await page.goto(`${node.url}/ui/#/instance/${id}/tasks`);
   await waitFor(async () => (await page.getByTestId('store-row').count()) === 3, 'the store partitions', STEP_MS);
-  expect(await overflow(page)).toBe(0);
+  expect(await horizontalOverflow(page)).toBe(0);
   await page.screenshot({ path: path.join(SHOTS, 'tasks-390.png'), fullPage: true });
   await page.context().close();
 });
 
 it('after its state is deleted, shows the store restoring, its progress rising, then restored', async () => {
-  const page = await openPage(1440, 900);
+  const page = await openPage(browser, { width: 1440, height: 900 });
   await page.goto(`${node.url}/ui/#/instance/${id}/tasks`);
   await page.getByTestId('thread').waitFor({ timeout: STEP_MS });
 

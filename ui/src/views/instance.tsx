@@ -7,7 +7,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, streamPath, subscribe, type ConsoleModel, type ConsumerOffsets, type Instance, type MetricGroup, type StateEvent, type TopologyDag } from '../api';
 import { Sparkline } from '../components/charts';
-import { ErrorNote, Section, Since, StateBadge, usePoll } from '../components/common';
+import { ErrorNote, ScrollX, Section, Since, StateBadge, usePoll } from '../components/common';
 import { Dialog } from '../components/dialog';
 import { TopologyGraph } from '../components/topology-graph';
 import { LagTab } from './instance-lag';
@@ -89,7 +89,7 @@ function OffsetsSection({ id }: { id: string }) {
   return (
     <Section title="Consumer offsets and lag" actions={<a href={instanceHref(id, 'lag')}>Lag over time</a>}>
       <ErrorNote error={polled.error} />
-      <div class="scroll-x">
+      <ScrollX label="Consumer offsets and lag">
         <table data-testid="offsets">
           <thead>
             <tr>
@@ -122,7 +122,7 @@ function OffsetsSection({ id }: { id: string }) {
             </tbody>
           ))}
         </table>
-      </div>
+      </ScrollX>
       {positions.length === 0 ? <p class="muted">No partition assigned to this node (not running, or rebalancing).</p> : null}
     </Section>
   );
@@ -204,7 +204,9 @@ function MetricsSection({ id }: { id: string }) {
         <table data-testid="metrics">
           <thead>
             <tr>
-              <th />
+              <th>
+                <span class="visually-hidden">Follow</span>
+              </th>
               <th>Group</th>
               <th>Name</th>
               <th>Tags</th>
@@ -300,9 +302,9 @@ function InstanceDetails({ id, tab, model, instance, error }: { id: string; tab:
       <ErrorNote error={error} />
       <section class="card">
         <header>
-          <h2>
+          <h1>
             {id} <StateBadge state={current.state} testId="instance-state" />
-          </h2>
+          </h1>
           {model.canChange ? <Actions id={id} state={current.state} onError={setActionError} /> : null}
         </header>
         <ErrorNote error={actionError} />
