@@ -12,6 +12,7 @@ import { EXIT } from './exit-codes';
 import { describeIncomplete, formatAction, instancesListing, recordsListing, statusListing } from './listings';
 import { formatEvent, formatTopology, print, render, renderDocument } from './output';
 import { parseOptions, parseParams } from './query-args';
+import { stdoutWriter, writeAllPages } from './query-pages';
 import { deployRequest, type DeployFlags } from './deploy-args';
 
 const QUERY_HELP = `
@@ -26,6 +27,11 @@ text itself (key=kafka). Clauses by --type:
 Options (--set name=value, repeatable): retries, retry_backoff_ms, query_timeout_ms, remote_access_allowed, limit, allow_stale, max_lag.
 The exit status is 0 when every part of the store answered (SUCCESS), ${EXIT.partial} (a partial answer) otherwise: the
 records that came are printed, and the status and the failed parts go to standard error.
+
+--all follows the continuation token through every page (paging clauses: all, range, fetch_all, ...; --set limit=N
+sets a page's size) and writes each page as it comes, one JSON object per line: a record as
+{"part":"success","server","remote","key","value",...}, a failed part as {"part":"failure","status","server","errors"}.
+A failed part in any page makes the exit status ${EXIT.partial}.
 
 Example: sluice query word-count count get key=kafka
 `;
@@ -75,12 +81,19 @@ export function addClientCommands(cli: Command): void {
       .argument('[params...]', 'the clause parameters, name=value')
       .option('-t, --type <type>', 'store type: key_value, timestamped_key_value, window, timestamped_window, session, versioned_key_value', 'key_value')
       .option('--set <option=value>', 'a query option (set_options), repeatable', (value: string, all: string[]) => [...all, value], [] as string[])
+      .option('--all', 'follow every page (with --set limit=N, N records per part a page) and write one JSON object per line (NDJSON)')
       .description("queries an application's state store (interactive query)")
       .addHelpText('after', QUERY_HELP),
-  ).action(async (application: string, store: string, clause: string, params: string[], flags: ConnectionFlags & { type: string; set: string[] }) => {
+  ).action(async (application: string, store: string, clause: string, params: string[], flags: ConnectionFlags & { type: string; set: string[]; all?: boolean }) => {
     const parameters = parseParams(params);
     const options = parseOptions(flags.set);
+    if (flags.all === true && flags.output !== 'table' && flags.output !== 'json') throw new InvalidClientRequest(`--all writes NDJSON: -o ${flags.output} does not apply`);
     await withClient(flags, async (client) => {
+      if (flags.all === true) {
+        const query = { type: flags.type, clause, params: parameters };
+        if (!(await writeAllPages(client.store(application, store, options), query, stdoutWriter()))) process.exitCode = EXIT.partial;
+        return;
+      }
       const result = await client.store(application, store, options).query(flags.type, clause, parameters);
       print(render(recordsListing(result.records, result.raw), flags));
       if (!result.complete) {
