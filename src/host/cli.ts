@@ -1,12 +1,12 @@
 /**
  * The `sluice` command: `start` runs a node from a configuration file, `demo` runs the examples on a broker of
- * its own, `init` creates an application of one's own (init/); status, query, restart, stop, deploy, delete, events,
+ * its own, `init` creates an application of one's own (init/), `completion` prints a shell's completion script; status, query, restart, stop, deploy, delete, events,
  * topology, lag, metrics, stores, topologies and config manage a running node through its API (cli/). Usage errors, configuration
  * errors and the API's error answers end with one line on stderr and the exit code cli/exit-codes.ts gives them.
  */
 
 import * as path from 'node:path';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { SluiceApiError } from '../client';
 import { SluiceError } from '../errors';
 import { hashApiToken, newApiToken } from '../server/auth/api-tokens';
@@ -16,6 +16,7 @@ import { SLUICE_VERSION } from '../streams/runtime/sluice-version';
 import { ENVIRONMENT_VARIABLES, loadHostConfig, type ConfigFlags, type LogFormat } from './config/host-config';
 import { LOG_LEVELS } from './config/schema';
 import { addClientCommands } from './cli/client-commands';
+import { completionScript, SHELLS, type Shell } from './cli/completion';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from './cli/exit-codes';
 import { addInspectCommands } from './cli/inspect-commands';
 import { runDemo } from './demo';
@@ -233,6 +234,23 @@ the terminal; never from the command line. The hash goes to standard output:
 
   addClientCommands(cli);
   addInspectCommands(cli);
+
+  cli
+    .command('completion')
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    .description('print the shell completion script of sluice: its commands and their options')
+    .addHelpText(
+      'after',
+      `
+bash: add to ~/.bashrc (or write it to /etc/bash_completion.d/sluice)
+  source <(sluice completion bash)
+zsh: add to ~/.zshrc, after compinit (or write it to a file _sluice in a directory of $fpath)
+  source <(sluice completion zsh)
+`,
+    )
+    .action((shell: Shell) => {
+      process.stdout.write(completionScript(cli, shell));
+    });
   return cli;
 }
 
