@@ -25,6 +25,7 @@ import { streamsPlugin } from './plugins/streams';
 import { topologiesPlugin } from './plugins/topologies';
 import { uiPlugin } from './plugins/ui';
 import { RouteTable } from './route-table';
+import { DEFAULT_EVENT_LOG_OPTIONS, type EventLogOptions } from './sse/event-log';
 import { DEFAULT_EVENT_STREAM_OPTIONS, type EventStreamOptions } from './sse/event-stream';
 import { DEFAULT_METRICS_INTERVAL_MS } from './sse/instance-events';
 import { DEFAULT_HTTP_TIMEOUTS, timeoutOptions, type HttpTimeouts } from './timeouts';
@@ -45,7 +46,7 @@ export interface ServerOptions {
   /** Serve HTTPS instead of HTTP. */
   readonly https?: HttpsOptions;
   readonly cors?: CorsOptions;
-  readonly events?: Partial<EventStreamOptions> & { metricsIntervalMs?: number };
+  readonly events?: Partial<EventStreamOptions> & Partial<EventLogOptions> & { metricsIntervalMs?: number };
   /** The version shown in the OpenAPI document. */
   readonly version?: string;
   readonly bodyLimit?: number;
@@ -93,11 +94,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await registerOpenApi(app, version);
 
   const { instances, queries } = options;
-  const events = { ...DEFAULT_EVENT_STREAM_OPTIONS, ...options.events };
+  const events = { ...DEFAULT_EVENT_STREAM_OPTIONS, ...DEFAULT_EVENT_LOG_OPTIONS, ...options.events };
   await app.register(streamsPlugin, { instances });
   await app.register(eventsPlugin, {
     instances,
     stream: { queueSize: events.queueSize, keepaliveMs: events.keepaliveMs },
+    log: { replaySize: events.replaySize, lingerMs: events.lingerMs },
     metricsIntervalMs: events.metricsIntervalMs ?? DEFAULT_METRICS_INTERVAL_MS,
   });
   await app.register(applicationsPlugin, { instances, queries });

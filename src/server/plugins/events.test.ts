@@ -11,7 +11,7 @@ let base: string;
 
 beforeEach(async () => {
   registry = new FakeRegistry('wc');
-  app = await buildServer({ instances: registry, queries: new FakeQueries(), events: { keepaliveMs: 100, queueSize: 5 } });
+  app = await buildServer({ instances: registry, queries: new FakeQueries(), events: { keepaliveMs: 100, queueSize: 5, lingerMs: 200 } });
   await app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 });
@@ -25,8 +25,8 @@ interface Frame {
 }
 
 /** Opens an event stream over real HTTP and collects its frames (and comments) as they arrive. */
-async function subscribe(path: string) {
-  const response = await request(`${base}${path}`);
+async function subscribe(path: string, headers: Record<string, string> = {}) {
+  const response = await request(`${base}${path}`, { headers });
   const frames: Frame[] = [];
   let comments = 0;
   let buffer = '';
@@ -108,7 +108,54 @@ it('metrics: the metrics array at once and every metrics.sse.interval.ms; keepal
   stream.close();
 });
 
-it('a subscriber that disconnects is removed at once', async () => {
+it('a client that comes back with Last-Event-ID gets what it missed, and nothing twice; another log\'s id starts afresh', async () => {
+  const instance = registry.get('wc')!;
+  const first = await subscribe('/api/v1/streams/wc/subscribe/state');
+  await first.until(() => first.frames.length === 1);
+  const log = first.response.headers['sluice-event-log'] as string;
+  instance.moveTo('PENDING_SHUTDOWN', Date.UTC(2026, 10, 22, 2, 0, 0, 0));
+  await first.until(() => first.frames.length === 2);
+  first.close();
+  instance.moveTo('NOT_RUNNING', Date.UTC(2026, 10, 22, 2, 0, 1, 0));
+  const back = await subscribe('/api/v1/streams/wc/subscribe/state', { 'last-event-id': first.frames[1]!.id, 'sluice-event-log': log });
+  expect(back.response.headers['sluice-event-log']).toBe(log);
+  instance.moveTo('STOPPED', Date.UTC(2026, 10, 22, 2, 0, 1, 5));
+  await back.until(() => back.frames.length === 2);
+  expect(back.frames.map((f) => [f.id, (f.data as { state: string }).state])).toEqual([
+    ['3', 'NOT_RUNNING'],
+    ['4', 'STOPPED'],
+  ]);
+  const elsewhere = await subscribe('/api/v1/streams/wc/subscribe/state', { 'last-event-id': '2', 'sluice-event-log': 'an-earlier-process' });
+  await elsewhere.until(() => elsewhere.frames.length === 1);
+  expect([elsewhere.frames[0]!.id, (elsewhere.frames[0]!.data as { state: string }).state]).toEqual(['4', 'STOPPED']);
+  back.close();
+  elsewhere.close();
+});
+
+it('past the replay buffer, a returning client is told how many events it lost', async () => {
+  await app.close();
+  app = await buildServer({ instances: registry, queries: new FakeQueries(), events: { keepaliveMs: 100, queueSize: 50, replaySize: 2, lingerMs: 1000 } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const instance = registry.get('wc')!;
+  const first = await subscribe('/api/v1/streams/wc/subscribe/rebalance');
+  const log = first.response.headers['sluice-event-log'] as string;
+  instance.emit('rebalance', { generation: 1, activeTasks: [], standbyTasks: [] });
+  await first.until(() => first.frames.length === 1);
+  first.close();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const generation of [2, 3, 4, 5]) instance.emit('rebalance', { generation, activeTasks: [], standbyTasks: [] });
+  const back = await subscribe('/api/v1/streams/wc/subscribe/rebalance', { 'last-event-id': '1', 'sluice-event-log': log });
+  await back.until(() => back.frames.length === 3);
+  expect(back.frames.map((f) => [f.event, f.id, f.data])).toEqual([
+    ['dropped', '3', { dropped: 2 }],
+    ['rebalance', '4', { generation: 4, active_tasks: [], standby_tasks: [] }],
+    ['rebalance', '5', { generation: 5, active_tasks: [], standby_tasks: [] }],
+  ]);
+  back.close();
+});
+
+it('a subscriber that disconnects is removed at once, and the log lets go of the instance after its linger', async () => {
   const instance = registry.get('wc')!;
   const stream = await subscribe('/api/v1/streams/wc/subscribe/state');
   await stream.until(() => stream.frames.length === 1);

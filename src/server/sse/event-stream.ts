@@ -25,11 +25,15 @@ export interface EventSink {
 interface PendingEvent {
   readonly event: string;
   readonly data: string;
+  /** The id its log gave it (event-log.ts); without one, the stream numbers its events itself. */
+  readonly id?: number;
 }
 
 export class EventStream {
   private queue: PendingEvent[] = [];
   private dropped = 0;
+  /** The id of the newest event dropped: the `dropped` event takes it, so that a client resuming from it skips them. */
+  private lastDroppedId: number | undefined;
   private sequence = 0;
   private waitingForDrain = false;
   private closed = false;
@@ -55,11 +59,11 @@ export class EventStream {
     else this.cleanups.push(cleanup);
   }
 
-  send(event: string, data: unknown): void {
+  send(event: string, data: unknown, id?: number): void {
     if (this.closed) return;
-    this.queue.push({ event, data: JSON.stringify(data) });
+    this.queue.push({ event, data: JSON.stringify(data), ...(id === undefined ? {} : { id }) });
     if (this.queue.length > this.options.queueSize) {
-      this.queue.shift();
+      this.lastDroppedId = this.queue.shift()!.id;
       this.dropped += 1;
     }
     this.flush();
@@ -79,13 +83,14 @@ export class EventStream {
     while (!this.closed && !this.waitingForDrain && (this.queue.length > 0 || this.dropped > 0)) {
       let next: PendingEvent;
       if (this.dropped > 0) {
-        next = { event: 'dropped', data: JSON.stringify({ dropped: this.dropped }) };
+        next = { event: 'dropped', data: JSON.stringify({ dropped: this.dropped }), ...(this.lastDroppedId === undefined ? {} : { id: this.lastDroppedId }) };
         this.dropped = 0;
+        this.lastDroppedId = undefined;
       } else {
         next = this.queue.shift()!;
       }
       this.sequence += 1;
-      this.writeRaw(`event: ${next.event}\nid: ${this.sequence}\ndata: ${next.data}\n\n`);
+      this.writeRaw(`event: ${next.event}\nid: ${next.id ?? this.sequence}\ndata: ${next.data}\n\n`);
     }
   }
 

@@ -9,7 +9,11 @@ import { metricGroupsJson } from '../../streams/metrics/metrics-json';
 import { BUILT_IN_EVENT_TYPES } from '../../streams/topology/topology';
 import type { LocalInstance } from '../context';
 import { zonedTimestamp } from '../representations/timestamp';
-import type { EventStream } from './event-stream';
+/** Where an instance's events of one type go: its event log (event-log.ts). */
+export interface EventSink {
+  send(event: string, data: unknown): void;
+  onClose(cleanup: () => void): void;
+}
 
 export const EVENT_TYPES = BUILT_IN_EVENT_TYPES;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -39,8 +43,15 @@ function metricsIntervalMs(instance: LocalInstance, fallback: number): number {
   return Number.isInteger(configured) && configured > 0 ? configured : fallback;
 }
 
-/** Connects the stream to the instance's events of one type; everything is released when the stream closes. */
-export function subscribe(stream: EventStream, instance: LocalInstance, type: string, defaultMetricsIntervalMs: number): void {
+/** What a new subscriber gets first, before any event: the current state, or the metrics now; nothing for the other types. */
+export function snapshotOf(instance: LocalInstance, type: string): unknown {
+  if (type === 'state') return { state: instance.state, previous: instance.lastChange.previous, since: zonedTimestamp(instance.stateSince) };
+  if (type === 'metrics') return metricGroupsJson(instance.view?.metrics.metrics() ?? []);
+  return undefined;
+}
+
+/** Connects the sink to the instance's events of one type from now on; everything is released when the sink closes. */
+export function subscribe(stream: EventSink, instance: LocalInstance, type: string, defaultMetricsIntervalMs: number): void {
   if (!isEventType(type)) {
     stream.onClose(
       instance.on('topologyEvent', (event) => {
@@ -50,9 +61,7 @@ export function subscribe(stream: EventStream, instance: LocalInstance, type: st
     return;
   }
   switch (type) {
-    case 'state': {
-      const change = instance.lastChange;
-      stream.send('state', { state: instance.state, previous: change.previous, since: zonedTimestamp(instance.stateSince) });
+    case 'state':
       stream.onClose(
         instance.on('state', (next) =>
           stream.send('state', {
@@ -64,7 +73,6 @@ export function subscribe(stream: EventStream, instance: LocalInstance, type: st
         ),
       );
       return;
-    }
     case 'rebalance':
       stream.onClose(
         instance.on('rebalance', (event) =>
@@ -91,8 +99,7 @@ export function subscribe(stream: EventStream, instance: LocalInstance, type: st
       stream.onClose(instance.on('thread', (event) => stream.send('thread', event)));
       return;
     case 'metrics': {
-      const publish = () => stream.send('metrics', metricGroupsJson(instance.view?.metrics.metrics() ?? []));
-      publish();
+      const publish = () => stream.send('metrics', snapshotOf(instance, 'metrics'));
       const timer = setInterval(publish, metricsIntervalMs(instance, defaultMetricsIntervalMs));
       timer.unref();
       stream.onClose(() => clearInterval(timer));
