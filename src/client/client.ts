@@ -6,7 +6,7 @@
 
 import { InvalidClientRequest } from '../errors';
 import { applicationIdProblem } from '../streams/runtime/application-id';
-import { EventSubscription } from './events';
+import { EventSubscription, type EventPosition } from './events';
 import type { JsonAnswers, RouteName } from './routes';
 import { StoreRef, type QueryOptions } from './store';
 import { Transport, type CallOptions, type ClientOptions } from './transport';
@@ -27,6 +27,8 @@ export interface MetricsOptions extends RequestOptions {
 export interface EventOptions {
   /** Aborting it ends the subscription, as close() does. */
   signal?: AbortSignal;
+  /** Where an earlier subscription left off (its `position`): the node sends what came after, if it still has it. */
+  resume?: EventPosition;
 }
 
 /** The id, checked as the server checks it (it would answer 400 InvalidApplicationId). */
@@ -161,7 +163,7 @@ export class SluiceClient {
 
   /** The instance's events of one type, as an async iterator; see EventSubscription. */
   events<T extends string>(id: string, type: T, options: EventOptions = {}): EventSubscription<T> {
-    return new EventSubscription(this.transport, applicationId(id), nonEmpty('event type', type), options.signal);
+    return new EventSubscription(this.transport, applicationId(id), nonEmpty('event type', type), options.signal, options.resume);
   }
 
   // Applications across the cluster (`/api/v1/applications`).

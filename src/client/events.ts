@@ -23,9 +23,21 @@ export interface SluiceEvent<T extends string = string, D = unknown> {
 /** What a subscription to type T yields: its events, or `dropped` (narrow on `type`). */
 export type SubscriptionEvent<T extends string> = SluiceEvent<T, DataOf<T>> | SluiceEvent<'dropped', EventData['dropped']>;
 
+/** Where a subscription is in the node's event log: the last event id it got, and the log's id. */
+export interface EventPosition {
+  readonly lastEventId: string;
+  readonly log: string | undefined;
+}
+
+/** The answer header that names the node's event log (src/server/sse/event-log.ts). */
+const EVENT_LOG_HEADER = 'sluice-event-log';
+
 export class EventSubscription<T extends string> implements AsyncIterable<SubscriptionEvent<T>> {
   private readonly controller = new AbortController();
   private started = false;
+  private answered = false;
+  private log: string | undefined;
+  private lastEventId: string | undefined;
   /** Removed from the caller's signal once the subscription ends: a signal outlives many subscriptions. */
   private readonly onCallerAbort = (): void => this.close();
 
@@ -34,6 +46,7 @@ export class EventSubscription<T extends string> implements AsyncIterable<Subscr
     private readonly applicationId: string,
     private readonly eventType: T,
     private readonly callerSignal?: AbortSignal,
+    private readonly resume?: EventPosition,
   ) {
     if (callerSignal?.aborted) this.controller.abort();
     else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
@@ -47,6 +60,16 @@ export class EventSubscription<T extends string> implements AsyncIterable<Subscr
 
   get closed(): boolean {
     return this.controller.signal.aborted;
+  }
+
+  /** Whether the node answered the subscription with its stream (a stream may end or break before any event). */
+  get opened(): boolean {
+    return this.answered;
+  }
+
+  /** The last event yielded and its log, for a later subscription to resume after (`resume`); before any, the one resumed from. */
+  get position(): EventPosition | undefined {
+    return this.lastEventId === undefined ? this.resume : { lastEventId: this.lastEventId, log: this.log };
   }
 
   [Symbol.asyncIterator](): AsyncIterator<SubscriptionEvent<T>> {
@@ -70,18 +93,26 @@ export class EventSubscription<T extends string> implements AsyncIterable<Subscr
     const signal = this.controller.signal;
     let response;
     try {
-      response = await this.transport.open('subscribe', { params: { applicationId: this.applicationId, eventType: this.eventType }, signal });
+      const headers = this.resume === undefined ? undefined : { 'last-event-id': this.resume.lastEventId, ...(this.resume.log === undefined ? {} : { [EVENT_LOG_HEADER]: this.resume.log }) };
+      response = await this.transport.open('subscribe', { params: { applicationId: this.applicationId, eventType: this.eventType }, signal, ...(headers === undefined ? {} : { headers }) });
     } catch (error) {
       if (signal.aborted) return;
       throw error;
     }
+    this.answered = true;
+    const log = response.headers[EVENT_LOG_HEADER];
+    this.log = typeof log === 'string' ? log : undefined;
     const pending: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (message) => pending.push(message) });
     const decoder = new TextDecoder();
     try {
       for await (const chunk of response.body) {
         parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
-        while (pending.length > 0) yield this.toEvent(pending.shift()!);
+        while (pending.length > 0) {
+          const event = this.toEvent(pending.shift()!);
+          if (event.id !== undefined) this.lastEventId = event.id;
+          yield event;
+        }
       }
     } catch (error) {
       if (!signal.aborted) throw error;

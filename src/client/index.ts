@@ -20,5 +20,5 @@ export type {
   WindowRecord,
 } from './store';
 export { EventSubscription } from './events';
-export type { DataOf, SluiceEvent, SubscriptionEvent } from './events';
+export type { DataOf, EventPosition, SluiceEvent, SubscriptionEvent } from './events';
 export type * from './types';

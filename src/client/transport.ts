@@ -42,6 +42,8 @@ export interface CallOptions {
   query?: Readonly<Record<string, string>>;
   body?: unknown;
   signal?: AbortSignal;
+  /** Request headers of the route's own (an event stream's Last-Event-ID). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 function authorization(options: ClientOptions): string | undefined {
@@ -131,7 +133,7 @@ export class Transport {
     }
     const query = new URLSearchParams(options.query ?? {}).toString();
     const url = new URL(`${this.url}${fillPath(spec.path, params)}${query === '' ? '' : `?${query}`}`);
-    const headers: Record<string, string> = { accept: spec.answer === 'sse' ? 'text/event-stream' : spec.answer === 'text' ? 'text/plain' : 'application/json' };
+    const headers: Record<string, string> = { ...options.headers, accept: spec.answer === 'sse' ? 'text/event-stream' : spec.answer === 'text' ? 'text/plain' : 'application/json' };
     if (this.#authorization !== undefined) headers.authorization = this.#authorization;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     try {

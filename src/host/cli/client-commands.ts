@@ -4,7 +4,7 @@
  * ends the command with its message on standard error and its exit code (main in ../cli.ts, exit-codes.ts).
  */
 
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { InvalidClientRequest } from '../../errors';
 import type { InstanceAction } from '../../client';
 import { withClient, withConnection, type ConnectionFlags } from './connection';
@@ -13,6 +13,7 @@ import { describeIncomplete, formatAction, instancesListing, recordsListing, sta
 import { formatEvent, formatTopology, print, render, renderDocument } from './output';
 import { parseOptions, parseParams } from './query-args';
 import { stdoutWriter, writeAllPages } from './query-pages';
+import { followEvents } from './follow-events';
 import { deployRequest, type DeployFlags } from './deploy-args';
 
 const QUERY_HELP = `
@@ -53,6 +54,12 @@ until then nobody processes them. Before removing a node for good (scaling down)
 
   sluice stop --all --leave-group
 `;
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError('must be a positive number of seconds.');
+  return n;
+}
 
 export function addClientCommands(cli: Command): void {
   withConnection(
@@ -168,16 +175,30 @@ export function addClientCommands(cli: Command): void {
       .command('events')
       .argument('<application>', 'application id')
       .argument('<type>', 'event type: state, rebalance, restore, metrics, thread, or one the topology declares')
+      .option('--reconnect-for <seconds>', 'how long to keep reconnecting to a node that went away before exiting 4 (unreachable)', seconds, 30)
       .description("prints an instance's events as they come (server-sent events), until Ctrl-C")
-      .addHelpText('after', '\nOne event per line: `<type> [<id>] <data>` (table, wide), one JSON object {type, id, data} per line (json), or one YAML document each (yaml).\n'),
-  ).action(async (application: string, type: string, flags: ConnectionFlags) =>
+      .addHelpText(
+        'after',
+        `
+One event per line: \`<type> [<id>] <data>\` (table, wide), one JSON object {type, id, data} per line (json), or one YAML
+document each (yaml). A dropped connection is reconnected, resuming after the last event printed (Last-Event-ID), so
+that none is printed twice (the node keeps its last 1 000 events of a type for a minute); a node gone for longer
+than --reconnect-for ends the command with exit status ${EXIT.unreachable}.
+`,
+      ),
+  ).action(async (application: string, type: string, flags: ConnectionFlags & { reconnectFor: number }) =>
     withClient(flags, async (client) => {
-      const subscription = client.events(application, type);
-      const close = () => subscription.close();
+      const stop = new AbortController();
+      const close = () => stop.abort();
       process.once('SIGINT', close);
       process.once('SIGTERM', close);
       try {
-        for await (const event of subscription) print(formatEvent(event, flags.output));
+        await followEvents(client, application, type, {
+          reconnectForMs: flags.reconnectFor * 1000,
+          signal: stop.signal,
+          print: (event) => print(formatEvent(event, flags.output)),
+          say: (line) => process.stderr.write(`${line}\n`),
+        });
       } finally {
         process.off('SIGINT', close);
         process.off('SIGTERM', close);
