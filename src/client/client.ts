@@ -10,7 +10,7 @@ import { EventSubscription, type EventPosition } from './events';
 import type { JsonAnswers, RouteName } from './routes';
 import { StoreRef, type QueryOptions } from './store';
 import { Transport, type CallOptions, type ClientOptions } from './transport';
-import type { DeployRequest, StopRequest, StoreQueryRequest } from './types';
+import type { DeployRequest, LagHistory, StopRequest, StoreQueryRequest } from './types';
 
 export interface RequestOptions {
   signal?: AbortSignal;
@@ -87,6 +87,11 @@ export class SluiceClient {
 
   offsets(id: string, options?: RequestOptions): Promise<JsonAnswers['offsets']> {
     return this.get('offsets', id, options);
+  }
+
+  /** The lag the node sampled over the last 15 minutes, hour (the server's default) or day. */
+  lagHistory(id: string, options: RequestOptions & { range?: LagHistory['range'] } = {}): Promise<JsonAnswers['lagHistory']> {
+    return this.get('lagHistory', id, { ...options, query: options.range === undefined ? undefined : { range: options.range } });
   }
 
   metrics(id: string, options: MetricsOptions = {}): Promise<JsonAnswers['metrics']> {

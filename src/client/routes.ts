@@ -9,6 +9,7 @@ import type {
   ApplicationInstance,
   ConsumerOffsets,
   DeployRequest,
+  LagHistory,
   Deployed,
   HealthReport,
   Instance,
@@ -50,6 +51,7 @@ export const ROUTES = {
   status: { method: 'GET', path: '/api/v1/streams/{applicationId}/status', answer: 'json' },
   config: { method: 'GET', path: '/api/v1/streams/{applicationId}/config', answer: 'json' },
   offsets: { method: 'GET', path: '/api/v1/streams/{applicationId}/offsets', answer: 'json' },
+  lagHistory: { method: 'GET', path: '/api/v1/streams/{applicationId}/offsets/history', answer: 'json', query: ['range'] },
   metrics: { method: 'GET', path: '/api/v1/streams/{applicationId}/metrics', answer: 'json', query: ['filter_empty'] },
   metricsOfGroup: { method: 'GET', path: '/api/v1/streams/{applicationId}/metrics/group/{group}', answer: 'json', query: ['filter_empty'] },
   metricsNamed: {
@@ -88,6 +90,7 @@ export interface JsonAnswers {
   status: InstanceStatus;
   config: Record<string, string | number | boolean>;
   offsets: ConsumerOffsets;
+  lagHistory: LagHistory;
   metrics: MetricGroup[];
   metricsOfGroup: MetricGroup[];
   metricsNamed: MetricGroup[];

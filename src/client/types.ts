@@ -86,6 +86,22 @@ export interface ConsumerOffsets {
   consumers: { client_id: string; stream_thread: string; positions: ConsumerPosition[] }[];
 }
 
+/** One sample of the lag history: records behind, and how long ago the log end passed the position (null: unknown). */
+export interface LagPoint {
+  time: number;
+  lag: number;
+  time_lag_ms: number | null;
+}
+
+/** The instance's lag over a time range, kept by the node: the group's total and each topic's, oldest first. */
+export interface LagHistory {
+  group: string;
+  range: '15m' | '1h' | '24h';
+  step_ms: number;
+  total: LagPoint[];
+  topics: { topic: string; points: LagPoint[] }[];
+}
+
 export interface Metric {
   name: string;
   description: string;

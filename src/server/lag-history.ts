@@ -260,8 +260,13 @@ export class LagSampler {
       const instances = this.instances.list();
       for (const id of this.histories.keys()) if (!instances.some((i) => i.id === id)) this.histories.delete(id);
       for (const instance of instances) {
-        // A stopped instance has no positions: its chart shows the gap.
-        const offsets = await instance.view?.offsets().catch(() => undefined);
+        // A stopped instance has no positions, nor one whose offsets cannot be read now: its chart shows the gap.
+        let offsets: ConsumerOffsets | undefined;
+        try {
+          offsets = await instance.view?.offsets();
+        } catch {
+          continue;
+        }
         if (offsets === undefined) continue;
         let history = this.histories.get(instance.id);
         if (history === undefined) this.histories.set(instance.id, (history = new LagHistory(offsets.group)));
