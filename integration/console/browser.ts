@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createTopics } from '../../src/streams/kafka';
 import type { HostConfig } from '../../src/host/config/host-config';
+import type { ConfigValue } from '../../src/streams/runtime/streams-config';
 import { TestNode, wordCountDefinition } from '../api/support/node';
 import { CHROMIUM, CHROMIUM_ERROR_ENV } from '../support/chromium';
 import type { KafkaTestClients } from '../support/kafka';
@@ -39,13 +40,14 @@ export const horizontalOverflow = (page: Page): Promise<number> => page.evaluate
 
 /**
  * Chromium, and a node running the word count as `id` on new topics `input` and `output` (3 partitions each), with
- * `lines` produced to its input; `server` overrides the node's server section (users).
+ * `lines` produced to its input; `options`: the node's server section overrides (users), its streams settings, and
+ * more instances of the word count on the same topics (`alsoAs`, their application ids).
  */
 export async function startWordCountConsole(
   clients: KafkaTestClients,
   names: { input: string; output: string; id: string },
   lines: readonly string[],
-  server?: Partial<HostConfig['server']>,
+  options: { server?: Partial<HostConfig['server']>; streams?: Record<string, ConfigValue>; alsoAs?: readonly string[] } = {},
 ): Promise<{ browser: Browser; node: TestNode }> {
   const { input, output, id } = names;
   const [browser] = await Promise.all([
@@ -57,8 +59,9 @@ export async function startWordCountConsole(
   ]);
   const node = await TestNode.start({
     topologies: [wordCountDefinition(input, output)],
-    instances: [{ topology: 'word-count', applicationId: id }],
-    ...(server ? { server } : {}),
+    instances: [id, ...(options.alsoAs ?? [])].map((applicationId) => ({ topology: 'word-count', applicationId })),
+    ...(options.server ? { server: options.server } : {}),
+    ...(options.streams ? { streams: options.streams } : {}),
   });
   const producer = await clients.producer();
   await producer.send({ topic: input, messages: lines.map((value) => ({ value })) });

@@ -46,7 +46,7 @@ const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
   // The global setup has built the console and installed Chromium.
-  ({ browser, node } = await startWordCountConsole(clients, { input, output, id }, ['kafka streams', 'kafka sluice', 'hello kafka', 'hello console'], { users, allowPlaintextPasswords: true }));
+  ({ browser, node } = await startWordCountConsole(clients, { input, output, id }, ['kafka streams', 'kafka sluice', 'hello kafka', 'hello console'], { server: { users, allowPlaintextPasswords: true } }));
   operator = await browser.newContext({ httpCredentials: { username: 'ops', password: 'ops-pass', send: 'always' }, viewport: { width: 1280, height: 900 } });
   page = await operator.newPage();
   watchErrors(page);

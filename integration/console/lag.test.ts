@@ -6,11 +6,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { createTopics } from '../../src/streams/kafka';
-import { TestNode, wordCountDefinition } from '../api/support/node';
+import type { TestNode } from '../api/support/node';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 import { waitFor } from '../support/streams';
-import { horizontalOverflow, launchChromium, openPage } from './browser';
+import { horizontalOverflow, openPage, startWordCountConsole } from './browser';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS);
 
@@ -36,21 +35,7 @@ const legend = (page: Page, chart: string) =>
 
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  [browser] = await Promise.all([
-    launchChromium(),
-    createTopics(await clients.admin(), [
-      { name: input, partitions: 3 },
-      { name: output, partitions: 3 },
-    ]),
-  ]);
-  node = await TestNode.start({
-    topologies: [wordCountDefinition(input, output)],
-    instances: [
-      { topology: 'word-count', applicationId: id },
-      { topology: 'word-count', applicationId: other },
-    ],
-  });
-  await (await clients.producer()).send({ topic: input, messages: ['lag over time', 'in records and in time'].map((value) => ({ value })) });
+  ({ browser, node } = await startWordCountConsole(clients, { input, output, id }, ['lag over time', 'in records and in time'], { alsoAs: [other] }));
   await Promise.all([node.waitForState(id, 'RUNNING'), node.waitForState(other, 'RUNNING')]);
 }, BROKER_TEST_TIMEOUT_MS);
 

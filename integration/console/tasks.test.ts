@@ -8,11 +8,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { WORD_COUNT_STORE } from '../../examples/word-count';
-import { createTopics } from '../../src/streams/kafka';
-import { TestNode, wordCountDefinition } from '../api/support/node';
+import type { TestNode } from '../api/support/node';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 import { waitFor } from '../support/streams';
-import { horizontalOverflow, launchChromium, openPage } from './browser';
+import { horizontalOverflow, openPage, startWordCountConsole } from './browser';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS * 2);
 
@@ -40,20 +39,10 @@ const restoringShown = (page: Page) =>
 
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  [browser] = await Promise.all([
-    launchChromium(),
-    createTopics(await clients.admin(), [
-      { name: input, partitions: 3 },
-      { name: output, partitions: 3 },
-    ]),
-  ]);
-  node = await TestNode.start({
-    topologies: [wordCountDefinition(input, output)],
-    instances: [{ topology: 'word-count', applicationId: id }],
+  ({ browser, node } = await startWordCountConsole(clients, { input, output, id }, ['tasks and stores', 'of the word count'], {
     // Small fetches: the restore of 200 000 words takes seconds, long enough to watch.
     streams: { 'restore.consumer.max.partition.fetch.bytes': 4 * 1024 },
-  });
-  await (await clients.producer()).send({ topic: input, messages: [{ value: 'tasks and stores' }, { value: 'of the word count' }] });
+  }));
   await node.waitForState(id, 'RUNNING');
 }, BROKER_TEST_TIMEOUT_MS);
 

@@ -10,8 +10,9 @@ import type { FetchedPartition } from './fetch-response';
 import { groupByTopic, TopicPartitionMap } from './topic-partition';
 import type { KafkaClient } from './types';
 
-export type { ChangelogRecord, ChangelogRecordList, FetchedPartition } from './fetch-response';
-export { NULL_KEY } from './fetch-response';
+export type { FetchedPartition } from './fetch-response';
+export type { ChangelogRecord, ChangelogRecordList } from './fetched-records';
+export { NULL_KEY } from './fetched-records';
 
 /** Partition errors after which the leader may have moved: metadata is refreshed and the partition fetched again. */
 const LEADER_ERRORS = new Set([3, 5, 6, 9, 56, 74, 75]);

@@ -1,6 +1,6 @@
 /**
  * Fetch responses (v11) decoded for reading changelogs: where each record's key and value lie in the response
- * buffer, with numeric offsets and timestamps, held column by column. kafkajs' decoder builds two Decoders, two
+ * buffer, with numeric offsets and timestamps, held column by column (fetched-records.ts, as the consumers' are). kafkajs' decoder builds two Decoders, two
  * Longs, two decimal strings and a headers object per record (most of a restore's CPU), and a fetch's worth of
  * record objects waiting to be written would fill the heap; here the codec (record-batch.ts) hands over each
  * record's bounds, and a record becomes an object (with views into the buffer) only as it is read, and is garbage
@@ -12,89 +12,8 @@
  */
 import { AbortedTransactions, type AbortedTransaction } from './aborted-transactions';
 import { CONTROL_FLAG, decodeRecordBatches, type RecordBatchHeader, RecordBatchReader, type RecordSink, TRANSACTIONAL_FLAG } from './record-batch';
+import { type ChangelogRecordList, RecordColumns } from './fetched-records';
 import type { TopicPartitionMap } from './topic-partition';
-
-/** A changelog record: views into the fetched bytes, valid as long as the caller keeps them. */
-export interface ChangelogRecord {
-  key: Buffer;
-  value: Buffer | null;
-  timestamp: number;
-  offset: number;
-}
-
-/** The records a fetch brought for one partition, in offset order. */
-export interface ChangelogRecordList extends Iterable<ChangelogRecord> {
-  readonly length: number;
-  offsetAt(index: number): number;
-  /** Keeps the first `length` records only. */
-  truncate(length: number): void;
-}
-
-/**
- * The key of every record that has none: changelog records always have one, but a global store's topic may hold
- * records without a key, which its reader tells apart from an empty key by this very buffer.
- */
-export const NULL_KEY = Buffer.alloc(0);
-/** Numbers kept per record: buffer index, key start, key end, value start (-1: null), value end, timestamp, offset. */
-const STRIDE = 7;
-
-/** The record list of the decoder: one typed array of numbers, no object per record. */
-class ColumnarRecords implements ChangelogRecordList {
-  private readonly buffers: Buffer[] = [];
-  private columns: Float64Array;
-  length = 0;
-
-  /** `expected`: about how many records will come (the array doubles when more do). */
-  constructor(expected: number) {
-    this.columns = new Float64Array(Math.max(16, expected) * STRIDE);
-  }
-
-  addBuffer(buffer: Buffer): number {
-    this.buffers.push(buffer);
-    return this.buffers.length - 1;
-  }
-
-  add(buffer: number, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, timestamp: number, offset: number): void {
-    let at = this.length * STRIDE;
-    if (at + STRIDE > this.columns.length) {
-      const grown = new Float64Array(this.columns.length * 2);
-      grown.set(this.columns);
-      this.columns = grown;
-    }
-    const c = this.columns;
-    c[at++] = buffer;
-    c[at++] = keyStart;
-    c[at++] = keyEnd;
-    c[at++] = valueStart;
-    c[at++] = valueEnd;
-    c[at++] = timestamp;
-    c[at] = offset;
-    this.length++;
-  }
-
-  offsetAt(index: number): number {
-    return this.columns[index * STRIDE + 6]!;
-  }
-
-  truncate(length: number): void {
-    this.length = Math.min(length, this.length);
-  }
-
-  *[Symbol.iterator](): Iterator<ChangelogRecord> {
-    const c = this.columns;
-    for (let i = 0; i < this.length * STRIDE; i += STRIDE) {
-      const buffer = this.buffers[c[i]!]!;
-      const keyStart = c[i + 1]!;
-      const valueStart = c[i + 3]!;
-      yield {
-        key: keyStart < 0 ? NULL_KEY : buffer.subarray(keyStart, c[i + 2]),
-        value: valueStart < 0 ? null : buffer.subarray(valueStart, c[i + 4]),
-        timestamp: c[i + 5]!,
-        offset: c[i + 6]!,
-      };
-    }
-  }
-}
 
 export interface FetchedPartition {
   topic: string;
@@ -119,14 +38,12 @@ export interface FetchedPartition {
 /** Reads a partition's records for the changelog reader: the records past the fetch offset, of committed or no transactions. */
 class ChangelogSink implements RecordSink {
   readonly readsHeaders = false;
-  private bufferIndex = -1;
-  private buffer: Buffer | undefined;
   private control = false;
   private producerId = '';
 
   constructor(
     private readonly into: FetchedPartition,
-    private readonly records: ColumnarRecords,
+    private readonly records: RecordColumns<undefined>,
     private readonly aborted: AbortedTransactions,
   ) {}
 
@@ -145,11 +62,7 @@ class ChangelogSink implements RecordSink {
       return;
     }
     if (offset < this.into.fetchOffset) return;
-    if (data !== this.buffer) {
-      this.buffer = data;
-      this.bufferIndex = this.records.addBuffer(data);
-    }
-    this.records.add(this.bufferIndex, keyStart, keyEnd, valueStart, valueEnd, timestamp, offset);
+    this.records.push(data, undefined, keyStart, keyEnd, valueStart, valueEnd, offset, timestamp, undefined);
   }
 }
 
@@ -177,7 +90,7 @@ export async function decodeFetchResponse(body: Buffer, fetchOffsets: TopicParti
       const size = r.int32();
       const fetchOffset = fetchOffsets.get(topic, partition) ?? 0;
       // A record takes at least 7 bytes of a batch; most changelog records take 20 or more.
-      const records = new ColumnarRecords(Math.ceil(Math.max(size, 0) / 20));
+      const records = new RecordColumns<undefined>(Math.ceil(Math.max(size, 0) / 20));
       const decoded: FetchedPartition = {
         topic,
         partition,

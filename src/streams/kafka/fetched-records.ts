@@ -1,6 +1,6 @@
 /**
  * A fetched partition's records held as columns: offsets, timestamps and where each key and value lie in the fetched
- * bytes, in typed arrays, until a task takes a record. A fetch's records wait in their task's queue until processed,
+ * bytes, in typed arrays, until a task takes a record or a changelog's reader writes it to its store. A fetch's records wait in their task's queue until processed,
  * across young-generation collections; as objects (one per record), every collection copied them and most ended up
  * promoted, to be freed by a full collection (a quarter of a word count's bytes promoted). As columns they are a few
  * objects per fetch, whatever its size; the one object a task processes is made when it takes the record, and dies
@@ -77,32 +77,65 @@ class DecodedRecord implements BatchedRecord, RecordBytes {
   }
 }
 
+/**
+ * The key of every changelog record that has none: changelog records always have one, but a global store's topic may
+ * hold records without a key, which its reader tells apart from an empty key by this very buffer.
+ */
+export const NULL_KEY = Buffer.alloc(0);
+
+/** A changelog record: views into the fetched bytes, valid as long as the caller keeps them. */
+export interface ChangelogRecord {
+  key: Buffer;
+  value: Buffer | null;
+  timestamp: number;
+  offset: number;
+}
+
+/** The records a fetch brought for one partition of a changelog (or a global store's topic), in offset order. */
+export interface ChangelogRecordList extends Iterable<ChangelogRecord> {
+  readonly length: number;
+  offsetAt(index: number): number;
+  /** Keeps the first `length` records only. */
+  truncate(length: number): void;
+}
+
 /** Consecutive records read from one buffer (the fetched bytes, or a batch decompressed) with one batch context. */
-interface Segment {
+interface Segment<C> {
   readonly data: Buffer;
-  readonly context: BatchContext;
+  readonly context: C;
 }
 
 const INITIAL_CAPACITY = 256;
 
 /**
- * Every record of one fetched partition (control records and those before the fetch offset included), appended as
- * the decoder reads them. Offsets are kept as deltas from the first one: a fetch spans far fewer than 2^31 offsets.
+ * The records of one fetched partition, appended as the decoder reads them: for a stream thread's consumer every
+ * record with its batch's context `C` (control records and those before the fetch offset included), for a
+ * changelog's reader (`C` undefined) the records it keeps. Offsets are kept as deltas from the first one: a fetch
+ * spans far fewer than 2^31 offsets.
  */
-export class RecordColumns {
+export class RecordColumns<C extends BatchContext | undefined = BatchContext> implements ChangelogRecordList {
   length = 0;
   private firstOffset = 0;
-  private offsetDeltas = new Int32Array(INITIAL_CAPACITY);
-  private timestamps = new Float64Array(INITIAL_CAPACITY);
+  private offsetDeltas: Int32Array;
+  private timestamps: Float64Array;
   /** Per record: key start, key end, value start, value end. */
-  private bounds = new Int32Array(4 * INITIAL_CAPACITY);
-  private segmentOf = new Int32Array(INITIAL_CAPACITY);
-  private readonly segments: Segment[] = [];
+  private bounds: Int32Array;
+  private segmentOf: Int32Array;
+  private readonly segments: Segment<C>[] = [];
   /** Set for the records that carry headers, and only once one does. */
   private headers: (RecordHeaders | undefined)[] | undefined;
 
+  /** `expected`: about how many records will come (the columns double when more do). */
+  constructor(expected = INITIAL_CAPACITY) {
+    const capacity = Math.max(16, expected);
+    this.offsetDeltas = new Int32Array(capacity);
+    this.timestamps = new Float64Array(capacity);
+    this.bounds = new Int32Array(4 * capacity);
+    this.segmentOf = new Int32Array(capacity);
+  }
+
   /** Appends a record; `data` and `context` begin a new segment when they differ from the last record's. */
-  push(data: Buffer, context: BatchContext, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, offset: number, timestamp: number, headers: RecordHeaders | undefined): void {
+  push(data: Buffer, context: C, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, offset: number, timestamp: number, headers: RecordHeaders | undefined): void {
     const i = this.length;
     if (i === this.offsetDeltas.length) this.grow();
     let segment = this.segments.length - 1;
@@ -132,7 +165,7 @@ export class RecordColumns {
     return this.timestamps[i]!;
   }
 
-  contextAt(i: number): BatchContext {
+  contextAt(i: number): C {
     return this.segments[this.segmentOf[i]!]!.context;
   }
 
@@ -142,11 +175,32 @@ export class RecordColumns {
     return start < 0 ? null : this.segments[this.segmentOf[i]!]!.data.subarray(start, this.bounds[4 * i + 1]!);
   }
 
-  recordAt(i: number, topic: string, partition: number): BatchedRecord {
+  recordAt(this: RecordColumns<BatchContext>, i: number, topic: string, partition: number): BatchedRecord {
     const segment = this.segments[this.segmentOf[i]!]!;
     const b = 4 * i;
     const bounds = this.bounds;
     return new DecodedRecord(topic, partition, segment.data, bounds[b]!, bounds[b + 1]!, bounds[b + 2]!, bounds[b + 3]!, this.offsetAt(i), this.timestamps[i]!, this.headers?.[i], segment.context);
+  }
+
+  truncate(length: number): void {
+    this.length = Math.min(length, this.length);
+  }
+
+  /** The records as a changelog's reader writes them: a null key as NULL_KEY, each record an object made when read. */
+  *[Symbol.iterator](): Iterator<ChangelogRecord> {
+    const bounds = this.bounds;
+    for (let i = 0; i < this.length; i++) {
+      const data = this.segments[this.segmentOf[i]!]!.data;
+      const b = 4 * i;
+      const keyStart = bounds[b]!;
+      const valueStart = bounds[b + 2]!;
+      yield {
+        key: keyStart < 0 ? NULL_KEY : data.subarray(keyStart, bounds[b + 1]!),
+        value: valueStart < 0 ? null : data.subarray(valueStart, bounds[b + 3]!),
+        timestamp: this.timestamps[i]!,
+        offset: this.offsetAt(i),
+      };
+    }
   }
 
   private grow(): void {

@@ -1,4 +1,4 @@
-import type { ChangelogRecord, ChangelogRecordList } from '../fetch-response';
+import type { ChangelogRecord, ChangelogRecordList } from '../fetched-records';
 
 /** Fetched records held in an array, as a test hands them to what reads fetch responses. */
 export class RecordList implements ChangelogRecordList {
