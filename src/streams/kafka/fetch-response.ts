@@ -1,10 +1,10 @@
 /**
  * Fetch responses (v11) decoded for reading changelogs: where each record's key and value lie in the response
- * buffer, with numeric offsets and timestamps, held column by column (fetched-records.ts, as the consumers' are). kafkajs' decoder builds two Decoders, two
- * Longs, two decimal strings and a headers object per record (most of a restore's CPU), and a fetch's worth of
- * record objects waiting to be written would fill the heap; here the codec (record-batch.ts) hands over each
- * record's bounds, and a record becomes an object (with views into the buffer) only as it is read, and is garbage
- * at once.
+ * buffer, with numeric offsets and timestamps, held column by column (fetched-records.ts, as the consumers' are).
+ * kafkajs' decoder builds two Decoders, two Longs, two decimal strings and a headers object per record (most of a
+ * restore's CPU), and a fetch's worth of record objects waiting to be written would fill the heap; here the codec
+ * (record-batch.ts) hands over each record's bounds, and a record becomes an object (with views into the buffer)
+ * only as it is read, and is garbage at once.
  *
  * What is kept, as the Java consumer does it: records at or past the fetch offset (a batch may begin before it),
  * control batches (transaction markers) left out but counted in the next offset, and under read_committed the
