@@ -89,12 +89,29 @@ export function createCluster(kafka: KafkaClient, options: ClusterOptions): Kafk
   return factory(options);
 }
 
-function maxVersion(broker: KafkajsBroker, apiKey: number): number {
+/** The highest version of an API that the broker offers; -1 when it offers none. */
+export function maxVersion(broker: KafkajsBroker, apiKey: number): number {
   return broker.versions[apiKey]?.maxVersion ?? -1;
 }
 
 function send<T>(broker: KafkajsBroker, request: unknown, decode: (body: Buffer) => Promise<T>, requestTimeout?: number): Promise<T> {
   return broker.connectionPool.send({ request, response: { decode, parse: (data) => data }, requestTimeout });
+}
+
+/** Which request a payload is: kafkajs writes the header from these. */
+export interface ApiRequest {
+  apiKey: number;
+  apiVersion: number;
+  apiName: string;
+}
+
+/**
+ * A request that Sluice encoded itself (`payload`: all after kafkajs' header), sent on kafkajs' connection to
+ * `broker`; `decode` reads the response after the correlation id.
+ */
+export function sendEncoded<T>(broker: KafkajsBroker, api: ApiRequest, payload: Buffer, decode: (body: Buffer) => T): Promise<T> {
+  const request = { ...api, encode: () => Promise.resolve(new KafkajsEncoder().writeBuffer(payload)) };
+  return send(broker, request, (body) => Promise.resolve(decode(body)));
 }
 
 export interface FetchRequest {
@@ -166,13 +183,7 @@ export function sendStableOffsetFetch(
   }
   const topics = [...groupByTopic(partitions)].map(([topic, list]) => ({ topic, partitions: list.map((p) => p.partition) }));
   const payload = encodeOffsetFetchV7({ groupId, topics, requireStable: true });
-  const request = {
-    apiKey: OFFSET_FETCH_API_KEY,
-    apiVersion: STABLE_OFFSET_FETCH_VERSION,
-    apiName: 'OffsetFetch',
-    encode: () => Promise.resolve(new KafkajsEncoder().writeBuffer(payload)),
-  };
-  return send(coordinator, request, (body) => Promise.resolve(decodeOffsetFetchV7(body)));
+  return sendEncoded(coordinator, { apiKey: OFFSET_FETCH_API_KEY, apiVersion: STABLE_OFFSET_FETCH_VERSION, apiName: 'OffsetFetch' }, payload, decodeOffsetFetchV7);
 }
 
 /** Where a member's protocol carries its group.instance.id to the JoinGroup request. */
