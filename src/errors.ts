@@ -158,6 +158,16 @@ export const CorruptedTaskState = define('CorruptedTaskState', 'internal', (path
 // again from its changelogs and committed offsets, as Kafka Streams does on TaskMigratedException.
 export const TaskMigrated = define('TaskMigrated', 'internal', (taskId: string, detail: string) => `Task ${taskId} lost its transaction: ${detail}`);
 export const BrokerUnavailable = define('BrokerUnavailable', 'unavailable', (detail: string) => detail);
+// The streams rebalance protocol (KIP-1071, StreamsGroupHeartbeat): the broker does not offer it (before Kafka 4.1, or
+// not enabled), refused the application's topology, or fenced the member (it joins again, at epoch 0, with no tasks).
+export const StreamsProtocolUnsupported = define(
+  'StreamsProtocolUnsupported',
+  'unsupported',
+  (detail: string) => `The streams rebalance protocol (group.protocol=streams) is not available: ${detail}`,
+);
+export const StreamsTopologyRejected = define('StreamsTopologyRejected', 'invalid', (groupId: string, detail: string) => `The group coordinator refused the topology of ${groupId}: ${detail}`);
+export const StreamsMemberFenced = define('StreamsMemberFenced', 'conflict', (groupId: string, detail: string) => `The member of streams group ${groupId} must join again: ${detail}`);
+export const StreamsGroupNotFound = define('StreamsGroupNotFound', 'not-found', (groupId: string, detail: string) => `No streams group ${groupId}: ${detail}`);
 // Kafka refused who Sluice is (SASL) or the TLS connection failed: a configuration to fix, not a fault to ride out.
 export const KafkaAuthenticationFailed = define('KafkaAuthenticationFailed', 'unavailable', (detail: string) => `Kafka authentication failed: ${detail}`);
 export const KafkaTlsFailed = define('KafkaTlsFailed', 'unavailable', (detail: string) => `TLS connection to Kafka failed: ${detail}`);

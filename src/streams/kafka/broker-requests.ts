@@ -7,7 +7,9 @@
  *   response decoded by fetch-response.ts;
  * - LeaveGroup v3 naming members by group.instance.id: Kafka's RemoveMembersFromConsumerGroup;
  * - OffsetFetch v7 with require_stable (KIP-447), encoded and decoded by offset-fetch.ts: the committed offsets a task
- *   starts from under exactly-once (committed-offsets.ts).
+ *   starts from under exactly-once (committed-offsets.ts);
+ * - StreamsGroupHeartbeat v0 (Kafka 4.2, KIP-1071), encoded, decoded and sent by streams-group-heartbeat.ts through
+ *   `sendEncoded`: the streams rebalance protocol's membership and task assignment.
  *
  * kafkajs 2.2.4 has JoinGroup v5's group.instance.id but never fills it: a static member's assigner hands its id with
  * its protocol (`withGroupInstanceId`), and kafkajs' JoinGroup request, as Sluice replaces it

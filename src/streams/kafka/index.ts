@@ -13,6 +13,7 @@ export * from './group-protocol';
 export * from './join-hooks';
 export * from './log-sink';
 export * from './static-membership';
+export * from './streams-group-heartbeat';
 export * from './murmur2';
 export * from './security';
 export * from './topic-partition';
