@@ -102,13 +102,17 @@ export interface StreamsGroupHeartbeatRequest {
   shutdownApplication?: boolean;
 }
 
-/** The status codes the coordinator reports of a group (StreamsGroupHeartbeatResponse.json's Status). */
+/**
+ * The status codes the coordinator reports of a group, as Kafka 4.2's StreamsGroupHeartbeatResponse.Status has them
+ * (the schema's comment stops at 4; 4.2.2 answers ASSIGNMENT_DELAYED while its initial rebalance delay runs).
+ */
 export const StreamsGroupStatusCode = {
   STALE_TOPOLOGY: 0,
   MISSING_SOURCE_TOPICS: 1,
   INCORRECTLY_PARTITIONED_TOPICS: 2,
   MISSING_INTERNAL_TOPICS: 3,
   SHUTDOWN_APPLICATION: 4,
+  ASSIGNMENT_DELAYED: 5,
 } as const;
 
 export interface StreamsGroupStatus {
@@ -284,6 +288,7 @@ export function decodeStreamsGroupHeartbeat(payload: Buffer): StreamsGroupHeartb
  * kafkajs 2.2.4 knows the codes up to 88 only. Retriable: the coordinator moved or is loading, asked again once found.
  */
 const HEARTBEAT_ERRORS = new Map<number, { type: string; retriable: boolean }>([
+  [-1, { type: 'UNKNOWN_SERVER_ERROR', retriable: false }],
   [14, { type: 'COORDINATOR_LOAD_IN_PROGRESS', retriable: true }],
   [15, { type: 'COORDINATOR_NOT_AVAILABLE', retriable: true }],
   [16, { type: 'NOT_COORDINATOR', retriable: true }],
@@ -347,6 +352,9 @@ export async function sendStreamsGroupHeartbeat(coordinator: KafkajsBroker, requ
   return response;
 }
 
+const COORDINATOR_ATTEMPTS = 5;
+const COORDINATOR_BACKOFF_MS = 200;
+
 /**
  * The heartbeats of one streams group's members, on a cluster connection of their own: to the group's coordinator,
  * found once and again after it moved.
@@ -368,13 +376,20 @@ export class StreamsGroupHeartbeats {
     return offersStreamsGroupHeartbeat(await this.findCoordinator());
   }
 
+  /**
+   * Sends the heartbeat; a coordinator that moved or is still loading (as on a broker just started) is found again
+   * and asked again, a few times, before its error is thrown.
+   */
   async heartbeat(request: Omit<StreamsGroupHeartbeatRequest, 'groupId'>): Promise<StreamsGroupHeartbeatResponse> {
-    try {
-      return await sendStreamsGroupHeartbeat(await this.findCoordinator(), { ...request, groupId: this.groupId });
-    } catch (error) {
-      // A lost connection or a moved coordinator: the next heartbeat asks which broker coordinates the group now.
-      if (!(error instanceof SluiceError) || error instanceof BrokerUnavailable) this.coordinator = undefined;
-      throw error;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await sendStreamsGroupHeartbeat(await this.findCoordinator(), { ...request, groupId: this.groupId });
+      } catch (error) {
+        // A lost connection or a moved coordinator: the next heartbeat asks which broker coordinates the group now.
+        if (!(error instanceof SluiceError) || error instanceof BrokerUnavailable) this.coordinator = undefined;
+        if (!(error instanceof BrokerUnavailable) || attempt === COORDINATOR_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, COORDINATOR_BACKOFF_MS * attempt));
+      }
     }
   }
 
