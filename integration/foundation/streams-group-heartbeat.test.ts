@@ -1,0 +1,216 @@
+/**
+ * StreamsGroupHeartbeat (KIP-1071) against the broker: the broker decoding Sluice's request, and Sluice its answer,
+ * is the check of both encodings. On a broker whose ApiVersions answer lacks API key 88 (Kafka 3.9), every test
+ * checks instead that Sluice refuses the heartbeat, saying the broker does not offer the protocol.
+ */
+import { randomUUID } from 'node:crypto';
+import { StreamsGroupNotFound, StreamsMemberFenced, StreamsProtocolUnsupported, StreamsTopologyRejected } from '../../src/errors';
+import {
+  createTopics,
+  JOIN_EPOCH,
+  LEAVE_EPOCH,
+  StreamsGroupHeartbeats,
+  type StreamsEndpoint,
+  type StreamsEndpointPartitions,
+  type StreamsGroupHeartbeatResponse,
+  StreamsGroupStatusCode,
+  type StreamsSubtopology,
+  type StreamsTaskIds,
+  type StreamsTopology,
+} from '../../src/streams/kafka';
+import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
+
+jest.setTimeout(BROKER_TEST_TIMEOUT_MS);
+
+const clients = new KafkaTestClients();
+const groups: StreamsGroupHeartbeats[] = [];
+afterAll(async () => {
+  await Promise.allSettled(groups.map((group) => group.close()));
+  await clients.close();
+});
+
+/** How often a member heartbeats here: faster than the broker's interval (5 s), which the coordinator accepts. */
+const HEARTBEAT_MS = 200;
+/** Enough for the coordinator's first assignment (its initial rebalance delay, 3 s by default) and a reconciliation. */
+const SETTLE_MS = 60_000;
+
+function heartbeats(groupId: string): StreamsGroupHeartbeats {
+  const group = new StreamsGroupHeartbeats(clients.kafka, groupId);
+  groups.push(group);
+  return group;
+}
+
+/** A test of the protocol; on a broker without it, the check that Sluice refuses to join, saying why. */
+function streamsIt(name: string, test: () => Promise<void>): void {
+  it(name, async () => {
+    const probe = heartbeats(uniqueName('probe'));
+    if (await probe.offered()) return test();
+    const join = probe.heartbeat({ memberId: randomUUID(), memberEpoch: JOIN_EPOCH, endpointInformationEpoch: 0, topology: { epoch: 0, subtopologies: [] } });
+    await expect(join).rejects.toThrow(StreamsProtocolUnsupported);
+    await expect(join).rejects.toThrow(/does not offer StreamsGroupHeartbeat \(API key 88\)/);
+  });
+}
+
+function subtopology(id: string, parts: Partial<StreamsSubtopology>): StreamsSubtopology {
+  return {
+    subtopologyId: id,
+    sourceTopics: [],
+    sourceTopicRegex: [],
+    stateChangelogTopics: [],
+    repartitionSinkTopics: [],
+    repartitionSourceTopics: [],
+    copartitionGroups: [],
+    ...parts,
+  };
+}
+
+/**
+ * One member as the runtime will drive it: joins with its topology, takes the tasks assigned at once (it has nothing
+ * to restore or revoke) and reports them as owned with its next heartbeat, as the reconciliation of KIP-1071 asks.
+ */
+class Member {
+  readonly memberId = randomUUID();
+  readonly processId = randomUUID();
+  epoch = JOIN_EPOCH;
+  active: StreamsTaskIds[] = [];
+  endpoints: StreamsEndpointPartitions[] = [];
+  /** The group's status as last reported (a null status: unchanged). */
+  statusCodes: number[] = [];
+  private endpointEpoch = 0;
+
+  constructor(
+    private readonly group: StreamsGroupHeartbeats,
+    private readonly topology: StreamsTopology,
+    readonly endpoint: StreamsEndpoint | null,
+  ) {}
+
+  async heartbeat(): Promise<StreamsGroupHeartbeatResponse> {
+    const joining = this.epoch === JOIN_EPOCH;
+    const response = await this.group.heartbeat({
+      memberId: this.memberId,
+      memberEpoch: this.epoch,
+      endpointInformationEpoch: this.endpointEpoch,
+      activeTasks: this.active,
+      standbyTasks: [],
+      warmupTasks: [],
+      ...(joining ? { topology: this.topology, rebalanceTimeoutMs: 30_000, processId: this.processId, userEndpoint: this.endpoint } : {}),
+    });
+    this.epoch = response.memberEpoch;
+    this.endpointEpoch = response.endpointInformationEpoch;
+    if (response.activeTasks !== null) this.active = response.activeTasks;
+    if (response.partitionsByUserEndpoint !== null) this.endpoints = response.partitionsByUserEndpoint;
+    if (response.status !== null) this.statusCodes = response.status.map((s) => s.statusCode);
+    return response;
+  }
+
+  async leave(): Promise<StreamsGroupHeartbeatResponse> {
+    return this.group.heartbeat({ memberId: this.memberId, memberEpoch: LEAVE_EPOCH, endpointInformationEpoch: this.endpointEpoch });
+  }
+
+  /** The partitions of sub-topology `id` that this member holds as active tasks, sorted. */
+  partitions(id: string): number[] {
+    return [...(this.active.find((t) => t.subtopologyId === id)?.partitions ?? [])].sort((a, b) => a - b);
+  }
+}
+
+/** Heartbeats every member, every HEARTBEAT_MS, until `settled` holds; fails with the members' view otherwise. */
+async function heartbeatUntil(members: readonly Member[], settled: () => boolean): Promise<void> {
+  const deadline = Date.now() + SETTLE_MS;
+  for (;;) {
+    for (const member of members) await member.heartbeat();
+    if (settled()) return;
+    if (Date.now() > deadline) {
+      throw new Error(`not settled within ${SETTLE_MS} ms: ${JSON.stringify(members.map((m) => ({ epoch: m.epoch, active: m.active, endpoints: m.endpoints })))}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS));
+  }
+}
+
+streamsIt('assigns a 4-partition topic to one member, then splits it with a second; both leave', async () => {
+  const topic = uniqueName('streams-in');
+  await createTopics(await clients.admin(), [{ name: topic, partitions: 4 }]);
+  const group = heartbeats(uniqueName('streams-app'));
+  const topology: StreamsTopology = { epoch: 0, subtopologies: [subtopology('0', { sourceTopics: [topic] })] };
+  const first = new Member(group, topology, { host: 'localhost', port: 8080 });
+
+  const joined = await first.heartbeat();
+  expect(joined.errorCode).toBe(0);
+  expect(joined.memberId).toBe(first.memberId);
+  expect(joined.memberEpoch).toBeGreaterThanOrEqual(1);
+  expect(joined.heartbeatIntervalMs).toBeGreaterThan(0);
+
+  await heartbeatUntil([first], () => first.partitions('0').length === 4 && first.endpoints.length === 1);
+  expect(first.active).toEqual([{ subtopologyId: '0', partitions: expect.arrayContaining([0, 1, 2, 3]) }]);
+  expect(first.endpoints).toEqual([
+    { userEndpoint: { host: 'localhost', port: 8080 }, activePartitions: [{ topic, partitions: expect.arrayContaining([0, 1, 2, 3]) }], standbyPartitions: [] },
+  ]);
+
+  const second = new Member(group, topology, { host: 'localhost', port: 8081 });
+  const members = [first, second];
+  await heartbeatUntil(members, () => first.partitions('0').length > 0 && second.partitions('0').length > 0 && first.partitions('0').length + second.partitions('0').length === 4);
+  expect([...first.partitions('0'), ...second.partitions('0')].sort()).toEqual([0, 1, 2, 3]);
+  // Each member then learns where every partition is: both endpoints, each with its member's partitions.
+  await heartbeatUntil(members, () => second.endpoints.length === 2);
+  const byPort = (endpoints: StreamsEndpointPartitions[]) =>
+    Object.fromEntries(endpoints.map((e) => [e.userEndpoint.port, e.activePartitions.flatMap((p) => (p.topic === topic ? p.partitions : [])).sort()]));
+  expect(byPort(second.endpoints)).toEqual({ 8080: first.partitions('0'), 8081: second.partitions('0') });
+
+  for (const member of members) {
+    const left = await member.leave();
+    expect(left.errorCode).toBe(0);
+    expect(left.memberEpoch).toBe(LEAVE_EPOCH);
+  }
+});
+
+streamsIt('reports a repartition topic missing until the coordinator created it, and a missing source topic, in the group status', async () => {
+  const topic = uniqueName('streams-in');
+  const missing = uniqueName('streams-absent');
+  await createTopics(await clients.admin(), [{ name: topic, partitions: 4 }]);
+  const group = heartbeats(uniqueName('streams-app'));
+  const repartition = `${group.groupId}-by-key-repartition`;
+  const topology: StreamsTopology = {
+    epoch: 0,
+    subtopologies: [
+      subtopology('0', { sourceTopics: [topic], repartitionSinkTopics: [repartition] }),
+      subtopology('1', { repartitionSourceTopics: [{ name: repartition, partitions: 4, replicationFactor: 0, topicConfigs: [] }] }),
+    ],
+  };
+  const member = new Member(group, topology, { host: 'localhost', port: 8080 });
+  const joined = await member.heartbeat();
+  expect(joined.status).toEqual(expect.arrayContaining([{ statusCode: StreamsGroupStatusCode.MISSING_INTERNAL_TOPICS, statusDetail: `Internal topics are missing: ${repartition}` }]));
+  // The coordinator creates them: a later heartbeat no longer reports them missing.
+  await heartbeatUntil([member], () => !member.statusCodes.includes(StreamsGroupStatusCode.MISSING_INTERNAL_TOPICS));
+  await member.leave();
+
+  // Without an endpoint: Kafka 4.2.2 answers a join with one, whose source topic is missing, with UNKNOWN_SERVER_ERROR.
+  const other = new Member(heartbeats(uniqueName('streams-app')), { epoch: 0, subtopologies: [subtopology('0', { sourceTopics: [missing] })] }, null);
+  const orphan = await other.heartbeat();
+  expect(orphan.status).toEqual(expect.arrayContaining([{ statusCode: StreamsGroupStatusCode.MISSING_SOURCE_TOPICS, statusDetail: `Source topics ${missing} are missing.` }]));
+  expect(orphan.activeTasks).toEqual([]);
+  await other.leave();
+});
+
+streamsIt("raises the coordinator's refusals as Sluice errors: a topology, a group, a member epoch", async () => {
+  const topic = uniqueName('streams-in');
+  await createTopics(await clients.admin(), [{ name: topic, partitions: 4 }]);
+  const group = heartbeats(uniqueName('streams-app'));
+  const changelog = `${group.groupId}-store-changelog`;
+  const withPartitionedChangelog: StreamsTopology = {
+    epoch: 0,
+    subtopologies: [subtopology('0', { sourceTopics: [topic], stateChangelogTopics: [{ name: changelog, partitions: 4, replicationFactor: 0, topicConfigs: [] }] })],
+  };
+  const refused = new Member(group, withPartitionedChangelog, { host: 'localhost', port: 8080 }).heartbeat();
+  await expect(refused).rejects.toThrow(StreamsTopologyRejected);
+  await expect(refused).rejects.toThrow(`Changelog topic ${changelog} must have an undefined partition count`);
+
+  const unknownGroup = heartbeats(uniqueName('streams-app'));
+  const notJoined = unknownGroup.heartbeat({ memberId: randomUUID(), memberEpoch: 1, endpointInformationEpoch: 0 });
+  await expect(notJoined).rejects.toThrow(StreamsGroupNotFound);
+
+  const member = new Member(group, { epoch: 0, subtopologies: [subtopology('0', { sourceTopics: [topic] })] }, { host: 'localhost', port: 8080 });
+  const { memberEpoch } = await member.heartbeat();
+  const stale = group.heartbeat({ memberId: member.memberId, memberEpoch: memberEpoch + 1, endpointInformationEpoch: 0 });
+  await expect(stale).rejects.toThrow(StreamsMemberFenced);
+  await expect(stale).rejects.toThrow(/FENCED_MEMBER_EPOCH/);
+  await member.leave();
+});
