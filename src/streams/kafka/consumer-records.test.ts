@@ -191,3 +191,14 @@ describe('consumer records: the fetch response decoded and batched as kafkajs do
     expect(first.records.skip(2).recordAt(0).value?.toString()).toBe('4');
   });
 });
+
+it('columns sized for no record grow to hold as many as come, in order', () => {
+  const columns = new RecordColumns(0);
+  const data = Buffer.from('kv');
+  const context = { isControlBatch: false } as never;
+  for (let i = 0; i < 1_000; i++) columns.push(data, context, 0, 1, 1, 2, 5_000_000_000 + i, 1_700_000_000_000 + i, undefined);
+  const records = FetchedRecords.from('t', 0, columns);
+  expect(records.length).toBe(1_000);
+  expect([records.offsetAt(0), records.offsetAt(999), records.timestampAt(999)]).toEqual([5_000_000_000, 5_000_000_999, 1_700_000_000_999]);
+  expect([records.recordAt(999).key?.toString(), records.recordAt(999).value?.toString()]).toEqual(['k', 'v']);
+});

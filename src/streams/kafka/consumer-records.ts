@@ -14,12 +14,22 @@ import type { FetchedBatch } from './types';
 
 const LOG_APPEND_TIME = 1;
 const CREATE_TIME = 0;
+/**
+ * A fetched record's bytes in a record set, at the least for sizing its columns: an idle consumer's empty fetches
+ * then make next to nothing, where columns of a fixed first size made kilobytes twice a second per partition.
+ */
+const BYTES_PER_RECORD = 32;
 
 /** Reads the fetched records of one partition, control records included, into columns with their batches' context. */
 class ColumnSink implements RecordSink {
   readonly readsHeaders = true;
-  readonly columns = new RecordColumns();
+  readonly columns: RecordColumns;
   private context: BatchContext | undefined;
+
+  /** `bytes`: the record set's size, from which the columns are sized (they double when more records come). */
+  constructor(bytes: number) {
+    this.columns = new RecordColumns(Math.ceil(bytes / BYTES_PER_RECORD));
+  }
 
   batch(header: RecordBatchHeader): boolean {
     const attributes = header.attributes;
@@ -47,7 +57,7 @@ class ColumnSink implements RecordSink {
 
 /** The records of the consecutive record batches of `data` (a partition's record set), control records included. */
 export async function consumedRecords(data: Buffer): Promise<RecordColumns> {
-  const sink = new ColumnSink();
+  const sink = new ColumnSink(data.length);
   await decodeRecordBatches(data, 'the fetched partition', sink);
   return sink.columns;
 }
@@ -82,7 +92,7 @@ const NO_BYTES = Buffer.alloc(0);
 
 /** kafkajs' messages in columns: each its own segment, its key and value copied into one buffer. */
 function fromKafkajs(messages: readonly KafkajsMessage[]): RecordColumns {
-  const columns = new RecordColumns();
+  const columns = new RecordColumns(messages.length);
   for (const m of messages) {
     const key = m.key ?? NO_BYTES;
     const data = Buffer.concat([key, m.value ?? NO_BYTES]);
@@ -113,7 +123,7 @@ export function recordSetDecoder(legacy: DecodeMessages): (decoder: KafkajsDecod
   return async (decoder) => {
     const start = decoder.offset;
     const size = decoder.readInt32();
-    if (size <= 0 || !decoder.canReadBytes(size)) return new RecordColumns();
+    if (size <= 0 || !decoder.canReadBytes(size)) return new RecordColumns(0);
     const records = decoder.readBytes(size)!;
     if (!holdsRecordBatches(records)) {
       decoder.offset = start;

@@ -127,7 +127,7 @@ export class RecordColumns<C extends BatchContext | undefined = BatchContext> im
 
   /** `expected`: about how many records will come (the columns double when more do). */
   constructor(expected = INITIAL_CAPACITY) {
-    const capacity = Math.max(16, expected);
+    const capacity = Math.max(0, expected);
     this.offsetDeltas = new Int32Array(capacity);
     this.timestamps = new Float64Array(capacity);
     this.bounds = new Int32Array(4 * capacity);
@@ -204,7 +204,7 @@ export class RecordColumns<C extends BatchContext | undefined = BatchContext> im
   }
 
   private grow(): void {
-    const capacity = 2 * this.offsetDeltas.length;
+    const capacity = Math.max(16, 2 * this.offsetDeltas.length);
     const offsetDeltas = new Int32Array(capacity);
     offsetDeltas.set(this.offsetDeltas);
     this.offsetDeltas = offsetDeltas;
