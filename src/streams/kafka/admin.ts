@@ -1,6 +1,7 @@
 /** Typed admin helpers over kafkajs: the topic and offset operations the runtime and the tests need. */
 import { ConfigResourceTypes } from './kafkajs';
 import { BrokerUnavailable } from '../../errors';
+import { isTopicNotReadyError } from './errors';
 import type { KafkaAdmin } from './types';
 
 export interface TopicSpec {
@@ -57,10 +58,12 @@ export async function createTopics(
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((topic) => !existing.has(topic.name));
   if (missing.length === 0) return [];
-  // false means another client created one of them first: kafkajs then skips waiting for leaders.
-  const waited = await admin.createTopics({
-    timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    waitForLeaders: true,
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Leaders are waited for here, not by kafkajs: its wait gives up on UNKNOWN_TOPIC_OR_PARTITION, which a KRaft broker
+  // answers for a moment after its own CreateTopics, until its metadata catches up with the controller's.
+  await admin.createTopics({
+    timeout: timeoutMs,
+    waitForLeaders: false,
     topics: missing.map((topic) => ({
       topic: topic.name,
       numPartitions: topic.partitions ?? -1,
@@ -68,15 +71,18 @@ export async function createTopics(
       configEntries: Object.entries(topic.configs ?? {}).map(([name, value]) => ({ name, value })),
     })),
   });
-  if (!waited) await waitForLeaders(admin, missing.map((topic) => topic.name), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  await waitForLeaders(admin, missing.map((topic) => topic.name), timeoutMs);
   return missing.map((topic) => topic.name);
 }
 
 async function waitForLeaders(admin: KafkaAdmin, names: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const topics = await describeTopics(admin, names);
-    if (topics.every((topic) => topic.partitions.every((p) => p.leader >= 0))) return;
+    const topics = await describeTopics(admin, names).catch((error: unknown) => {
+      if (isTopicNotReadyError(error)) return undefined;
+      throw error;
+    });
+    if (topics?.every((topic) => topic.partitions.length > 0 && topic.partitions.every((p) => p.leader >= 0))) return;
     if (Date.now() > deadline) {
       throw new BrokerUnavailable(`Timed out after ${timeoutMs} ms waiting for leaders of ${names.join(', ')}`);
     }

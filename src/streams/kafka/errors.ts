@@ -138,8 +138,18 @@ export function kafkaSecurityFailure(error: unknown): SluiceError | undefined {
 
 /** The broker knows no such topic or partition (kafkajs' error, bare or inside the wrapper it gives up with). */
 export function isUnknownTopicError(error: unknown): boolean {
+  return hasKafkaErrorType(error, 'UNKNOWN_TOPIC_OR_PARTITION');
+}
+
+/** A new topic the broker's metadata has not caught up with yet: unknown for a moment, then without a leader. */
+export function isTopicNotReadyError(error: unknown): boolean {
+  return hasKafkaErrorType(error, 'UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE');
+}
+
+function hasKafkaErrorType(error: unknown, ...types: string[]): boolean {
   for (let cause = error, depth = 0; typeof cause === 'object' && cause !== null && depth < 10; depth++) {
-    if ((cause as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION') return true;
+    const type = (cause as { type?: unknown }).type;
+    if (typeof type === 'string' && types.includes(type)) return true;
     cause = (cause as { cause?: unknown }).cause ?? (cause as { originalError?: unknown }).originalError;
   }
   return false;
