@@ -48,43 +48,39 @@ for release in 3.9 4.2; do
 jars.ensureKafkaJars((line) => console.log(line), jars.parseKafkaVersion(process.argv[1])).then((dir) => console.log(`Kafka ${process.argv[1]}: ${dir}`));' "$release"
 done
 
+# Runs $2 (a function) in the background beside $4 in the foreground, then prints $2's output, kept until then, under
+# its label $1, and fails naming both exits when either failed.
+beside() {
+  local background_label="$1" background="$2" foreground_label="$3" foreground="$4"
+  local log pid background_status=0 foreground_status=0
+  log="$(mktemp)"
+  "$background" >"$log" 2>&1 &
+  pid=$!
+  "$foreground" || foreground_status=$?
+  wait "$pid" || background_status=$?
+  step "$background_label (exit $background_status)"
+  cat "$log"
+  rm -f "$log"
+  if [ "$foreground_status" -ne 0 ] || [ "$background_status" -ne 0 ]; then
+    echo "Failed: $foreground_label exited $foreground_status, $background_label exited $background_status" >&2
+    exit 1
+  fi
+}
+
 # The group and protocol tests on Kafka 4.2 (its jars fetched once into the cache beside 3.9.1's) mostly wait on
-# rebalances and the broker: they run beside the whole suite, one file at a time on a broker of their own, their
-# output kept until the suite is done.
+# rebalances and the broker: they run beside the whole suite, one file at a time on a broker of their own.
 step "The whole suite on Node.js $NODE_IMAGE, the image's, against Kafka 3.9.1; beside it, the group and protocol tests against Kafka 4.2"
-protocol_log="$(mktemp)"
-PATH="$image_bin:$PATH" SLUICE_KAFKA_VERSION=4.2 npm run test:protocol -- --maxWorkers=1 >"$protocol_log" 2>&1 &
-protocol_pid=$!
-suite_status=0
-PATH="$image_bin:$PATH" npx jest || suite_status=$?
-protocol_status=0
-wait "$protocol_pid" || protocol_status=$?
-step "The group and protocol tests against Kafka 4.2 (exit $protocol_status)"
-cat "$protocol_log"
-rm -f "$protocol_log"
-if [ "$suite_status" -ne 0 ] || [ "$protocol_status" -ne 0 ]; then
-  echo "Failed: the whole suite exited $suite_status, the group and protocol tests on Kafka 4.2 exited $protocol_status" >&2
-  exit 1
-fi
+protocol_tests() { PATH="$image_bin:$PATH" SLUICE_KAFKA_VERSION=4.2 npm run test:protocol -- --maxWorkers=1; }
+whole_suite() { PATH="$image_bin:$PATH" npx jest; }
+beside "the group and protocol tests on Kafka 4.2" protocol_tests "the whole suite on Node.js $NODE_IMAGE" whole_suite
 
 step "The unit tests on Node.js $NODE_OLDEST, the oldest supported"
 PATH="$oldest_bin:$PATH" npx jest --selectProjects unit
 
 # Each demo runs on a free port with a broker and a state directory of its own: both at once.
 step "The demo on Node.js $NODE_OLDEST and $NODE_IMAGE"
-demo_log="$(mktemp)"
-PATH="$oldest_bin:$PATH" node dist/tools/demo-smoke.js >"$demo_log" 2>&1 &
-demo_pid=$!
-image_demo_status=0
-PATH="$image_bin:$PATH" node dist/tools/demo-smoke.js || image_demo_status=$?
-oldest_demo_status=0
-wait "$demo_pid" || oldest_demo_status=$?
-echo "-- the demo on Node.js $NODE_OLDEST:"
-cat "$demo_log"
-rm -f "$demo_log"
-if [ "$image_demo_status" -ne 0 ] || [ "$oldest_demo_status" -ne 0 ]; then
-  echo "Failed: the demo exited $oldest_demo_status on Node.js $NODE_OLDEST, $image_demo_status on $NODE_IMAGE" >&2
-  exit 1
-fi
+oldest_demo() { PATH="$oldest_bin:$PATH" node dist/tools/demo-smoke.js; }
+image_demo() { PATH="$image_bin:$PATH" node dist/tools/demo-smoke.js; }
+beside "the demo on Node.js $NODE_OLDEST" oldest_demo "the demo on Node.js $NODE_IMAGE" image_demo
 
 step "Passed: the whole suite on Node.js $NODE_IMAGE (Kafka 3.9.1), the group and protocol tests on Kafka 4.2, the unit tests on $NODE_OLDEST, the demo on both"
