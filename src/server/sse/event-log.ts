@@ -30,7 +30,6 @@ export interface ResumeFrom {
 }
 
 interface LoggedEvent {
-  readonly id: number;
   readonly event: string;
   readonly data: unknown;
 }
@@ -38,9 +37,8 @@ interface LoggedEvent {
 export class EventLog implements EventSink {
   readonly id = randomUUID();
   private sequence = 0;
+  /** A ring: event `id` at `id % replaySize`, the last `replaySize` ids kept. */
   private readonly kept: LoggedEvent[] = [];
-  /** The id of the newest event no longer kept. */
-  private forgotten = 0;
   private readonly streams = new Set<EventStream>();
   private readonly cleanups: (() => void)[] = [];
   private linger: NodeJS.Timeout | undefined;
@@ -54,8 +52,7 @@ export class EventLog implements EventSink {
 
   send(event: string, data: unknown): void {
     this.sequence += 1;
-    this.kept.push({ id: this.sequence, event, data });
-    if (this.kept.length > this.options.replaySize) this.forgotten = this.kept.shift()!.id;
+    this.kept[this.sequence % this.options.replaySize] = { event, data };
     for (const stream of this.streams) stream.send(event, data, this.sequence);
   }
 
@@ -70,8 +67,12 @@ export class EventLog implements EventSink {
     stream.onClose(() => this.leave(stream));
     const last = this.lastIdOf(resume);
     if (last !== undefined) {
-      if (last < this.forgotten) stream.send('dropped', { dropped: this.forgotten - last }, this.forgotten);
-      for (const event of this.kept) if (event.id > last) stream.send(event.event, event.data, event.id);
+      const forgotten = this.forgotten;
+      if (last < forgotten) stream.send('dropped', { dropped: forgotten - last }, forgotten);
+      for (let id = Math.max(last, forgotten) + 1; id <= this.sequence; id++) {
+        const { event, data } = this.kept[id % this.options.replaySize]!;
+        stream.send(event, data, id);
+      }
       return;
     }
     const snapshot = snapshotOf(this.instance, this.type);
@@ -86,6 +87,11 @@ export class EventLog implements EventSink {
     clearTimeout(this.linger);
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     this.onEnd();
+  }
+
+  /** The id of the newest event no longer kept. */
+  private get forgotten(): number {
+    return Math.max(0, this.sequence - this.options.replaySize);
   }
 
   /** The id a client resumes after, when it is one of this log's. */

@@ -312,25 +312,27 @@ export class RecordArray implements FetchedRecordList {
     readonly topic: string,
     readonly partition: number,
     private readonly records: readonly ConsumedRecord[],
+    /** The first of `records` in this list: a skip is a view, not a copy. */
+    private readonly start = 0,
   ) {}
 
   get length(): number {
-    return this.records.length;
+    return this.records.length - this.start;
   }
 
   offsetAt(index: number): number {
-    return this.records[index]!.offset;
+    return this.records[this.start + index]!.offset;
   }
 
   timestampAt(index: number): number {
-    return this.records[index]!.timestamp;
+    return this.records[this.start + index]!.timestamp;
   }
 
   recordAt(index: number): ConsumedRecord {
-    return this.records[index]!;
+    return this.records[this.start + index]!;
   }
 
   skip(index: number): FetchedRecordList {
-    return new RecordArray(this.topic, this.partition, this.records.slice(index));
+    return new RecordArray(this.topic, this.partition, this.records, this.start + index);
   }
 }
