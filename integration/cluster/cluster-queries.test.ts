@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { SESSION_STORE, WINDOW_SIZE_MS, WINDOW_STORE, KV_STORE } from './fixtures/cluster-topology';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { writePeerSecurity } from './support/peer-security';
 import { buildSluice, eventually, SluiceNode, type HttpAnswer, type SluiceBuild } from './support/sluice-cluster';
@@ -99,7 +100,7 @@ describe.each([
     const peers = secured ? writePeerSecurity(path.join(workDir, 'peers')).peers : undefined;
     const admin = await clients.admin();
     // Kept whatever the broker's default retention: the nodes read the topic from its start.
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS, configEntries: [{ name: 'retention.ms', value: '-1' }] }] });
+    await createTopics(admin, [{ name: input, partitions: PARTITIONS, configs: { 'retention.ms': '-1' } }]);
     const producer = await clients.producer();
     await producer.send({
       topic: input,

@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { KafkaConsumer } from '../../src/streams/kafka';
+import { createTopics, type KafkaConsumer } from '../../src/streams/kafka';
 import { foreignKeyJoinTopics } from './fixtures/cluster-topology';
 import { KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { buildSluice, eventually, SluiceNode, type SluiceBuild } from './support/sluice-cluster';
@@ -67,15 +67,12 @@ describe('a foreign-key join across two Sluice processes', () => {
     process.stderr.write(`foreign-key join test: node logs under ${workDir}\n`);
     build = await buildSluice();
     const admin = await clients.admin();
-    const retained = [{ name: 'retention.ms', value: '-1' }];
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [
-        { topic: topics.orders, numPartitions: 4, configEntries: retained },
-        { topic: topics.products, numPartitions: 3, configEntries: retained },
-        { topic: topics.output, numPartitions: 4, configEntries: retained },
-      ],
-    });
+    const retained = { 'retention.ms': '-1' };
+    await createTopics(admin, [
+      { name: topics.orders, partitions: 4, configs: retained },
+      { name: topics.products, partitions: 3, configs: retained },
+      { name: topics.output, partitions: 4, configs: retained },
+    ]);
     consumer = await clients.consumer({ groupId: uniqueName('fk-join-reader') });
     await consumer.subscribe({ topics: [topics.output], fromBeginning: true });
     await consumer.run({

@@ -11,6 +11,7 @@ import * as applicationSchemas from '../../src/server/schemas/applications';
 import { expectMatchesSchema } from '../../src/server/testing/schema-check';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { KV_STORE, SESSION_STORE, WINDOW_STORE } from './fixtures/cluster-topology';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { buildSluice, eventually, SluiceNode, type SluiceBuild } from './support/sluice-cluster';
 
@@ -55,7 +56,7 @@ beforeAll(async () => {
   build = await buildSluice();
   process.stderr.write(`large queries test: node logs under ${workDir}\n`);
   const admin = await clients.admin();
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+  await createTopics(admin, [{ name: input, partitions: PARTITIONS }]);
   const producer = await clients.producer();
   for (let from = 0; from < KEYS; from += 20_000) {
     await producer.send({ topic: input, messages: Array.from({ length: 20_000 }, (_, i) => ({ key: keyOf(from + i), value: valueOf(from + i) })) });

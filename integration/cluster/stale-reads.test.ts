@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { KV_STORE } from './fixtures/cluster-topology';
 import { buildSluice, eventually, SluiceNode, type SluiceBuild } from './support/sluice-cluster';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 
 const PARTITIONS = 6;
@@ -74,7 +75,7 @@ describe('stale reads from standby replicas over three nodes, one SIGKILLed', ()
       workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-it-stale-'));
       build = await buildSluice();
       const admin = await clients.admin();
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+      await createTopics(admin, [{ name: input, partitions: PARTITIONS }]);
       const producer = await clients.producer();
       await producer.send({ topic: input, messages: Array.from({ length: KEYS }, (_, i) => ({ key: keyOf(i), value: valueOf(i) })) });
       for (const name of ['node-a', 'node-b', 'node-c']) {

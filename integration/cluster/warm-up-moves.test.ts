@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { KV_STORE } from './fixtures/cluster-topology';
 import { buildSluice, eventually, SluiceNode, type SluiceBuild } from './support/sluice-cluster';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 
 const PARTITIONS = 6;
@@ -72,7 +73,7 @@ describe('a third node joining a two-node cluster with a large store', () => {
       workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-it-warmup-'));
       build = await buildSluice();
       const admin = await clients.admin();
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+      await createTopics(admin, [{ name: input, partitions: PARTITIONS }]);
       const producer = await clients.producer();
       for (let from = 0; from < KEYS; from += 5_000) {
         await producer.send({ topic: input, messages: Array.from({ length: 5_000 }, (_, n) => ({ key: keyOf(from + n), value: valueOf(from + n) })) });

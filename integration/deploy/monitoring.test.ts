@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { parse } from 'yaml';
 import { parsePrometheusStrictly, type ParsedFamily } from '../../src/streams/metrics/testing/strict-prometheus';
 import { buildSluice, eventually, SluiceNode, type SluiceBuild } from '../cluster/support/sluice-cluster';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -142,7 +143,7 @@ describe('deploy/monitoring against a running node', () => {
 
   beforeAll(async () => {
     build = await buildSluice();
-    await (await clients.admin()).createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 2 }] });
+    await createTopics(await clients.admin(), [{ name: input, partitions: 2 }]);
     // The cluster tests' topology: every record into a key-value, a window and a session store, all persistent.
     node = await SluiceNode.start({ build, name: 'node', bootstrapServers: bootstrapServers().join(','), applicationId, inputTopic: input, workDir });
     const producer = await clients.producer();

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { buildSluice, eventually, type SluiceBuild } from '../cluster/support/sluice-cluster';
 import { KV_STORE } from '../cluster/fixtures/cluster-topology';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { BrokerRelays, brokerUnreachable, HostNode } from './support/host-node';
 import { TestNetwork } from './support/network';
@@ -73,7 +74,7 @@ describeIfHosts('a Sluice cluster over three network hosts', () => {
     relays = await BrokerRelays.start(network, bootstrapServers());
     build = await buildSluice();
     const admin = await clients.admin();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+    await createTopics(admin, [{ name: input, partitions: PARTITIONS }]);
     const producer = await clients.producer();
     await producer.send({ topic: input, messages: ALL_KEYS.map((key, i) => ({ key, value: valueOf(i) })) });
     const started = await Promise.allSettled(

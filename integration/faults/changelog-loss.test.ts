@@ -15,6 +15,7 @@ import pino from 'pino';
 import { StreamsInstance } from '../../src';
 import type { KeyValueStore, ValueAndTimestamp } from '../../src/streams/state/store';
 import { wordCountTopology, WORD_COUNT_STORE } from '../../examples/word-count';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { expectedCounts, produceLines, storeValues, tempStateDir, waitFor } from '../support/streams';
 import { stopAnyway } from '../runtime/support/stop-anyway';
@@ -58,7 +59,7 @@ describe('a changelog that loses records under the application', () => {
     const input = uniqueName(`${prefix}-in`);
     const output = uniqueName(`${prefix}-out`);
     const admin = await clients.admin();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: partitions }, { topic: output, numPartitions: partitions }] });
+    await createTopics(admin, [{ name: input, partitions }, { name: output, partitions }]);
     return { applicationId, input, output, changelog: `${applicationId}-${WORD_COUNT_STORE}-changelog` };
   }
 

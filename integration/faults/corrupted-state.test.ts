@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { StreamsInstance } from '../../src';
 import { wordCountTopology } from '../../examples/word-count';
 import type { RestoreEvent } from '../../src/streams/runtime/instance-view';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { expectedCounts, produceLines, tempStateDir, testLogger, waitFor, waitForState, storeValues } from '../support/streams';
 
@@ -51,7 +52,7 @@ async function run(): Promise<{ restored: number; changelogRecords: number; coun
 
 beforeAll(async () => {
   const admin = await clients.admin();
-  await admin.createTopics({ topics: [{ topic: input, numPartitions: PARTITIONS }, { topic: output, numPartitions: PARTITIONS }], waitForLeaders: true });
+  await createTopics(admin, [{ name: input, partitions: PARTITIONS }, { name: output, partitions: PARTITIONS }]);
   await produceLines(await clients.producer(), input, 0, LINES);
   const first = await run();
   expect(first.restored).toBe(0);

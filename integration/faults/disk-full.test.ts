@@ -9,6 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, waitFor } from '../support/streams';
 import { InstanceProcess } from '../runtime/support/instance-process';
@@ -88,7 +89,7 @@ describe.each([
   const stored = async (child: InstanceProcess) => (await child.storeValues<string>()).size;
 
   beforeAll(async () => {
-    await (await admins).createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 2 }] });
+    await createTopics(await admins, [{ name: input, partitions: 2 }]);
   });
 
   afterAll(() => {

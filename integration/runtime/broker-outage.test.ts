@@ -8,6 +8,7 @@
 import { StreamsInstance } from '../../src';
 import { LocalKafka } from '../../src/host/broker/local-kafka';
 import { wordCountTopology, WORD_COUNT_STORE } from '../../examples/word-count';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 import { expectedCounts, produceLines, tempStateDir, testLogger, waitFor, storeValues } from '../support/streams';
 import { stopAnyway } from './support/stop-anyway';
@@ -41,7 +42,7 @@ describe('a broker outage', () => {
       const input = uniqueName('outage-in');
       const output = uniqueName('outage-out');
       const admin = await clients.admin();
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 2 }, { topic: output, numPartitions: 2 }] });
+      await createTopics(admin, [{ name: input, partitions: 2 }, { name: output, partitions: 2 }]);
       const producer = await clients.producer();
       await produceLines(producer, input, 0, LINES);
 
@@ -91,7 +92,7 @@ describe('a broker outage', () => {
       const input = uniqueName('outage-start-in');
       const output = uniqueName('outage-start-out');
       const admin = await clients.admin();
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 2 }, { topic: output, numPartitions: 2 }] });
+      await createTopics(admin, [{ name: input, partitions: 2 }, { name: output, partitions: 2 }]);
       await broker.kill();
       instance = new StreamsInstance(
         wordCountTopology(input, output),

@@ -8,6 +8,7 @@
 import { StreamsInstance } from '../../src';
 import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { wordCountTopology } from '../../examples/word-count';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { expectedCounts, produceLines, tempStateDir, testLogger, waitFor } from '../support/streams';
 import { instancesUnderTest } from './support/stop-anyway';
@@ -24,7 +25,7 @@ describe('a clean rebalance', () => {
       const input = uniqueName('clean-rebalance-in');
       const output = uniqueName('clean-rebalance-out');
       const admin = await clients.admin();
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 4 }, { topic: output, numPartitions: 4 }] });
+      await createTopics(admin, [{ name: input, partitions: 4 }, { name: output, partitions: 4 }]);
       await produceLines(await clients.producer(), input, 0, LINES);
       const expected = expectedCounts(LINES);
       const words = [...expected.values()].reduce((a, b) => a + b, 0);

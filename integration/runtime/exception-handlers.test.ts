@@ -8,7 +8,7 @@
 import pino from 'pino';
 import { DLQ_HEADERS, Serdes, StreamsBuilder, StreamsInstance } from '../../src';
 import type { ErrorHandlerContext, ProcessingExceptionHandler } from '../../src';
-import type { KafkaConsumer } from '../../src/streams/kafka';
+import { createTopics, type KafkaConsumer } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { latestCounts, tempStateDir, waitFor } from '../support/streams';
 import { instancesUnderTest } from './support/stop-anyway';
@@ -49,9 +49,9 @@ function taskMetricTotal(instance: StreamsInstance, name: string): number {
 describe('exception handlers on a real broker', () => {
   const { clients, instances } = instancesUnderTest();
 
-  const topics = async (specs: { topic: string; configEntries?: { name: string; value: string }[] }[]) => {
+  const topics = async (specs: { name: string; configs?: Record<string, string> }[]) => {
     const admin = await clients.admin();
-    await admin.createTopics({ waitForLeaders: true, topics: specs.map((s) => ({ numPartitions: 1, ...s })) });
+    await createTopics(admin, specs.map((s) => ({ partitions: 1, ...s })));
   };
 
   it(
@@ -60,7 +60,7 @@ describe('exception handlers on a real broker', () => {
       const input = uniqueName('handlers-in');
       const output = uniqueName('handlers-out');
       const dlq = uniqueName('handlers-dlq');
-      await topics([{ topic: input }, { topic: output }, { topic: dlq }]);
+      await topics([{ name: input }, { name: output }, { name: dlq }]);
 
       const builder = new StreamsBuilder();
       builder
@@ -138,7 +138,7 @@ describe('exception handlers on a real broker', () => {
   const tooLarge = async (handler: string) => {
     const input = uniqueName('too-large-in');
     const output = uniqueName('too-large-out');
-    await topics([{ topic: input }, { topic: output, configEntries: [{ name: 'max.message.bytes', value: '2000' }] }]);
+    await topics([{ name: input }, { name: output, configs: { 'max.message.bytes': '2000' } }]);
     const builder = new StreamsBuilder();
     builder.stream<string, string>(input, { keySerde: Serdes.String(), valueSerde: Serdes.String() }).to(output, { keySerde: Serdes.String(), valueSerde: Serdes.String() });
     const instance = new StreamsInstance(

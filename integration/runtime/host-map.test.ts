@@ -9,6 +9,7 @@ import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
 import type { KeyValueStore, Topology, ValueAndTimestamp } from '../../src';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import type { StreamsMetadata } from '../../src/streams/runtime/streams-metadata';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, testLogger, waitFor } from '../support/streams';
 import { instancesUnderTest } from './support/stop-anyway';
@@ -52,7 +53,7 @@ describe('host map of two instances', () => {
       const applicationId = uniqueName('host-map');
       const input = uniqueName('host-map-in');
       const admin = await clients.admin();
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+      await createTopics(admin, [{ name: input, partitions: PARTITIONS }]);
       const producer = await clients.producer();
       await producer.send({ topic: input, messages: ALL_KEYS.map((key) => ({ key, value: 'x' })) });
 

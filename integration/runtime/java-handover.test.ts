@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import { StreamsInstance } from '../../src';
 import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT } from '../../examples/word-count';
-import type { KafkaAdmin } from '../../src/streams/kafka';
+import { createTopics, type KafkaAdmin } from '../../src/streams/kafka';
 import type { RestoreEvent } from '../../src/streams/runtime/instance-view';
 import type { StateChange } from '../../src/streams/runtime/streams-state';
 import type { MeasuredProcess } from '../../bench/support/child-process';
@@ -159,10 +159,7 @@ describe('a Kafka Streams application taken over by Sluice', () => {
       const admin = await clients.admin();
       const producer = await clients.producer();
       // WordCountDemo's topic names are fixed: created here unless an earlier run left them.
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: [WORD_COUNT_INPUT, WORD_COUNT_OUTPUT].map((topic) => ({ topic, numPartitions: PARTITIONS })),
-      });
+      await createTopics(admin, [WORD_COUNT_INPUT, WORD_COUNT_OUTPUT].map((name) => ({ name, partitions: PARTITIONS })));
       const outputStart = await endOffsets(admin, WORD_COUNT_OUTPUT);
       // Lines left by an earlier run are not this application's: it starts where the input ends now.
       await admin.setOffsets({

@@ -4,6 +4,7 @@
  * reach the changelog and the output topic whole.
  */
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, testLogger, waitFor, waitForState } from '../support/streams';
 
@@ -18,7 +19,7 @@ it(
     const output = uniqueName('large-out');
     const applicationId = uniqueName('large');
     const admin = await clients.admin();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 1 }, { topic: output, numPartitions: 1 }] });
+    await createTopics(admin, [{ name: input, partitions: 1 }, { name: output, partitions: 1 }]);
     const producer = await clients.producer();
     for (let start = 0; start < RECORDS; start += 500) {
       await producer.send({ topic: input, messages: Array.from({ length: 500 }, (_, i) => ({ key: `k${start + i}`, value: VALUE })) });

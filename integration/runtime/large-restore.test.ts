@@ -8,7 +8,7 @@ import type { KeyValueStore, StreamsInstance, ValueAndTimestamp } from '../../sr
 import { StreamsInstance as Instance } from '../../src';
 import { wordCountTopology } from '../../examples/word-count';
 import type { RestoreEvent } from '../../src/streams/runtime/instance-view';
-import type { KafkaAdmin, KafkaProducer } from '../../src/streams/kafka';
+import { createTopics, type KafkaAdmin, type KafkaProducer } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { corpusLine, tempStateDir, testLogger, waitFor, waitForState } from '../support/streams';
 
@@ -34,15 +34,13 @@ async function writeChangelog(send: (messages: { key: string; value: Buffer }[])
   }
 }
 
-async function createTopics(admin: KafkaAdmin, appId: string, input: string, output: string): Promise<string> {
+async function createTopicsAndChangelog(admin: KafkaAdmin, appId: string, input: string, output: string): Promise<string> {
   const changelog = `${appId}-count-changelog`;
-  await admin.createTopics({
-    topics: [
-      { topic: input, numPartitions: PARTITIONS },
-      { topic: output, numPartitions: PARTITIONS },
-      { topic: changelog, numPartitions: PARTITIONS, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] },
-    ],
-  });
+  await createTopics(admin, [
+    { name: input, partitions: PARTITIONS },
+    { name: output, partitions: PARTITIONS },
+    { name: changelog, partitions: PARTITIONS, configs: { 'cleanup.policy': 'compact' } },
+  ]);
   return changelog;
 }
 
@@ -77,7 +75,7 @@ describe('restoring a million-record changelog with no local state', () => {
     const admin = await clients.admin();
     const appId = uniqueName(guarantee === 'exactly_once_v2' ? 'lr-eos' : 'lr');
     const input = uniqueName('lr-in');
-    const changelog = await createTopics(admin, appId, input, uniqueName('lr-out'));
+    const changelog = await createTopicsAndChangelog(admin, appId, input, uniqueName('lr-out'));
     const expectedRecords = await fill(appId, changelog, await clients.producer());
     const { perPartition, total } = await changelogRecords(admin, changelog);
     expect(Math.min(...perPartition)).toBeGreaterThan(200_000);
@@ -148,7 +146,7 @@ describe('restoring a million-record changelog with no local state', () => {
       const admin = await clients.admin();
       const appId = uniqueName('lr-resume');
       const input = uniqueName('lr-resume-in');
-      const changelog = await createTopics(admin, appId, input, uniqueName('lr-resume-out'));
+      const changelog = await createTopicsAndChangelog(admin, appId, input, uniqueName('lr-resume-out'));
       const producer = await clients.producer();
       await writeChangelog((messages) => producer.send({ topic: changelog, messages }), 0, KEYS);
       const config = {
@@ -194,7 +192,7 @@ describe('restoring a million-record changelog with no local state', () => {
       const appId = uniqueName('lr-mixed');
       const input = uniqueName('lr-mixed-in');
       const output = uniqueName('lr-mixed-out');
-      const changelog = await createTopics(admin, appId, input, output);
+      const changelog = await createTopicsAndChangelog(admin, appId, input, output);
       const producer = await clients.producer();
       // Partition 0 of the changelog holds a million records; the others a few.
       await writeChangelog((messages) => producer.send({ topic: changelog, messages: messages.map((m) => ({ ...m, partition: 0 })) }), 0, KEYS);

@@ -1,4 +1,5 @@
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, consumeUntil, uniqueName } from '../support/kafka';
 import { tempStateDir, testLogger, waitForState } from '../support/streams';
 
@@ -20,7 +21,7 @@ describe('a source pattern on a real broker', () => {
       const later = `${prefix}-us`;
       const output = uniqueName('orders-out');
       const admin = await clients.admin();
-      await admin.createTopics({ topics: [{ topic: first, numPartitions: 2 }, { topic: output, numPartitions: 1 }], waitForLeaders: true });
+      await createTopics(admin, [{ name: first, partitions: 2 }, { name: output, partitions: 1 }]);
       const producer = await clients.producer();
       await producer.send({ topic: first, messages: records(first) });
 
@@ -43,7 +44,7 @@ describe('a source pattern on a real broker', () => {
       try {
         await instance.start();
         await waitForState(instance, 'RUNNING');
-        await admin.createTopics({ topics: [{ topic: later, numPartitions: 3 }], waitForLeaders: true });
+        await createTopics(admin, [{ name: later, partitions: 3 }]);
         await producer.send({ topic: later, messages: records(later) });
 
         const consumer = await clients.consumer({ groupId: uniqueName('pattern-check') });

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
 import type { Serde, Topology } from '../../src';
 import type { StateChange } from '../../src/streams/runtime/streams-state';
-import type { KafkaConsumer } from '../../src/streams/kafka';
+import { createTopics, type KafkaConsumer } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, waitFor } from '../support/streams';
 import { describeLog, transitionProblems } from './support/kafka-streams-states';
@@ -94,7 +94,7 @@ describe('a poison record', () => {
     const input = uniqueName('poison-in');
     const output = uniqueName('poison-out');
     const admin = await clients.admin();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: partitions }, { topic: output, numPartitions: partitions }] });
+    await createTopics(admin, [{ name: input, partitions }, { name: output, partitions }]);
     const applicationId = uniqueName('poison');
     const instance = new StreamsInstance(
       doubling(c, input, output),

@@ -2,6 +2,7 @@ import { StreamsInstance } from '../../src';
 import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { wordCountTopology } from '../../examples/word-count';
 import type { RestoreEvent } from '../../src/streams/runtime/instance-view';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { expectedCounts, produceLines, tempStateDir, testLogger, waitFor, waitForState } from '../support/streams';
 
@@ -17,7 +18,7 @@ describe('restoration from the changelog', () => {
       const input = uniqueName('rs-in');
       const output = uniqueName('rs-out');
       const admin = await clients.admin();
-      await admin.createTopics({ topics: [{ topic: input, numPartitions: 2 }, { topic: output, numPartitions: 2 }] });
+      await createTopics(admin, [{ name: input, partitions: 2 }, { name: output, partitions: 2 }]);
       await produceLines(await clients.producer(), input, 0, LINES);
       const expected = expectedCounts(LINES);
       const config = {

@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { EventSubscription } from '../api/support/sse';
 import { buildSluice, eventually, SluiceNode, type SluiceBuild } from '../cluster/support/sluice-cluster';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 
 const PARTITIONS = 4;
@@ -57,7 +58,7 @@ it(
   async () => {
     const applicationId = uniqueName('scale-down');
     const input = uniqueName('scale-down-in');
-    await (await clients.admin()).createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+    await createTopics(await clients.admin(), [{ name: input, partitions: PARTITIONS }]);
     const start = (name: string, ports?: { http: number; grpc: number }) =>
       SluiceNode.start({
         build: build!,

@@ -8,7 +8,7 @@
  */
 import pino from 'pino';
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
-import type { KafkaAdmin, KafkaTransaction } from '../../src/streams/kafka';
+import { createTopics, type KafkaAdmin, type KafkaTransaction } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, consumeUntil, uniqueName } from '../support/kafka';
 import { tempStateDir, waitFor } from '../support/streams';
 import { instancesUnderTest } from './support/stop-anyway';
@@ -31,7 +31,7 @@ describe('a task under exactly_once_v2 starting beside a pending transactional o
     const output = uniqueName('stable-out');
     const applicationId = uniqueName('stable');
     const admin = await clients.admin();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 1 }, { topic: output, numPartitions: 1 }] });
+    await createTopics(admin, [{ name: input, partitions: 1 }, { name: output, partitions: 1 }]);
     const producer = await clients.producer();
     await producer.send({ topic: input, messages: keys(0, LINES).map((k) => ({ key: k, value: `value of ${k}` })) });
     /** Keys in the order the task processed them. */

@@ -9,6 +9,7 @@
 import { StreamsInstance } from '../../src';
 import { wordCountTopology } from '../../examples/word-count';
 import type { StateChange } from '../../src/streams/runtime/streams-state';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { produceLines, tempStateDir, testLogger, waitFor } from '../support/streams';
 import { describeLog, kafkaStreamsAllows, tableDifferences, transitionProblems } from './support/kafka-streams-states';
@@ -60,7 +61,7 @@ describe('state transitions', () => {
       const input = uniqueName('states-in');
       const output = uniqueName('states-out');
       const admin = await clients.admin();
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 4 }, { topic: output, numPartitions: 4 }] });
+      await createTopics(admin, [{ name: input, partitions: 4 }, { name: output, partitions: 4 }]);
       const producer = await clients.producer();
       await produceLines(producer, input, 0, 1000);
       const stateDirs = { a: tempStateDir(), b: tempStateDir() };
@@ -187,7 +188,7 @@ describe('state transitions', () => {
       const input = uniqueName('states-early-close-in');
       const output = uniqueName('states-early-close-out');
       const admin = await clients.admin();
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 2 }, { topic: output, numPartitions: 2 }] });
+      await createTopics(admin, [{ name: input, partitions: 2 }, { name: output, partitions: 2 }]);
       await produceLines(await clients.producer(), input, 0, 200);
       const early = record(
         'closed-during-start',

@@ -10,6 +10,7 @@ import pino from 'pino';
 import * as path from 'node:path';
 import { StreamsInstance } from '../../src';
 import type { ThreadEvent, Topology, TopologySource } from '../../src';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { corpusLine, expectedCounts, latestCounts, produceLines, queriedStoreValues, tempStateDir, waitFor } from '../support/streams';
 import { bothHoldTasks, nodeLogs } from '../faults/support/two-nodes';
@@ -31,7 +32,7 @@ describe('stream threads on a real broker', () => {
     const input = uniqueName('threads-in');
     const output = uniqueName('threads-out');
     const admin = await clients.admin();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: partitions }, { topic: output, numPartitions: partitions }] });
+    await createTopics(admin, [{ name: input, partitions }, { name: output, partitions }]);
     const instance = new StreamsInstance(
       topology(input, output),
       {

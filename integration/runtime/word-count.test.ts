@@ -1,6 +1,7 @@
 import { StreamsInstance } from '../../src';
 import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { wordCountTopology } from '../../examples/word-count';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { expectedCounts, latestCounts, produceLines, tempStateDir, testLogger, waitForState } from '../support/streams';
 
@@ -16,7 +17,7 @@ describe('word count on a real broker', () => {
       const input = uniqueName('wc-in');
       const output = uniqueName('wc-out');
       const admin = await clients.admin();
-      await admin.createTopics({ topics: [{ topic: input, numPartitions: 4 }, { topic: output, numPartitions: 4 }] });
+      await createTopics(admin, [{ name: input, partitions: 4 }, { name: output, partitions: 4 }]);
       const producer = await clients.producer();
       await produceLines(producer, input, 0, LINES);
       const expected = expectedCounts(LINES);

@@ -8,6 +8,7 @@ import { StreamsInstance } from '../../src';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { PeerClient } from '../../src/cluster/peer-client';
 import { WORD_COUNT_STORE, wordCountTopology, wordCountTopologySource } from '../../examples/word-count';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { expectedCounts, localQueryService, produceLines, queriedStoreValues, tempStateDir, testLogger, waitFor } from '../support/streams';
 import { instancesUnderTest } from './support/stop-anyway';
@@ -27,7 +28,7 @@ describe('stream threads in workers on a real broker', () => {
       const input = uniqueName('workers-in');
       const output = uniqueName('workers-out');
       const admin = await clients.admin();
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }, { topic: output, numPartitions: PARTITIONS }] });
+      await createTopics(admin, [{ name: input, partitions: PARTITIONS }, { name: output, partitions: PARTITIONS }]);
       const applicationId = uniqueName('workers');
       const instance = new StreamsInstance(
         wordCountTopology(input, output),

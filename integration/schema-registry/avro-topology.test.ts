@@ -9,7 +9,7 @@ import pino from 'pino';
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
 import type { DeserializationExceptionHandler, ErrorHandlerContext } from '../../src';
 import { SchemaRegistrySerdes } from '../../src';
-import type { KafkaConsumer } from '../../src/streams/kafka';
+import { createTopics, type KafkaConsumer } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, waitFor } from '../support/streams';
 import { instancesUnderTest } from '../runtime/support/stop-anyway';
@@ -52,7 +52,7 @@ describeWithRegistry('Avro on the Schema Registry through a topology', (registry
       const output = uniqueName('avro-totals');
       const app = uniqueName('avro-app');
       const admin = await clients.admin();
-      await admin.createTopics({ waitForLeaders: true, topics: [input, output].map((topic) => ({ topic, numPartitions: 1 })) });
+      await createTopics(admin, [input, output].map((name) => ({ name, partitions: 1 })));
       const config = { 'schema.registry.url': url };
 
       // The producer side: the same serde, as another application would write the orders.

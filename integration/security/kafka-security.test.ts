@@ -14,6 +14,7 @@ import type { KeyValueStore, ValueAndTimestamp } from '../../src';
 import { type Customer, CUSTOMERS_STORE, type EnrichedOrder, orderEnrichmentTopology } from '../../examples/order-enrichment';
 import { WORD_COUNT_STORE, wordCountTopology } from '../../examples/word-count';
 import type { RestoreEvent } from '../../src/streams/runtime/instance-view';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, consumeUntil, uniqueName } from '../support/kafka';
 import { expectedCounts, latestCounts, produceLines, queriedStoreValues, tempStateDir, waitFor } from '../support/streams';
 import { securedKafkaUnavailable, startSecuredKafka, type SecuredKafka } from './support/secured-kafka';
@@ -118,7 +119,7 @@ async function countWords(security: Record<string, string>, lines = LINES): Prom
   const output = uniqueName('wc-out');
   const applicationId = uniqueName('wc-secure');
   const admin = await clients.admin();
-  await admin.createTopics({ topics: [{ topic: input, numPartitions: 2 }, { topic: output, numPartitions: 2 }] });
+  await createTopics(admin, [{ name: input, partitions: 2 }, { name: output, partitions: 2 }]);
   await produceLines(await clients.producer(), input, 0, lines);
   const expected = expectedCounts(lines);
   const instance = new StreamsInstance(
@@ -182,7 +183,7 @@ async function restoreCounts(security: Record<string, string>, restoring: Record
 async function joinGlobalTable(security: Record<string, string>): Promise<void> {
   const topics = { orders: uniqueName('orders'), customers: uniqueName('customers'), enrichedOrders: uniqueName('enriched') };
   const admin = await clients.admin();
-  await admin.createTopics({ topics: Object.values(topics).map((topic) => ({ topic, numPartitions: 2 })) });
+  await createTopics(admin, Object.values(topics).map((name) => ({ name, partitions: 2 })));
   const customers: Record<string, Customer> = { c1: { name: 'Ada', tier: 'gold' }, c2: { name: 'Grace', tier: 'silver' } };
   const producer = await clients.producer();
   await producer.send({ topic: topics.customers, messages: Object.entries(customers).map(([key, value]) => ({ key, value: JSON.stringify(value) })) });

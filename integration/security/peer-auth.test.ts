@@ -13,6 +13,7 @@ import { makeTestCertificates } from '../../src/streams/kafka/testing/certificat
 import { KV_STORE } from '../cluster/fixtures/cluster-topology';
 import { writePeerSecurity, type PeerSecurityFiles } from '../cluster/support/peer-security';
 import { buildSluice, eventually, SluiceNode, type SluiceBuild } from '../cluster/support/sluice-cluster';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, KafkaTestClients, uniqueName } from '../support/kafka';
 
 jest.setTimeout(2 * BROKER_TEST_TIMEOUT_MS);
@@ -67,7 +68,7 @@ beforeAll(async () => {
   security = writePeerSecurity(path.join(workDir, 'peers'));
   build = await buildSluice();
   const admin = await clients.admin();
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: 1 }] });
+  await createTopics(admin, [{ name: input, partitions: 1 }]);
   await (await clients.producer()).send({ topic: input, messages: KEYS.map((key) => ({ key, value: `value-${key}` })) });
   const common = { build, bootstrapServers: bootstrapServers().join(','), inputTopic: input, workDir };
   // Two applications of the same topology: each node owns every partition of its own.

@@ -9,7 +9,7 @@ import { StreamsInstance } from '../../src';
 import { TopologyException } from '../../src/errors';
 import type { VersionedKeyValueStore } from '../../src';
 import type { RestoreEvent } from '../../src/streams/runtime/instance-view';
-import { fetchTopicOffsets, type KafkaAdmin } from '../../src/streams/kafka';
+import { createTopics, fetchTopicOffsets, type KafkaAdmin } from '../../src/streams/kafka';
 import { type PageViewTopics, pageViewsTopology, PAGE_VIEWS_PER_MINUTE_STORE, USERS_STORE } from '../../examples/page-views';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, testLogger, waitFor, waitForState } from '../support/streams';
@@ -40,11 +40,11 @@ function uniqueTopics(): PageViewTopics {
 }
 
 /** One partition each: the scripted order then holds through the repartition topic, as in the test driver. */
-async function createTopics(admin: KafkaAdmin, topics: PageViewTopics, partitions: Partial<Record<keyof PageViewTopics, number>> = {}): Promise<void> {
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: (Object.entries(topics) as [keyof PageViewTopics, string][]).map(([role, topic]) => ({ topic, numPartitions: partitions[role] ?? 1 })),
-  });
+async function createPageViewTopics(admin: KafkaAdmin, topics: PageViewTopics, partitions: Partial<Record<keyof PageViewTopics, number>> = {}): Promise<void> {
+  await createTopics(
+    admin,
+    (Object.entries(topics) as [keyof PageViewTopics, string][]).map(([role, name]) => ({ name, partitions: partitions[role] ?? 1 })),
+  );
 }
 
 function configFor(applicationId: string, stateDir: string): Record<string, string | number> {
@@ -96,7 +96,7 @@ describe('page views on a real broker', () => {
     "gives the test driver's results: final counts per minute, sessions, joined views; the late view is dropped and counted",
     async () => {
       const topics = uniqueTopics();
-      await createTopics(await clients.admin(), topics);
+      await createPageViewTopics(await clients.admin(), topics);
       const base = scriptBase();
       const instance = new StreamsInstance(pageViewsTopology(topics), configFor(uniqueName('pv'), tempStateDir()), { logger: testLogger });
       try {
@@ -127,7 +127,7 @@ describe('page views on a real broker', () => {
     async () => {
       const topics = uniqueTopics();
       const admin = await clients.admin();
-      await createTopics(admin, topics);
+      await createPageViewTopics(admin, topics);
       const base = scriptBase();
       const applicationId = uniqueName('pv-kill');
       const config = configFor(applicationId, tempStateDir());
@@ -205,7 +205,7 @@ describe('page views on a real broker', () => {
     'refuses to join topics with different partition counts',
     async () => {
       const topics = uniqueTopics();
-      await createTopics(await clients.admin(), topics, { pageViews: 2, users: 3 });
+      await createPageViewTopics(await clients.admin(), topics, { pageViews: 2, users: 3 });
       const instance = new StreamsInstance(pageViewsTopology(topics), configFor(uniqueName('pv-copart'), tempStateDir()), { logger: testLogger });
       const errors: Error[] = [];
       instance.on('error', (error) => errors.push(error));

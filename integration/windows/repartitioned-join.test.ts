@@ -5,6 +5,7 @@
  */
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
 import type { KeyValueStore, ValueAndTimestamp } from '../../src';
+import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { tempStateDir, testLogger, waitFor } from '../support/streams';
 import { instancesUnderTest } from '../runtime/support/stop-anyway';
@@ -21,14 +22,11 @@ describe('a re-keyed stream joined with a table of more partitions', () => {
       const applicationId = uniqueName('rekey-join');
       const [orders, customers, output] = [uniqueName('orders'), uniqueName('customers'), uniqueName('orders-joined')];
       const admin = await clients.admin();
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: [
-          { topic: orders, numPartitions: 2 },
-          { topic: customers, numPartitions: 3 },
-          { topic: output, numPartitions: 1 },
-        ],
-      });
+      await createTopics(admin, [
+        { name: orders, partitions: 2 },
+        { name: customers, partitions: 3 },
+        { name: output, partitions: 1 },
+      ]);
       const producer = await clients.producer();
       await producer.send({ topic: customers, messages: Array.from({ length: CUSTOMERS }, (_, i) => ({ key: `c${i}`, value: `name-${i}` })) });
 

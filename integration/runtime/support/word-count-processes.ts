@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createTopics } from '../../../src/streams/kafka';
 import { KafkaTestClients, bootstrapServers, uniqueName } from '../../support/kafka';
 import { InstanceProcess, type ChildSpawner } from './instance-process';
 
@@ -26,13 +27,10 @@ export class WordCountProcesses {
 
   async createTopics(partitions: number): Promise<void> {
     const admin = await this.clients.admin();
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [
-        { topic: this.input, numPartitions: partitions },
-        { topic: this.output, numPartitions: partitions },
-      ],
-    });
+    await createTopics(admin, [
+      { name: this.input, partitions },
+      { name: this.output, partitions },
+    ]);
   }
 
   /**
