@@ -12,6 +12,14 @@ export const DEFAULT_VOCABULARY = 10_000;
 const CYCLE_WORDS = ['kafka', 'streams', 'sluice', 'node', 'table', 'stream', 'topic', 'partition', 'record', 'state', 'store', 'query'];
 const SYLLABLES = ['ka', 'fu', 'ri', 'so', 'ne', 'ta', 'lo', 'mi', 'pe', 'du', 'xa', 'vo', 'ge', 'hi', 'ju', 'qe'];
 
+/**
+ * Line i of the corpus whose every word is distinct (word j of line i is the (8i + j)-th word): each count is 1, no
+ * key is read twice, so the record caches save nothing and every word is a store write and an output record.
+ */
+export function uniqueCorpus(): (i: number) => string {
+  return (i) => Array.from({ length: 3 + (i % 5) }, (_, j) => wordOf(i * 8 + j)).join(' ');
+}
+
 /** Line i of the corpus over `vocabulary` words. */
 export function corpusOf(vocabulary: number): (i: number) => string {
   if (vocabulary <= CYCLE_WORDS.length) {

@@ -6,15 +6,16 @@
  * CPU used (seconds, and the cores that makes on average) and how busy the machine was, peak RSS and idle RSS (5 s and 30 s after catching up)
  * side by side with the ratios. Figures only; nothing is asserted:
  * it exits 1 only when Sluice gave no figure (an error, or no progress at all for 2 minutes).
- * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--vocabulary V] [--guarantee at_least_once|exactly_once_v2] [--no-java]`
- * (the corpus: corpus.ts).
+ * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--vocabulary V | --unique] [--guarantee at_least_once|exactly_once_v2]
+ * [--rounds R] [--no-java]` (the corpora: corpus.ts). With R rounds the sides alternate, Sluice then Kafka Streams, R
+ * times, each round's table printed, then each ratio's median over the rounds.
  */
 import { parseArgs } from 'node:util';
 import * as os from 'node:os';
-import { createKafkaClient } from '../../src/streams/kafka';
+import { createKafkaClient, createTopics } from '../../src/streams/kafka';
 import { KAFKA_VERSION } from '../../src/host/broker/jars';
 import { provideBroker } from '../../src/host/broker/provide-broker';
-import { corpusOf, DEFAULT_VOCABULARY } from './corpus';
+import { corpusOf, DEFAULT_VOCABULARY, uniqueCorpus } from './corpus';
 import { busyShare, machineCpuTimes } from '../support/machine-cpu';
 import { log, mb, runMain, sleep } from '../support/program';
 import { countsDiffer, expectedCounts, lastCounts, maxDefined, produceLines, waitCaughtUp } from '../support/word-count-topics';
@@ -49,33 +50,61 @@ async function main(): Promise<void> {
       threads: { type: 'string', default: '1' },
       guarantee: { type: 'string', default: 'at_least_once' },
       vocabulary: { type: 'string', default: String(DEFAULT_VOCABULARY) },
+      unique: { type: 'boolean', default: false },
+      rounds: { type: 'string', default: '1' },
       'no-java': { type: 'boolean', default: false },
     },
   });
   const lines = Number(values.lines);
   const threads = Number(values.threads);
   const vocabulary = Number(values.vocabulary);
-  if (![lines, threads, vocabulary].every((n) => Number.isInteger(n) && n > 0)) throw new Error('--lines, --threads and --vocabulary take positive integers');
+  const rounds = Number(values.rounds);
+  if (![lines, threads, vocabulary, rounds].every((n) => Number.isInteger(n) && n > 0)) throw new Error('--lines, --threads, --vocabulary and --rounds take positive integers');
   const guarantee = values.guarantee;
   if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2') throw new Error('--guarantee takes at_least_once or exactly_once_v2');
   // Sluice's default cache, set on both: WordCountDemo would otherwise turn Kafka Streams' off.
   const settings: CommonSettings = { threads, commitIntervalMs: 1000, cacheBytes: 10 * 1024 * 1024, guarantee };
-  const lineOf = corpusOf(vocabulary);
+  const corpus = values.unique ? 'every word distinct' : `${vocabulary} words${vocabulary > 12 ? ' (Zipf)' : ''}`;
+  const lineOf = values.unique ? uniqueCorpus() : corpusOf(vocabulary);
   const expected = expectedCounts(lines, lineOf);
-  const suffix = Date.now().toString(36);
-  const loadAverage = os.loadavg()[0]!;
-
-  // Beside N threads, one: what the threads past the first (each in a worker thread of its own) bring.
-  const sluiceOne = threads > 1 ? await measure(sluiceSide({ ...settings, threads: 1 }, `${suffix}-1`), `bench-wc-${suffix}-1`, lines, lineOf, expected) : undefined;
-  const sluice = await measure(sluiceSide(settings, suffix), `bench-wc-${suffix}`, lines, lineOf, expected);
-  let java: Outcome | undefined;
-  if (!values['no-java']) {
-    const side = await kafkaStreamsSide(settings, log);
-    java = typeof side === 'string' ? side : await measure(side, `bench-wc-java-${suffix}`, lines, lineOf, expected).catch((error: Error) => error.message);
+  const ratios: Ratios[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const suffix = `${Date.now().toString(36)}-${round}`;
+    const loadAverage = os.loadavg()[0]!;
+    // Beside N threads, one: what the threads past the first (each in a worker thread of its own) bring.
+    const sluiceOne = threads > 1 ? await measure(sluiceSide({ ...settings, threads: 1 }, `${suffix}-1`), `bench-wc-${suffix}-1`, lines, lineOf, expected) : undefined;
+    const sluice = await measure(sluiceSide(settings, suffix), `bench-wc-${suffix}`, lines, lineOf, expected);
+    let java: Outcome | undefined;
+    if (!values['no-java']) {
+      const side = await kafkaStreamsSide(settings, log);
+      java = typeof side === 'string' ? side : await measure(side, `bench-wc-java-${suffix}`, lines, lineOf, expected).catch((error: Error) => error.message);
+    }
+    if (rounds > 1) process.stdout.write(`round ${round} of ${rounds}\n`);
+    ratios.push(report(lines, corpus, settings, loadAverage, sluiceOne, sluice, java));
+    // No Sluice figure is a broken benchmark; a missing Java figure is only a missing comparison.
+    if (typeof sluice === 'string' || typeof sluiceOne === 'string') process.exitCode = 1;
   }
-  report(lines, vocabulary, settings, loadAverage, sluiceOne, sluice, java);
-  // No Sluice figure is a broken benchmark; a missing Java figure is only a missing comparison.
-  if (typeof sluice === 'string' || typeof sluiceOne === 'string') process.exitCode = 1;
+  if (rounds > 1) reportMedians(ratios);
+}
+
+/** A round's ratios, Sluice's over Kafka Streams' (lines/s; CPU per line, Java's over Sluice's: above 1, Sluice is cheaper). */
+interface Ratios {
+  throughput?: number;
+  cpuPerLine?: number;
+}
+
+function reportMedians(rounds: readonly Ratios[]): void {
+  const median = (values: number[]): string => {
+    if (values.length === 0) return 'n/a';
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return (sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2).toFixed(2);
+  };
+  const of = (pick: (r: Ratios) => number | undefined) => rounds.map(pick).filter((v): v is number => v !== undefined);
+  process.stdout.write(
+    `median over ${rounds.length} rounds: Sluice/Java lines/s ${median(of((r) => r.throughput))} (rounds: ${of((r) => r.throughput).map((v) => v.toFixed(2)).join(', ')}); ` +
+      `Java/Sluice CPU per line ${median(of((r) => r.cpuPerLine))} (rounds: ${of((r) => r.cpuPerLine).map((v) => v.toFixed(2)).join(', ')})\n`,
+  );
 }
 
 /** One side's run on a broker of its own (both start from an empty broker); the broker is stopped after. */
@@ -88,7 +117,7 @@ async function measure(side: Side, applicationId: string, lines: number, lineOf:
     const existing = (await admin.listTopics()).filter((topic) => topic === side.input || topic === side.output);
     // Only on a shared cluster (KAFKA_BOOTSTRAP_SERVERS): old records would be counted too.
     if (existing.length > 0) return `topic(s) ${existing.join(', ')} already exist on ${broker.bootstrapServers}`;
-    await admin.createTopics({ topics: [side.input, side.output].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+    await createTopics(admin, [side.input, side.output].map((name) => ({ name, partitions: PARTITIONS })));
     await produceLines(kafka, side.input, lines, lineOf, side.label);
 
     const started = Date.now();
@@ -124,11 +153,12 @@ async function measure(side: Side, applicationId: string, lines: number, lineOf:
   }
 }
 
-function report(lines: number, vocabulary: number, settings: CommonSettings, loadAverage: number, sluiceOne: Outcome | undefined, sluice: Outcome, java: Outcome | undefined): void {
+function report(lines: number, corpus: string, settings: CommonSettings, loadAverage: number, sluiceOne: Outcome | undefined, sluice: Outcome, java: Outcome | undefined): Ratios {
   const rows: [string, (f: Figures) => string][] = [
     ['time', (f) => `${f.seconds.toFixed(1)} s`],
     ['lines/s', (f) => String(Math.round(lines / f.seconds))],
     ['CPU (cores on average)', (f) => (f.cpuSeconds === undefined ? 'n/a' : `${f.cpuSeconds.toFixed(1)} s (${(f.cpuSeconds / f.seconds).toFixed(2)})`)],
+    ['CPU per 1 000 lines', (f) => (f.cpuSeconds === undefined ? 'n/a' : `${((f.cpuSeconds / lines) * 1e6).toFixed(1)} ms`)],
     ['machine CPU busy', (f) => (f.machineBusy === undefined ? 'n/a' : `${Math.round(f.machineBusy * 100)} % of ${os.cpus().length} cores`)],
     ['peak RSS', (f) => mb(f.peakRss)],
     ...IDLE_AFTER_MS.map((after, i): [string, (f: Figures) => string] => [`idle RSS (${after / 1000} s after)`, (f) => mb(f.idleRss[i])]),
@@ -140,7 +170,7 @@ function report(lines: number, vocabulary: number, settings: CommonSettings, loa
   if (java !== undefined) columns.push([`Kafka Streams ${KAFKA_VERSION}, ${threads(settings.threads)}`, java]);
   const width = 32;
   const out = [
-    `word count, ${lines} lines of ${vocabulary} words${vocabulary > 12 ? ' (Zipf)' : ''}, ${PARTITIONS} partitions, commit.interval.ms ${settings.commitIntervalMs}, ` +
+    `word count, ${lines} lines of ${corpus}, ${PARTITIONS} partitions, commit.interval.ms ${settings.commitIntervalMs}, ` +
       `cache ${mb(settings.cacheBytes)}, ${settings.guarantee}`,
     // Broker, app and harness share the machine: other load there skews every figure.
     `  ${os.cpus().length} CPUs, load average ${loadAverage.toFixed(1)} at start`,
@@ -148,13 +178,20 @@ function report(lines: number, vocabulary: number, settings: CommonSettings, loa
     ...rows.map(([name, cell]) => `  ${name.padEnd(26)}${columns.map(([, o]) => (typeof o === 'string' ? 'n/a' : cell(o)).padEnd(width)).join('')}`),
   ];
   for (const [name, outcome] of columns) if (typeof outcome === 'string') out.push(`  ${name}: ${outcome}`);
+  const ratios: Ratios = {};
   if (java !== undefined && typeof sluice !== 'string' && typeof java !== 'string') {
-    out.push(`  Sluice/Java lines/s, ${threads(settings.threads)}: ${(java.seconds / sluice.seconds).toFixed(2)}`);
+    ratios.throughput = java.seconds / sluice.seconds;
+    out.push(`  Sluice/Java lines/s, ${threads(settings.threads)}: ${ratios.throughput.toFixed(2)}`);
+    if (java.cpuSeconds !== undefined && sluice.cpuSeconds !== undefined) {
+      ratios.cpuPerLine = java.cpuSeconds / sluice.cpuSeconds;
+      out.push(`  Java/Sluice CPU per line, ${threads(settings.threads)}: ${ratios.cpuPerLine.toFixed(2)} (above 1: Sluice spends less)`);
+    }
   }
   if (sluiceOne !== undefined && typeof sluiceOne !== 'string' && typeof sluice !== 'string') {
     out.push(`  Sluice ${threads(settings.threads)}/${threads(1)} lines/s: ${(sluiceOne.seconds / sluice.seconds).toFixed(2)}`);
   }
   process.stdout.write(`${out.map((line) => line.trimEnd()).join('\n')}\n`);
+  return ratios;
 }
 
 runMain(main);

@@ -12,29 +12,21 @@
  */
 import type { Message, PartitionMetadata } from 'kafkajs';
 import { BATCH_HEADER_BYTES, MAGIC, TRANSACTIONAL_FLAG } from './record-batch';
+import { type Bytes, byteSize, RecordBatchWriter, recordBodySize, type RecordHeadersToWrite, sizedHeaders, uvarIntSize, writeRecordBody, zigZag32 } from './record-writer';
 
-// kafkajs internals, from the pinned version: its Encoder frames the request; its Long and CRC-32C keep the bytes
-// those of kafkajs.
+// kafkajs internals, from the pinned version: its Encoder frames the request; its CRC-32C keeps the bytes those of
+// kafkajs.
 const Encoder: new (initialSize?: number) => { buf: Buffer; offset: number } = require('kafkajs/src/protocol/encoder');
 const NO_COMPRESSION: number = require('kafkajs/src/protocol/message/compression').Types.None;
-const Long: { fromValue(value: unknown): { value: bigint } } = require('kafkajs/src/utils/long');
 const crc32C: (buffer: Buffer) => number = require('kafkajs/src/protocol/recordBatch/crc32C');
-
-type Bytes = Buffer | string | null | undefined;
 
 /** A record to write: key and value as bytes or UTF-8 text, a timestamp (none: now), headers. */
 export interface ProduceMessage {
   key?: Bytes;
   value: Bytes;
   timestamp?: string | number | null;
-  headers?: Record<string, Bytes | Bytes[]> | null;
+  headers?: RecordHeadersToWrite;
 }
-
-/** A record's headers, each with the sizes of its key and value. */
-type SizedHeader = [string, Bytes, number, number];
-
-/** Most records carry no header: they share this list rather than allocate their own. */
-const NO_HEADERS: readonly SizedHeader[] = [];
 
 /**
  * The sizes of a request's records, worked out before anything is written, FIELDS numbers a record (its key's and
@@ -70,119 +62,13 @@ interface BatchProducer {
   producerEpoch: number;
 }
 
-function byteSize(value: Bytes): number {
-  return value == null ? -1 : Buffer.isBuffer(value) ? value.length : Buffer.byteLength(String(value), 'utf8');
-}
-
-function zigZag32(value: number): number {
-  return ((value << 1) ^ (value >> 31)) >>> 0;
-}
-
-function uvarIntSize(value: number): number {
-  let size = 1;
-  while (value >= 0x80) {
-    size++;
-    value >>>= 7;
-  }
-  return size;
-}
-
-const varIntSize = (value: number): number => uvarIntSize(zigZag32(value));
-const bytesSize = (size: number): number => varIntSize(size) + Math.max(size, 0);
-
-function isInt32(value: number): boolean {
-  return (value | 0) === value;
-}
-
-function zigZag64(value: number): bigint {
-  const long = BigInt.asIntN(64, BigInt(value));
-  return BigInt.asUintN(64, (long << 1n) ^ (long >> 63n));
-}
-
-function varLongSize(value: number): number {
-  if (isInt32(value)) return varIntSize(value);
-  let size = 1;
-  for (let v = zigZag64(value); v >= 0x80n; v >>= 7n) size++;
-  return size;
-}
-
-/** A cursor writing into a buffer sized beforehand: Kafka's big-endian integers, strings and zig-zag varints. */
-class RecordBatchWriter {
-  offset = 0;
-  constructor(readonly buf: Buffer) {}
-
-  int8(value: number): void {
-    this.offset = this.buf.writeInt8(value, this.offset);
-  }
-  int16(value: number): void {
-    this.offset = this.buf.writeInt16BE(value, this.offset);
-  }
-  int32(value: number): void {
-    this.offset = this.buf.writeInt32BE(value, this.offset);
-  }
-  uint32(value: number): void {
-    this.offset = this.buf.writeUInt32BE(value, this.offset);
-  }
-  int64(value: unknown): void {
-    this.offset = this.buf.writeBigInt64BE(BigInt.asIntN(64, Long.fromValue(value).value), this.offset);
-  }
-  string(value: string | null | undefined): void {
-    if (value == null) return this.int16(-1);
-    const size = Buffer.byteLength(value, 'utf8');
-    this.int16(size);
-    this.offset += this.buf.write(value, this.offset, size, 'utf8');
-  }
-  uvarInt(value: number): void {
-    while (value >= 0x80) {
-      this.buf[this.offset++] = (value & 0x7f) | 0x80;
-      value >>>= 7;
-    }
-    this.buf[this.offset++] = value;
-  }
-  varInt(value: number): void {
-    this.uvarInt(zigZag32(value));
-  }
-  varLong(value: number): void {
-    if (isInt32(value)) return this.varInt(value);
-    let v = zigZag64(value);
-    while (v >= 0x80n) {
-      this.buf[this.offset++] = Number(v & 0x7fn) | 0x80;
-      v >>= 7n;
-    }
-    this.buf[this.offset++] = Number(v);
-  }
-  /** Varint length, then the bytes; -1 and nothing for null. */
-  varBytes(value: Bytes, size: number): void {
-    this.varInt(size);
-    if (value == null) return;
-    if (Buffer.isBuffer(value)) this.offset += value.copy(this.buf, this.offset);
-    else this.offset += this.buf.write(String(value), this.offset, size, 'utf8');
-  }
-}
-
-function sizedHeaders(headers: ProduceMessage['headers']): readonly SizedHeader[] {
-  if (headers == null) return NO_HEADERS;
-  let list: SizedHeader[] | undefined;
-  for (const key in headers) {
-    if (!Object.hasOwn(headers, key)) continue;
-    const value = headers[key];
-    const keyLength = Buffer.byteLength(key, 'utf8');
-    list ??= [];
-    if (Array.isArray(value)) for (const v of value) list.push([key, v, keyLength, byteSize(v)]);
-    else list.push([key, value, keyLength, byteSize(value)]);
-  }
-  return list ?? NO_HEADERS;
-}
-
 /** Sizes the record into `sizes` at record index `at`; answers its body's bytes. */
 function sizeRecord(message: ProduceMessage, offsetDelta: number, now: number, firstTimestamp: number, at: number): number {
   const keySize = byteSize(message.key);
   const valueSize = byteSize(message.value);
   // A timestamp of 0 is one (Sluice's records carry numbers): only a missing one means now.
   const timestampDelta = (message.timestamp == null ? now : Number(message.timestamp)) - firstTimestamp;
-  const headers = sizedHeaders(message.headers);
-  let bodySize = 1 + varLongSize(timestampDelta) + varIntSize(offsetDelta) + bytesSize(keySize) + bytesSize(valueSize) + varIntSize(headers.length);
-  for (const [, , keyLength, valueLength] of headers) bodySize += bytesSize(keyLength) + bytesSize(valueLength);
+  const bodySize = recordBodySize(keySize, valueSize, timestampDelta, offsetDelta, sizedHeaders(message.headers));
   const i = at * FIELDS;
   sizes[i] = keySize;
   sizes[i + 1] = valueSize;
@@ -194,18 +80,7 @@ function sizeRecord(message: ProduceMessage, offsetDelta: number, now: number, f
 /** Writes the record sized at record index `at`; its headers, which few records have, are sized again. */
 function writeRecord(w: RecordBatchWriter, message: ProduceMessage, offsetDelta: number, at: number): void {
   const i = at * FIELDS;
-  w.varInt(sizes[i + 3]!);
-  w.int8(0);
-  w.varLong(sizes[i + 2]!);
-  w.varInt(offsetDelta);
-  w.varBytes(message.key, sizes[i]!);
-  w.varBytes(message.value, sizes[i + 1]!);
-  const headers = sizedHeaders(message.headers);
-  w.varInt(headers.length);
-  for (const [key, value, keySize, valueSize] of headers) {
-    w.varBytes(key, keySize);
-    w.varBytes(value, valueSize);
-  }
+  writeRecordBody(w, sizes[i + 3]!, sizes[i + 2]!, offsetDelta, message.key, sizes[i]!, message.value, sizes[i + 1]!, sizedHeaders(message.headers));
 }
 
 /**
