@@ -18,4 +18,5 @@ export * from './murmur2';
 export * from './security';
 export * from './topic-partition';
 export { RecordArray } from './fetched-records';
+export { ProducedRecords, producedRecordsMessage, producedRecordsOf } from './produced-records';
 export type * from './types';

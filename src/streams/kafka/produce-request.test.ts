@@ -1,4 +1,6 @@
-import { encodeProduceRequest, oneBufferProduceRequest } from './produce-request';
+import type { Message } from 'kafkajs';
+import { encodeProduceRequest, groupMessagesPerPartition, oneBufferProduceRequest } from './produce-request';
+import { ProducedRecords, producedRecordsMessage } from './produced-records';
 import type { ProduceMessage, ProduceRequestArgs } from './produce-request';
 import { kafkajsFixesInstalled } from './kafkajs';
 import { kafkajsOriginal } from './testing/kafkajs-original';
@@ -114,3 +116,63 @@ it('writes a record at time 0 as at time 0, given as a number, compressed or not
     expect((await sluiceBytes(request(compression, 0))).equals(await kafkajsBytes(request(compression, '0')))).toBe(true);
   }
 });
+
+describe('records written as they were produced', () => {
+  /** `messages`, each with a timestamp no earlier than the one before, written into one partition's records. */
+  function written(partition: number, list: ProduceMessage[]): ProducedRecords {
+    const records = new ProducedRecords('words', partition);
+    let timestamp = NOW;
+    for (const { key, value, headers } of list) records.append(key, value, (timestamp += 3), headers);
+    return records;
+  }
+  const inOrder = (list: ProduceMessage[]) => {
+    let timestamp = NOW;
+    return list.map((message) => ({ ...message, timestamp: String((timestamp += 3)) }));
+  };
+
+  it('are the bytes kafkajs writes for the same records, in a plain and a transactional request', async () => {
+    const [first, second] = [messages(1_500, 1), messages(300, 2)];
+    for (const transactional of [false, true]) {
+      const common = { acks: -1, timeout: 30_000, ...(transactional ? { transactionalId: 'app-0_1', producerId: '77', producerEpoch: 2 } : {}) };
+      const ours = await sluiceBytes({ ...common, topicData: [{ topic: 'words', partitions: [{ partition: 0, firstSequence: 9, messages: written(0, first) }, { partition: 1, messages: written(1, second) }] }] });
+      const theirs = await kafkajsBytes({ ...common, topicData: [{ topic: 'words', partitions: [{ partition: 0, firstSequence: 9, messages: inOrder(first) }, { partition: 1, messages: inOrder(second) }] }] });
+      expect(ours.equals(theirs)).toBe(true);
+    }
+  });
+
+  it("take the first record's timestamp as the batch's base, as Java's producer does, and read back as written", () => {
+    const records = new ProducedRecords('t', 0);
+    records.append('a', Buffer.from([1, 2]), 2_000, { trace: 'x', twice: ['1', Buffer.from('2')] });
+    records.append(null, null, 1_000, undefined);
+    records.append('c', 'ü€', 9_000_000_000_000, null);
+    expect([records.firstTimestamp, records.maxTimestamp, records.count, records.length]).toEqual([2_000, 9_000_000_000_000, 3, 3]);
+    expect(records.read()).toEqual([
+      { key: Buffer.from('a'), value: Buffer.from([1, 2]), timestamp: 2_000, headers: { trace: Buffer.from('x'), twice: [Buffer.from('1'), Buffer.from('2')] } },
+      { key: null, value: null, timestamp: 1_000, headers: {} },
+      { key: Buffer.from('c'), value: Buffer.from('ü€'), timestamp: 9_000_000_000_000, headers: {} },
+    ]);
+  });
+
+  it("are grouped as their partition's messages, whose length is their count (the idempotent producer's sequence)", () => {
+    const records = written(2, messages(7, 4));
+    const grouped = groupMessagesPerPartition({
+      topic: 'words',
+      partitionMetadata: [0, 1, 2].map((partitionId) => ({ partitionId, leader: 1, replicas: [1], isr: [1], partitionErrorCode: 0 })),
+      messages: [producedRecordsMessage(records) as Message, { key: 'k', value: 'v', partition: 0 }],
+      partitioner: ({ message }) => message.partition!,
+    });
+    expect(grouped[2]).toBe(records);
+    expect(grouped[2]!.length).toBe(7);
+    expect(grouped[0]).toEqual([{ key: 'k', value: 'v', partition: 0 }]);
+  });
+
+  it('are read back for a compressed request, which kafkajs writes', async () => {
+    const list = messages(20, 6);
+    const args = (partitionMessages: ProduceMessage[] | ProducedRecords) => ({ acks: -1, timeout: 1_000, compression: 1, topicData: [{ topic: 'words', partitions: [{ partition: 0, messages: partitionMessages }] }] });
+    expect((await sluiceBytes(args(written(0, list)))).equals(await kafkajsBytes(args(inOrder(list).map((m) => ({ ...m, key: asBytes(m.key), value: asBytes(m.value) })))))).toBe(true);
+  });
+});
+
+function asBytes(data: ProduceMessage['value']): Buffer | null {
+  return data == null ? null : Buffer.isBuffer(data) ? data : Buffer.from(data);
+}

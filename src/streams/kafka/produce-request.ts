@@ -11,6 +11,7 @@
  * And the producer's grouping of a request's records per partition, which was quadratic in kafkajs.
  */
 import type { Message, PartitionMetadata } from 'kafkajs';
+import { ProducedRecords, producedRecordsOf } from './produced-records';
 import { BATCH_HEADER_BYTES, MAGIC, TRANSACTIONAL_FLAG } from './record-batch';
 import { type Bytes, byteSize, RecordBatchWriter, recordBodySize, type RecordHeadersToWrite, sizedHeaders, uvarIntSize, writeRecordBody, zigZag32 } from './record-writer';
 
@@ -44,13 +45,15 @@ function reserveSizes(records: number): void {
   sizes = grown;
 }
 
-/** A batch to write, sized: its records' sizes from `first` on in `sizes`. */
+/** A batch to write, sized: its messages' sizes from `first` on in `sizes`, or its records written already. */
 interface SizedBatch {
   firstSequence: number;
   firstTimestamp: number;
   maxTimestamp: number;
+  count: number;
   messages: ProduceMessage[];
   first: number;
+  written: Buffer | undefined;
   /** Bytes of the records. */
   size: number;
 }
@@ -104,7 +107,14 @@ function sizeRecordBatch(firstSequence: number, messages: ProduceMessage[], now:
     const bodySize = sizeRecord(messages[i]!, i, now, firstTimestamp, first + i);
     size += uvarIntSize(zigZag32(bodySize)) + bodySize;
   }
-  return { firstSequence, firstTimestamp, maxTimestamp, messages, first, size };
+  return { firstSequence, firstTimestamp, maxTimestamp, count: messages.length, messages, first, written: undefined, size };
+}
+
+/** A batch of records written as they were produced: only its header is left to write. */
+function writtenRecordBatch(firstSequence: number, records: ProducedRecords): SizedBatch {
+  const written = records.data;
+  const { firstTimestamp, maxTimestamp, count } = records;
+  return { firstSequence, firstTimestamp, maxTimestamp, count, messages: [], first: 0, written, size: written.length };
 }
 
 /** Bytes the batch takes written. */
@@ -122,20 +132,22 @@ function writeRecordBatch(w: RecordBatchWriter, batch: SizedBatch, producer: Bat
   w.uint32(0);
   const bodyStart = w.offset;
   w.int16(producer.transactional ? TRANSACTIONAL_FLAG : 0);
-  w.int32(batch.messages.length - 1);
+  w.int32(batch.count - 1);
   w.int64(batch.firstTimestamp);
   w.int64(batch.maxTimestamp);
   w.int64(producer.producerId);
   w.int16(producer.producerEpoch);
   w.int32(batch.firstSequence);
-  w.int32(batch.messages.length);
-  for (let i = 0; i < batch.messages.length; i++) writeRecord(w, batch.messages[i]!, i, batch.first + i);
+  w.int32(batch.count);
+  if (batch.written !== undefined) w.offset += batch.written.copy(w.buf, w.offset);
+  else for (let i = 0; i < batch.count; i++) writeRecord(w, batch.messages[i]!, i, batch.first + i);
   w.buf.writeUInt32BE(crc32C(w.buf.subarray(bodyStart, w.offset)), crcAt);
 }
 
 export interface ProduceTopicData {
   topic: string;
-  partitions: { partition: number; firstSequence?: number; messages: ProduceMessage[] }[];
+  /** A partition's messages, or its records written as produced (produced-records.ts). */
+  partitions: { partition: number; firstSequence?: number; messages: ProduceMessage[] | ProducedRecords }[];
 }
 
 export interface ProduceRequestArgs {
@@ -154,6 +166,7 @@ export function encodeProduceRequest({ acks, timeout, transactionalId = null, pr
   const topics = topicData.map(({ topic, partitions }) => ({
     topic,
     batches: partitions.map(({ partition, firstSequence = 0, messages }) => {
+      if (messages instanceof ProducedRecords) return { partition, batch: writtenRecordBatch(firstSequence, messages) };
       const batch = sizeRecordBatch(firstSequence, messages, now, records);
       records += messages.length;
       return { partition, batch };
@@ -184,11 +197,13 @@ export function encodeProduceRequest({ acks, timeout, transactionalId = null, pr
   return w.buf;
 }
 
+/** kafkajs' messages for its compressed requests: records written as produced read back, timestamps as text. */
 function withTextTimestamps<A extends ProduceRequestArgs>(args: A): A {
   const text = (message: ProduceMessage): ProduceMessage => (typeof message.timestamp === 'number' ? { ...message, timestamp: String(message.timestamp) } : message);
+  const messagesOf = (messages: ProduceMessage[] | ProducedRecords): ProduceMessage[] => (messages instanceof ProducedRecords ? messages.read() : messages).map(text);
   return {
     ...args,
-    topicData: args.topicData.map((topic) => ({ ...topic, partitions: topic.partitions.map((p) => ({ ...p, messages: p.messages.map(text) })) })),
+    topicData: args.topicData.map((topic) => ({ ...topic, partitions: topic.partitions.map((p) => ({ ...p, messages: messagesOf(p.messages) })) })),
   };
 }
 
@@ -235,6 +250,11 @@ interface GroupArgs {
 export function groupMessagesPerPartition({ topic, partitionMetadata, messages, partitioner }: GroupArgs): Record<number, Message[]> {
   const result: Record<number, Message[]> = {};
   if (partitionMetadata.length === 0) return result;
-  for (const message of messages) (result[partitioner({ topic, partitionMetadata, message })] ??= []).push(message);
+  for (const message of messages) {
+    const written = producedRecordsOf(message);
+    // Handed on as the partition's messages: the produce request writes them as they are (see produced-records.ts).
+    if (written !== undefined) result[written.partition] = written as unknown as Message[];
+    else (result[partitioner({ topic, partitionMetadata, message })] ??= []).push(message);
+  }
   return result;
 }

@@ -123,7 +123,8 @@ function decompress(header: RecordBatchHeader, records: Buffer, where: string): 
   return codec.decompress(records);
 }
 
-function readRecords(r: RecordBatchReader, header: RecordBatchHeader, sink: RecordSink): void {
+/** Reads the batch's records at the reader's position into the sink (the header says how many, and their base). */
+export function readRecords(r: RecordBatchReader, header: Pick<RecordBatchHeader, 'firstOffset' | 'firstTimestamp' | 'maxTimestamp' | 'count' | 'attributes'>, sink: RecordSink): void {
   const { firstOffset, firstTimestamp, count } = header;
   // Under log-append time every record of the batch has the batch's max timestamp.
   const logAppendTime = (header.attributes & LOG_APPEND_TIME_FLAG) !== 0 ? header.maxTimestamp : undefined;

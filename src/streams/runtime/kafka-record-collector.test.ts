@@ -1,20 +1,27 @@
-import type { KafkaProducer } from '../kafka';
+import { type KafkaProducer, partitionForKey, producedRecordsOf } from '../kafka';
 import { KafkaRecordCollector } from './kafka-record-collector';
 
 type SendBatch = KafkaProducer['sendBatch'];
 type Batch = Parameters<SendBatch>[0];
+type Message = Batch['topicMessages'][number]['messages'][number];
+
+/** The records a message stands for: itself, or the records of a partition written as they were produced. */
+const recordsIn = (message: Message) => producedRecordsOf(message)?.read() ?? [message];
+
+/** The values a request carries, each topic's in order. */
+const valuesOf = (batch: Batch) => (batch.topicMessages ?? []).flatMap((t) => t.messages.flatMap(recordsIn).map((m) => String(m.value)));
 
 /** A producer whose sends fail while `failure()` gives an error, and which records what it accepted, in order. */
 function fakeProducer(failure: () => Error | undefined) {
   const accepted: string[] = [];
   const attempts: number[] = [];
   const sendBatch = async (batch: Batch) => {
-    const values = (batch.topicMessages ?? []).flatMap((t) => t.messages.map((m) => String(m.value)));
+    const values = valuesOf(batch);
     attempts.push(values.length);
     const error = failure();
     if (error) throw error;
     accepted.push(...values);
-    return (batch.topicMessages ?? []).map((t) => ({ topicName: t.topic, partition: 0, errorCode: 0, baseOffset: String(accepted.length - t.messages.length) }));
+    return (batch.topicMessages ?? []).map((t) => ({ topicName: t.topic, partition: 0, errorCode: 0, baseOffset: String(accepted.length - t.messages.flatMap(recordsIn).length) }));
   };
   return { producer: { sendBatch } as unknown as KafkaProducer, accepted, attempts };
 }
@@ -92,7 +99,7 @@ describe('KafkaRecordCollector', () => {
     const producer = {
       sendBatch: async (batch: Batch) => {
         await gate;
-        sent.push((batch.topicMessages ?? []).reduce((n, t) => n + t.messages.length, 0));
+        sent.push(valuesOf(batch).length);
         return [];
       },
     } as unknown as KafkaProducer;
@@ -118,7 +125,7 @@ describe('KafkaRecordCollector', () => {
       const accepted: string[] = [];
       const requests: number[] = [];
       const sendBatch = async (batch: Batch) => {
-        const values = (batch.topicMessages ?? []).flatMap((t) => t.messages.map((m) => String(m.value)));
+        const values = valuesOf(batch);
         requests.push(values.length);
         if (values.some((v) => v.length > 100)) throw Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { name: 'KafkaJSProtocolError', type: 'MESSAGE_TOO_LARGE', retriable: false });
         accepted.push(...values);
@@ -177,5 +184,55 @@ describe('KafkaRecordCollector', () => {
       sendAll(collector);
       await expect(collector.flush()).rejects.toThrow('the production exception handler threw: handler bug');
     });
+  });
+});
+
+describe('KafkaRecordCollector, records of a topic whose partitions it knows', () => {
+  /** A producer that keeps each request's partitions as written, with their records. */
+  function recordingProducer() {
+    const requests: { topic: string; partition: number | undefined; keys: string[] }[][] = [];
+    const sendBatch = async (batch: Batch) => {
+      requests.push(
+        batch.topicMessages.flatMap((t) =>
+          t.messages.map((m) => {
+            const written = producedRecordsOf(m);
+            return { topic: t.topic, partition: written?.partition ?? m.partition ?? undefined, keys: recordsIn(m).map((r) => String(r.key)) };
+          }),
+        ),
+      );
+      return batch.topicMessages.flatMap((t) => t.messages.map((m) => ({ topicName: t.topic, partition: m.partition!, errorCode: 0, baseOffset: '10' })));
+    };
+    return { producer: { sendBatch } as unknown as KafkaProducer, requests };
+  }
+
+  it("writes each record into its partition's records as sent, partitioned by its key's murmur2 as Java's producer does", async () => {
+    const { producer, requests } = recordingProducer();
+    const collector = new KafkaRecordCollector(producer, new Map([['words', 4]]), { retryForMs: 0 });
+    // murmur2.test.ts checks partitionForKey against Java's partitions.
+    for (const key of ['kafka', 'streams', 'sluice', 'kafka']) collector.send({ topic: 'words', key, value: key, timestamp: 1, headers: {} });
+    await collector.flush();
+    const partitions = requests[0]!;
+    expect(partitions.every((p) => p.topic === 'words')).toBe(true);
+    expect(partitions.flatMap((p) => p.keys).sort()).toEqual(['kafka', 'kafka', 'sluice', 'streams']);
+    for (const { partition, keys } of partitions) for (const key of keys) expect(partition).toBe(partitionForKey(key, 4));
+    const kafka = partitions.find((p) => p.keys.includes('kafka'))!;
+    expect(kafka.keys.filter((k) => k === 'kafka')).toHaveLength(2);
+    expect(collector.writtenOffset('words', kafka.partition!)).toBe(10 + kafka.keys.length - 1);
+  });
+
+  it('spreads records without key or partition round robin over the partitions', async () => {
+    const { producer, requests } = recordingProducer();
+    const collector = new KafkaRecordCollector(producer, new Map([['events', 3]]), { retryForMs: 0 });
+    for (let i = 0; i < 6; i++) collector.send({ topic: 'events', key: null, value: `e${i}`, timestamp: 1, headers: {} });
+    await collector.flush();
+    expect(requests[0]!.map((p) => p.keys.length)).toEqual([2, 2, 2]);
+  });
+
+  it('hands kafkajs the records of a topic it does not know the partitions of, to partition them', async () => {
+    const { producer, requests } = recordingProducer();
+    const collector = new KafkaRecordCollector(producer, new Map(), { retryForMs: 0 });
+    collector.send({ topic: 'chosen-per-record', key: 'k', value: 'v', timestamp: 1, headers: {} });
+    await collector.flush();
+    expect(requests).toEqual([[{ topic: 'chosen-per-record', partition: undefined, keys: ['k'] }]]);
   });
 });

@@ -1,5 +1,15 @@
 import { type SluiceError, StreamsException } from '../../errors';
-import { isRecordRefusedError, isTransientKafkaError, isUnknownTopicError, type KafkaProducer, type OutgoingRecord, TopicPartitionMap } from '../kafka';
+import {
+  isRecordRefusedError,
+  isTransientKafkaError,
+  isUnknownTopicError,
+  type KafkaProducer,
+  type OutgoingRecord,
+  partitionForKey,
+  ProducedRecords,
+  producedRecordsMessage,
+  TopicPartitionMap,
+} from '../kafka';
 import type { HandlerResponse } from './exception-handlers';
 import { type CollectedRecord, type ProducedRecord, producedRecord, type RecordCollector } from './record-collector';
 
@@ -30,20 +40,36 @@ export interface CollectorOptions {
 }
 
 /**
+ * Records collected for one produce request: each written as it is sent into its partition's bytes (`ProducedRecords`,
+ * the partition picked then, as the producer would), or, for a topic whose partition count is unknown (a topic
+ * chosen per record that Sluice did not create), kept as the record for kafkajs' producer to partition.
+ */
+interface Segment {
+  readonly written: TopicPartitionMap<ProducedRecords>;
+  readonly loose: CollectedRecord[];
+  records: number;
+  /** The records' bytes in a request, near enough (recordBytes). */
+  bytes: number;
+}
+
+/**
  * Collects what a task produces (sink records, changelog writes) and sends it in batches, through the thread's
  * producer or, under exactly-once, the task's transaction.
  * `send` is synchronous so processing never waits on the network; `sendBuffered` starts a batch and `flush`
  * waits until everything is acknowledged. One batch is in flight at a time: kafkajs may put two concurrent
  * `sendBatch` calls on the wire in either order, which would reorder a changelog (its last record per key
- * must be the latest value); records buffered meanwhile go out together as the next batch. A batch that fails
+ * must be the latest value); records buffered meanwhile go out together as the next batch. Each record is written
+ * into its partition's bytes as it is sent (`Segment`), so that what waits is bytes, not objects. A batch that fails
  * for a transient reason (the broker unreachable) is sent again, whole and before anything newer, until
  * `task.timeout.ms` has passed since its first failure (never under exactly-once). It also remembers the highest offset written to each
  * changelog partition: the checkpoint written after a commit.
  */
 export class KafkaRecordCollector implements RecordCollector {
-  /** Records in the order they were produced; each is also the message handed to the producer. */
-  private buffer: CollectedRecord[] = [];
-  private head = 0;
+  /** What waits to be sent, a produce request's worth each, oldest first; records go into the last. */
+  private segments: Segment[] = [];
+  private waiting = 0;
+  /** Per topic, the partition the last record without key or partition went to (round robin). */
+  private readonly unkeyedPartitions = new Map<string, number>();
   private inFlight: Promise<void> | undefined;
   private failure: Error | undefined;
   private discarded = false;
@@ -72,7 +98,7 @@ export class KafkaRecordCollector implements RecordCollector {
 
   /** Records waiting to be sent (not counting the batch in flight). */
   get buffered(): number {
-    return this.buffer.length - this.head;
+    return this.waiting;
   }
 
   /**
@@ -89,8 +115,32 @@ export class KafkaRecordCollector implements RecordCollector {
 
   send(record: CollectedRecord): void {
     if (this.failure) throw this.failure;
-    this.buffer.push(record);
-    if (this.buffered >= this.maxBatch) this.sendBuffered();
+    const bytes = recordBytes(record);
+    let segment = this.segments[this.segments.length - 1];
+    if (segment === undefined || segment.records >= this.maxBatch || (segment.bytes + bytes > this.maxBatchBytes && segment.records > 0)) {
+      segment = { written: new TopicPartitionMap(), loose: [], records: 0, bytes: 0 };
+      this.segments.push(segment);
+    }
+    const count = this.partitionCounts.get(record.topic);
+    if (count === undefined) segment.loose.push(record);
+    else {
+      const partition = record.partition ?? this.partitionOf(record, count);
+      let written = segment.written.get(record.topic, partition);
+      if (written === undefined) segment.written.set(record.topic, partition, (written = new ProducedRecords(record.topic, partition)));
+      written.append(record.key, record.value, record.timestamp, record.headers);
+    }
+    segment.records++;
+    segment.bytes += bytes;
+    this.waiting++;
+    if (this.waiting >= this.maxBatch) this.sendBuffered();
+  }
+
+  /** The partition Java's producer picks: by the key's murmur2, or round robin for a record without a key. */
+  private partitionOf(record: CollectedRecord, count: number): number {
+    if (record.key !== null) return partitionForKey(record.key, count);
+    const next = ((this.unkeyedPartitions.get(record.topic) ?? Math.floor(Math.random() * count)) + 1) % count;
+    this.unkeyedPartitions.set(record.topic, next);
+    return next;
   }
 
   partitionCount(topic: string): number | undefined {
@@ -99,33 +149,45 @@ export class KafkaRecordCollector implements RecordCollector {
 
   /** Starts sending what is buffered, unless a batch is in flight (then it follows that one). */
   sendBuffered(): void {
-    if (this.buffered === 0 || this.inFlight) return;
-    let end = this.head;
-    for (let bytes = 0; end < this.buffer.length && end - this.head < this.maxBatch; end++) {
-      bytes += recordBytes(this.buffer[end]!);
-      if (bytes > this.maxBatchBytes && end > this.head) break;
-    }
-    const entries = this.buffer.slice(this.head, end);
-    this.sentRecords += end - this.head;
-    this.head = end;
-    if (this.head === this.buffer.length) {
-      this.buffer = [];
-      this.head = 0;
-    }
-    this.inFlight = this.deliver(entries).finally(() => {
+    if (this.waiting === 0 || this.inFlight) return;
+    const segment = this.segments.shift()!;
+    this.waiting -= segment.records;
+    this.sentRecords += segment.records;
+    this.inFlight = this.deliverSegment(segment).finally(() => {
       this.inFlight = undefined;
       if (!this.failure) this.sendBuffered();
     });
   }
 
-  /**
-   * Sends records in order. A batch the broker refuses for its records is split in halves, sent one after the other
-   * (so each partition keeps its order), until a refused record is alone: then the handler decides. The halves may
-   * write again what other partitions of the refused request had taken (at-least-once only, where that is allowed).
-   */
+  /** Sends a segment as one request; one the broker refuses for its records is split as `deliver` splits records. */
+  private async deliverSegment(segment: Segment): Promise<void> {
+    const topicMessages = new Map<string, OutgoingRecord[]>();
+    const counts = new TopicPartitionMap<number>();
+    for (const written of segment.written.values()) {
+      messagesOf(topicMessages, written.topic).push(producedRecordsMessage(written));
+      counts.set(written.topic, written.partition, written.count);
+    }
+    for (const record of segment.loose) countRecord(topicMessages, counts, record);
+    const error = await this.produce(topicMessages, counts);
+    if (error !== undefined) await this.recover(error, recordsOf(segment));
+  }
+
+  /** Sends records in order, as one request. */
   private async deliver(entries: readonly CollectedRecord[]): Promise<void> {
-    const error = await this.produce(entries);
-    if (error === undefined) return;
+    const topicMessages = new Map<string, OutgoingRecord[]>();
+    const counts = new TopicPartitionMap<number>();
+    for (const record of entries) countRecord(topicMessages, counts, record);
+    const error = await this.produce(topicMessages, counts);
+    if (error !== undefined) await this.recover(error, entries);
+  }
+
+  /**
+   * After a produce of these records failed, the sends fail, unless the broker refused the records and a handler is
+   * given: then they are split in halves, sent one after the other (so each partition keeps its order), until a
+   * refused record is alone, and the handler decides. The halves may write again what other partitions of the refused
+   * request had taken (at-least-once only, where that is allowed).
+   */
+  private async recover(error: unknown, entries: readonly CollectedRecord[]): Promise<void> {
     if (this.onRefused === undefined || this.discarded || !isRecordRefusedError(error)) {
       this.failure ??= this.sendFailure(error, entries);
       return;
@@ -148,16 +210,11 @@ export class KafkaRecordCollector implements RecordCollector {
     if (response !== 'CONTINUE') this.failure ??= this.sendFailure(error, entries);
   }
 
-  /** One produce of these records, sent again after transient failures within retryForMs; answers the error it ended with. */
-  private async produce(entries: readonly CollectedRecord[]): Promise<unknown> {
-    const byTopic = new Map<string, OutgoingRecord[]>();
-    const counts = new TopicPartitionMap<number>();
-    for (const record of entries) {
-      const list = byTopic.get(record.topic);
-      if (list) list.push(record);
-      else byTopic.set(record.topic, [record]);
-      if (record.partition !== undefined) counts.set(record.topic, record.partition, (counts.get(record.topic, record.partition) ?? 0) + 1);
-    }
+  /**
+   * One produce of these messages, sent again after transient failures within retryForMs; answers the error it ended
+   * with. `counts`: the records of each partition the request names, whose last written offset it then knows.
+   */
+  private async produce(byTopic: ReadonlyMap<string, OutgoingRecord[]>, counts: TopicPartitionMap<number>): Promise<unknown> {
     const topicMessages = [...byTopic.entries()].map(([topic, messages]) => ({ topic, messages }));
     let deadline: number | undefined;
     for (let attempt = 1; ; attempt++) {
@@ -205,9 +262,34 @@ export class KafkaRecordCollector implements RecordCollector {
   /** Drops buffered records (the task is being abandoned; its input will be re-read). */
   discard(): void {
     this.discarded = true;
-    this.buffer = [];
-    this.head = 0;
+    this.segments = [];
+    this.waiting = 0;
   }
+}
+
+function messagesOf(byTopic: Map<string, OutgoingRecord[]>, topic: string): OutgoingRecord[] {
+  let messages = byTopic.get(topic);
+  if (messages === undefined) byTopic.set(topic, (messages = []));
+  return messages;
+}
+
+/** Adds a record as a message of its topic, counted on its partition when it names one. */
+function countRecord(byTopic: Map<string, OutgoingRecord[]>, counts: TopicPartitionMap<number>, record: CollectedRecord): void {
+  messagesOf(byTopic, record.topic).push(record);
+  if (record.partition !== undefined) counts.set(record.topic, record.partition, (counts.get(record.topic, record.partition) ?? 0) + 1);
+}
+
+/**
+ * A segment's records as records again, each partition's in order, for a request the broker refused to be split. The
+ * written ones are read back from their bytes, with the partition they were written for.
+ */
+function recordsOf(segment: Segment): CollectedRecord[] {
+  const records: CollectedRecord[] = [];
+  for (const written of segment.written.values()) {
+    for (const { key, value, timestamp, headers } of written.read()) records.push({ topic: written.topic, partition: written.partition, key, value, timestamp, headers: headers as CollectedRecord['headers'] });
+  }
+  records.push(...segment.loose);
+  return records;
 }
 
 /** Kafka's per-record overhead in a record batch (attributes, deltas, lengths as varints), at most. */
