@@ -87,6 +87,10 @@ export class FakeRuntime extends EventEmitter<StreamsEvents> implements StreamsR
     return [];
   }
 
+  timeline() {
+    return [];
+  }
+
   allMetadata() {
     return [];
   }

@@ -87,7 +87,7 @@ it('rebalance and restore events in the documented shapes', async () => {
   await new Promise((resolve) => setTimeout(resolve, 50));
   const instance = registry.get('wc')!;
   instance.emit('rebalance', { generation: 3, activeTasks: ['0_0', '0_1'], standbyTasks: [] });
-  instance.emit('restore', { store: 'counts', topic: 'wc-counts-changelog', partition: 1, restored: 10, total: 20, remaining: 10, done: false });
+  instance.emit('restore', { store: 'counts', taskId: '0_1', topic: 'wc-counts-changelog', partition: 1, startOffset: 0, endOffset: 20, startedAt: 0, restored: 10, total: 20, remaining: 10, done: false });
   await rebalance.until(() => rebalance.frames.length === 1);
   await restore.until(() => restore.frames.length === 1);
   expect(rebalance.frames[0]).toEqual({ event: 'rebalance', id: '1', data: { generation: 3, active_tasks: ['0_0', '0_1'], standby_tasks: [] } });

@@ -6,6 +6,7 @@ import { MetricsRegistry } from '../../streams/metrics/metrics-registry';
 import type { ConsumerOffsets, InstanceView, StorePartitionStatus, ThreadMetadata } from '../../streams/runtime/instance-view';
 import type { ConfigValue, StreamsConfig } from '../../streams/runtime/streams-config';
 import type { StreamsMetadata } from '../../streams/runtime/streams-metadata';
+import type { TimelineEntry } from '../../streams/runtime/rebalance-timeline';
 import type { TopologyDescription } from '../../streams/topology/description';
 import type {
   DeployRequest,
@@ -87,6 +88,43 @@ const HOSTS: StreamsMetadata[] = [
   },
 ];
 
+/** A rebalance after another node left, and the restore of the task it brought. */
+export const TIMELINE: TimelineEntry[] = [
+  {
+    type: 'rebalance',
+    id: 1,
+    processId: 'p1',
+    endpoint: 'localhost:8080',
+    startedAt: 1_700_000_000_000,
+    endedAt: 1_700_000_000_250,
+    durationMs: 250,
+    generation: 4,
+    causes: [{ type: 'member_left', processId: 'p2', endpoint: 'other:8080', members: 1 }],
+    gained: [{ taskId: '0_1', role: 'active', restore: { records: 40, done: false } }],
+    lost: [],
+  },
+  {
+    type: 'restore',
+    id: 2,
+    processId: 'p1',
+    endpoint: 'localhost:8080',
+    taskId: '0_1',
+    store: 'counts',
+    topic: 'wc-counts-changelog',
+    partition: 1,
+    startOffset: 0,
+    endOffset: 100,
+    restored: 40,
+    remaining: 60,
+    rate: 20,
+    estimatedRemainingMs: 3000,
+    done: false,
+    startedAt: 1_700_000_000_300,
+    endedAt: undefined,
+    durationMs: 2000,
+  },
+];
+
 /** A view with fixed answers and a real metrics registry (a few gauges, a text metric, a zero, a NaN). */
 export function fakeView(applicationId: string, values: Readonly<Record<string, ConfigValue>>): InstanceView {
   const metrics = new MetricsRegistry();
@@ -143,6 +181,7 @@ export function fakeView(applicationId: string, values: Readonly<Record<string, 
     threads: () => THREADS,
     offsets: async () => offsets,
     storeStatus: async () => stores,
+    timeline: () => TIMELINE,
     allMetadata: () => HOSTS,
     metadataForStore: () => HOSTS,
     keyQueryMetadata: () => undefined,

@@ -37,6 +37,8 @@ export interface JoinHooks {
    * false to let the join fail.
    */
   onForeignProtocol?: (error: Error) => Promise<boolean>;
+  /** After each join and sync: the group's generation the member joined (kafkajs' join event does not carry it). */
+  joined?: (generationId: number) => void;
   /** Asked at each heartbeat: true to join the group again now. */
   rejoinRequested?: () => boolean;
   /** Asked at each heartbeat: a shorter interval between heartbeats than the consumer's, for now; undefined: its own. */
@@ -52,6 +54,7 @@ type Assigner = ReturnType<PartitionAssigner>;
 /** The parts of kafkajs' ConsumerGroup that the hooks wrap. */
 interface KafkajsConsumerGroup {
   memberId: string | null;
+  generationId: number | null;
   assigners?: (Assigner & { [JOIN_HOOKS]?: JoinHooks })[];
   joinAndSync(): Promise<void>;
   heartbeat(options: { interval: number }): Promise<void>;
@@ -91,7 +94,10 @@ export function hookedConsumerGroup(ConsumerGroup: KafkajsConsumerGroupClass): K
       for (;;) {
         for (const h of hooks) await h.beforeJoin?.().catch(() => undefined);
         try {
-          return await super.joinAndSync();
+          await super.joinAndSync();
+          const generationId = this.generationId;
+          if (generationId !== null) for (const h of hooks) h.joined?.(generationId);
+          return;
         } catch (error) {
           const foreign = hooks.find((h) => h.onForeignProtocol !== undefined);
           if (!isInconsistentGroupProtocol(error) || !foreign || !(await foreign.onForeignProtocol!(error))) throw error;

@@ -92,7 +92,7 @@ describe('ChangelogRestorer', () => {
     await settled();
     expect(applied.get('1_0')).toEqual(Array.from({ length: 37 }, (_, i) => i + 5));
     expect(restoredTasks).toEqual(['1_0']);
-    expect(progress[progress.length - 1]).toEqual({ topic: 'app-counts-changelog', partition: 0, restored: 37, total: 37, remaining: 0, done: true });
+    expect(progress[progress.length - 1]).toMatchObject({ taskId: '1_0', topic: 'app-counts-changelog', partition: 0, startOffset: 5, endOffset: 42, restored: 37, total: 37, remaining: 0, done: true });
     expect(progress.every((p) => p.remaining >= 0 && p.restored <= p.total)).toBe(true);
     const fetchCount = source.fetches.length;
     await settled();

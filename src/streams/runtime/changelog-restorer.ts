@@ -20,8 +20,14 @@ export interface ChangelogToRestore {
 }
 
 export interface RestoreProgress {
+  taskId: string;
   topic: string;
   partition: number;
+  /** Where the restore began and is to end: the offsets its first fetch found. */
+  startOffset: number;
+  endOffset: number;
+  /** Epoch ms the restore began (its task registered). */
+  startedAt: number;
   /** Records applied so far. */
   restored: number;
   /** Records to apply in all: the changelog's end offset, when first fetched, minus the start offset. */
@@ -235,7 +241,7 @@ export class ChangelogRestorer {
         const end = r.endOffset!;
         const done = r.position >= end && !r.follow;
         const { topic, partition } = r.changelog;
-        const progress = { topic, partition, restored: r.restored, total: end - r.startOffset, remaining: end - r.position, done };
+        const progress = { taskId: r.changelog.taskId, topic, partition, startOffset: r.startOffset, endOffset: end, startedAt: r.registeredAt, restored: r.restored, total: end - r.startOffset, remaining: end - r.position, done };
         this.listener.onProgress(r.changelog, progress, { startingOffset: r.startOffset, endingOffset: end, durationMs: Date.now() - r.registeredAt });
         if (r.position >= end && !r.caughtUp) {
           r.caughtUp = true;

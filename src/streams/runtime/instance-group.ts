@@ -6,6 +6,7 @@ import type { ThreadParts } from './instance-parts';
 import type { InternalTopicManager } from './internal-topic-manager';
 import type { StandbyTasks } from './standby-task';
 import type { StreamThreadHandle } from './stream-thread-handle';
+import type { RebalanceCause } from './rebalance-timeline';
 import { StreamsMetadataState } from './streams-metadata';
 import { WorkerStreamThread } from './worker/worker-stream-thread';
 
@@ -33,6 +34,10 @@ export interface GroupMember {
   failed(): boolean;
   /** A node asked the application to shut down: the instance fails with `error`. */
   fail(error: Error): void;
+  /** This node is about to make the group rebalance, and why. */
+  rebalancing(cause: RebalanceCause): void;
+  /** The group was read while stable: the host map, its members and this node's warm-ups are current. */
+  groupRead(): void;
 }
 
 /**
@@ -48,6 +53,8 @@ export class InstanceGroup {
   /** The failure this node asked the application to shut down for (SHUTDOWN_APPLICATION); every join carries it. */
   private shutdownRequest: Error | undefined;
   private hostMapRefresh: Promise<void> = Promise.resolve();
+  /** This node's standby tasks that are warm-ups, as the last read of the group found them. */
+  private warmups: readonly string[] = [];
   private hostMapTimer: NodeJS.Timeout | undefined;
   private patternTimer: NodeJS.Timeout | undefined;
 
@@ -61,9 +68,10 @@ export class InstanceGroup {
       config: parts.config,
       logger: parts.logger,
       endOffsets: (topic) => member.endOffsets(topic),
-      onProbingRebalance: () => {
+      onProbingRebalance: (warmups) => {
         if (member.closing()) return;
         parts.logger.info('probing rebalance: joining the group again to move the warmed-up tasks');
+        member.rebalancing({ type: 'probing_rebalance', tasks: [...warmups] });
         for (const thread of member.threads()) thread.requestRejoin();
       },
     });
@@ -85,6 +93,11 @@ export class InstanceGroup {
     if (this.hostMapTimer) clearInterval(this.hostMapTimer);
     this.assignor.close();
     if (this.patternTimer) clearInterval(this.patternTimer);
+  }
+
+  /** This node's warm-up tasks (among its standbys) at the last read of the group. */
+  get warmupTasks(): readonly string[] {
+    return this.warmups;
   }
 
   /** What every thread's subscription says of this process. */
@@ -115,6 +128,10 @@ export class InstanceGroup {
           void standbys.apply(news.localStandbyTasks);
           this.factsChanged();
         }
+        if (news) {
+          this.warmups = news.localWarmupTasks ?? [];
+          this.member.groupRead();
+        }
       } catch (error) {
         this.parts.logger.warn({ err: error }, 'reading the consumer group for the host map failed');
       }
@@ -135,6 +152,7 @@ export class InstanceGroup {
    */
   async requestShutdown(error: Error, messenger: StreamThreadHandle): Promise<void> {
     this.shutdownRequest = error;
+    this.member.rebalancing({ type: 'shutdown_requested', error: error.message });
     this.factsChanged();
     messenger.sendShutdownRequest();
     const deadline = Date.now() + SHUTDOWN_REQUEST_WAIT_MS;
@@ -175,6 +193,7 @@ export class InstanceGroup {
       const threads = this.member.threads();
       for (const thread of threads) if (thread instanceof WorkerStreamThread) thread.updatePartitionCounts(this.parts.partitionCounts);
       this.parts.logger.info({ topics: fresh }, 'new topics match a source pattern; subscribing');
+      this.member.rebalancing({ type: 'new_topics', topics: fresh });
       await Promise.all(threads.map((thread) => thread.subscribeTo(fresh)));
     } catch (error) {
       this.parts.logger.warn({ err: error }, 'subscribing to new topics of a source pattern failed; trying again at the next metadata refresh');

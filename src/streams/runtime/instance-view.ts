@@ -5,6 +5,7 @@ import type { StreamsConfig } from './streams-config';
 import type { RestoreProgress } from './changelog-restorer';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import type { QueryableStores } from './queryable-stores';
+import type { TimelineEntry } from './rebalance-timeline';
 
 /** Kafka Streams' thread states. */
 export type ThreadState =
@@ -119,6 +120,8 @@ export interface StreamsEvents {
   state: [StateChange];
   rebalance: [RebalanceEvent];
   restore: [RestoreEvent];
+  /** A timeline entry added or updated (a restore's progress at most once a second). */
+  timeline: [TimelineEntry];
   topologyEvent: [TopologyEvent];
   thread: [ThreadEvent];
   error: [Error];
@@ -140,6 +143,8 @@ export interface InstanceView extends QueryableStores {
   threads(): ThreadMetadata[];
   offsets(): Promise<ConsumerOffsets>;
   storeStatus(): Promise<StorePartitionStatus[]>;
+  /** The rebalances this node took part in and its restores, oldest first. */
+  timeline(): TimelineEntry[];
   /** Host map. */
   allMetadata(): StreamsMetadata[];
   metadataForStore(store: string): StreamsMetadata[];

@@ -36,10 +36,18 @@ export interface StreamThreadContext extends InstanceParts {
 }
 
 /** What a thread tells its instance. */
+/** The join an applied assignment came from. */
+export interface AppliedAssignment {
+  /** The group's generation (-1 when unknown). */
+  readonly generation: number;
+  /** The group had dropped this member: it joined again under a new member id. */
+  readonly lost: boolean;
+}
+
 export interface StreamThreadEvents {
   state: [ThreadState];
   /** An assignment was applied: the thread's tasks changed. */
-  assignment: [];
+  assignment: [AppliedAssignment];
   restore: [store: string, progress: RestoreProgress];
   /** The thread failed and stops processing. */
   fatal: [Error];

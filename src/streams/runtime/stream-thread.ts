@@ -172,10 +172,10 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     await this.clients.consumer.start({
       onBatch: (payload) => this.runExclusive(() => this.onBatch(payload)),
       onRebalancing: () => this.setState('PARTITIONS_REVOKED'),
-      onAssignment: (assigned, lost) => {
+      onAssignment: (assigned, lost, generation) => {
         // A join that completes while the thread closes brings no tasks: they would outlive the thread. A failed
         // thread's join carried a shutdown request: its tasks stay as they are until it closes.
-        if (!this.stopping && !this.failed) void this.runExclusive(() => this.onAssignment(assigned, lost)).catch((error) => this.fail(error));
+        if (!this.stopping && !this.failed) void this.runExclusive(() => this.onAssignment(assigned, lost, generation)).catch((error) => this.fail(error));
       },
       onFatal: (error) => this.fail(error),
       onRestart: (error) => this.onConsumerRestart(error),
@@ -306,7 +306,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
   }
 
   /** Applies a new assignment; after the group dropped this member every task is closed dirty first (handleLostAll). */
-  private async onAssignment(assigned: TopicPartition[], lost: boolean): Promise<void> {
+  private async onAssignment(assigned: TopicPartition[], lost: boolean, generation: number): Promise<void> {
     const version = ++this.assignmentVersion;
     this.toldTransientRestart = false;
     this.setState('PARTITIONS_ASSIGNED');
@@ -322,7 +322,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     const { created, closedPartitions } = await this.tasks.handleAssignment(assigned);
     this.executor.forget(closedPartitions);
     if (stableOffsets) await this.startFromStableOffsets(created, stableOffsets);
-    this.emit('assignment');
+    this.emit('assignment', { generation, lost });
     if (!this.tasks.restoring && version === this.assignmentVersion) this.setState('RUNNING');
   }
 

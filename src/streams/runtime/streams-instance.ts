@@ -14,6 +14,7 @@ import type { Topology } from '../topology/topology';
 import type {
   ConsumerOffsets,
   InstanceView,
+  RestoreEvent,
   StorePartitionStatus,
   StreamsEvents,
   ThreadMetadata,
@@ -28,6 +29,7 @@ import type { StandbyTasks } from './standby-task';
 import { consumerOffsets, storeStatisticsDumper, storeStatus, threadMetadata } from './instance-reports';
 import { InternalTopicManager } from './internal-topic-manager';
 import { OffsetReader } from './offset-reader';
+import { type NodeTasks, RebalanceTimeline, type TimelineEntry } from './rebalance-timeline';
 import { SLUICE_VERSION } from './sluice-version';
 import type { StreamsConfig } from './streams-config';
 import type { KeyQueryMetadata, StreamsMetadata } from './streams-metadata';
@@ -79,6 +81,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   /** The global stores of this node; undefined when the topology has none. */
   private readonly globalThread: GlobalStreamThread | undefined;
   private uncaughtExceptionHandler: StreamsUncaughtExceptionHandler;
+  private readonly rebalanceTimeline: RebalanceTimeline;
 
   constructor(
     readonly topology: Topology,
@@ -97,6 +100,9 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.applicationId = this.config.applicationId;
     this.statistics = storeStatisticsDumper(this.config, () => this.streamThreads);
     this.offsetReader = new OffsetReader(this.applicationId, () => this.admin);
+    this.rebalanceTimeline = new RebalanceTimeline({ processId: this.processId, endpoint: this.config.applicationServer || undefined }, (entry) =>
+      this.emit('timeline', entry),
+    );
     this.group = new InstanceGroup(parts, {
       admin: () => this.admin,
       topics: () => this.topics,
@@ -106,6 +112,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       closing: () => this.closeBegun,
       failed: () => this.error !== undefined,
       fail: (error) => void this.failWith(error),
+      rebalancing: (cause) => this.rebalanceTimeline.cause(cause),
+      groupRead: () => this.rebalanceTimeline.groupRead(this.group.hostMap.members(), this.nodeTasks()),
     });
     this.factory = new ThreadFactory(
       parts,
@@ -114,7 +122,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         committedOffsets: (partitions) => this.offsetReader.committedOffsets(partitions),
         subscriptionFacts: () => this.group.subscriptionFacts(),
         publishEvent: (event) => this.emit('topologyEvent', event),
-        onRestore: (store, progress) => this.emit('restore', { store, ...progress }),
+        onRestore: (store, progress) => this.onRestore({ store, ...progress }),
         onGlobalError: (error) => void this.failWith(error),
         heldByActive: (taskId) => this.streamThreads.some((t) => t.holds(taskId)),
       },
@@ -176,6 +184,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return undefined;
     const thread = this.createThread(this.freeThreadSlot(), this.cacheBytesForNewThread());
     this.streamThreads.push(thread);
+    this.rebalanceTimeline.cause({ type: 'thread_added', thread: thread.name });
+    this.rebalanceTimeline.joining();
     this.logger.info({ thread: thread.name }, 'stream thread added');
     this.emit('thread', { thread: thread.name, action: 'added' });
     this.onThreadStateChange();
@@ -193,6 +203,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     const thread = this.streamThreads.find((t) => t.live);
     if (!thread) return undefined;
     this.streamThreads.splice(this.streamThreads.indexOf(thread), 1);
+    this.rebalanceTimeline.cause({ type: 'thread_removed', thread: thread.name });
     this.resizeThreadCaches(this.cacheBytesPerThread(this.liveThreadCount()));
     await withTimeout(thread.close(true).catch((e: unknown) => this.logger.warn({ err: e, thread: thread.name }, 'closing the removed thread failed')), timeoutMs);
     this.logger.info({ thread: thread.name }, 'stream thread removed');
@@ -235,6 +246,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   async start(): Promise<void> {
     if (this.state !== 'CREATED') throw new IllegalState(`the instance can only be started once (state ${this.state})`);
     this.machine.transition('REBALANCING');
+    this.rebalanceTimeline.cause({ type: 'instance_started' });
+    this.rebalanceTimeline.joining();
     this.starting = this.connectAndStartThreads();
     return this.starting;
   }
@@ -281,17 +294,38 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private createThread(index: number, cacheBytes: number): StreamThreadHandle {
     const number = this.nextThreadNumber++;
     const thread = this.factory.streamThread(index, number, cacheBytes, this.standbys, this.globalThread);
-    thread.on('state', () => this.onThreadStateChange());
-    thread.on('assignment', () => {
-      // After the host map: it brings this node's standbys of the new assignment.
-      void this.group.refresh().then(() =>
-        this.emit('rebalance', { generation: ++this.generation, activeTasks: thread.activeTasks().map((t) => t.taskId), standbyTasks: [...(this.standbys?.assigned ?? [])] }),
-      );
+    thread.on('state', (state) => {
+      // kafkajs tells a member of a rebalance as it is about to join again.
+      if (state === 'PARTITIONS_REVOKED') this.rebalanceTimeline.joining();
+      this.onThreadStateChange();
     });
-    thread.on('restore', (store, progress) => this.emit('restore', { store, ...progress }));
+    thread.on('assignment', ({ generation, lost }) => {
+      // After the host map: it brings this node's standbys of the new assignment.
+      void this.group.refresh().then(() => {
+        this.rebalanceTimeline.assigned(generation, lost, this.nodeTasks());
+        this.emit('rebalance', { generation: ++this.generation, activeTasks: thread.activeTasks().map((t) => t.taskId), standbyTasks: [...(this.standbys?.assigned ?? [])] });
+      });
+    });
+    thread.on('restore', (store, progress) => this.onRestore({ store, ...progress }));
     thread.on('fatal', (error) => void this.onThreadFailed(thread, error));
     thread.on('groupWait', (reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }));
     return thread;
+  }
+
+  private onRestore(event: RestoreEvent): void {
+    this.rebalanceTimeline.restore(event);
+    this.emit('restore', event);
+  }
+
+  /** The tasks this node holds now, for the timeline's before and after. */
+  private nodeTasks(): NodeTasks {
+    const active = this.streamThreads.filter((t) => t.live).flatMap((t) => t.activeTasks().map((task) => task.taskId));
+    return { active, standby: [...(this.standbys?.assigned ?? [])], warmup: this.group.warmupTasks };
+  }
+
+  /** The rebalances this node took part in and its restores, oldest first (the last TIMELINE_CAPACITY). */
+  timeline(): TimelineEntry[] {
+    return this.rebalanceTimeline.entries();
   }
 
   private onThreadStateChange(): void {
@@ -333,6 +367,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.closeBegun || this.error || slot < 0) return;
     const replacement = this.createThread(failed.slot, this.cacheBytesForNewThread());
     this.streamThreads[slot] = replacement;
+    this.rebalanceTimeline.cause({ type: 'thread_replaced', thread: failed.name, replacement: replacement.name, error: error.message });
+    this.rebalanceTimeline.joining();
     this.emit('thread', { thread: failed.name, action: 'replaced', replacement: replacement.name });
     this.onThreadStateChange();
     // A start that fails (the broker still out of reach: kafkajs has retried its connection for seconds) comes back here.

@@ -36,10 +36,20 @@ export interface GroupMemberView {
   standbyPartitions?: TopicPartition[];
 }
 
+/** A member of the group as the last read found it: the thread's consumer and its process. */
+export interface GroupMemberSummary {
+  readonly memberId: string;
+  readonly processId: string;
+  /** `application.server`, when the process set one. */
+  readonly endpoint: string | undefined;
+}
+
 /** What a read of the group tells this process beside the host map. */
 export interface GroupNews {
   /** This process's standby tasks; undefined when the group has no member of this process. */
   readonly localStandbyTasks?: readonly string[];
+  /** Which of those are warm-ups. */
+  readonly localWarmupTasks?: readonly string[];
   /** The process id of a node that asked the application to shut down (SHUTDOWN_APPLICATION). */
   readonly shutdownRequestedBy?: string;
 }
@@ -50,6 +60,7 @@ export interface GroupNews {
  */
 export class StreamsMetadataState {
   private hosts: StreamsMetadata[] = [];
+  private groupMembers: GroupMemberSummary[] = [];
   private initialized = false;
   private partitionCounts = new Map<string, number>();
   private readonly globalStores: readonly string[];
@@ -84,15 +95,17 @@ export class StreamsMetadataState {
         partitions: m.partitions,
         standbyPartitions: standbyTasks.flatMap((t) => this.metadata.partitionsOfTask(t, partitionCounts)),
         standbyTasks,
+        warmupTasks: assignments[i]!.warmupTasks ?? [],
       };
     });
     this.update(members, partitionCounts);
     const local = members.find((m) => m.info.processId === this.localProcessId);
-    return local ? { localStandbyTasks: local.standbyTasks } : {};
+    return local ? { localStandbyTasks: local.standbyTasks, localWarmupTasks: local.warmupTasks } : {};
   }
 
   update(members: readonly GroupMemberView[], partitionCounts: ReadonlyMap<string, number>): void {
     this.partitionCounts = new Map(partitionCounts);
+    this.groupMembers = members.map((m) => ({ memberId: m.memberId, processId: m.info.processId, endpoint: m.info.endpoint || undefined }));
     const byProcess = new Map<string, { info: SubscriptionInfo; partitions: TopicPartition[]; standbyPartitions: TopicPartition[] }>();
     for (const member of members) {
       const entry = byProcess.get(member.info.processId) ?? { info: member.info, partitions: [], standbyPartitions: [...(member.standbyPartitions ?? [])] };
@@ -122,9 +135,15 @@ export class StreamsMetadataState {
     this.initialized = true;
   }
 
+  /** The group's members at the last read. */
+  members(): readonly GroupMemberSummary[] {
+    return this.groupMembers;
+  }
+
   /** Forgets the map (the instance stopped). */
   reset(): void {
     this.hosts = [];
+    this.groupMembers = [];
     this.initialized = false;
   }
 

@@ -132,7 +132,7 @@ describe('TaskManager', () => {
     await tasks.handleAssignment([tp('input', 2)]);
     const [changelog] = restorer.registered.get('0_2')!;
     changelog!.apply(new RecordList([{ key: Buffer.from('k'), value: Buffer.from('restored'), timestamp: 1, offset: 0 }]));
-    tasks.restoreProgress(changelog!, { topic: CHANGELOG, partition: 2, restored: 1, total: 1, remaining: 0, done: true }, { startingOffset: 0, endingOffset: 1, durationMs: 3 });
+    tasks.restoreProgress(changelog!, { taskId: '0_2', topic: CHANGELOG, partition: 2, startOffset: 0, endOffset: 1, startedAt: 0, restored: 1, total: 1, remaining: 0, done: true }, { startingOffset: 0, endingOffset: 1, durationMs: 3 });
     expect(await tasks.finishRestoring('0_2')).toEqual([tp('input', 2)]);
     expect(await tasks.finishRestoring('0_2')).toBeUndefined();
     const running = tasks.running('0_2')!;
@@ -202,7 +202,7 @@ describe('TaskManager', () => {
     await tasks.handleAssignment([tp('input', 0), tp('input', 1)]);
     for (const id of ['0_0', '0_1']) {
       const [changelog] = restorer.registered.get(id)!;
-      tasks.restoreProgress(changelog!, { topic: CHANGELOG, partition: changelog!.partition, restored: 8, total: 8, remaining: 0, done: true }, { startingOffset: 0, endingOffset: 8, durationMs: 1 });
+      tasks.restoreProgress(changelog!, { taskId: id, topic: CHANGELOG, partition: changelog!.partition, startOffset: 0, endOffset: 8, startedAt: 0, restored: 8, total: 8, remaining: 0, done: true }, { startingOffset: 0, endingOffset: 8, durationMs: 1 });
       await tasks.finishRestoring(id);
       expect(directory.readCheckpoint(id)).toBeUndefined();
     }

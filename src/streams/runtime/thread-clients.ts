@@ -64,6 +64,7 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
       beforeJoin: () => hooks.beforeJoin(),
       onForeignProtocol: () => consumer.waitForForeignMembers(),
       rejoinRequested: () => consumer.takeRejoinRequest(),
+      joined: (generationId) => consumer.noteGeneration(generationId),
       heartbeatIntervalMs: () => consumer.eagerHeartbeatIntervalMs(),
       groupInstanceId: instanceId,
       staysInGroup: (memberId) => consumer.staysInGroup(memberId),
@@ -92,8 +93,9 @@ export interface ConsumerHandlers {
   /**
    * The group gave this member these partitions (every join, the first included). `lost`: the group had dropped
    * this member (it joined again under a new member id), so the tasks it held may have moved and come back.
+   * `generation`: the group's generation of the join (-1 when unknown).
    */
-  onAssignment(assigned: TopicPartition[], lost: boolean): void;
+  onAssignment(assigned: TopicPartition[], lost: boolean, generation: number): void;
   /** The group is rebalancing: this member is about to join again. */
   onRebalancing(): void;
   /** The consumer failed for good (kafkajs does not restart it). */
@@ -118,6 +120,8 @@ export class GroupConsumer {
   private joinedAt: number | undefined;
   /** The member id of this static member while it is to stay in the group when it stops. */
   private staysAs: string | undefined;
+  /** The group's generation of the last join. */
+  private generationId = -1;
 
   constructor(
     readonly consumer: KafkaConsumer,
@@ -154,7 +158,7 @@ export class GroupConsumer {
       this.lastContact = Date.now();
       this.joinedAt = this.lastContact;
       const assigned = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => ({ topic, partition })));
-      handlers.onAssignment(assigned, lost);
+      handlers.onAssignment(assigned, lost, this.generationId);
     });
     consumer.on(consumer.events.CRASH, (event) => (event.payload.restart ? handlers.onRestart(event.payload.error) : handlers.onFatal(event.payload.error)));
     this.handlers = handlers;
@@ -207,6 +211,11 @@ export class GroupConsumer {
     }
     await new Promise((resolve) => setTimeout(resolve, FOREIGN_MEMBERS_RETRY_MS));
     return this.hooks.active();
+  }
+
+  /** The generation a join brought, told before kafkajs' join event. */
+  noteGeneration(generationId: number): void {
+    this.generationId = generationId;
   }
 
   /** Joins the group again at the next heartbeat, without leaving it: the leader's join rebalances the group. */

@@ -3,6 +3,8 @@ export interface AssignmentInfo {
   version: number;
   /** The standby tasks of the member's process. */
   standbyTasks: string[];
+  /** Which of those are warm-ups (KIP-441: tasks caught up before they move), to tell them from standby replicas. */
+  warmupTasks?: string[];
   /** The process id of a node that asked the application to shut down (Kafka Streams' SHUTDOWN_REQUESTED error code). */
   shutdownRequestedBy?: string;
 }
@@ -18,6 +20,7 @@ export function decodeAssignment(userData: Buffer): AssignmentInfo {
       return {
         version: Number(info.version),
         standbyTasks: info.standbyTasks.filter((t) => typeof t === 'string'),
+        ...(Array.isArray(info.warmupTasks) ? { warmupTasks: info.warmupTasks.filter((t) => typeof t === 'string') } : {}),
         ...(typeof info.shutdownRequestedBy === 'string' ? { shutdownRequestedBy: info.shutdownRequestedBy } : {}),
       };
     }

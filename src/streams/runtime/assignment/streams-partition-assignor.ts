@@ -17,8 +17,8 @@ export interface StreamsPartitionAssignorOptions {
   readonly logger: Logger;
   /** Low and high watermark per partition of a topic. */
   endOffsets(topic: string): Promise<Map<number, { low: number; high: number }>>;
-  /** Warmed-up tasks may move: this node's threads join the group again. */
-  onProbingRebalance(): void;
+  /** Warmed-up tasks may move: this node's threads join the group again. `warmups`: the last assignment's. */
+  onProbingRebalance(warmups: readonly string[]): void;
 }
 
 /**
@@ -27,6 +27,8 @@ export interface StreamsPartitionAssignorOptions {
  */
 export class StreamsPartitionAssignor {
   private probingTimer: NodeJS.Timeout | undefined;
+  /** The warm-ups the probing rebalance due is for. */
+  private warmups: readonly string[] = [];
 
   constructor(private readonly options: StreamsPartitionAssignorOptions) {}
 
@@ -67,7 +69,9 @@ export class StreamsPartitionAssignor {
     return new Map(
       [...active.entries()].map(([member, taskIds]) => {
         // Every member of a process carries the process's standbys: whoever reads the group finds them on any.
-        const assignment: AssignmentInfo = { version: 1, standbyTasks: standbys.get(processOf.get(member)!) ?? [] };
+        const process = processOf.get(member)!;
+        const warming = warmups.get(process);
+        const assignment: AssignmentInfo = { version: 1, standbyTasks: standbys.get(process) ?? [], ...(warming?.length ? { warmupTasks: warming } : {}) };
         return [member, { partitions: taskIds.flatMap((id) => partitionsOf.get(id) ?? []), userData: encodeAssignment(assignment) }];
       }),
     );
@@ -113,10 +117,11 @@ export class StreamsPartitionAssignor {
   private scheduleProbingRebalance(warmups: readonly string[]): void {
     const { config, logger } = this.options;
     logger.info({ warmups, inMs: config.probingRebalanceIntervalMs }, 'stateful tasks warm up before they move; a probing rebalance will follow');
+    this.warmups = warmups;
     if (this.probingTimer !== undefined) return;
     this.probingTimer = setTimeout(() => {
       this.probingTimer = undefined;
-      this.options.onProbingRebalance();
+      this.options.onProbingRebalance(this.warmups);
     }, config.probingRebalanceIntervalMs);
     this.probingTimer.unref();
   }

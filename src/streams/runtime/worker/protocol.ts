@@ -3,6 +3,7 @@ import type { TopicPartition } from '../../kafka';
 import type { MetricSnapshot } from '../../metrics/metrics-registry';
 import type { RestoreProgress } from '../changelog-restorer';
 import type { ThreadState, TopologyEvent } from '../instance-view';
+import type { AppliedAssignment } from '../stream-thread-context';
 import type { ThreadPartitionPosition, ThreadStorePosition, ThreadTask } from '../stream-thread-handle';
 import type { SubscriptionFacts } from '../assignment/subscription-info';
 import type { TopologySource } from './topology-source';
@@ -52,7 +53,7 @@ export interface MainNotes {
   [note: string]: (...args: never[]) => unknown;
   /** The thread's state, or its tasks, changed; `held` also counts tasks still closing. */
   report(state: ThreadState, tasks: ThreadTask[], held: string[]): void;
-  assignment(): void;
+  assignment(applied: AppliedAssignment): void;
   restore(store: string, progress: RestoreProgress): void;
   fatal(error: TransferredError): void;
   groupWait(reason: string): void;

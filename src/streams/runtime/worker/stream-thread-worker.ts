@@ -113,9 +113,9 @@ function run(setup: WorkerSetup, port: Port): void {
     publishEvent: (event) => channel.note('topologyEvent', event),
   });
   thread.on('state', report);
-  thread.on('assignment', () => {
+  thread.on('assignment', (applied) => {
     report();
-    channel.note('assignment');
+    channel.note('assignment', applied);
   });
   thread.on('restore', (store, progress) => channel.note('restore', store, progress));
   thread.on('fatal', (error) => channel.note('fatal', transferError(error)));

@@ -6,7 +6,7 @@ import type { MemberAssignment, TopicPartition } from '../../kafka';
 import type { MetricSnapshot } from '../../metrics/metrics-registry';
 import type { RestoreProgress } from '../changelog-restorer';
 import type { ThreadState, TopologyEvent } from '../instance-view';
-import type { StreamThreadEvents } from '../stream-thread-context';
+import type { AppliedAssignment, StreamThreadEvents } from '../stream-thread-context';
 import { isLive, type StreamThreadHandle, type ThreadPartitionPosition, type ThreadStorePosition, type ThreadTask } from '../stream-thread-handle';
 import type { SubscriptionFacts } from '../assignment/subscription-info';
 import { liveWorkerThreadIds } from '../worker-thread-ids';
@@ -66,7 +66,7 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
         this.held = new Set(held);
         this.setState(state);
       },
-      assignment: () => this.emit('assignment'),
+      assignment: (applied: AppliedAssignment) => this.emit('assignment', applied),
       restore: (store: string, progress: RestoreProgress) => this.emit('restore', store, progress),
       fatal: (error: TransferredError) => this.fail(rebuildError(error)),
       groupWait: (reason: string) => this.emit('groupWait', reason),
