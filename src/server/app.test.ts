@@ -55,6 +55,7 @@ const JSON_ROUTES: [string, string, object][] = [
   ['GET', `${I}/config`, streamSchemas.config],
   ['GET', `${I}/offsets`, streamSchemas.offsets],
   ['GET', `${I}/offsets/history?range=24h`, streamSchemas.lagHistory],
+  ['GET', `${I}/timeline`, streamSchemas.timeline],
   ['GET', `${I}/metrics`, streamSchemas.metricGroups],
   ['GET', `${I}/topology`, topologyDag],
   ['GET', `${I}/stores`, streamSchemas.storeStatus],
@@ -130,6 +131,50 @@ describe('shapes', () => {
       total: [{ time: expect.any(Number), lag: 2, time_lag_ms: null }],
       topics: [{ topic: 'lines', points: [{ time: expect.any(Number), lag: 2, time_lag_ms: null }] }],
     });
+  });
+
+  it("answers the node's timeline in snake_case, each entry naming its node; none while stopped", async () => {
+    const timeline = (await call('GET', `${I}/timeline`)).json();
+    expect(timeline).toEqual({
+      application_id: 'wc',
+      entries: [
+        {
+          id: 1,
+          type: 'rebalance',
+          process_id: 'p1',
+          application_server: 'localhost:8080',
+          started_at: '2023-11-14T22:13:20.000Z[UTC]',
+          ended_at: '2023-11-14T22:13:20.250Z[UTC]',
+          duration_ms: 250,
+          generation: 4,
+          causes: [{ type: 'member_left', description: 'member left or timed out: other:8080 (p2), 1 thread(s)', process_id: 'p2', application_server: 'other:8080', members: 1 }],
+          tasks_gained: [{ task_id: '0_1', role: 'active', restored_records: 40, restore_done: false }],
+          tasks_lost: [],
+        },
+        {
+          id: 2,
+          type: 'restore',
+          process_id: 'p1',
+          application_server: 'localhost:8080',
+          task_id: '0_1',
+          store: 'counts',
+          topic: 'wc-counts-changelog',
+          partition: 1,
+          start_offset: 0,
+          end_offset: 100,
+          restored: 40,
+          remaining: 60,
+          rate: 20,
+          estimated_remaining_ms: 3000,
+          done: false,
+          started_at: '2023-11-14T22:13:20.300Z[UTC]',
+          ended_at: null,
+          duration_ms: 2000,
+        },
+      ],
+    });
+    registry.get('wc')!.moveTo('STOPPED');
+    expect((await call('GET', `${I}/timeline`)).json()).toEqual({ application_id: 'wc', entries: [] });
   });
 
   it('answers offsets, status, stores and the application record in snake_case / contract names', async () => {
@@ -472,6 +517,7 @@ describe('OpenAPI', () => {
       `GET ${P}/config`,
       `GET ${P}/offsets`,
       `GET ${P}/offsets/history`,
+      `GET ${P}/timeline`,
       `GET ${P}/metrics`,
       `GET ${P}/metrics/group/{group}`,
       `GET ${P}/metrics/group/{group}/name/{name}`,

@@ -4,6 +4,7 @@
  */
 
 import type { InstanceView, RebalanceEvent, RestoreEvent, ThreadEvent, TopologyEvent } from '../streams/runtime/instance-view';
+import type { TimelineEntry } from '../streams/runtime/rebalance-timeline';
 import type { ConfigValue } from '../streams/runtime/streams-config';
 import type { StreamsState } from '../streams/runtime/streams-state';
 import type { TopologyDescription } from '../streams/topology/description';
@@ -27,6 +28,7 @@ export interface LocalInstanceEvents {
   restore: RestoreEvent;
   topologyEvent: TopologyEvent;
   thread: ThreadEvent;
+  timeline: TimelineEntry;
 }
 
 /** A registered topology version, as `GET /api/v1/topologies` lists it. */

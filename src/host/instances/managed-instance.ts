@@ -7,6 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { RebalanceEvent, RestoreEvent, ThreadEvent, TopologyEvent } from '../../streams/runtime/instance-view';
+import type { TimelineEntry } from '../../streams/runtime/rebalance-timeline';
 import type { ConfigValue } from '../../streams/runtime/streams-config';
 import type { StateChange } from '../../streams/runtime/streams-state';
 import type { TopologyDescription } from '../../streams/topology/description';
@@ -157,6 +158,7 @@ export class ManagedInstance implements LocalInstance {
     const onRestore = (event: RestoreEvent) => this.events.emit('restore', event);
     const onTopologyEvent = (event: TopologyEvent) => this.events.emit('topologyEvent', event);
     const onThread = (event: ThreadEvent) => this.events.emit('thread', event);
+    const onTimeline = (entry: TimelineEntry) => this.events.emit('timeline', entry);
     // The runtime logs its errors and moves to PENDING_ERROR/ERROR, which subscribers see as state events; this
     // listener only keeps an 'error' event without listeners from throwing.
     const onError = () => undefined;
@@ -165,6 +167,7 @@ export class ManagedInstance implements LocalInstance {
     runtime.on('restore', onRestore);
     runtime.on('topologyEvent', onTopologyEvent);
     runtime.on('thread', onThread);
+    runtime.on('timeline', onTimeline);
     runtime.on('error', onError);
     this.detach = () => {
       runtime.off('state', onState);
@@ -172,6 +175,7 @@ export class ManagedInstance implements LocalInstance {
       runtime.off('restore', onRestore);
       runtime.off('topologyEvent', onTopologyEvent);
       runtime.off('thread', onThread);
+      runtime.off('timeline', onTimeline);
       runtime.off('error', onError);
     };
     this.running = false;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { buildServer } from '../app';
-import { FakeQueries, FakeRegistry } from '../testing/fake-instances';
+import { FakeQueries, FakeRegistry, TIMELINE } from '../testing/fake-instances';
 
 let registry: FakeRegistry;
 let app: FastifyInstance;
@@ -100,6 +100,21 @@ it('rebalance and restore events in the documented shapes', async () => {
   restore.close();
 });
 
+it('timeline: each entry as it is added or updated, as the timeline route writes it', async () => {
+  const stream = await subscribe('/api/v1/streams/wc/subscribe/timeline');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const instance = registry.get('wc')!;
+  for (const entry of TIMELINE) instance.emit('timeline', entry);
+  await stream.until(() => stream.frames.length === 2);
+  expect(stream.frames.map((f) => [f.event, f.id])).toEqual([
+    ['timeline', '1'],
+    ['timeline', '2'],
+  ]);
+  expect(stream.frames[0]!.data).toEqual(expect.objectContaining({ id: 1, type: 'rebalance', process_id: 'p1', started_at: '2023-11-14T22:13:20.000Z[UTC]', generation: 4 }));
+  expect(stream.frames[1]!.data).toEqual(expect.objectContaining({ id: 2, type: 'restore', task_id: '0_1', restored: 40, estimated_remaining_ms: 3000, ended_at: null }));
+  stream.close();
+});
+
 it('metrics: the metrics array at once and every metrics.sse.interval.ms; keepalive comments between', async () => {
   const stream = await subscribe('/api/v1/streams/wc/subscribe/metrics');
   await stream.until(() => stream.frames.length >= 3 && stream.comments() >= 1);
@@ -180,7 +195,7 @@ it('unknown instance or event type: 404 with the error body before any stream st
 
 it('subscriptions lists the event types', async () => {
   const response = await request(`${base}/api/v1/streams/wc/subscriptions`);
-  expect(await response.body.json()).toEqual(['state', 'rebalance', 'restore', 'metrics', 'thread']);
+  expect(await response.body.json()).toEqual(['state', 'rebalance', 'restore', 'metrics', 'thread', 'timeline']);
 });
 
 it('closing the server ends open streams instead of waiting for them', async () => {
@@ -201,12 +216,12 @@ it('HEAD answers the headers alone and ends, so the connection serves the next r
     socket.write('HEAD /api/v1/streams/wc/subscribe/state HTTP/1.1\r\nHost: sluice\r\n\r\n');
     socket.write('GET /api/v1/streams/wc/subscriptions HTTP/1.1\r\nHost: sluice\r\n\r\n');
     const deadline = Date.now() + 2000;
-    while (!received.includes('"thread"]') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (!received.includes('"timeline"]') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     const [head, next] = received.split(/(?=HTTP\/1\.1 )/);
     expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(head).toContain('content-type: text/event-stream; charset=utf-8');
     expect(head).toMatch(/\r\n\r\n$/);
-    expect(next).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\["state","rebalance","restore","metrics","thread"\]$/);
+    expect(next).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\["state","rebalance","restore","metrics","thread","timeline"\]$/);
     // Nobody is left subscribed.
     expect(registry.get('wc')!.listenerCount()).toBe(0);
   } finally {

@@ -18,6 +18,7 @@ import {
   storesResource,
 } from '../representations/instance';
 import { metricValueText, selectMetrics, withoutEmpty } from '../representations/metrics';
+import { timelineResource } from '../representations/timeline';
 import type { SluiceRouteConfig } from '../route-config';
 import { applicationInstance } from '../schemas/applications';
 import { applicationIdParams, plainText, withErrors, type ApplicationIdParams } from '../schemas/common';
@@ -112,6 +113,19 @@ export const streamsPlugin: FastifyPluginAsync<StreamsPluginOptions> = async (ap
     handler: async (request) => {
       const instance = instanceOrThrow(instances, request.params.applicationId);
       return lag.history(instance.id).resource(request.query.range, Date.now());
+    },
+  });
+
+  app.get<{ Params: ApplicationIdParams }>(`${INSTANCE}/timeline`, {
+    schema: {
+      tags,
+      summary: "The rebalances this node took part in, with their causes as far as the node can know them and the tasks moved, and its restores; the last 200 (Sluice's, beyond the contract)",
+      params: applicationIdParams,
+      response: withErrors({ 200: schemas.timeline }),
+    },
+    handler: async (request) => {
+      const instance = instanceOrThrow(instances, request.params.applicationId);
+      return timelineResource(instance.id, instance.view?.timeline());
     },
   });
 

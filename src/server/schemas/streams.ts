@@ -182,6 +182,136 @@ export const lagHistory = {
   },
 } as const;
 
+const nullableTimestamp = { ...zonedTimestamp, type: ['string', 'null'] } as const;
+
+const timelineNode = {
+  id: { type: 'integer', description: "The entry's number on this node's timeline: an update of an entry (an SSE event) has the same" },
+  process_id: { type: 'string', description: "The node's process id: with the time, what merges several nodes' timelines" },
+  application_server: { type: ['string', 'null'], description: "The node's application.server" },
+} as const;
+
+const movedTask = {
+  type: 'object',
+  required: ['task_id', 'role'],
+  properties: {
+    task_id: { type: 'string' },
+    role: { type: 'string', enum: ['active', 'standby', 'warmup'], description: 'warmup: a standby the assignor gave to catch up before the task moves (KIP-441)' },
+    restored_records: { type: 'integer', description: 'A gained active task: records its stores restored after this rebalance' },
+    restore_done: { type: 'boolean', description: 'Whether those restores ended' },
+  },
+} as const;
+
+const rebalanceCause = {
+  type: 'object',
+  required: ['type', 'description'],
+  properties: {
+    type: {
+      type: 'string',
+      enum: [
+        'instance_started',
+        'thread_added',
+        'thread_removed',
+        'thread_replaced',
+        'probing_rebalance',
+        'new_topics',
+        'shutdown_requested',
+        'dropped_from_group',
+        'member_joined',
+        'member_left',
+        'member_rejoined',
+        'members_changed',
+        'unknown',
+      ],
+      description:
+        "This node's own reasons (instance_started to dropped_from_group), or what its reads of the group before and after show of another process (member_*: member_left is a LeaveGroup or a session timeout, which the group does not tell apart); unknown: neither explains it",
+    },
+    description: { type: 'string', description: 'The cause in a line' },
+    thread: { type: 'string', description: 'The stream thread added, removed or replaced' },
+    replacement: { type: 'string', description: 'thread_replaced: the new thread' },
+    error: { type: ['string', 'null'], description: "thread_replaced, shutdown_requested: the failure's message" },
+    tasks: stringArray,
+    topics: stringArray,
+    process_id: { type: 'string', description: 'member_*: the process' },
+    application_server: { type: ['string', 'null'], description: "member_*: the process's application.server" },
+    members: { type: 'integer', description: "member_joined, member_left, member_rejoined: the process's members (its stream threads)" },
+    before: { type: 'integer', description: "members_changed: the process's members before" },
+    after: { type: 'integer', description: 'members_changed: and after' },
+  },
+} as const;
+
+const rebalanceEntry = {
+  type: 'object',
+  required: ['id', 'type', 'process_id', 'application_server', 'started_at', 'ended_at', 'duration_ms', 'generation', 'causes', 'tasks_gained', 'tasks_lost'],
+  properties: {
+    type: { type: 'string', enum: ['rebalance'] },
+    ...timelineNode,
+    started_at: { ...zonedTimestamp, description: 'When this node began to join: a thread revoked its partitions, or a new thread joined' },
+    ended_at: { ...nullableTimestamp, description: 'When the assignment was applied (by the last of its threads); null while this node waits for it' },
+    duration_ms: { type: ['integer', 'null'] },
+    generation: { type: ['integer', 'null'], description: "The group's generation; null until the assignment" },
+    causes: { type: 'array', items: rebalanceCause },
+    tasks_gained: { type: 'array', items: movedTask },
+    tasks_lost: { type: 'array', items: movedTask },
+  },
+} as const;
+
+const restoreEntry = {
+  type: 'object',
+  required: [
+    'id',
+    'type',
+    'process_id',
+    'application_server',
+    'task_id',
+    'store',
+    'topic',
+    'partition',
+    'start_offset',
+    'end_offset',
+    'restored',
+    'remaining',
+    'rate',
+    'estimated_remaining_ms',
+    'done',
+    'started_at',
+    'ended_at',
+    'duration_ms',
+  ],
+  properties: {
+    type: { type: 'string', enum: ['restore'] },
+    ...timelineNode,
+    task_id: { type: 'string' },
+    store: { type: 'string' },
+    topic: { type: 'string', description: 'The changelog' },
+    partition: { type: 'integer' },
+    start_offset: { type: 'integer', description: 'Where the restore began: the checkpoint, or the log start' },
+    end_offset: { type: 'integer', description: "Where it ends: the changelog's end when first read" },
+    restored: { type: 'integer', description: 'Records restored so far' },
+    remaining: { type: 'integer', description: 'Offsets still to read' },
+    rate: { type: 'number', description: 'Records per second, over the restore so far' },
+    estimated_remaining_ms: { type: ['integer', 'null'], description: 'The time left at that rate while it runs; null once done' },
+    done: { type: 'boolean' },
+    started_at: zonedTimestamp,
+    ended_at: nullableTimestamp,
+    duration_ms: { type: 'integer', description: 'So far, while it runs' },
+  },
+} as const;
+
+export const timelineEntry = { oneOf: [rebalanceEntry, restoreEntry] } as const;
+
+export const timeline = {
+  type: 'object',
+  required: ['application_id', 'entries'],
+  properties: {
+    application_id: { type: 'string' },
+    entries: {
+      type: 'array',
+      description: "This node's rebalances and restores, oldest first, the last 200; empty while the instance is stopped",
+      items: timelineEntry,
+    },
+  },
+} as const;
+
 export const metricGroups = {
   type: 'array',
   description: 'Metric groups sorted by name, metrics by name then tags',

@@ -1,13 +1,15 @@
 /**
  * The event types of an instance (compatibility file, section 6) and what each sends to a subscriber: the built-in
  * `state` (the current state first, then every transition), `rebalance`, `restore`, `metrics` on a timer, `thread`
- * (a stream thread failed, was replaced, added or removed: Sluice's, beyond the compatibility file); and
+ * (a stream thread failed, was replaced, added or removed: Sluice's, beyond the compatibility file), `timeline`
+ * (each entry of the node's rebalance and restore timeline as it is added or updated: Sluice's too); and
  * the topology's own event types, each record its processors publish as `{"record": {key, value, timestamp}}`.
  */
 
 import { metricGroupsJson } from '../../streams/metrics/metrics-json';
 import { BUILT_IN_EVENT_TYPES } from '../../streams/topology/topology';
 import type { LocalInstance } from '../context';
+import { timelineEntryJson } from '../representations/timeline';
 import { zonedTimestamp } from '../representations/timestamp';
 /** Where an instance's events of one type go: its event log (event-log.ts). */
 export interface EventSink {
@@ -97,6 +99,9 @@ export function subscribe(stream: EventSink, instance: LocalInstance, type: stri
       return;
     case 'thread':
       stream.onClose(instance.on('thread', (event) => stream.send('thread', event)));
+      return;
+    case 'timeline':
+      stream.onClose(instance.on('timeline', (entry) => stream.send('timeline', timelineEntryJson(entry))));
       return;
     case 'metrics': {
       const publish = () => stream.send('metrics', snapshotOf(instance, 'metrics'));

@@ -243,7 +243,7 @@ export class FakeInstance implements LocalInstance {
   }
 
   listenerCount(): number {
-    return this.events.listenerCount('state') + this.events.listenerCount('rebalance') + this.events.listenerCount('restore') + this.events.listenerCount('thread');
+    return this.events.listenerCount('state') + this.events.listenerCount('rebalance') + this.events.listenerCount('restore') + this.events.listenerCount('thread') + this.events.listenerCount('timeline');
   }
 
   describe(): TopologyDescription {
