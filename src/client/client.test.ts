@@ -77,6 +77,11 @@ describe('against a node', () => {
     expect((await client.topology('wc')).subTopologies[0]?.nodes.map((n) => n.type)).toEqual(['SOURCE', 'PROCESSOR', 'SINK']);
     expect((await client.health()).details.applications.details.wc?.status).toBe('UP');
     expect(await client.topologies()).toEqual([expect.objectContaining({ name: 'io.sluice.examples.WordCount', aliases: ['word-count', 'WordCount'] })]);
+    const timeline = await client.timeline('wc');
+    expect(timeline.entries.map((e) => [e.type, e.process_id])).toEqual([
+      ['rebalance', 'p1'],
+      ['restore', 'p1'],
+    ]);
   });
 
   it('throws the error body as a SluiceApiError of the catalogue', async () => {

@@ -94,6 +94,11 @@ export class SluiceClient {
     return this.get('lagHistory', id, { ...options, query: options.range === undefined ? undefined : { range: options.range } });
   }
 
+  /** The node's rebalances (their causes as the node knows them, the tasks moved) and restores, oldest first. */
+  timeline(id: string, options?: RequestOptions): Promise<JsonAnswers['timeline']> {
+    return this.get('timeline', id, options);
+  }
+
   metrics(id: string, options: MetricsOptions = {}): Promise<JsonAnswers['metrics']> {
     const query = options.filterEmpty === true ? { filter_empty: 'true' } : undefined;
     if (options.name !== undefined) {

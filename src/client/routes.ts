@@ -21,6 +21,7 @@ import type {
   StoreQueryRequest,
   StoreQueryResult,
   StoreRecord,
+  Timeline,
   TopologyDag,
   TopologyInfo,
 } from './types';
@@ -52,6 +53,7 @@ export const ROUTES = {
   config: { method: 'GET', path: '/api/v1/streams/{applicationId}/config', answer: 'json' },
   offsets: { method: 'GET', path: '/api/v1/streams/{applicationId}/offsets', answer: 'json' },
   lagHistory: { method: 'GET', path: '/api/v1/streams/{applicationId}/offsets/history', answer: 'json', query: ['range'] },
+  timeline: { method: 'GET', path: '/api/v1/streams/{applicationId}/timeline', answer: 'json' },
   metrics: { method: 'GET', path: '/api/v1/streams/{applicationId}/metrics', answer: 'json', query: ['filter_empty'] },
   metricsOfGroup: { method: 'GET', path: '/api/v1/streams/{applicationId}/metrics/group/{group}', answer: 'json', query: ['filter_empty'] },
   metricsNamed: {
@@ -91,6 +93,7 @@ export interface JsonAnswers {
   config: Record<string, string | number | boolean>;
   offsets: ConsumerOffsets;
   lagHistory: LagHistory;
+  timeline: Timeline;
   metrics: MetricGroup[];
   metricsOfGroup: MetricGroup[];
   metricsNamed: MetricGroup[];

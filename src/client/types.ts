@@ -102,6 +102,91 @@ export interface LagHistory {
   topics: { topic: string; points: LagPoint[] }[];
 }
 
+/** Why a rebalance happened, as far as the node knows: its own reasons, or a change it read in the group's membership. */
+export interface RebalanceCause {
+  type:
+    | 'instance_started'
+    | 'thread_added'
+    | 'thread_removed'
+    | 'thread_replaced'
+    | 'probing_rebalance'
+    | 'new_topics'
+    | 'shutdown_requested'
+    | 'dropped_from_group'
+    | 'member_joined'
+    | 'member_left'
+    | 'member_rejoined'
+    | 'members_changed'
+    | 'unknown';
+  /** The cause in a line. */
+  description: string;
+  thread?: string;
+  replacement?: string;
+  error?: string | null;
+  tasks?: string[];
+  topics?: string[];
+  /** member_*: the process, and its application.server. */
+  process_id?: string;
+  application_server?: string | null;
+  members?: number;
+  before?: number;
+  after?: number;
+}
+
+export interface MovedTask {
+  task_id: string;
+  role: 'active' | 'standby' | 'warmup';
+  /** A gained active task: records its stores restored after the rebalance. */
+  restored_records?: number;
+  restore_done?: boolean;
+}
+
+/** A rebalance the node took part in. `id` numbers the entry on its node's timeline; an update has the same. */
+export interface RebalanceTimelineEntry {
+  id: number;
+  type: 'rebalance';
+  process_id: string;
+  application_server: string | null;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  generation: number | null;
+  causes: RebalanceCause[];
+  tasks_gained: MovedTask[];
+  tasks_lost: MovedTask[];
+}
+
+/** A restore of one store partition from its changelog. */
+export interface RestoreTimelineEntry {
+  id: number;
+  type: 'restore';
+  process_id: string;
+  application_server: string | null;
+  task_id: string;
+  store: string;
+  topic: string;
+  partition: number;
+  start_offset: number;
+  end_offset: number;
+  restored: number;
+  remaining: number;
+  /** Records per second. */
+  rate: number;
+  estimated_remaining_ms: number | null;
+  done: boolean;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number;
+}
+
+export type TimelineEntry = RebalanceTimelineEntry | RestoreTimelineEntry;
+
+/** The node's rebalances and restores, oldest first. */
+export interface Timeline {
+  application_id: string;
+  entries: TimelineEntry[];
+}
+
 export interface Metric {
   name: string;
   description: string;
@@ -120,6 +205,8 @@ export interface EventData {
   rebalance: { generation: number; active_tasks: string[]; standby_tasks: string[] };
   restore: { store: string; topic: string; partition: number; restored: number; total: number; remaining?: number; done: boolean };
   metrics: MetricGroup[];
+  /** Sluice's: each entry of the node's timeline as it is added or updated. */
+  timeline: TimelineEntry;
   /** Sent in place of events a slow subscriber lost: how many. */
   dropped: { dropped: number };
 }

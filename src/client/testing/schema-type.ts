@@ -1,6 +1,6 @@
 /**
  * The TypeScript type a JSON schema describes, for the `as const` schemas of src/server/schemas: enough of JSON
- * Schema for them (type and its unions, enum, properties with required, additionalProperties, items). Used by the
+ * Schema for them (type and its unions, enum, oneOf, properties with required, additionalProperties, items). Used by the
  * client's contract test to prove its types equal to the server's schemas.
  */
 
@@ -34,7 +34,9 @@ type ObjectType<S> = S extends { properties: unknown }
 
 type OfType<S, T> = T extends 'object' ? ObjectType<S> : T extends 'array' ? (S extends { items: infer I } ? SchemaType<I>[] : unknown[]) : Scalar<T>;
 
-export type SchemaType<S> = S extends { enum: readonly (infer E)[] }
+export type SchemaType<S> = S extends { oneOf: readonly (infer O)[] }
+  ? SchemaType<O>
+  : S extends { enum: readonly (infer E)[] }
   ? E
   : S extends { type: infer T }
     ? T extends readonly (infer U)[]
