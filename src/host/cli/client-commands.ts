@@ -4,7 +4,7 @@
  * ends the command with its message on standard error and its exit code (main in ../cli.ts, exit-codes.ts).
  */
 
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { InvalidClientRequest } from '../../errors';
 import type { InstanceAction } from '../../client';
 import { withClient, withConnection, type ConnectionFlags } from './connection';
@@ -13,7 +13,7 @@ import { describeIncomplete, formatAction, instancesListing, recordsListing, sta
 import { formatEvent, formatTopology, print, render, renderDocument } from './output';
 import { parseOptions, parseParams } from './query-args';
 import { stdoutWriter, writeAllPages } from './query-pages';
-import { followEvents } from './follow-events';
+import { followEvents, reconnectForOption, say, untilInterrupted } from './follow-events';
 import { deployRequest, type DeployFlags } from './deploy-args';
 
 const QUERY_HELP = `
@@ -54,12 +54,6 @@ until then nobody processes them. Before removing a node for good (scaling down)
 
   sluice stop --all --leave-group
 `;
-
-function seconds(value: string): number {
-  const n = Number(value);
-  if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError('must be a positive number of seconds.');
-  return n;
-}
 
 export function addClientCommands(cli: Command): void {
   withConnection(
@@ -174,8 +168,8 @@ export function addClientCommands(cli: Command): void {
     cli
       .command('events')
       .argument('<application>', 'application id')
-      .argument('<type>', 'event type: state, rebalance, restore, metrics, thread, or one the topology declares')
-      .option('--reconnect-for <seconds>', 'how long to keep reconnecting to a node that went away before exiting 4 (unreachable)', seconds, 30)
+      .argument('<type>', 'event type: state, rebalance, restore, metrics, thread, timeline, or one the topology declares')
+      .addOption(reconnectForOption())
       .description("prints an instance's events as they come (server-sent events), until Ctrl-C")
       .addHelpText(
         'after',
@@ -187,23 +181,16 @@ than --reconnect-for ends the command with exit status ${EXIT.unreachable}.
 `,
       ),
   ).action(async (application: string, type: string, flags: ConnectionFlags & { reconnectFor: number }) =>
-    withClient(flags, async (client) => {
-      const stop = new AbortController();
-      const close = () => stop.abort();
-      process.once('SIGINT', close);
-      process.once('SIGTERM', close);
-      try {
-        await followEvents(client, application, type, {
+    withClient(flags, (client) =>
+      untilInterrupted((signal) =>
+        followEvents(client, application, type, {
           reconnectForMs: flags.reconnectFor * 1000,
-          signal: stop.signal,
+          signal,
           print: (event) => print(formatEvent(event, flags.output)),
-          say: (line) => process.stderr.write(`${line}\n`),
-        });
-      } finally {
-        process.off('SIGINT', close);
-        process.off('SIGTERM', close);
-      }
-    }),
+          say,
+        }),
+      ),
+    ),
   );
 
   withConnection(

@@ -32,6 +32,8 @@ it('bash accepts the script, and it completes commands, a command’s options an
   expect(bashCompletes(['sluice', 'qu'])).toEqual(['query']);
   expect(bashCompletes(['sluice', 'query', 'word-count', '--a'])).toEqual(['--all']);
   expect(bashCompletes(['sluice', 'events', '-o', ''])).toEqual(['table', 'wide', 'json', 'yaml']);
+  expect(bashCompletes(['sluice', 'tim'])).toEqual(['timeline']);
+  expect(bashCompletes(['sluice', 'timeline', 'word-count', '--f'])).toEqual(['--follow']);
 });
 
 const zsh = spawnSync('sh', ['-c', 'command -v zsh'], { encoding: 'utf8' }).stdout.trim();

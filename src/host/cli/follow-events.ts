@@ -5,6 +5,7 @@
  * connection is not retried: a node that never answered is reported at once, as by every other command.
  */
 
+import { InvalidArgumentError, Option } from 'commander';
 import { ServerUnreachable, SluiceError } from '../../errors';
 import { SluiceApiError, type EventPosition, type SluiceClient, type SluiceEvent } from '../../client';
 
@@ -16,6 +17,36 @@ export interface FollowOptions {
   print: (event: SluiceEvent) => void;
   /** Tells the user of a drop, on standard error. */
   say: (line: string) => void;
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError('must be a positive number of seconds.');
+  return n;
+}
+
+/** `--reconnect-for`, of the commands that follow an event stream. */
+export function reconnectForOption(): Option {
+  return new Option('--reconnect-for <seconds>', 'how long to keep reconnecting to a node that went away before exiting 4 (unreachable)').argParser(seconds).default(30);
+}
+
+/** A line for the user on standard error (a dropped stream). */
+export function say(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/** Runs `follow` until Ctrl-C (SIGINT) or SIGTERM aborts its signal. */
+export async function untilInterrupted(follow: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  const stop = new AbortController();
+  const close = () => stop.abort();
+  process.once('SIGINT', close);
+  process.once('SIGTERM', close);
+  try {
+    await follow(stop.signal);
+  } finally {
+    process.off('SIGINT', close);
+    process.off('SIGTERM', close);
+  }
 }
 
 const FIRST_BACKOFF_MS = 250;

@@ -1,12 +1,34 @@
 /**
  * The commands that show what a node holds, each one API resource: lag (the offsets resource), metrics, stores,
- * topologies, config. They read only, so a viewer's credentials do.
+ * timeline, topologies, config. They read only, so a viewer's credentials do.
  */
 
 import type { Command } from 'commander';
+import type { TimelineEntry } from '../../client';
 import { withClient, withConnection, type ConnectionFlags } from './connection';
-import { configListing, lagListing, metricsListing, storesListing, topologiesListing } from './listings';
-import { print, render } from './output';
+import { followEvents, reconnectForOption, say, untilInterrupted } from './follow-events';
+import { configListing, lagListing, metricsListing, storesListing, TIMELINE_COLUMNS, timelineListing, topologiesListing } from './listings';
+import { print, render, table, yaml, type View } from './output';
+
+interface TimelineFlags extends ConnectionFlags {
+  follow?: boolean;
+  reconnectFor: number;
+}
+
+/**
+ * One timeline entry as --follow prints it: a row of the table's columns (not aligned with the others: it comes on
+ * its own), a JSON object per line, or a YAML document.
+ */
+function timelineEntryText(entry: TimelineEntry, view: View): string {
+  if (view.output === 'json') return `${JSON.stringify(entry)}\n`;
+  if (view.output === 'yaml') return `---\n${yaml(entry)}`;
+  const columns = view.output === 'wide' ? TIMELINE_COLUMNS : TIMELINE_COLUMNS.filter((column) => column.wide !== true);
+  return table(
+    columns.map((column) => column.header),
+    [columns.map((column) => column.cell(entry))],
+    false,
+  );
+}
 
 interface MetricsFlags extends ConnectionFlags {
   group?: string;
@@ -53,6 +75,37 @@ export function addInspectCommands(cli: Command): void {
       .description("the instance's store partitions on this node: changelog, offsets and lag; wide adds the last restoration"),
   ).action(async (application: string, flags: ConnectionFlags) =>
     withClient(flags, async (client) => print(render(storesListing(await client.stores(application)), flags))),
+  );
+
+  withConnection(
+    cli
+      .command('timeline')
+      .argument('<application>', 'application id')
+      .option('--follow', 'then print each entry as it is added or updated (an update has the same ID), until Ctrl-C')
+      .addOption(reconnectForOption())
+      .description(
+        "the instance's rebalances on this node (generation, causes as far as the node knows them, tasks moved, what they restored) and its restores (records, rate, time left), oldest first; wide adds the node and the entry ids",
+      ),
+  ).action(async (application: string, flags: TimelineFlags) =>
+    withClient(flags, async (client) => {
+      const timeline = await client.timeline(application);
+      const listing = timelineListing(timeline);
+      if (flags.follow !== true) return print(render(listing, flags));
+      // Followed, json and yaml print entry by entry, those there already first: one stream a script reads alike.
+      if (flags.output === 'json' || flags.output === 'yaml') for (const entry of timeline.entries) print(timelineEntryText(entry, flags));
+      else print(render(listing, flags));
+      await untilInterrupted((signal) =>
+        followEvents(client, application, 'timeline', {
+          reconnectForMs: flags.reconnectFor * 1000,
+          signal,
+          print: (event) =>
+            event.type === 'dropped'
+              ? say(`sluice: the node dropped ${(event.data as { dropped: number }).dropped} timeline events (a slow reader)`)
+              : print(timelineEntryText(event.data as TimelineEntry, flags)),
+          say,
+        }),
+      );
+    }),
   );
 
   withConnection(cli.command('topologies').description('the topologies registered on the node, which deploy takes by name or alias')).action(async (flags: ConnectionFlags) =>

@@ -16,6 +16,8 @@ import type {
   QueryResult,
   StorePartitionStatus,
   StoreRecord,
+  Timeline,
+  TimelineEntry,
   TopologyInfo,
 } from '../../client';
 import { cell, type Column, type Listing } from './output';
@@ -161,6 +163,58 @@ export function storesListing(stores: readonly StorePartitionStatus[]): Listing<
     rows: [...stores].sort((a, b) => a.store.localeCompare(b.store) || a.partition - b.partition),
     resource: stores,
     empty: '(no store partitions on this node)',
+  };
+}
+
+function duration(ms: number | null): string {
+  if (ms === null) return 'running';
+  return ms < 10_000 ? `${ms}ms` : `${Math.round(ms / 1000)}s`;
+}
+
+/** A rebalance's moved tasks: `+0_1 +0_2(standby) -0_3`, a gained active task with what it restored. */
+function movedTasks(entry: Extract<TimelineEntry, { type: 'rebalance' }>): string {
+  const role = (r: string) => (r === 'active' ? '' : `(${r})`);
+  const gained = entry.tasks_gained.map((t) => {
+    const restored = t.restored_records === undefined ? '' : `[${t.restored_records} restored${t.restore_done === false ? ', restoring' : ''}]`;
+    return `+${t.task_id}${role(t.role)}${restored}`;
+  });
+  const lost = entry.tasks_lost.map((t) => `-${t.task_id}${role(t.role)}`);
+  const all = [...gained, ...lost];
+  return all.length === 0 ? '-' : all.join(' ');
+}
+
+function subjectOf(entry: TimelineEntry): string {
+  if (entry.type === 'rebalance') return entry.generation === null ? 'joining' : `generation ${entry.generation}`;
+  return `${entry.store} ${entry.task_id}`;
+}
+
+function detailOf(entry: TimelineEntry): string {
+  if (entry.type === 'rebalance') return entry.causes.map((c) => c.description).join('; ') || '-';
+  const progress = `${entry.restored} records, ${entry.rate}/s`;
+  if (entry.done) return `${progress}, offsets ${entry.start_offset}..${entry.end_offset}`;
+  const left = entry.estimated_remaining_ms === null ? '' : `, ~${duration(entry.estimated_remaining_ms)} left`;
+  return `${progress}, ${entry.remaining} offsets to go${left}`;
+}
+
+/** The columns of a timeline entry, for the listing and for the entries --follow prints one by one. */
+export const TIMELINE_COLUMNS: readonly Column<TimelineEntry>[] = [
+  { header: 'STARTED', cell: (entry) => entry.started_at },
+  { header: 'NODE', cell: (entry) => entry.application_server ?? entry.process_id, wide: true },
+  { header: 'TYPE', cell: (entry) => entry.type },
+  { header: 'ID', cell: (entry) => String(entry.id), wide: true },
+  { header: 'DURATION', cell: (entry) => duration(entry.duration_ms === null || (entry.type === 'restore' && !entry.done) ? null : entry.duration_ms) },
+  { header: 'WHAT', cell: subjectOf },
+  { header: 'TASKS', cell: (entry) => (entry.type === 'rebalance' ? movedTasks(entry) : `${entry.topic}-${entry.partition}`) },
+  { header: 'DETAIL', cell: detailOf },
+];
+
+/** The node's rebalances (generation, causes, tasks moved) and restores (records, rate, time left), oldest first. */
+export function timelineListing(timeline: Timeline): Listing<TimelineEntry> {
+  return {
+    columns: TIMELINE_COLUMNS,
+    rows: timeline.entries,
+    resource: timeline,
+    empty: `(no rebalance or restore of ${timeline.application_id} on this node yet)`,
   };
 }
 

@@ -2,7 +2,7 @@
 
 import { parse as parseYaml } from 'yaml';
 import type { ConsumerOffsets, Instance } from '../../client';
-import { configListing, instancesListing, lagListing, metricsListing, recordsListing, statusListing, storesListing, topologiesListing } from './listings';
+import { configListing, instancesListing, lagListing, metricsListing, recordsListing, statusListing, storesListing, timelineListing, topologiesListing } from './listings';
 import { formatEvent, formatTopology, render, renderDocument, table, type Listing, type View } from './output';
 
 const table_: View = { output: 'table', headers: true };
@@ -121,6 +121,56 @@ describe('listings', () => {
       'STORE  PARTITION  CHANGELOG           OFFSET  END  LAG\ncount  0          -                   3       3    0\ncount  1          wc-count-changelog  7       7    0\n',
     );
     expect(render(storesListing(stores), wide)).toMatch(/RESTORED  RESTORE_MS\n.*\n.*7         12\n$/);
+  });
+
+  it('the timeline: a rebalance with its causes and moved tasks, a restore with its progress; wide adds the node', () => {
+    const node = { process_id: 'p1', application_server: 'a:8080' };
+    const timeline = {
+      application_id: 'wc',
+      entries: [
+        {
+          id: 1,
+          type: 'rebalance' as const,
+          ...node,
+          started_at: '2026-11-22T01:30:00.000Z[UTC]',
+          ended_at: '2026-11-22T01:30:00.250Z[UTC]',
+          duration_ms: 250,
+          generation: 4,
+          causes: [{ type: 'member_left' as const, description: 'member left or timed out: b:8080 (p2), 1 thread(s)', process_id: 'p2', application_server: 'b:8080', members: 1 }],
+          tasks_gained: [
+            { task_id: '0_1', role: 'active' as const, restored_records: 40, restore_done: false },
+            { task_id: '0_2', role: 'warmup' as const },
+          ],
+          tasks_lost: [{ task_id: '0_3', role: 'standby' as const }],
+        },
+        {
+          id: 2,
+          type: 'restore' as const,
+          ...node,
+          task_id: '0_1',
+          store: 'counts',
+          topic: 'wc-counts-changelog',
+          partition: 1,
+          start_offset: 0,
+          end_offset: 100,
+          restored: 40,
+          remaining: 60,
+          rate: 20,
+          estimated_remaining_ms: 3000,
+          done: false,
+          started_at: '2026-11-22T01:30:00.300Z[UTC]',
+          ended_at: null,
+          duration_ms: 2000,
+        },
+      ],
+    };
+    expect(render(timelineListing(timeline), table_)).toBe(
+      'STARTED                        TYPE       DURATION  WHAT          TASKS                                                    DETAIL\n' +
+        '2026-11-22T01:30:00.000Z[UTC]  rebalance  250ms     generation 4  +0_1[40 restored, restoring] +0_2(warmup) -0_3(standby)  member left or timed out: b:8080 (p2), 1 thread(s)\n' +
+        '2026-11-22T01:30:00.300Z[UTC]  restore    running   counts 0_1    wc-counts-changelog-1                                    40 records, 20/s, 60 offsets to go, ~3000ms left\n',
+    );
+    expect(render(timelineListing(timeline), wide)).toMatch(/^STARTED\s+NODE\s+TYPE\s+ID\s+DURATION/);
+    expect(render(timelineListing({ application_id: 'wc', entries: [] }), table_)).toBe('(no rebalance or restore of wc on this node yet)\n');
   });
 
   it('topologies with their aliases, and the configuration by key', () => {
