@@ -108,6 +108,7 @@ export interface RebalanceCause {
     | 'instance_started'
     | 'thread_added'
     | 'thread_removed'
+    | 'thread_failed'
     | 'thread_replaced'
     | 'probing_rebalance'
     | 'new_topics'
@@ -122,7 +123,7 @@ export interface RebalanceCause {
   description: string;
   thread?: string;
   replacement?: string;
-  error?: string | null;
+  error?: string;
   tasks?: string[];
   topics?: string[];
   /** member_*: the process, and its application.server. */

@@ -12,7 +12,7 @@ function causeJson(cause: RebalanceCause) {
   for (const [name, value] of Object.entries(fields)) {
     if (name === 'processId') json['process_id'] = value;
     else if (name === 'endpoint') json['application_server'] = value ?? null;
-    else json[name] = value ?? null;
+    else json[name] = value;
   }
   return json;
 }

@@ -95,12 +95,12 @@ describe('RebalanceTimeline', () => {
 
   it("adds a cause told while the rebalance is open; one told between rebalances goes to the next; a dropped member's join says so", () => {
     timeline.joining();
-    timeline.cause({ type: 'thread_replaced', thread: 't1', replacement: 't3', error: 'boom' });
+    timeline.cause({ type: 'thread_failed', thread: 't1', error: 'boom' });
     timeline.assigned(1, true, tasks(['0_0']));
     timeline.cause({ type: 'probing_rebalance', tasks: ['0_1'] });
     timeline.joining();
     timeline.assigned(2, false, tasks(['0_0']));
-    expect(rebalances().map((r) => r.causes.map((c) => c.type))).toEqual([['thread_replaced', 'dropped_from_group'], ['probing_rebalance']]);
+    expect(rebalances().map((r) => r.causes.map((c) => c.type))).toEqual([['thread_failed', 'dropped_from_group'], ['probing_rebalance']]);
   });
 
   it('keeps a restore per store partition: offsets, records, rate and time left, its end; and sums it into the gained task', () => {

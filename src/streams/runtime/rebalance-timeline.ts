@@ -32,7 +32,8 @@ export type RebalanceCause =
   | { readonly type: 'instance_started' }
   | { readonly type: 'thread_added'; readonly thread: string }
   | { readonly type: 'thread_removed'; readonly thread: string }
-  | { readonly type: 'thread_replaced'; readonly thread: string; readonly replacement: string; readonly error: string | undefined }
+  | { readonly type: 'thread_failed'; readonly thread: string; readonly error: string }
+  | { readonly type: 'thread_replaced'; readonly thread: string; readonly replacement: string }
   | { readonly type: 'probing_rebalance'; readonly tasks: readonly string[] }
   | { readonly type: 'new_topics'; readonly topics: readonly string[] }
   | { readonly type: 'shutdown_requested'; readonly error: string }
@@ -51,8 +52,10 @@ export function describeCause(cause: RebalanceCause): string {
       return `this node added stream thread ${cause.thread}`;
     case 'thread_removed':
       return `this node removed stream thread ${cause.thread}`;
+    case 'thread_failed':
+      return `stream thread ${cause.thread} of this node failed and left the group: ${cause.error}`;
     case 'thread_replaced':
-      return `this node replaced failed stream thread ${cause.thread} with ${cause.replacement}${cause.error === undefined ? '' : `: ${cause.error}`}`;
+      return `this node replaced failed stream thread ${cause.thread} with ${cause.replacement}`;
     case 'probing_rebalance':
       return `this node's assignor probes whether warm-ups caught up (${cause.tasks.join(', ')})`;
     case 'new_topics':

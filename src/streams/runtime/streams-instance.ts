@@ -356,6 +356,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     this.emit('thread', { thread: failed.name, action: 'failed', error: error.message, response });
     if (response === 'SHUTDOWN_CLIENT') return this.failWith(error);
     if (response === 'SHUTDOWN_APPLICATION') return this.shutDownApplication(failed, error);
+    // Its member leaves the group as it closes: the other threads' rebalance.
+    this.rebalanceTimeline.cause({ type: 'thread_failed', thread: failed.name, error: error.message });
     if (recoverable) this.logger.warn({ err: error, thread: failed.name }, 'stream thread lost its transactions; replacing it (its tasks restore from their changelogs)');
     else this.logger.warn({ err: error, thread: failed.name }, 'stream thread failed; the uncaught-exception handler replaces it');
     // Closing aborts each task's transaction, which waits out kafkajs' retries while the broker is away; the
@@ -367,7 +369,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.closeBegun || this.error || slot < 0) return;
     const replacement = this.createThread(failed.slot, this.cacheBytesForNewThread());
     this.streamThreads[slot] = replacement;
-    this.rebalanceTimeline.cause({ type: 'thread_replaced', thread: failed.name, replacement: replacement.name, error: error.message });
+    this.rebalanceTimeline.cause({ type: 'thread_replaced', thread: failed.name, replacement: replacement.name });
     this.rebalanceTimeline.joining();
     this.emit('thread', { thread: failed.name, action: 'replaced', replacement: replacement.name });
     this.onThreadStateChange();
