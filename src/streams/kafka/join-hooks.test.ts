@@ -28,6 +28,27 @@ function joinedGroup(hooks: JoinHooks): { group: GroupUnderTest; heartbeats: obj
 }
 
 describe('join hooks around kafkajs’ consumer group', () => {
+  it('tells the generation a join brought before kafkajs’ join event, which does not carry it', async () => {
+    const told: string[] = [];
+    const ConsumerGroup = require('kafkajs/src/consumer/consumerGroup') as new (args: object) => { joinAndSync(): Promise<void> };
+    const coordinator = {
+      joinGroup: async () => ({ generationId: 7, leaderId: 'leader', memberId: 'm', members: [], groupProtocol: 'test' }),
+      syncGroup: async () => ({ memberAssignment: Buffer.alloc(0) }),
+    };
+    const quiet = { info: () => undefined, debug: () => undefined, warn: () => undefined, error: () => undefined };
+    const group = new ConsumerGroup({
+      groupId: 'g',
+      topics: [],
+      logger: { namespace: () => quiet },
+      instrumentationEmitter: { emit: (event: string) => void told.push(event) },
+      assigners: [hookedAssigner({ joined: (generation) => void told.push(`generation ${generation}`) })],
+      retry: { retries: 0 },
+      cluster: { findGroupCoordinator: async () => coordinator, committedOffsets: () => ({}) },
+    });
+    await group.joinAndSync();
+    expect(told).toEqual(['generation 7', 'consumer.group_join']);
+  });
+
   it('heartbeats at the shorter interval the hook asks for, and at the consumer’s own once it asks for none', async () => {
     let eager: number | undefined = 100;
     const { group, heartbeats } = joinedGroup({ heartbeatIntervalMs: () => eager });

@@ -37,7 +37,7 @@ export interface JoinHooks {
    * false to let the join fail.
    */
   onForeignProtocol?: (error: Error) => Promise<boolean>;
-  /** After each join and sync: the group's generation the member joined (kafkajs' join event does not carry it). */
+  /** After each JoinGroup, before its SyncGroup and kafkajs' join event (which does not carry it): the group's generation. */
   joined?: (generationId: number) => void;
   /** Asked at each heartbeat: true to join the group again now. */
   rejoinRequested?: () => boolean;
@@ -78,9 +78,14 @@ function rebalanceInProgress(): Error {
   return new KafkaJSProtocolError({ type: 'REBALANCE_IN_PROGRESS', code: 27, retriable: false, message: 'The member asked to join the group again (a probing rebalance)' });
 }
 
+/** kafkajs' ConsumerGroup's private SyncGroup step, which follows the JoinGroup that set the generation. */
+function privateSync(ConsumerGroup: KafkajsConsumerGroupClass): symbol | undefined {
+  return Object.getOwnPropertySymbols(ConsumerGroup.prototype).find((s) => s.description === 'private:ConsumerGroup:sync');
+}
+
 /** kafkajs' ConsumerGroup, calling the hooks of its assigners around its joins, heartbeats and leave. */
 export function hookedConsumerGroup(ConsumerGroup: KafkajsConsumerGroupClass): KafkajsConsumerGroupClass {
-  return class HookedConsumerGroup extends ConsumerGroup {
+  const hooked = class HookedConsumerGroup extends ConsumerGroup {
     override async heartbeat(options: { interval: number }): Promise<void> {
       const hooks = hooksOf(this);
       if (hooks.some((h) => h.rejoinRequested?.() === true)) throw rebalanceInProgress();
@@ -94,10 +99,7 @@ export function hookedConsumerGroup(ConsumerGroup: KafkajsConsumerGroupClass): K
       for (;;) {
         for (const h of hooks) await h.beforeJoin?.().catch(() => undefined);
         try {
-          await super.joinAndSync();
-          const generationId = this.generationId;
-          if (generationId !== null) for (const h of hooks) h.joined?.(generationId);
-          return;
+          return await super.joinAndSync();
         } catch (error) {
           const foreign = hooks.find((h) => h.onForeignProtocol !== undefined);
           if (!isInconsistentGroupProtocol(error) || !foreign || !(await foreign.onForeignProtocol!(error))) throw error;
@@ -115,6 +117,19 @@ export function hookedConsumerGroup(ConsumerGroup: KafkajsConsumerGroupClass): K
       return super.leave();
     }
   };
+  const sync = privateSync(ConsumerGroup);
+  if (sync !== undefined) {
+    const prototype = ConsumerGroup.prototype as unknown as Record<symbol, (this: KafkajsConsumerGroup) => Promise<void>>;
+    const syncGroup = prototype[sync]!;
+    Object.defineProperty(hooked.prototype, sync, {
+      value: function (this: KafkajsConsumerGroup): Promise<void> {
+        const generationId = this.generationId;
+        if (generationId !== null) for (const h of hooksOf(this)) h.joined?.(generationId);
+        return syncGroup.call(this);
+      },
+    });
+  }
+  return hooked;
 }
 
 /** Returns the assigner with `hooks` attached: the consumer that uses it calls them around each join. */
