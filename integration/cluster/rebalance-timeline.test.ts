@@ -22,6 +22,9 @@ const keyOf = (i: number) => `key-${String(i).padStart(5, '0')}`;
 interface Status {
   threads: { active_tasks: { task_id: string }[] }[];
 }
+interface Offsets {
+  consumers: { positions: { committed_offset: number; log_end_offset: number }[] }[];
+}
 interface MetricGroup {
   name: string;
   metrics: { name: string; tags: Record<string, string>; value: number }[];
@@ -62,6 +65,11 @@ describe('the timeline of a node that sees one node killed and another join', ()
     }
     return byTask;
   };
+  const committedAll = async (node: SluiceNode) => {
+    const offsets = (await node.get(`/api/v1/streams/${applicationId}/offsets`)).body as Offsets;
+    const positions = offsets.consumers.flatMap((consumer) => consumer.positions);
+    return positions.length > 0 && positions.every((p) => p.committed_offset === p.log_end_offset);
+  };
   const produce = async (from: number) => {
     const producer = await clients.producer();
     await producer.send({ topic: input, messages: Array.from({ length: BATCH }, (_, n) => ({ key: keyOf(from + n), value: `value-${from + n}` })) });
@@ -91,6 +99,8 @@ describe('the timeline of a node that sees one node killed and another join', ()
       // Records that only the node to be killed holds of its partitions: the survivors that take them restore these.
       await produce(BATCH);
       await eventually('the second batch stored', () => stored(a, 2 * BATCH - 1), (found) => found, 60_000);
+      // Committed, so flushed to the changelogs: else a killed node's last records are in no changelog, and nothing is restored.
+      await eventually('node-c to have committed all its input', () => committedAll(c), (done) => done, 60_000);
       const killedTasks = await activeTasks(c);
 
       await c.kill();

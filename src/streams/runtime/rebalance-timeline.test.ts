@@ -77,13 +77,34 @@ describe('RebalanceTimeline', () => {
     expect(rebalances()[1]!.causes).toHaveLength(2);
   });
 
+  it('takes the read of the group the instance makes before it tells the assignment, but not a read from before the assignment', () => {
+    timeline.joining();
+    timeline.assigned(1, false, tasks(['0_0']));
+    timeline.groupRead([member('m1', 'p1'), member('m2', 'p2')], tasks(['0_0']));
+    now = 2000;
+    timeline.cause({ type: 'thread_added', thread: 't2' });
+    timeline.joining();
+    // A periodic read while this node's new thread joins: the group as it was.
+    timeline.groupRead([member('m1', 'p1'), member('m2', 'p2')], tasks(['0_0']));
+    const readsBefore = timeline.groupReads;
+    timeline.groupRead([member('m1', 'p1'), member('m3', 'p1'), member('m4', 'p3')], tasks(['0_0']));
+    timeline.assigned(2, false, tasks(['0_0']), readsBefore);
+    expect(rebalances()[1]!.causes).toEqual([
+      { type: 'thread_added', thread: 't2' },
+      { type: 'member_left', processId: 'p2', endpoint: undefined, members: 1 },
+      { type: 'member_joined', processId: 'p3', endpoint: undefined, members: 1 },
+    ]);
+  });
+
   it('tells gained and lost tasks by role: a warm-up, a standby, a standby that became active', () => {
     timeline.joining();
     timeline.assigned(1, false, tasks(['0_0', '0_1'], ['0_2']));
     timeline.groupRead([member('m1', 'p1')], tasks(['0_0', '0_1'], ['0_2']));
     timeline.joining();
-    timeline.assigned(2, false, tasks(['0_0', '0_2'], ['0_3', '0_4']));
+    // As the instance tells them: the read of the group (which says which standbys are warm-ups), then the assignment.
+    const readsBefore = timeline.groupReads;
     timeline.groupRead([member('m1', 'p1')], tasks(['0_0', '0_2'], ['0_3', '0_4'], ['0_4']));
+    timeline.assigned(2, false, tasks(['0_0', '0_2'], ['0_3', '0_4'], ['0_4']), readsBefore);
     const last = rebalances()[1]!;
     expect(last.gained).toEqual([
       { taskId: '0_2', role: 'active' },
@@ -125,6 +146,15 @@ describe('RebalanceTimeline', () => {
     now += 10;
     timeline.restore(restore('0_1', 100, 100, true));
     expect(told.map((e) => (e as RestoreEntry).restored)).toEqual([10, 30, 100]);
+  });
+
+  it('lists no restore that found nothing to restore, but counts it for the gained task; a followed changelog ends once caught up', () => {
+    timeline.joining();
+    timeline.restore(restore('0_0', 0, 0, true));
+    timeline.restore({ ...restore('global', 50, 50), done: false });
+    timeline.assigned(1, false, tasks(['0_0']));
+    expect(restores().map((r) => [r.taskId, r.done])).toEqual([['global', true]]);
+    expect(rebalances()[0]!.gained).toEqual([{ taskId: '0_0', role: 'active', restore: { records: 0, done: true } }]);
   });
 
   it('keeps the last entries only', () => {

@@ -89,7 +89,7 @@ export interface NodeTasks {
 export interface MovedTask {
   readonly taskId: string;
   readonly role: TaskRole;
-  /** A gained active task: what its stores restored after this rebalance, from its restores' entries. */
+  /** A gained active task: what its stores restored after this rebalance (records), and whether every restore ended. */
   readonly restore?: { readonly records: number; readonly done: boolean };
 }
 
@@ -153,18 +153,23 @@ interface OpenRebalance {
   tasksAfter: NodeTasks | undefined;
   /** The group as the last read before the rebalance found it; undefined before the node's first read. */
   readonly membersBefore: readonly GroupMemberSummary[] | undefined;
+  /** The restores begun after it, by task and changelog partition: their records so far, and whether they ended. */
+  readonly restores: Map<string, Map<string, { restored: number; ended: boolean }>>;
   lastSentAt: number;
 }
 
 interface OpenRestore {
   readonly type: 'restore';
   readonly id: number;
-  readonly event: RestoreEvent;
-  /** The rebalance the restore began after, whose gained task it restores. */
-  readonly rebalance: number | undefined;
   endedAt: number | undefined;
   lastSentAt: number;
   latest: RestoreEvent;
+}
+
+/** A restore under way: its entry (none when there was nothing to restore) and the rebalance it began after. */
+interface RunningRestore {
+  readonly entry: OpenRestore | undefined;
+  readonly rebalance: OpenRebalance | undefined;
 }
 
 type Stored = OpenRebalance | OpenRestore;
@@ -183,8 +188,10 @@ export class RebalanceTimeline {
   private pending: RebalanceCause[] = [];
   private tasks: NodeTasks = NO_TASKS;
   private members: readonly GroupMemberSummary[] | undefined;
+  /** Reads of the group told so far. */
+  private reads = 0;
   /** Restores under way, by task, changelog and partition. */
-  private readonly restoring = new Map<string, OpenRestore>();
+  private readonly restoring = new Map<string, RunningRestore>();
   private readonly capacity: number;
   private readonly now: () => number;
 
@@ -213,11 +220,17 @@ export class RebalanceTimeline {
     if (!this.openRebalance()) this.open();
   }
 
+  /** Reads of the group told so far: the instance notes them as a thread applies an assignment (see `assigned`). */
+  get groupReads(): number {
+    return this.reads;
+  }
+
   /**
    * A thread applied an assignment of `generation`; `tasks`: the node's after it. The node's other threads apply
-   * theirs for the same generation after it, each extending the same entry.
+   * theirs for the same generation after it, each extending the same entry. The instance tells this once it has read
+   * the group again: a read past `readsBefore` (the count when the thread applied it) is the membership after it.
    */
-  assigned(generation: number, lost: boolean, tasks: NodeTasks): void {
+  assigned(generation: number, lost: boolean, tasks: NodeTasks, readsBefore = this.reads): void {
     let entry = this.latestRebalance();
     const previous = entry && entry.endedAt === undefined ? this.rebalanceBefore(entry) : undefined;
     if (entry && entry.endedAt === undefined && previous?.generation === generation && entry.causes.length === 0) {
@@ -233,12 +246,16 @@ export class RebalanceTimeline {
     entry.tasksAfter = tasks;
     this.tasks = tasks;
     if (lost && !entry.causes.some((c) => c.type === 'dropped_from_group')) entry.causes.push({ type: 'dropped_from_group' });
+    if (entry.membership === undefined && this.members !== undefined && this.reads > readsBefore) {
+      entry.membership = membershipChanges(entry.membersBefore, this.members, this.node.processId);
+    }
     this.send(entry, true);
   }
 
   /** A read of the group, stable: the membership change of the last rebalance, and the node's tasks (warm-ups are known by reads only). */
   groupRead(members: readonly GroupMemberSummary[], tasks: NodeTasks): void {
     this.members = members;
+    this.reads++;
     this.tasks = tasks;
     const entry = this.latestRebalance();
     if (!entry || entry.endedAt === undefined || entry.membership !== undefined) return;
@@ -247,25 +264,34 @@ export class RebalanceTimeline {
     this.send(entry, true);
   }
 
-  /** A restore's progress (per fetch). */
+  /**
+   * A restore's progress (per fetch). One that found nothing to restore gets no entry of its own: a node starting on
+   * empty changelogs would fill the timeline with them. A followed changelog (a global store's) ends once caught up.
+   */
   restore(event: RestoreEvent): void {
     const key = `${event.taskId}\u0000${event.topic}\u0000${event.partition}`;
-    let entry = this.restoring.get(key);
-    const now = this.now();
-    if (!entry) {
-      entry = { type: 'restore', id: this.nextId++, event, rebalance: this.latestRebalance()?.id, endedAt: undefined, lastSentAt: 0, latest: event };
-      this.restoring.set(key, entry);
-      this.add(entry);
+    const ended = event.done || event.remaining === 0;
+    let running = this.restoring.get(key);
+    const first = running === undefined;
+    if (!running) {
+      const entry: OpenRestore | undefined = ended && event.total === 0 ? undefined : { type: 'restore', id: this.nextId++, endedAt: undefined, lastSentAt: 0, latest: event };
+      running = { entry, rebalance: this.latestRebalance() };
+      if (entry) this.add(entry);
+      if (!ended) this.restoring.set(key, running);
     }
-    entry.latest = event;
-    if (event.done) {
-      entry.endedAt = now;
-      this.restoring.delete(key);
+    const { entry, rebalance } = running;
+    if (ended) this.restoring.delete(key);
+    if (entry) {
+      entry.latest = event;
+      if (ended) entry.endedAt = this.now();
+      this.send(entry, first || ended);
     }
-    const force = event.done || entry.lastSentAt === 0;
-    this.send(entry, force);
-    const rebalance = this.stored.find((s): s is OpenRebalance => s.type === 'rebalance' && s.id === entry.rebalance);
-    if (rebalance) this.send(rebalance, force);
+    if (rebalance) {
+      const byTask = rebalance.restores.get(event.taskId) ?? new Map<string, { restored: number; ended: boolean }>();
+      byTask.set(`${event.topic}\u0000${event.partition}`, { restored: event.restored, ended });
+      rebalance.restores.set(event.taskId, byTask);
+      this.send(rebalance, first || ended);
+    }
   }
 
   /** Every entry, oldest first. */
@@ -286,6 +312,7 @@ export class RebalanceTimeline {
       tasksBefore: this.tasks,
       tasksAfter: undefined,
       membersBefore: this.members,
+      restores: new Map(),
       lastSentAt: 0,
     };
     this.pending = [];
@@ -294,15 +321,10 @@ export class RebalanceTimeline {
     return entry;
   }
 
+  /** Adds an entry, dropping the oldest past the capacity (a restore still running is told on, not listed). */
   private add(entry: Stored): void {
     this.stored.push(entry);
-    while (this.stored.length > this.capacity) {
-      const dropped = this.stored.shift()!;
-      if (dropped.type === 'restore' && dropped.endedAt === undefined) {
-        const { taskId, topic, partition } = dropped.event;
-        this.restoring.delete(`${taskId}\u0000${topic}\u0000${partition}`);
-      }
-    }
+    if (this.stored.length > this.capacity) this.stored.splice(0, this.stored.length - this.capacity);
   }
 
   private drop(entry: Stored): void {
@@ -345,11 +367,10 @@ export class RebalanceTimeline {
 
   private rebalanceSnapshot(entry: OpenRebalance): RebalanceEntry {
     const after = entry.tasksAfter;
-    const restores = this.stored.filter((s): s is OpenRestore => s.type === 'restore' && s.rebalance === entry.id);
     const restoreOf = (taskId: string): MovedTask['restore'] => {
-      const own = restores.filter((r) => r.event.taskId === taskId);
+      const own = [...(entry.restores.get(taskId)?.values() ?? [])];
       if (own.length === 0) return undefined;
-      return { records: own.reduce((sum, r) => sum + r.latest.restored, 0), done: own.every((r) => r.latest.done) };
+      return { records: own.reduce((sum, r) => sum + r.restored, 0), done: own.every((r) => r.ended) };
     };
     const causes = [...entry.causes, ...(entry.membership ?? [])];
     // Settled (the group read after it) and nothing this node saw explains it.
@@ -386,8 +407,8 @@ export class RebalanceTimeline {
       restored: e.restored,
       remaining: e.remaining,
       rate: Math.round(rate * 10) / 10,
-      estimatedRemainingMs: e.done || rate === 0 ? undefined : Math.round((e.remaining * 1000) / rate),
-      done: e.done,
+      estimatedRemainingMs: entry.endedAt !== undefined || rate === 0 ? undefined : Math.round((e.remaining * 1000) / rate),
+      done: entry.endedAt !== undefined,
       startedAt: e.startedAt,
       endedAt: entry.endedAt,
       durationMs,

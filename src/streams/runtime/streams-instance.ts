@@ -300,9 +300,10 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       this.onThreadStateChange();
     });
     thread.on('assignment', ({ generation, lost }) => {
-      // After the host map: it brings this node's standbys of the new assignment.
+      const readsBefore = this.rebalanceTimeline.groupReads;
+      // After the host map: it brings this node's standbys of the new assignment, and the group's members after it.
       void this.group.refresh().then(() => {
-        this.rebalanceTimeline.assigned(generation, lost, this.nodeTasks());
+        this.rebalanceTimeline.assigned(generation, lost, this.nodeTasks(), readsBefore);
         this.emit('rebalance', { generation: ++this.generation, activeTasks: thread.activeTasks().map((t) => t.taskId), standbyTasks: [...(this.standbys?.assigned ?? [])] });
       });
     });
