@@ -7,6 +7,7 @@
 import { StreamsInstance } from '../../src';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { PeerClient } from '../../src/cluster/peer-client';
+import type { RebalanceEntry } from '../../src/streams/runtime/rebalance-timeline';
 import { WORD_COUNT_STORE, wordCountTopology, wordCountTopologySource } from '../../examples/word-count';
 import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
@@ -49,6 +50,10 @@ describe('stream threads in workers on a real broker', () => {
       expect([...onLoop, ...inWorker].sort()).toEqual([0, 1, 2, 3]);
       expect(onLoop.length).toBeGreaterThan(0);
       expect(inWorker.length).toBeGreaterThan(0);
+      // The worker's assignments reach the timeline with their group generation.
+      const rebalances = instance.timeline().filter((entry): entry is RebalanceEntry => entry.type === 'rebalance');
+      expect(rebalances[0]!.causes).toEqual([{ type: 'instance_started' }]);
+      expect(rebalances.map((r) => r.generation! > 0)).toEqual(rebalances.map(() => true));
 
       const service = localQueryService(instance, peers);
       const producer = await clients.producer();
