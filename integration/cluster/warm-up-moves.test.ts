@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { RebalanceTimelineEntry, Timeline } from '../../src/client';
 import { KV_STORE } from './fixtures/cluster-topology';
 import { buildSluice, eventually, SluiceNode, type SluiceBuild } from './support/sluice-cluster';
 import { createTopics } from '../../src/streams/kafka';
@@ -63,6 +64,8 @@ describe('a third node joining a two-node cluster with a large store', () => {
     if (answer.status !== 200) throw new Error(`${node.name}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body as QueryResult;
   };
+  const timeline = async (node: SluiceNode) => (await node.get(`/api/v1/streams/${applicationId}/timeline`)).body as Timeline;
+  const rebalances = (t: Timeline) => t.entries.filter((e): e is RebalanceTimelineEntry => e.type === 'rebalance');
   const application = async (node: SluiceNode) => (await node.get(`/api/v1/applications/${applicationId}`)).body as ApplicationRecord;
   const partitionsOf = (assignments: Assignment[]) => assignments.find((a) => a.name === input)?.partitions ?? [];
   const instanceOf = (record: ApplicationRecord, node: SluiceNode) => record.instances.find((i) => i.endpoint && `${i.endpoint.address}:${i.endpoint.port}` === node.server);
@@ -148,6 +151,13 @@ describe('a third node joining a two-node cluster with a large store', () => {
           PROBING_INTERVAL_MS + 90_000,
         );
         expect(partitionsOf(instanceOf(moved, c)!.metadata.assignments)).toEqual(expect.arrayContaining(warmups));
+        // node-c's timeline: the warm-ups it gained as such, then the probing rebalance that the leader's timeline explains.
+        const timelines = await Promise.all(nodes.map(timeline));
+        const gainedBy = (t: Timeline, role: string) => rebalances(t).flatMap((r) => r.tasks_gained.filter((task) => task.role === role).map((task) => Number(task.task_id.split('_')[1])));
+        expect(gainedBy(timelines[2]!, 'warmup').sort()).toEqual(expect.arrayContaining(warmups));
+        expect(gainedBy(timelines[2]!, 'active')).toEqual(expect.arrayContaining(warmups));
+        const probing = timelines.flatMap(rebalances).flatMap((r) => r.causes).filter((cause) => cause.type === 'probing_rebalance');
+        expect(probing.length).toBeGreaterThan(0);
         // A few more seconds of queries after the move.
         await new Promise((resolve) => setTimeout(resolve, 3_000));
       } finally {
