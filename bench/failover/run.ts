@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { provideBroker } from '../../src/host/broker/provide-broker';
-import { createKafkaClient } from '../../src/streams/kafka';
+import { createKafkaClient, createTopics } from '../../src/streams/kafka';
 import { produceKeys } from '../support/keyed-input';
 import { log, positiveInteger, runMain } from '../support/program';
 import { PARTITIONS, startCluster, waitLoaded, type ClusterNode, type ClusterSettings } from './cluster';
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   const loads: string[] = [];
   try {
     await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+    await createTopics(admin, [{ name: input, partitions: PARTITIONS }]);
     const produced = Date.now();
     await produceKeys(kafka, input, settings.keys);
     log(`produced ${settings.keys} keys in ${((Date.now() - produced) / 1000).toFixed(1)} s; node logs under ${workDir}`);

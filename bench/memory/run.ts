@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import type { Admin } from 'kafkajs';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { freePort } from '../../src/host/free-ports';
-import { createKafkaClient, type KafkaClient } from '../../src/streams/kafka';
+import { createKafkaClient, createTopics, type KafkaClient } from '../../src/streams/kafka';
 import { corpusOf, DEFAULT_VOCABULARY } from '../wordcount/corpus';
 import { log, runMain, sleep } from '../support/program';
 import { startSluiceNode, waitReady } from '../support/sluice-node';
@@ -128,7 +128,7 @@ async function measure(kafka: KafkaClient, admin: Admin, bootstrapServers: strin
   const input = `bench-memory-${load.name}-in-${suffix}`;
   const output = `bench-memory-${load.name}-out-${suffix}`;
   const applicationId = `bench-memory-${load.name}-${suffix}`;
-  await admin.createTopics({ topics: [input, output].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+  await createTopics(admin, [input, output].map((name) => ({ name, partitions: PARTITIONS })));
   await produceLines(kafka, input, load.lines, load.lineOf, load.name);
 
   const dir = path.join(workDir, load.name);

@@ -25,6 +25,8 @@ export interface AzkarraSettings {
 export interface AzkarraNode {
   url: string;
   failure(): string | undefined;
+  /** CPU seconds the JVM has used (from /proc). */
+  cpuSeconds(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -58,5 +60,5 @@ export async function azkarraNode(settings: AzkarraSettings, log: (line: string)
     ],
     dir,
   );
-  return { url: `http://127.0.0.1:${port}`, failure: () => child.failure(), stop: () => child.stop() };
+  return { url: `http://127.0.0.1:${port}`, failure: () => child.failure(), cpuSeconds: () => child.cpuSeconds(), stop: () => child.stop() };
 }

@@ -4,7 +4,9 @@
  * state dirs); prints queries/s and p50/p99 latency of `get` answered locally and forwarded to a peer, and of `all`
  * over the whole store. Then one node each, same input, same REST contract: one `sluice start` node, and an
  * Azkarra Streams 0.8.0 node (azkarra-side.ts; --no-azkarra skips it), each holding every partition and measured
- * alone on the machine; prints `get` with 1 and with C in flight and `all`, side by side with the ratio.
+ * alone on the machine; prints `get` with 1 and with C in flight and `all`, side by side with the ratio, and beside
+ * each the node's own CPU per query (its process' CPU time from /proc over the run, divided by the queries): the
+ * client's share of the machine is not the node's cost.
  * Figures only; nothing is asserted but the answers themselves.
  * Last, the node's RSS before and at its peak while it streams an `all` of 1 000 000 records (--rss-keys N;
  * --no-rss skips it).
@@ -18,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { provideBroker } from '../../src/host/broker/provide-broker';
-import { createKafkaClient } from '../../src/streams/kafka';
+import { createKafkaClient, createTopics } from '../../src/streams/kafka';
 import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { percentile } from '../support/latency';
 import { freePort } from '../../src/host/free-ports';
@@ -73,6 +75,8 @@ async function startNode(name: string, dir: string, bootstrap: string, applicati
 interface Run {
   latencies: number[];
   seconds: number;
+  /** CPU seconds the node used during the run, where known. */
+  nodeCpuSeconds?: number;
 }
 
 /** Runs `total` calls of `one(i)` with `concurrency` in flight. */
@@ -204,6 +208,8 @@ interface Target {
   storePath: string;
   /** Why it stopped by itself, or undefined while it runs. */
   failure(): string | undefined;
+  /** CPU seconds its process has used. */
+  cpuSeconds(): number | undefined;
 }
 
 /** `get` with 1 and with `concurrency` in flight, and `all`, on one node. */
@@ -252,9 +258,15 @@ async function measureOneNode(target: Target, bench: Bench): Promise<Figures> {
   // A full unmeasured pass of each first: a JVM compiles its hot paths only after many thousands of calls.
   await load(queries, concurrency, get);
   await load(allRuns, 1, everyRecord);
-  const alone = await load(Math.max(1, Math.floor(queries / 10)), 1, get);
-  const loaded = await load(queries, concurrency, get);
-  const all = await load(allRuns, 1, everyRecord);
+  const measured = async (total: number, inFlight: number, one: (i: number) => Promise<void>): Promise<Run> => {
+    const before = target.cpuSeconds();
+    const run = await load(total, inFlight, one);
+    const after = target.cpuSeconds();
+    return before === undefined || after === undefined ? run : { ...run, nodeCpuSeconds: after - before };
+  };
+  const alone = await measured(Math.max(1, Math.floor(queries / 10)), 1, get);
+  const loaded = await measured(queries, concurrency, get);
+  const all = await measured(allRuns, 1, everyRecord);
   return { alone, loaded, all };
 }
 
@@ -262,7 +274,8 @@ async function sluiceAlone(bench: Bench): Promise<Figures> {
   const applicationId = `bench-queries-one-${bench.suffix}`;
   const node = await startNode('node-one', path.join(bench.workDir, 'one'), bench.bootstrapServers, applicationId, bench.input);
   try {
-    return await measureOneNode({ label: 'Sluice', pool: node.pool, storePath: storePathOf(applicationId), failure: () => node.process.failure() }, bench);
+    const target = { label: 'Sluice', pool: node.pool, storePath: storePathOf(applicationId), failure: () => node.process.failure(), cpuSeconds: () => node.process.cpuSeconds() };
+    return await measureOneNode(target, bench);
   } finally {
     await stopNodes([node]);
   }
@@ -278,17 +291,29 @@ async function azkarraAlone(bench: Bench): Promise<Figures | string> {
   if (typeof node === 'string') return node;
   const pool = new Pool(node.url, { connections: 64 });
   try {
-    return await measureOneNode({ label: AZKARRA_LABEL, pool, storePath: storePathOf(applicationId), failure: () => node.failure() }, bench);
+    return await measureOneNode({ label: AZKARRA_LABEL, pool, storePath: storePathOf(applicationId), failure: () => node.failure(), cpuSeconds: () => node.cpuSeconds() }, bench);
   } finally {
     await pool.close();
     await node.stop();
   }
 }
 
+/** The node's CPU per query, in ms. */
+function cpuPerQuery(run: Run): number | undefined {
+  return run.nodeCpuSeconds === undefined ? undefined : (run.nodeCpuSeconds * 1000) / run.latencies.length;
+}
+
 function cell(run: Run): string {
   const qps = queriesPerSecond(run);
+  const cpu = cpuPerQuery(run);
   // `all` runs a few queries a second: whole numbers would make its ratio meaningless.
-  return `${qps < 100 ? qps.toFixed(1) : Math.round(qps)} q/s, p50 ${percentile(run.latencies, 50).toFixed(2)} ms`;
+  return `${qps < 100 ? qps.toFixed(1) : Math.round(qps)} q/s, p50 ${percentile(run.latencies, 50).toFixed(2)} ms, CPU ${cpu === undefined ? 'n/a' : `${cpu < 1 ? cpu.toFixed(3) : cpu.toFixed(1)} ms`}/q`;
+}
+
+/** Azkarra's CPU per query over Sluice's (above 1: Sluice spends less). */
+function cpuRatio(sluice: Run, azkarra: Run): string {
+  const [ours, theirs] = [cpuPerQuery(sluice), cpuPerQuery(azkarra)];
+  return ours === undefined || theirs === undefined || ours === 0 ? 'n/a' : (theirs / ours).toFixed(2);
 }
 
 function comparison(bench: Bench, sluice: Figures, azkarra: Figures | string): string {
@@ -297,14 +322,19 @@ function comparison(bench: Bench, sluice: Figures, azkarra: Figures | string): s
     [`get, ${bench.concurrency} in flight`, 'loaded'],
     [`all (${bench.keys} records)`, 'all'],
   ];
-  const line = (label: string, a: string, b: string, ratio: string) => `  ${label.padEnd(22)} ${a.padEnd(28)} ${b.padEnd(28)} ${ratio}`;
+  const line = (label: string, a: string, b: string, ratio: string) => `  ${label.padEnd(22)} ${a.padEnd(44)} ${b.padEnd(44)} ${ratio}`;
   const lines = [
     `one node each, same store: ${bench.keys} keys, ${PARTITIONS} partitions (${os.cpus().length} CPUs), each node measured alone`,
-    line('', 'Sluice', AZKARRA_LABEL, 'Sluice/Azkarra (queries/s)'),
+    line('', 'Sluice', AZKARRA_LABEL, 'Sluice/Azkarra queries/s; Azkarra/Sluice node CPU per query'),
     ...rows.map(([label, measure]) =>
       typeof azkarra === 'string'
         ? line(label, cell(sluice[measure]), '-', '-')
-        : line(label, cell(sluice[measure]), cell(azkarra[measure]), (queriesPerSecond(sluice[measure]) / queriesPerSecond(azkarra[measure])).toFixed(2)),
+        : line(
+            label,
+            cell(sluice[measure]),
+            cell(azkarra[measure]),
+            `${(queriesPerSecond(sluice[measure]) / queriesPerSecond(azkarra[measure])).toFixed(2)}; ${cpuRatio(sluice[measure], azkarra[measure])}`,
+          ),
     ),
   ];
   if (typeof azkarra === 'string') lines.push(`  ${AZKARRA_LABEL} not measured: ${azkarra}`);
@@ -327,7 +357,7 @@ async function rssDuringAll(bench: Bench, keys: number, kafka: ReturnType<typeof
   const input = `bench-queries-rss-${bench.suffix}`;
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+  await createTopics(admin, [{ name: input, partitions: PARTITIONS }]);
   await admin.disconnect();
   await produceKeys(kafka, input, keys);
   const applicationId = `bench-queries-rss-${bench.suffix}`;
@@ -397,7 +427,7 @@ async function main(): Promise<void> {
   const kafka = createKafkaClient({ bootstrapServers: broker.bootstrapServers.split(','), clientId: 'bench-queries' });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic: input, numPartitions: PARTITIONS }] });
+  await createTopics(admin, [{ name: input, partitions: PARTITIONS }]);
   await produceKeys(kafka, input, keys);
 
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-queries-'));

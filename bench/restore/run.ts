@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import type { Admin } from 'kafkajs';
 import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT } from '../../examples/word-count';
 import { provideBroker } from '../../src/host/broker/provide-broker';
-import { createKafkaClient } from '../../src/streams/kafka';
+import { createKafkaClient, createTopics } from '../../src/streams/kafka';
 import type { MeasuredProcess } from '../support/child-process';
 import { KAFKA_STREAMS_LABEL, reportingWordCountDemo, type ReportingWordCountDemo } from '../support/kafka-streams-java';
 import { log, mb, runMain, sleep } from '../support/program';
@@ -102,9 +102,7 @@ async function compare(keys: number, guarantee: Guarantee, timeoutS: number, jav
     await admin.connect();
     // Only on a shared cluster (KAFKA_BOOTSTRAP_SERVERS): old lines would be counted too.
     if ((await admin.listTopics()).includes(WORD_COUNT_INPUT)) throw new Error(`topic ${WORD_COUNT_INPUT} already exists on ${broker.bootstrapServers}`);
-    await admin.createTopics({
-      topics: [WORD_COUNT_INPUT, WORD_COUNT_OUTPUT, SLUICE_OUTPUT].map((topic) => ({ topic, numPartitions: PARTITIONS })),
-    });
+    await createTopics(admin, [WORD_COUNT_INPUT, WORD_COUNT_OUTPUT, SLUICE_OUTPUT].map((name) => ({ name, partitions: PARTITIONS })));
     await produceLines(kafka, WORD_COUNT_INPUT, Math.ceil(keys / WORDS_PER_LINE), distinctWordsLine(keys), 'both sides');
 
     const sluiceSide: RestoreSide = {

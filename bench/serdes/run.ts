@@ -20,7 +20,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Admin } from 'kafkajs';
 import { provideBroker } from '../../src/host/broker/provide-broker';
-import { createKafkaClient, createProducer, type KafkaClient } from '../../src/streams/kafka';
+import { createKafkaClient, createProducer, createTopics, type KafkaClient } from '../../src/streams/kafka';
 import { RegistryDouble } from '../../src/streams/serdes/schema-registry/testing/registry-double';
 import { startChild, type MeasuredProcess } from '../support/child-process';
 import { log, mb, runMain, SLUICE_NODE_FLAGS } from '../support/program';
@@ -98,7 +98,7 @@ async function measure(kafka: KafkaClient, admin: Admin, run: Run): Promise<Outc
   const input = `${run.applicationId}-in`;
   const output = `${run.applicationId}-out`;
   const registryConfig = { 'schema.registry.url': run.registryUrl };
-  await admin.createTopics({ topics: [input, output].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+  await createTopics(admin, [input, output].map((name) => ({ name, partitions: PARTITIONS })));
   try {
     await produceOrders(kafka, input, run.orders, run.format, registryConfig);
     const reports = new StreamsReports();

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { Command } from 'commander';
 import { WORD_COUNT_INPUT, WORD_COUNT_OUTPUT } from '../../examples/word-count';
 import { provideBroker } from '../../src/host/broker/provide-broker';
-import { createKafkaClient, type KafkaClient } from '../../src/streams/kafka';
+import { createKafkaClient, createTopics, type KafkaClient } from '../../src/streams/kafka';
 import { log, positiveInteger, runMain, sleep } from '../support/program';
 import { APPLICATION_ID, startNodes, stopNodes, STORE, waitCounted, type SoakNode } from './cluster';
 import { ErrorTally } from './errors';
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     await admin.connect();
     // Only on a shared cluster (KAFKA_BOOTSTRAP_SERVERS): old lines would be counted too.
     if ((await admin.listTopics()).includes(WORD_COUNT_INPUT)) throw new Error(`topic ${WORD_COUNT_INPUT} already exists on ${broker.bootstrapServers}`);
-    await admin.createTopics({ waitForLeaders: true, topics: [WORD_COUNT_INPUT, WORD_COUNT_OUTPUT].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+    await createTopics(admin, [WORD_COUNT_INPUT, WORD_COUNT_OUTPUT].map((name) => ({ name, partitions: PARTITIONS })));
     const nodes = await startNodes(NODES, workDir, broker.bootstrapServers);
     try {
       await produceVocabulary(kafka, WORD_COUNT_INPUT, settings.vocabulary);
