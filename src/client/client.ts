@@ -94,9 +94,12 @@ export class SluiceClient {
     return this.get('lagHistory', id, { ...options, query: options.range === undefined ? undefined : { range: options.range } });
   }
 
-  /** The node's rebalances (their causes as the node knows them, the tasks moved) and restores, oldest first. */
-  timeline(id: string, options?: RequestOptions): Promise<JsonAnswers['timeline']> {
-    return this.get('timeline', id, options);
+  /**
+   * The node's rebalances (their causes as the node knows them, the tasks moved) and restores, oldest first; with
+   * `scope: 'cluster'`, every node's of the application, merged, and which nodes answered.
+   */
+  timeline(id: string, options: RequestOptions & { scope?: 'local' | 'cluster' } = {}): Promise<JsonAnswers['timeline']> {
+    return this.get('timeline', id, { ...options, query: options.scope === undefined ? undefined : { scope: options.scope } });
   }
 
   metrics(id: string, options: MetricsOptions = {}): Promise<JsonAnswers['metrics']> {

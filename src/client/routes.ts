@@ -53,7 +53,7 @@ export const ROUTES = {
   config: { method: 'GET', path: '/api/v1/streams/{applicationId}/config', answer: 'json' },
   offsets: { method: 'GET', path: '/api/v1/streams/{applicationId}/offsets', answer: 'json' },
   lagHistory: { method: 'GET', path: '/api/v1/streams/{applicationId}/offsets/history', answer: 'json', query: ['range'] },
-  timeline: { method: 'GET', path: '/api/v1/streams/{applicationId}/timeline', answer: 'json' },
+  timeline: { method: 'GET', path: '/api/v1/streams/{applicationId}/timeline', answer: 'json', query: ['scope'] },
   metrics: { method: 'GET', path: '/api/v1/streams/{applicationId}/metrics', answer: 'json', query: ['filter_empty'] },
   metricsOfGroup: { method: 'GET', path: '/api/v1/streams/{applicationId}/metrics/group/{group}', answer: 'json', query: ['filter_empty'] },
   metricsNamed: {

@@ -182,10 +182,24 @@ export interface RestoreTimelineEntry {
 
 export type TimelineEntry = RebalanceTimelineEntry | RestoreTimelineEntry;
 
-/** The node's rebalances and restores, oldest first. */
+/** A node of the application as the cluster's timeline names it: application.server, else gRPC endpoint, else process id. */
+export interface TimelineNode {
+  server: string;
+  /** null for the answering node before its first assignment. */
+  process_id: string | null;
+  /** false for the node that answered the request. */
+  remote: boolean;
+}
+
+/**
+ * The node's rebalances and restores, oldest first; with scope `cluster`, those of every node of the application that
+ * answered, merged by start time, with which nodes answered (`success`) and which did not, and why (`failure`).
+ */
 export interface Timeline {
   application_id: string;
   entries: TimelineEntry[];
+  success?: (TimelineNode & { total: number })[];
+  failure?: (TimelineNode & { errors: { message: string }[] })[];
 }
 
 export interface Metric {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { failedAnswer, type PartEnd, type PartFailure, type PartStream, type RecordChunk } from '../query/parts';
 import type { PeerAnswer, PeerQuery, PeerQueryRequest, PeerTransport } from '../query/peers';
 import type { StoreDescription } from '../query/schema';
+import { startedAtMs, type PeerTimeline, type TimelineEntryJson, type TimelinePeers } from './cluster-timeline';
 import { MultiplexedCall, MultiplexedCallEnded } from './multiplexed-call';
 import { callMetadata, channelCredentials, type PeerSecurity } from './peer-security';
 import { UNLIMITED_MESSAGES, type NodeInfo } from './peer-server';
@@ -41,7 +42,7 @@ function isServiceError(error: unknown): error is grpc.ServiceError {
  * that the next query connects afresh instead of waiting out the channel's reconnection backoff). Every call has
  * the deadline it is given, but the long-lived multiplexed call, where each query keeps its own.
  */
-export class PeerClient implements PeerTransport {
+export class PeerClient implements PeerTransport, TimelinePeers {
   private readonly channels: NodeCache;
   private readonly ttlSeconds: number;
   private readonly security: PeerSecurity;
@@ -235,6 +236,25 @@ export class PeerClient implements PeerTransport {
     return { server: reply.server, applications: [...reply.applications] };
   }
 
+  /**
+   * The peer's own timeline of an application. Never rejects: a peer that is down, too slow, of the previous version
+   * (UNIMPLEMENTED) or answers what is not a timeline gives a failure that says so.
+   */
+  async timeline(grpcEndpoint: string, applicationId: string, deadline: number): Promise<PeerTimeline> {
+    let reply;
+    try {
+      reply = await this.call(grpcEndpoint, peerService().Timeline, { applicationId }, deadline);
+    } catch (error) {
+      if (isServiceError(error) && error.code === grpc.status.UNIMPLEMENTED) {
+        return failedAnswer('the node runs an earlier version of Sluice, which does not tell its timeline to other nodes', 'NOT_AVAILABLE');
+      }
+      return this.failure(grpcEndpoint, error);
+    }
+    if (reply.failure) return this.peerFailure(reply.failure);
+    if (!reply.entries) return failedAnswer('the peer answered neither a timeline nor a failure');
+    return checkedTimeline(reply.entries.entriesJson);
+  }
+
   /** Closes every channel. */
   close(): void {
     this.channels.del(this.channels.keys());
@@ -353,4 +373,25 @@ function checkedChunk(json: string, count: number): RecordChunk | string {
   }
   if (!Array.isArray(values) || values.length !== count || count === 0) return `the peer sent a chunk of ${count} records that holds ${Array.isArray(values) ? values.length : 0}`;
   return { json, count };
+}
+
+/** Whether a peer's value has what the merge reads of an entry: a broken or hostile peer cannot break the answer. */
+function isEntry(value: unknown): value is TimelineEntryJson {
+  if (typeof value !== 'object' || value === null) return false;
+  const { process_id: processId, id, started_at: startedAt } = value as Record<string, unknown>;
+  if (typeof processId !== 'string' || typeof id !== 'number' || typeof startedAt !== 'string') return false;
+  return !Number.isNaN(startedAtMs({ process_id: processId, id, started_at: startedAt }));
+}
+
+/** A peer's timeline, checked: a JSON array of entries; a failure that says why when it is not. */
+function checkedTimeline(json: string): PeerTimeline {
+  let entries: unknown;
+  try {
+    entries = JSON.parse(json);
+  } catch (error) {
+    return failedAnswer(`the peer answered a timeline that is not JSON: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(entries)) return failedAnswer('the peer answered a timeline that is not a JSON array');
+  if (!entries.every(isEntry)) return failedAnswer('the peer answered timeline entries without their node, number or start time');
+  return { ok: true, entries };
 }

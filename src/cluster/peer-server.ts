@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { InvalidQuery, SluiceError, type ErrorKind } from '../errors';
+import { InvalidQuery, SluiceError, UnknownApplication, type ErrorKind } from '../errors';
 import { failedAnswer, failureOf, type PartEnd, type PartFailure, type PartStream } from '../query/parts';
 import type { PeerAnswer, PeerQuery, PeerQueryHandler } from '../query/peers';
 import { secretInterceptor, serverCredentials, type PeerSecurity } from './peer-security';
@@ -18,6 +18,8 @@ import {
   type QueryChunkMessage,
   type QueryReplyMessage,
   type QueryRequestMessage,
+  type TimelineReplyMessage,
+  type TimelineRequestMessage,
 } from './peer-service';
 
 /** A node as Ping shows it. */
@@ -35,6 +37,11 @@ export interface PeerServerOptions {
   handler: PeerQueryHandler;
   /** What Ping answers; by default the listening address and no application. */
   node?: () => NodeInfo;
+  /**
+   * What Timeline answers: the node's own timeline of an application, its entries in the HTTP API's JSON shapes.
+   * Throws the catalogue's errors (an unknown application). None: the node knows no application.
+   */
+  timeline?: (applicationId: string) => readonly unknown[];
   /** TLS and the cluster secret; none: plaintext, and any caller is answered. */
   security?: PeerSecurity;
   /** Told of callers refused for a missing or wrong cluster secret. */
@@ -322,6 +329,16 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
         callback(null, description ? { available: true, ...description } : { available: false, type: '', keySerde: '' });
       } catch (error) {
         callback(serviceError(error));
+      }
+    },
+    Timeline(call: grpc.ServerUnaryCall<TimelineRequestMessage, TimelineReplyMessage>, callback: grpc.sendUnaryData<TimelineReplyMessage>) {
+      const { applicationId } = call.request;
+      try {
+        if (options.timeline === undefined) throw new UnknownApplication(applicationId);
+        callback(null, { entries: { entriesJson: JSON.stringify(options.timeline(applicationId)) } });
+      } catch (error) {
+        // The node is up: an application it does not run is a typed failure, not a failed call.
+        callback(null, { failure: failureMessage(failureOf(error)) });
       }
     },
     Ping(_call: grpc.ServerUnaryCall<PingRequestMessage, PingReplyMessage>, callback: grpc.sendUnaryData<PingReplyMessage>) {

@@ -92,12 +92,23 @@ export interface PingReplyMessage {
   applications: string[];
 }
 
+export interface TimelineRequestMessage {
+  applicationId: string;
+}
+
+export interface TimelineReplyMessage {
+  outcome?: 'entries' | 'failure';
+  entries?: { entriesJson: string };
+  failure?: FailureMessage;
+}
+
 export interface PeerServiceDefinition {
   Query: MethodDefinition<QueryRequestMessage, QueryReplyMessage>;
   StreamQuery: MethodDefinition<PeerQueryMessage, QueryChunkMessage>;
   Multiplexed: MethodDefinition<MultiplexedQueryMessage, MultiplexedChunkMessage>;
   DescribeStore: MethodDefinition<DescribeStoreRequestMessage, DescribeStoreReplyMessage>;
   Ping: MethodDefinition<PingRequestMessage, PingReplyMessage>;
+  Timeline: MethodDefinition<TimelineRequestMessage, TimelineReplyMessage>;
 }
 
 const SERVICE = 'sluice.peer.v1.PeerService';

@@ -14,6 +14,8 @@ import { IllegalState } from '../errors';
 import { QueryService } from '../query';
 import { buildServer } from '../server/app';
 import type { StoreQueries } from '../server/context';
+import { instanceOrThrow } from '../server/lookup';
+import { timelineEntryJson } from '../server/representations/timeline';
 import type { ConfigValue } from '../streams/runtime/streams-config';
 import { SLUICE_VERSION } from '../streams/runtime/sluice-version';
 import { checkExposure, exposureNotice } from './config/exposure';
@@ -72,6 +74,8 @@ export class SluiceHost {
     });
     // Unknown topologies and bad instance configurations are reported before anything listens.
     for (const spec of config.instances) instances.check(spec);
+    // One client for the queries' calls to other nodes and the cluster's timeline: they share its channels.
+    const peers = new PeerClient({ security: peerSecurity, logger: loggers.peers });
     let queryService: QueryService | undefined;
     const queries: StoreQueries = {
       stream: (applicationId, store, body, options) => {
@@ -82,6 +86,7 @@ export class SluiceHost {
     const app = await buildServer({
       instances,
       queries,
+      peers,
       logger: loggers.http,
       access: {
         users: config.server.users,
@@ -110,7 +115,7 @@ export class SluiceHost {
       const service = new QueryService({
         applications: (applicationId) => instances.get(applicationId)?.view,
         localServer: applicationServer,
-        peers: new PeerClient({ security: peerSecurity, logger: loggers.peers }),
+        peers,
         clusterSecret: peerSecurity?.secret,
       });
       peerServer = await startPeerServer({
@@ -120,6 +125,7 @@ export class SluiceHost {
         security: peerSecurity,
         logger: loggers.peers,
         node: () => ({ server: applicationServer, applications: instances.list().map((instance) => instance.id) }),
+        timeline: (applicationId) => instanceOrThrow(instances, applicationId).view?.timeline().map(timelineEntryJson) ?? [],
       });
       queryService = service;
       streamsConfig = {

@@ -9,6 +9,8 @@ import * as healthSchemas from './schemas/health';
 import * as streamSchemas from './schemas/streams';
 import { topologies as topologiesSchema } from './schemas/topologies';
 import { topologyDag } from './schemas/topology';
+import type { TimelineEntryJson } from '../cluster';
+import { unreadableEntry } from './representations/timeline';
 import { ZONED_TIMESTAMP_PATTERN } from './representations/timestamp';
 import { FakeInstance, FakeQueries, FakeRegistry } from './testing/fake-instances';
 import { expectMatchesSchema } from './testing/schema-check';
@@ -56,6 +58,7 @@ const JSON_ROUTES: [string, string, object][] = [
   ['GET', `${I}/offsets`, streamSchemas.offsets],
   ['GET', `${I}/offsets/history?range=24h`, streamSchemas.lagHistory],
   ['GET', `${I}/timeline`, streamSchemas.timeline],
+  ['GET', `${I}/timeline?scope=cluster`, streamSchemas.timeline],
   ['GET', `${I}/metrics`, streamSchemas.metricGroups],
   ['GET', `${I}/topology`, topologyDag],
   ['GET', `${I}/stores`, streamSchemas.storeStatus],
@@ -175,6 +178,32 @@ describe('shapes', () => {
     });
     registry.get('wc')!.moveTo('STOPPED');
     expect((await call('GET', `${I}/timeline`)).json()).toEqual({ application_id: 'wc', entries: [] });
+  });
+
+  it("answers the cluster's timeline with scope=cluster: the entries of the nodes that answered, and the others named with why", async () => {
+    const local = (await call('GET', `${I}/timeline`)).json() as { entries: unknown[] };
+    const timeline = (await call('GET', `${I}/timeline?scope=cluster`)).json();
+    expect(timeline).toEqual({
+      application_id: 'wc',
+      entries: local.entries,
+      success: [{ server: 'localhost:8080', process_id: 'p1', remote: false, total: 2 }],
+      failure: [
+        {
+          server: 'other:8080',
+          process_id: 'p2',
+          remote: true,
+          errors: [{ message: 'the node published no gRPC endpoint (grpc.endpoint), so it cannot be asked' }],
+        },
+      ],
+    });
+    await expectError('GET', `${I}/timeline?scope=everywhere`, 400, 'InvalidRequest');
+  });
+
+  it("reads a peer's timeline entry only if it matches the API's schema", async () => {
+    const [rebalance] = ((await call('GET', `${I}/timeline`)).json() as { entries: TimelineEntryJson[] }).entries;
+    expect(unreadableEntry(rebalance!)).toBeUndefined();
+    const newer = { ...rebalance!, causes: [{ type: 'cosmic_ray', description: 'a cause of a newer version' }] } as TimelineEntryJson;
+    expect(unreadableEntry(newer)).toMatch(/^\/causes\/0\/type must be equal to one of the allowed values/);
   });
 
   it('answers offsets, status, stores and the application record in snake_case / contract names', async () => {

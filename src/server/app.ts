@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerOptions as NodeHttpsOptions } from 'node:https';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TimelinePeers } from '../cluster';
 import { installAccessControl, type AccessOptions } from './access';
 import { installApplicationIdCheck } from './application-id-param';
 import { parseEveryBodyAsJson } from './body-parser';
@@ -36,6 +37,8 @@ export type HttpsOptions = Pick<NodeHttpsOptions, 'cert' | 'key' | 'passphrase' 
 export interface ServerOptions {
   readonly instances: InstanceRegistry;
   readonly queries: StoreQueries;
+  /** How the cluster's timeline (scope=cluster) asks the other nodes; none: they are named as failures. */
+  readonly peers?: TimelinePeers;
   /** The node's own configuration (Azkarra's context and environment routes); none when omitted. */
   readonly node?: NodeContext;
   /** Folders to look in for the built web console; by default where `npm run build` writes it. */
@@ -95,7 +98,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   const { instances, queries } = options;
   const events = { ...DEFAULT_EVENT_STREAM_OPTIONS, ...DEFAULT_EVENT_LOG_OPTIONS, ...options.events };
-  await app.register(streamsPlugin, { instances });
+  await app.register(streamsPlugin, { instances, peers: options.peers });
   await app.register(eventsPlugin, {
     instances,
     stream: { queueSize: events.queueSize, keepaliveMs: events.keepaliveMs },

@@ -12,6 +12,7 @@ import { print, render, table, yaml, type View } from './output';
 
 interface TimelineFlags extends ConnectionFlags {
   follow?: boolean;
+  cluster?: boolean;
   reconnectFor: number;
 }
 
@@ -81,14 +82,16 @@ export function addInspectCommands(cli: Command): void {
     cli
       .command('timeline')
       .argument('<application>', 'application id')
-      .option('--follow', 'then print each entry as it is added or updated (an update has the same ID), until Ctrl-C')
+      .option('--cluster', "every node's timeline of the application, merged by start time; the nodes that did not answer are named on standard error")
+      .option('--follow', "then print each entry as it is added or updated (an update has the same ID), until Ctrl-C; this node's only")
       .addOption(reconnectForOption())
       .description(
         "the instance's rebalances on this node (generation, causes as far as the node knows them, tasks moved, what they restored) and its restores (records, rate, time left), oldest first; wide adds the node and the entry ids",
       ),
   ).action(async (application: string, flags: TimelineFlags) =>
     withClient(flags, async (client) => {
-      const timeline = await client.timeline(application);
+      const timeline = await client.timeline(application, flags.cluster === true ? { scope: 'cluster' } : {});
+      for (const failed of timeline.failure ?? []) say(`sluice: ${failed.server} did not answer: ${failed.errors.map((error) => error.message).join('; ')}`);
       const listing = timelineListing(timeline);
       if (flags.follow !== true) return print(render(listing, flags));
       // Followed, json and yaml print entry by entry, those there already first: one stream a script reads alike.

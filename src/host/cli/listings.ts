@@ -208,13 +208,17 @@ export const TIMELINE_COLUMNS: readonly Column<TimelineEntry>[] = [
   { header: 'DETAIL', cell: detailOf },
 ];
 
-/** The node's rebalances (generation, causes, tasks moved) and restores (records, rate, time left), oldest first. */
+/**
+ * The node's rebalances (generation, causes, tasks moved) and restores (records, rate, time left), oldest first; the
+ * cluster's (`success` set: scope=cluster) name each entry's node without wide.
+ */
 export function timelineListing(timeline: Timeline): Listing<TimelineEntry> {
+  const cluster = timeline.success !== undefined;
   return {
-    columns: TIMELINE_COLUMNS,
+    columns: cluster ? TIMELINE_COLUMNS.map((column) => (column.header === 'NODE' ? { ...column, wide: false } : column)) : TIMELINE_COLUMNS,
     rows: timeline.entries,
     resource: timeline,
-    empty: `(no rebalance or restore of ${timeline.application_id} on this node yet)`,
+    empty: `(no rebalance or restore of ${timeline.application_id} on ${cluster ? 'any node that answered' : 'this node'} yet)`,
   };
 }
 

@@ -1,6 +1,7 @@
 /** `/api/v1/streams`: the local instances, their resources and their lifecycle (compatibility file, section 2). */
 
 import type { FastifyPluginAsync } from 'fastify';
+import { clusterTimeline, type TimelinePeers } from '../../cluster';
 import { metricGroupsJson } from '../../streams/metrics/metrics-json';
 import type { MetricsFilter } from '../../streams/metrics/metrics-registry';
 import { PROMETHEUS_CONTENT_TYPE, renderStreamsPrometheus } from '../../streams/metrics/prometheus';
@@ -18,7 +19,7 @@ import {
   storesResource,
 } from '../representations/instance';
 import { metricValueText, selectMetrics, withoutEmpty } from '../representations/metrics';
-import { timelineResource } from '../representations/timeline';
+import { clusterTimelineResource, timelineEntryJson, timelineResource, unreadableEntry } from '../representations/timeline';
 import type { SluiceRouteConfig } from '../route-config';
 import { applicationInstance } from '../schemas/applications';
 import { applicationIdParams, plainText, withErrors, type ApplicationIdParams } from '../schemas/common';
@@ -27,7 +28,16 @@ import { topologyDag } from '../schemas/topology';
 
 export interface StreamsPluginOptions {
   instances: InstanceRegistry;
+  /** How the cluster's timeline asks the other nodes; none: they are named as failures. */
+  peers?: TimelinePeers;
 }
+
+/** How long the cluster's timeline waits for the other nodes: a console refreshes it every 10 s. */
+export const CLUSTER_TIMELINE_DEADLINE_MS = 5000;
+
+const NO_PEERS: TimelinePeers = {
+  timeline: async () => ({ ok: false, messages: ['this node does not call its peers'], kind: 'NOT_AVAILABLE', timedOut: false }),
+};
 
 const tags = ['streams'];
 const BASE = '/api/v1/streams';
@@ -38,7 +48,7 @@ interface MetricParams extends ApplicationIdParams {
   name?: string;
 }
 
-export const streamsPlugin: FastifyPluginAsync<StreamsPluginOptions> = async (app, { instances }) => {
+export const streamsPlugin: FastifyPluginAsync<StreamsPluginOptions> = async (app, { instances, peers = NO_PEERS }) => {
   const mutates: SluiceRouteConfig = { mutates: true };
   const lag = new LagSampler(instances);
   app.addHook('onReady', async () => lag.start());
@@ -116,16 +126,27 @@ export const streamsPlugin: FastifyPluginAsync<StreamsPluginOptions> = async (ap
     },
   });
 
-  app.get<{ Params: ApplicationIdParams }>(`${INSTANCE}/timeline`, {
+  app.get<{ Params: ApplicationIdParams; Querystring: schemas.TimelineQuery }>(`${INSTANCE}/timeline`, {
     schema: {
       tags,
-      summary: "The rebalances this node took part in, with their causes as far as the node can know them and the tasks moved, and its restores; the last 200 (Sluice's, beyond the contract)",
+      summary:
+        "The rebalances this node took part in, with their causes as far as the node can know them and the tasks moved, and its restores; the last 200. With scope=cluster, every node's of the application, merged (Sluice's, beyond the contract)",
       params: applicationIdParams,
+      querystring: schemas.timelineQuery,
       response: withErrors({ 200: schemas.timeline }),
     },
     handler: async (request) => {
       const instance = instanceOrThrow(instances, request.params.applicationId);
-      return timelineResource(instance.id, instance.view?.timeline());
+      if (request.query.scope === 'local') return timelineResource(instance.id, instance.view?.timeline());
+      const merged = await clusterTimeline({
+        applicationId: instance.id,
+        hosts: instance.view?.allMetadata() ?? [],
+        local: { server: String(instance.config['application.server'] ?? 'this node'), entries: (instance.view?.timeline() ?? []).map(timelineEntryJson) },
+        peers,
+        deadline: Date.now() + CLUSTER_TIMELINE_DEADLINE_MS,
+        unreadable: unreadableEntry,
+      });
+      return clusterTimelineResource(instance.id, merged);
     },
   });
 

@@ -3,7 +3,10 @@
  * names its node (process id, application.server), so that a client can merge several nodes' timelines by time.
  */
 
+import Ajv from 'ajv';
+import type { ClusterTimeline, TimelineEntryJson } from '../../cluster';
 import { describeCause, type MovedTask, type RebalanceCause, type TimelineEntry } from '../../streams/runtime/rebalance-timeline';
+import { timelineEntry } from '../schemas/streams';
 import { zonedTimestamp } from './timestamp';
 
 function causeJson(cause: RebalanceCause) {
@@ -62,4 +65,28 @@ export function timelineEntryJson(entry: TimelineEntry) {
 /** The instance's timeline; none while it is stopped (a restart begins a new one). */
 export function timelineResource(applicationId: string, entries: readonly TimelineEntry[] | undefined) {
   return { application_id: applicationId, entries: (entries ?? []).map(timelineEntryJson) };
+}
+
+const checkEntry = new Ajv({ allowUnionTypes: true, strict: false }).compile(timelineEntry);
+
+/** Why a peer's entry cannot be answered (it matches neither entry of the schema), undefined when it can. */
+export function unreadableEntry(entry: TimelineEntryJson): string | undefined {
+  if (checkEntry(entry)) return undefined;
+  const error = checkEntry.errors?.[0];
+  return error === undefined ? 'not an entry' : `${error.instancePath || 'the entry'} ${error.message ?? 'is not valid'}`;
+}
+
+/** The cluster's timeline (scope=cluster): the merged entries, and which nodes answered and which did not. */
+export function clusterTimelineResource(applicationId: string, timeline: ClusterTimeline) {
+  return {
+    application_id: applicationId,
+    entries: timeline.entries,
+    success: timeline.success.map(({ server, processId, remote, total }) => ({ server, process_id: processId ?? null, remote, total })),
+    failure: timeline.failure.map(({ server, processId, remote, messages }) => ({
+      server,
+      process_id: processId,
+      remote,
+      errors: messages.map((message) => ({ message })),
+    })),
+  };
 }

@@ -300,6 +300,31 @@ const restoreEntry = {
 
 export const timelineEntry = { oneOf: [rebalanceEntry, restoreEntry] } as const;
 
+export const TIMELINE_SCOPES = ['local', 'cluster'] as const;
+
+export const timelineQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    scope: {
+      type: 'string',
+      enum: TIMELINE_SCOPES,
+      default: 'local',
+      description: "local: this node's timeline; cluster: every node's of the application (the host map), merged by start time, and which nodes answered",
+    },
+  },
+} as const;
+
+export interface TimelineQuery {
+  scope: (typeof TIMELINE_SCOPES)[number];
+}
+
+const timelineNodeName = {
+  server: { type: 'string', description: "The node's application.server (else its gRPC endpoint, else its process id)" },
+  process_id: { type: ['string', 'null'], description: "The node's process id; null for this node before its first assignment" },
+  remote: { type: 'boolean', description: 'false for the node that answers' },
+} as const;
+
 export const timeline = {
   type: 'object',
   required: ['application_id', 'entries'],
@@ -307,8 +332,30 @@ export const timeline = {
     application_id: { type: 'string' },
     entries: {
       type: 'array',
-      description: "This node's rebalances and restores, oldest first, the last 200; empty while the instance is stopped",
+      description:
+        "The rebalances and restores, oldest first: this node's last 200, empty while the instance is stopped; with scope=cluster, those of every node that answered, merged by start time",
       items: timelineEntry,
+    },
+    success: {
+      type: 'array',
+      description: 'scope=cluster only: the nodes whose entries are in the answer, this node first',
+      items: {
+        type: 'object',
+        required: ['server', 'process_id', 'remote', 'total'],
+        properties: { ...timelineNodeName, total: { type: 'integer', description: "The node's entries" } },
+      },
+    },
+    failure: {
+      type: 'array',
+      description: "scope=cluster only: the other nodes of the application that did not answer in time (5 s), and why, as a query's failure parts",
+      items: {
+        type: 'object',
+        required: ['server', 'process_id', 'remote', 'errors'],
+        properties: {
+          ...timelineNodeName,
+          errors: { type: 'array', items: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } },
+        },
+      },
     },
   },
 } as const;
