@@ -15,6 +15,8 @@ export type {
   MetricGroup,
   StorePartitionStatus,
   StoreQueryResult,
+  Timeline,
+  TimelineEntry,
   TopologyDag,
   TopologyNode,
 } from '../../src/client/types';

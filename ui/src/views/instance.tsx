@@ -1,7 +1,8 @@
 /**
- * One instance: state (live), restart and stop for those who may, a switcher to the node's other instances, and three
+ * One instance: state (live), restart and stop for those who may, a switcher to the node's other instances, and four
  * tabs: the overview (the topology graph, offsets and lag per partition, searchable metrics with sparklines, the
- * configuration, secrets hidden by the API), tasks and stores, and lag over time.
+ * configuration, secrets hidden by the API), tasks and stores, lag over time, and the cluster's timeline of
+ * rebalances and restores.
  */
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
@@ -12,6 +13,7 @@ import { Dialog } from '../components/dialog';
 import { TopologyGraph } from '../components/topology-graph';
 import { LagTab } from './instance-lag';
 import { TasksTab } from './instance-tasks';
+import { TimelineTab } from './instance-timeline';
 import { NotFoundView } from './not-found';
 
 /** Samples kept for the sparklines: a few minutes of metrics events. */
@@ -22,6 +24,7 @@ export const INSTANCE_TABS = [
   { tab: '', label: 'Overview' },
   { tab: 'tasks', label: 'Tasks and stores' },
   { tab: 'lag', label: 'Lag' },
+  { tab: 'timeline', label: 'Timeline' },
 ] as const;
 
 export const instanceHref = (id: string, tab: string) => `#/instance/${encodeURIComponent(id)}${tab === '' ? '' : `/${tab}`}`;
@@ -326,6 +329,8 @@ function InstanceDetails({ id, tab, model, instance, error }: { id: string; tab:
         <TasksTab id={id} config={instance.config} />
       ) : tab === 'lag' ? (
         <LagTab id={id} />
+      ) : tab === 'timeline' ? (
+        <TimelineTab id={id} />
       ) : (
         <>
           <Section title="Topology">
