@@ -3,7 +3,8 @@
  * killed (SIGKILL: it sends no LeaveGroup, its members time out) and a fourth joins. The timelines of the survivors
  * show both rebalances with their causes (member left or timed out; member joined), the tasks that moved, and for
  * each task gained the records its stores restored, as the node's own restore metrics count them. `sluice timeline`
- * prints the same, and with --follow the entries as they come.
+ * prints the same, and with --follow the entries as they come. A survivor's cluster timeline (scope=cluster, and
+ * `sluice timeline --cluster`) holds the entries of every surviving node.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -169,6 +170,22 @@ describe('the timeline of a node that sees one node killed and another join', ()
       const printed = JSON.parse(asJson.stdout) as Timeline;
       expect(rebalanceFor(printed, 'member_left', c.server)?.id).toBe(leftOnA.id);
       expect(rebalanceFor(printed, 'member_joined', d.server)?.id).toBe(joinedOnA.id);
+
+      // The cluster's timeline from node-a: every surviving node answered over gRPC, and its entries are merged in.
+      const survivors = [a, b, d];
+      const processOf = async (node: SluiceNode) => (await timeline(node)).entries[0]!.process_id;
+      const survivingProcesses = (await Promise.all(survivors.map(processOf))).sort();
+      const merged = (await a.get(`/api/v1/streams/${applicationId}/timeline?scope=cluster`)).body as Timeline;
+      expect(merged.success?.map((node) => node.server).sort()).toEqual(survivors.map((node) => node.server).sort());
+      expect(merged.failure).toEqual([]);
+      expect([...new Set(merged.entries.map((e) => e.process_id))].sort()).toEqual(survivingProcesses);
+      expect(rebalanceFor(merged, 'member_left', c.server)).toBeDefined();
+      const starts = merged.entries.map((e) => Date.parse(e.started_at.replace(/\[.*\]$/, '')));
+      expect(starts).toEqual([...starts].sort((x, y) => x - y));
+      const clusterTable = spawnSync(process.execPath, cli('timeline', applicationId, '--cluster'), { env: cliEnv(), encoding: 'utf8' });
+      expect(clusterTable.status).toBe(0);
+      expect(clusterTable.stdout).toMatch(/^STARTED\s+NODE\s+TYPE\s+DURATION\s+WHAT\s+TASKS\s+DETAIL\n/);
+      for (const node of survivors) expect(clusterTable.stdout).toContain(node.server);
     },
     BROKER_TEST_TIMEOUT_MS * 3,
   );

@@ -82,8 +82,8 @@ function RestoreEntry({ entry }: { entry: Restore }) {
     <>
       <div class="tl-head">
         <span class={`badge ${entry.done ? 'ok' : 'busy'}`}>{entry.done ? 'Restored' : 'Restoring'}</span>
-        <strong class="mono">
-          {entry.store} {entry.partition}
+        <strong>
+          <span class="mono">{entry.store}</span> partition {entry.partition}
         </strong>
         <span class="muted">
           task <span class="mono">{entry.task_id}</span> from <span class="mono">{entry.topic}</span>
