@@ -67,6 +67,11 @@ const lagTab = async (page: Page) => {
   await instanceHeading(wordCount.id)(page);
   await page.getByTestId('lag-chart').getByTestId('series').first().waitFor({ timeout: 60_000 });
 };
+const timelineTab = async (page: Page) => {
+  await instanceHeading(wordCount.id)(page);
+  await page.getByTestId('timeline-entry').first().waitFor({ timeout: STEP_MS });
+  await page.getByTestId('timeline-answered').waitFor({ timeout: STEP_MS });
+};
 const queryHash = `#/query/${new URLSearchParams({ app: wordCount.id, store: WORD_COUNT_STORE, clause: 'all' }).toString()}`;
 
 /** One line per view: a new route, tab or dialog of the console is a new line here. */
@@ -75,6 +80,7 @@ const VIEWS: readonly View[] = [
   { name: 'instance', hash: `#/instance/${wordCount.id}`, ready: instancePage(wordCount.id) },
   { name: 'instance-tasks', hash: `#/instance/${wordCount.id}/tasks`, ready: tasksTab },
   { name: 'instance-lag', hash: `#/instance/${wordCount.id}/lag`, ready: lagTab },
+  { name: 'instance-timeline', hash: `#/instance/${wordCount.id}/timeline`, ready: timelineTab },
   { name: 'instance-orders', hash: `#/instance/${orders}`, ready: instancePage(orders) },
   { name: 'graph-panel', hash: `#/instance/${orders}`, ready: graphPanel },
   { name: 'restart-dialog', hash: `#/instance/${wordCount.id}`, ready: dialog('Restart') },
