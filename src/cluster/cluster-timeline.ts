@@ -39,7 +39,6 @@ export interface TimelineFailure {
   processId: string;
   remote: true;
   messages: string[];
-  timedOut: boolean;
 }
 
 export interface ClusterTimeline {
@@ -107,7 +106,7 @@ export async function clusterTimeline(request: ClusterTimelineRequest): Promise<
       success.push({ server, processId: host.processId, remote: true, total: answer.entries.length });
       timelines.push(answer.entries);
     } else {
-      failure.push({ server, processId: host.processId, remote: true, messages: answer.messages, timedOut: answer.timedOut });
+      failure.push({ server, processId: host.processId, remote: true, messages: answer.messages });
     }
   });
   return { entries: mergeTimelines(timelines), success, failure };

@@ -248,7 +248,9 @@ export class PeerClient implements PeerTransport, TimelinePeers {
       if (isServiceError(error) && error.code === grpc.status.UNIMPLEMENTED) {
         return failedAnswer('the node runs an earlier version of Sluice, which does not tell its timeline to other nodes', 'NOT_AVAILABLE');
       }
-      return this.failure(grpcEndpoint, error);
+      const failure = this.failure(grpcEndpoint, error);
+      // The classification speaks of a query's timeout, which the timeline has not.
+      return failure.kind === 'TIMED_OUT' ? failedAnswer('no answer in time', 'TIMED_OUT') : failure;
     }
     if (reply.failure) return this.peerFailure(reply.failure);
     if (!reply.entries) return failedAnswer('the peer answered neither a timeline nor a failure');

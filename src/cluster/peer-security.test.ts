@@ -142,6 +142,21 @@ describe('peer service with authentication', () => {
     expect(handler.calls).toBe(0);
   });
 
+  it("guards the timeline call as the queries: refused without the secret, answered with it", async () => {
+    const port = await start({ secret: SECRET });
+    const timeline = async (security: PeerSecurity) => {
+      const client = new PeerClient({ security });
+      try {
+        return await client.timeline(`127.0.0.1:${port}`, 'app', Date.now() + 5000);
+      } finally {
+        client.close();
+      }
+    };
+    expect(await timeline({})).toEqual({ ok: false, messages: ['refused by the peer: missing or wrong cluster secret'], kind: 'REFUSED', timedOut: false });
+    // Past the secret: this server keeps no timelines, so it knows no application.
+    expect(await timeline({ secret: SECRET })).toEqual({ ok: false, messages: ["No application 'app' in this process"], kind: 'UNKNOWN_STORE', timedOut: false });
+  });
+
   it('a refusal is a warning on both sides, naming the peer', async () => {
     const lines = (): { logger: pino.Logger; seen: Record<string, unknown>[] } => {
       const seen: Record<string, unknown>[] = [];

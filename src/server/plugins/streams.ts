@@ -33,7 +33,7 @@ export interface StreamsPluginOptions {
 }
 
 /** How long the cluster's timeline waits for the other nodes: a console refreshes it every 10 s. */
-export const CLUSTER_TIMELINE_DEADLINE_MS = 5000;
+const CLUSTER_TIMELINE_DEADLINE_MS = 5000;
 
 const NO_PEERS: TimelinePeers = {
   timeline: async () => ({ ok: false, messages: ['this node does not call its peers'], kind: 'NOT_AVAILABLE', timedOut: false }),

@@ -82,11 +82,6 @@ export function clusterTimelineResource(applicationId: string, timeline: Cluster
     application_id: applicationId,
     entries: timeline.entries,
     success: timeline.success.map(({ server, processId, remote, total }) => ({ server, process_id: processId ?? null, remote, total })),
-    failure: timeline.failure.map(({ server, processId, remote, messages }) => ({
-      server,
-      process_id: processId,
-      remote,
-      errors: messages.map((message) => ({ message })),
-    })),
+    failure: timeline.failure.map(({ server, processId, remote, messages }) => ({ server, process_id: processId, remote, errors: messages.map((message) => ({ message })) })),
   };
 }

@@ -16,7 +16,8 @@ const CLUSTER_POLL_MS = 10_000;
 type Rebalance = Extract<TimelineEntry, { type: 'rebalance' }>;
 type Restore = Extract<TimelineEntry, { type: 'restore' }>;
 
-const keyOf = (entry: TimelineEntry) => `${entry.process_id}/${entry.id}`;
+/** An entry's number starts again when its instance restarts; its start time tells the two apart. */
+const keyOf = (entry: TimelineEntry) => `${entry.process_id}/${entry.id}/${entry.started_at}`;
 const count = (n: number) => n.toLocaleString('en-US');
 const nodeOf = (entry: TimelineEntry) => entry.application_server ?? entry.process_id;
 
