@@ -7,6 +7,7 @@ import { clusterTimeline, mergeTimelines, type TimelineEntryJson } from './clust
 import { PeerClient } from './peer-client';
 import { startPeerServer, type PeerServer } from './peer-server';
 import { peerService } from './peer-service';
+import { closedPort } from './testing/loopback-peers';
 
 const HANDLER: PeerQueryHandler = {
   answerPeer: () => Promise.reject(new Error('not asked')),
@@ -31,14 +32,6 @@ function host(processId: string, grpcEndpoint: string | undefined, isLocal = fal
     standbyTopicPartitions: [],
     isLocal,
   };
-}
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('mergeTimelines', () => {

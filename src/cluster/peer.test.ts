@@ -6,15 +6,7 @@ import type { PeerAnswer, PeerQuery, PeerQueryHandler, PeerQueryRequest } from '
 import { PeerClient } from './peer-client';
 import { startPeerServer, type PeerServer } from './peer-server';
 import { peerService, type PeerQueryMessage, type QueryChunkMessage, type QueryReplyMessage, type QueryRequestMessage } from './peer-service';
-
-/** A port nothing listens on: bound by the OS, then released. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { closedPort } from './testing/loopback-peers';
 
 /**
  * A TCP front that counts connections and forwards them to `target`, or, without a target, accepts them and never

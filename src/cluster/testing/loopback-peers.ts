@@ -1,4 +1,5 @@
 /** Query nodes in one test process, each with its own peer server on loopback gRPC, that a test can freeze. */
+import * as net from 'node:net';
 import type { PartStream } from '../../query/parts';
 import type { PeerAnswer, PeerQueryHandler } from '../../query/peers';
 import type { QueryService } from '../../query/query-service';
@@ -24,4 +25,13 @@ export function startLoopbackPeer(node: LoopbackNode): Promise<PeerServer> {
     describeStore: (applicationId, store) => node.service!.describeStore(applicationId, store),
   };
   return startPeerServer({ host: '127.0.0.1', port: 0, handler });
+}
+
+/** A port nothing listens on: bound by the OS, then released. */
+export async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
