@@ -23,10 +23,7 @@ export class FlexibleWriter {
   }
 
   int8(value: number): this {
-    const bytes = Buffer.alloc(1);
-    bytes.writeInt8(value);
-    this.chunks.push(bytes);
-    return this;
+    return this.fixed(1, (bytes) => bytes.writeInt8(value));
   }
 
   bool(value: boolean): this {
@@ -34,29 +31,25 @@ export class FlexibleWriter {
   }
 
   int16(value: number): this {
-    const bytes = Buffer.alloc(2);
-    bytes.writeInt16BE(value);
-    this.chunks.push(bytes);
-    return this;
+    return this.fixed(2, (bytes) => bytes.writeInt16BE(value));
   }
 
   uint16(value: number): this {
-    const bytes = Buffer.alloc(2);
-    bytes.writeUInt16BE(value);
-    this.chunks.push(bytes);
-    return this;
+    return this.fixed(2, (bytes) => bytes.writeUInt16BE(value));
   }
 
   int32(value: number): this {
-    const bytes = Buffer.alloc(4);
-    bytes.writeInt32BE(value);
-    this.chunks.push(bytes);
-    return this;
+    return this.fixed(4, (bytes) => bytes.writeInt32BE(value));
   }
 
   int64(value: number): this {
-    const bytes = Buffer.alloc(8);
-    bytes.writeBigInt64BE(BigInt(value));
+    return this.fixed(8, (bytes) => bytes.writeBigInt64BE(BigInt(value)));
+  }
+
+  /** A fixed-size big-endian field, written by `write` into its own bytes. */
+  private fixed(size: number, write: (bytes: Buffer) => void): this {
+    const bytes = Buffer.alloc(size);
+    write(bytes);
     this.chunks.push(bytes);
     return this;
   }
