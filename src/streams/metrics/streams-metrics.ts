@@ -18,6 +18,7 @@ export const TASK_GROUP = 'stream-task-metrics';
 export const PROCESSOR_NODE_GROUP = 'stream-processor-node-metrics';
 export const STATE_STORE_GROUP = 'stream-state-metrics';
 export const CONSUMER_FETCH_GROUP = 'consumer-fetch-manager-metrics';
+export const PRODUCER_GROUP = 'producer-metrics';
 
 /** The metrics of one scope, removable together. */
 export interface MetricsScope {
@@ -204,6 +205,28 @@ export function createThreadMetrics(registry: MetricsRegistry, threadId: string,
     () => startTimeMs,
   );
   return metrics;
+}
+
+// ---- producer-metrics ---------------------------------------------------------------------------------------
+
+/** What the Java producer's BufferPool reports, read from a stream thread's producer buffer. */
+export interface ProducerBufferReading {
+  readonly limit: number;
+  readonly usedBytes: number;
+  readonly waitedNs: number;
+}
+
+/**
+ * The Java producer's buffer metrics for a stream thread's producing (client id `<thread>-producer`, as Kafka Streams
+ * names the thread's producer): its bound, what is free, and how long the thread waited for room, which is the
+ * back-pressure a slower broker puts on processing.
+ */
+export function createProducerBufferMetrics(registry: MetricsRegistry, threadId: string, buffer: ProducerBufferReading): MetricsScope {
+  const tags = { 'client-id': `${threadId}-producer` };
+  registry.gauge(PRODUCER_GROUP, tags, { name: 'buffer-total-bytes', description: 'The maximum amount of buffer memory the client can use (whether or not it is currently used).' }, () => buffer.limit);
+  registry.gauge(PRODUCER_GROUP, tags, { name: 'buffer-available-bytes', description: 'The total amount of buffer memory that is not being used (either unallocated or in the free list).' }, () => Math.max(0, buffer.limit - buffer.usedBytes));
+  registry.gauge(PRODUCER_GROUP, tags, { name: 'bufferpool-wait-time-ns-total', description: 'The total time in nanoseconds an appender waits for space allocation.' }, () => buffer.waitedNs);
+  return scope(registry, tags);
 }
 
 // ---- stream-task-metrics -----------------------------------------------------------------------------------

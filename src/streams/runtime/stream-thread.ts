@@ -1,12 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { StreamsException } from '../../errors';
 import { ChangelogReader, type EachBatchPayload, isTransientKafkaError, type StableOffsetReader, type TopicPartition } from '../kafka';
-import { createThreadMetrics, type ThreadMetrics } from '../metrics/streams-metrics';
+import { createProducerBufferMetrics, createThreadMetrics, type MetricsScope, type ThreadMetrics } from '../metrics/streams-metrics';
 import { ChangelogRestorer } from './changelog-restorer';
 import { Committer } from './committer';
 import type { ThreadState } from './instance-view';
 import { encodeSubscription, type SubscriptionInfo } from './assignment/subscription-info';
 import { PartitionPositions } from './partition-positions';
+import { ProduceBuffer } from './produce-buffer';
 import { LookupOutages } from './serde-lookups';
 import { TaskCheckpoints } from './task-checkpoints';
 import { streamTaskFactory } from './task-factory';
@@ -38,6 +39,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
   private readonly inputPositions = new PartitionPositions();
   private readonly executor: TaskExecutor;
   private readonly committer: Committer;
+  private readonly producerMetrics: MetricsScope;
   /** The record cache its tasks' caching stores share. */
   private readonly cache: ThreadCache;
   readonly tasks: TaskManager;
@@ -60,7 +62,9 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     const exactlyOnce = ctx.config.processingGuarantee === 'exactly_once_v2';
     this.metrics = createThreadMetrics(ctx.metrics, this.name, Date.now());
     const outages = new LookupOutages(logger);
-    this.executor = new TaskExecutor(this.inputPositions, this.metrics, ctx.metrics, this.name, outages);
+    const buffer = new ProduceBuffer(ctx.config.producerBufferBytes);
+    this.producerMetrics = createProducerBufferMetrics(ctx.metrics, this.name, buffer);
+    this.executor = new TaskExecutor(this.inputPositions, this.metrics, ctx.metrics, this.name, outages, buffer);
     this.clients = ctx.clients({
       userData: () => encodeSubscription(this.subscription()),
       beforeJoin: () => this.commitBeforeJoin(),
@@ -103,6 +107,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
         threadName: this.name,
         producerClient: ctx.kafka.producer,
         producer: this.clients.producer,
+        produceBuffer: buffer,
         cache: this.cache,
         threadMetrics: this.metrics,
       }),
@@ -388,6 +393,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     await this.clients.producer?.disconnect().catch(() => undefined);
     await this.clients.stableOffsets?.close().catch(() => undefined);
     this.metrics.unregister();
+    this.producerMetrics.unregister();
     this.setState('DEAD');
   }
 
