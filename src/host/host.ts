@@ -26,6 +26,7 @@ import { InstanceManager } from './instances/instance-manager';
 import { streamsInstanceFactory, type RuntimeFactory } from './instances/runtime';
 import { componentLoggers, rootLogger } from './logging/loggers';
 import { loadTopologyModules } from './module-loader';
+import { nodeMemoryBudget } from './node-memory';
 import type { TopologyDefinition } from './topology-definition';
 import { TopologyRegistry } from './topology-registry';
 
@@ -68,7 +69,7 @@ export class SluiceHost {
     const instances = new InstanceManager({
       topologies: registry,
       streamsConfig: () => streamsConfig,
-      createRuntime: options.createRuntime ?? streamsInstanceFactory(loggers.streams, loggers.kafka),
+      createRuntime: options.createRuntime ?? streamsInstanceFactory(loggers.streams, loggers.kafka, nodeMemoryBudget(config.memory?.budget, logger)),
       logger,
       closeTimeoutMs: config.shutdownTimeoutMs,
     });

@@ -11,6 +11,7 @@ import { loadStoreConfigSetter, type StoreConfigSetter } from './store-statistic
 import { parseStreamsConfig, type StreamsConfig } from './streams-config';
 import { TopologyMetadata } from './topology-metadata';
 import type { TopologySource } from './worker/topology-source';
+import type { MemoryBudget } from './memory-budget';
 
 export interface StreamsInstanceOptions {
   logger?: Logger;
@@ -26,6 +27,8 @@ export interface StreamsInstanceOptions {
    * shares this event loop.
    */
   topologySource?: TopologySource;
+  /** The node's memory budget, which every thread of the instance joins; none: the configuration's bounds alone. */
+  memoryBudget?: MemoryBudget;
 }
 
 /** What an instance builds once from its configuration, and builds each of its threads, tasks and stores with. */

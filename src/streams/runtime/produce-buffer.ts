@@ -13,8 +13,21 @@ export class ProduceBuffer {
   /** Times the thread found the buffer full and waited. */
   waits = 0;
 
-  /** `limit`: bytes (0 waits after every chunk until everything sent is acknowledged). */
-  constructor(readonly limit: number) {}
+  private cap = Number.POSITIVE_INFINITY;
+
+  /** `configured`: `buffer.memory` in bytes (0 waits after every chunk until everything sent is acknowledged). */
+  constructor(private readonly configured: number) {}
+
+  /** The bound: `buffer.memory`, or the node's memory budget's share when that is smaller. */
+  get limit(): number {
+    return Math.min(this.configured, this.cap);
+  }
+
+  /** The node's memory budget gave the thread this share of its producer part. */
+  limitTo(capBytes: number): void {
+    this.cap = capBytes;
+    this.wakeIfDrained();
+  }
 
   /** Bytes produced and not yet acknowledged (or dropped). */
   get usedBytes(): number {
@@ -33,6 +46,10 @@ export class ProduceBuffer {
   /** The broker acknowledged (or the task dropped) `bytes` a collector had reserved. */
   release(bytes: number): void {
     this.used -= bytes;
+    this.wakeIfDrained();
+  }
+
+  private wakeIfDrained(): void {
     if (this.waiters.length > 0 && this.used <= this.limit / 2) {
       for (const wake of this.waiters.splice(0)) wake();
     }

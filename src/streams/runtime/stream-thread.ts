@@ -1,12 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { StreamsException } from '../../errors';
 import { ChangelogReader, type EachBatchPayload, isTransientKafkaError, type StableOffsetReader, type TopicPartition } from '../kafka';
-import { createProducerBufferMetrics, createThreadMetrics, type MetricsScope, type ThreadMetrics } from '../metrics/streams-metrics';
+import { createThreadMemoryMetrics, createThreadMetrics, type MetricsScope, type ThreadMetrics } from '../metrics/streams-metrics';
 import { ChangelogRestorer } from './changelog-restorer';
 import { Committer } from './committer';
 import type { ThreadState } from './instance-view';
 import { encodeSubscription, type SubscriptionInfo } from './assignment/subscription-info';
 import { PartitionPositions } from './partition-positions';
+import type { MemoryInUse, MemoryLimits } from './memory-budget';
 import { ProduceBuffer } from './produce-buffer';
 import { LookupOutages } from './serde-lookups';
 import { TaskCheckpoints } from './task-checkpoints';
@@ -39,7 +40,9 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
   private readonly inputPositions = new PartitionPositions();
   private readonly executor: TaskExecutor;
   private readonly committer: Committer;
-  private readonly producerMetrics: MetricsScope;
+  private readonly memoryMetrics: MetricsScope;
+  private readonly produceBuffer: ProduceBuffer;
+  readonly produces = true;
   /** The record cache its tasks' caching stores share. */
   private readonly cache: ThreadCache;
   readonly tasks: TaskManager;
@@ -63,7 +66,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     this.metrics = createThreadMetrics(ctx.metrics, this.name, Date.now());
     const outages = new LookupOutages(logger);
     const buffer = new ProduceBuffer(ctx.config.producerBufferBytes);
-    this.producerMetrics = createProducerBufferMetrics(ctx.metrics, this.name, buffer);
+    this.produceBuffer = buffer;
     this.executor = new TaskExecutor(this.inputPositions, this.metrics, ctx.metrics, this.name, outages, buffer);
     this.clients = ctx.clients({
       userData: () => encodeSubscription(this.subscription()),
@@ -86,6 +89,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
       { retryForMs: ctx.config.taskTimeoutMs, logger },
     );
     this.cache = new ThreadCache(ctx.cacheBytes);
+    this.memoryMetrics = createThreadMemoryMetrics(ctx.metrics, this.name, buffer, this.cache);
     const checkpoints = new TaskCheckpoints(ctx.stateDirectory, exactlyOnce, logger);
     const consumer = this.clients.consumer;
     this.committer = new Committer((offsets) => consumer.commitOffsets(offsets), this.inputPositions, checkpoints, { exactlyOnce, taskTimeoutMs: ctx.config.taskTimeoutMs, logger });
@@ -229,6 +233,16 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
    */
   resizeCache(maxBytes: number): void {
     void this.runExclusive(async () => this.cache.resize(maxBytes)).catch((error) => this.fail(error));
+  }
+
+  limitMemory(limits: MemoryLimits): void {
+    if (limits.produceBufferBytes !== undefined) this.produceBuffer.limitTo(limits.produceBufferBytes);
+    // Evicting forwards records downstream: it is processing, which runs one thing at a time.
+    void this.runExclusive(async () => this.cache.limit(limits.cacheBytes)).catch((error) => this.fail(error));
+  }
+
+  memoryInUse(): MemoryInUse {
+    return { cacheBytes: this.cache.sizeBytes, produceBufferBytes: this.produceBuffer.usedBytes };
   }
 
   /**
@@ -393,7 +407,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     await this.clients.producer?.disconnect().catch(() => undefined);
     await this.clients.stableOffsets?.close().catch(() => undefined);
     this.metrics.unregister();
-    this.producerMetrics.unregister();
+    this.memoryMetrics.unregister();
     this.setState('DEAD');
   }
 
