@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startChild, type MeasuredProcess } from '../support/child-process';
-import { SLUICE_NODE_FLAGS } from '../support/program';
+import { createMemoryCgroup, heapFlags, inMemoryCgroup, type MemoryCgroup } from '../support/memory-cgroup';
+import { mb, SLUICE_NODE_FLAGS } from '../support/program';
 import type { CommonSettings, Side } from './side';
 
 export function sluiceSide(settings: CommonSettings, suffix: string): Side {
@@ -13,8 +14,10 @@ export function sluiceSide(settings: CommonSettings, suffix: string): Side {
     label: 'Sluice',
     input,
     output,
-    start: (bootstrapServers, applicationId) =>
-      startSluiceWordCount(
+    start: async (bootstrapServers, applicationId) => {
+      const cgroup = settings.budgetMiB === undefined ? undefined : createMemoryCgroup(`sluice-bench-wc-${suffix}`, settings.budgetMiB * 1024 * 1024);
+      if (typeof cgroup === 'string') throw new Error(cgroup);
+      const running = await startSluiceWordCount(
         {
           'application.id': applicationId,
           'bootstrap.servers': bootstrapServers,
@@ -25,7 +28,16 @@ export function sluiceSide(settings: CommonSettings, suffix: string): Side {
         },
         input,
         output,
-      ),
+        undefined,
+        cgroup,
+      );
+      if (cgroup === undefined) return running;
+      return {
+        ...running,
+        stop: () => running.stop().finally(() => cgroup.remove()),
+        limits: () => `memory cgroup of ${settings.budgetMiB} MiB (${heapFlags(cgroup).join(' ')}): its peak ${mb(cgroup.peakBytes())}, OOM kills ${cgroup.oomKills()}`,
+      };
+    },
   };
 }
 
@@ -38,12 +50,13 @@ export function startSluiceWordCount(
   input: string,
   output: string,
   onStdoutLine?: (line: string) => void,
+  cgroup?: MemoryCgroup,
 ): Promise<MeasuredProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'));
   // Sluice's Node flags, then the benchmark's own command-line Node options, which win (NODE_OPTIONS reaches
   // the child too, but loses to both).
   const program = path.join(__dirname, 'sluice-wordcount.js');
-  const nodeOptions = [...SLUICE_NODE_FLAGS, ...process.execArgv];
-  const args = [...nodeOptions, program, JSON.stringify({ 'state.dir': path.join(dir, 'state'), ...config }), input, output];
-  return startChild('Sluice', process.execPath, args, dir, { onStdoutLine });
+  const nodeOptions = [...SLUICE_NODE_FLAGS, ...heapFlags(cgroup), ...process.execArgv];
+  const { command, args } = inMemoryCgroup(process.execPath, [...nodeOptions, program, JSON.stringify({ 'state.dir': path.join(dir, 'state'), ...config }), input, output], cgroup);
+  return startChild('Sluice', command, args, dir, { onStdoutLine });
 }

@@ -7,6 +7,7 @@
  */
 import pino from 'pino';
 import { StreamsInstance } from '../../src';
+import { nodeMemoryBudget } from '../../src/host/node-memory';
 import { wordCountTopology, wordCountTopologySource } from '../../examples/word-count';
 import { PROGRESS_INTERVAL_MS, type StreamsReport } from '../support/streams-report';
 
@@ -28,8 +29,12 @@ async function reportRestored(instance: StreamsInstance): Promise<void> {
 async function main(): Promise<void> {
   const [config, input, output] = process.argv.slice(2);
   if (config === undefined || input === undefined || output === undefined) throw new Error('usage: sluice-wordcount <config JSON> <input> <output>');
+  const logger = pino({ level: 'warn' }, pino.destination(2));
+  // In a memory cgroup (--budget), its limit is the memory budget, as `sluice start` takes it.
+  const memoryBudget = nodeMemoryBudget(undefined, logger);
   const instance = new StreamsInstance(wordCountTopology(input, output), JSON.parse(config) as Record<string, unknown>, {
-    logger: pino({ level: 'warn' }, pino.destination(2)),
+    logger,
+    ...(memoryBudget ? { memoryBudget } : {}),
     // The threads past the first run in workers, which build the same topology.
     topologySource: wordCountTopologySource(input, output),
   });
