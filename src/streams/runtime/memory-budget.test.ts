@@ -17,7 +17,7 @@ class Thread implements BudgetedThread {
 
 describe('MemoryBudget', () => {
   it('shares the record-cache part among every thread and the producer part among the stream threads, again as they come and go', () => {
-    const budget = new MemoryBudget(512 * MiB, () => ({ rss: 0, heapUsed: 0 }));
+    const budget = new MemoryBudget(512 * MiB, () => ({ anonymous: 0, heapUsed: 0 }));
     const a = new Thread(true);
     const b = new Thread(true);
     const global = new Thread(false);
@@ -33,8 +33,8 @@ describe('MemoryBudget', () => {
     expect(a.limits).toEqual({ cacheBytes: Math.floor(51.2 * MiB), produceBufferBytes: Math.floor(51.2 * MiB) });
   });
 
-  it('reads each part: the whole against RSS, the heap against the smaller of its share and V8\'s limit, the caches and buffers summed', () => {
-    const budget = new MemoryBudget(100 * MiB, () => ({ rss: 90 * MiB, heapUsed: 40 * MiB }));
+  it('reads each part: the whole against the memory no file backs, the heap against the smaller of its share and V8\'s limit, the caches and buffers summed', () => {
+    const budget = new MemoryBudget(100 * MiB, () => ({ anonymous: 90 * MiB, heapUsed: 40 * MiB }));
     const a = new Thread(true);
     const b = new Thread(true);
     a.cacheBytes = 3 * MiB;
@@ -52,9 +52,16 @@ describe('MemoryBudget', () => {
     budget.leave(b);
   });
 
+  it('reads the process\' own memory by default: some, and less than RSS', () => {
+    const budget = new MemoryBudget(100 * MiB);
+    const total = budget.readings().find((r) => r.part === 'total')!;
+    expect(total.usedBytes).toBeGreaterThan(0);
+    expect(total.usedBytes).toBeLessThanOrEqual(process.memoryUsage().rss);
+  });
+
   it('tells a part that stays at its bound for three looks, once, and again only after it has left the bound', () => {
-    let rss = 99 * MiB;
-    const budget = new MemoryBudget(100 * MiB, () => ({ rss, heapUsed: 0 }));
+    let anonymous = 99 * MiB;
+    const budget = new MemoryBudget(100 * MiB, () => ({ anonymous, heapUsed: 0 }));
     const thread = new Thread(true);
     budget.join(thread);
     const told: MemoryPressure[] = [];
@@ -66,7 +73,7 @@ describe('MemoryBudget', () => {
     budget.lookForPressure(11_000);
     budget.lookForPressure(16_000);
     expect(told.map((p) => [p.part, p.since])).toEqual([['total', 1_000], ['producer-buffer', 1_000]]);
-    rss = 50 * MiB;
+    anonymous = 50 * MiB;
     thread.produceBufferBytes = 0;
     budget.lookForPressure(21_000);
     thread.produceBufferBytes = 10 * MiB;

@@ -8,6 +8,7 @@
  */
 
 import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 
 /** The share of the budget for the record caches of all the node's threads. */
@@ -63,16 +64,34 @@ export interface MemoryBudgetEvents {
   pressure: [MemoryPressure];
 }
 
+const PAGE_BYTES = 4096;
+
+/** Resident pages less those of files (/proc/self/statm's resident and shared), and the heap in use. */
+function processMemory(): { anonymous: number; heapUsed: number } {
+  const { rss, heapUsed } = process.memoryUsage();
+  let anonymous = rss;
+  try {
+    const [, resident, shared] = readFileSync('/proc/self/statm', 'utf8').split(' ').map(Number);
+    if (resident !== undefined && shared !== undefined) anonymous = (resident - shared) * PAGE_BYTES;
+  } catch {
+    // No /proc (not Linux): all of RSS.
+  }
+  return { anonymous, heapUsed };
+}
+
 export class MemoryBudget extends EventEmitter<MemoryBudgetEvents> {
   readonly parts: readonly MemoryPart[] = MEMORY_PARTS;
   private readonly threads = new Set<BudgetedThread>();
   private readonly atBound = new Map<MemoryPart, { looks: number; since: number; told: boolean }>();
   private timer: NodeJS.Timeout | undefined;
 
-  /** `totalBytes`: the budget; `readMemory`: the process' resident and heap memory (process.memoryUsage by default). */
+  /**
+   * `totalBytes`: the budget; `readMemory`: the process' resident memory that no file backs (what the kernel cannot
+   * take back near the limit: the stores' pages it can) and its heap in use.
+   */
   constructor(
     readonly totalBytes: number,
-    private readonly readMemory: () => { rss: number; heapUsed: number } = () => process.memoryUsage(),
+    private readonly readMemory: () => { anonymous: number; heapUsed: number } = processMemory,
   ) {
     super();
     // One listener per instance on the node.
@@ -119,7 +138,7 @@ export class MemoryBudget extends EventEmitter<MemoryBudgetEvents> {
     const memory = this.readMemory();
     const heap = this.heapBytes();
     return [
-      { part: 'total', budgetBytes: this.totalBytes, usedBytes: memory.rss },
+      { part: 'total', budgetBytes: this.totalBytes, usedBytes: memory.anonymous },
       { part: 'heap', budgetBytes: Math.min(heap.budget, heap.limit), usedBytes: memory.heapUsed },
       { part: 'record-cache', budgetBytes: this.recordCacheBytes, usedBytes: cacheBytes },
       { part: 'producer-buffer', budgetBytes: this.producerBufferBytes, usedBytes: produceBufferBytes },

@@ -141,7 +141,7 @@ function Stores({ stores }: { stores: StorePartitionStatus[] }) {
 }
 
 const MEMORY_PARTS: Record<string, string> = {
-  total: 'Resident memory',
+  total: 'Resident (not file-backed)',
   heap: 'V8 heap',
   'record-cache': 'Record caches',
   'producer-buffer': 'Producer buffers',
