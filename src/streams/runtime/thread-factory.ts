@@ -44,7 +44,13 @@ export class ThreadFactory {
     given: StreamsInstanceOptions,
   ) {
     this.workerTopology = given.topologySource && this.workerThreadsAllowed(given) ? given.topologySource : undefined;
+    // Each stream thread's heap its share of the memory budget's heap part: a worker's V8 heap is its own.
+    const heap = given.memoryBudget?.heapBytes().budget;
+    this.workerHeapMb = heap === undefined ? undefined : Math.max(16, Math.floor(heap / parts.config.numStreamThreads / 1024 / 1024));
   }
+
+  /** The V8 heap limit of each worker under the node's memory budget; none without one. */
+  private readonly workerHeapMb: number | undefined;
 
   /** The stream thread in slot `index`, named by `number`; the first always on this event loop. */
   streamThread(index: number, number: number, cacheBytes: number, standbys: StandbyTasks | undefined, globalThread: GlobalStreamThread | undefined): StreamThreadHandle {
@@ -148,6 +154,7 @@ export class ThreadFactory {
         facts: this.instance.subscriptionFacts(),
         standbys: standbys !== undefined,
         processRun: stateDirectory.processRun,
+        ...(this.workerHeapMb === undefined ? {} : { heapLimitMb: this.workerHeapMb }),
       },
       {
         logger: this.parts.logger,

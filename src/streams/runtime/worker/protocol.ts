@@ -31,6 +31,8 @@ export interface WorkerSetup {
   readonly processRun: string;
   /** Where the worker module is (a TypeScript source is compiled as it loads). */
   readonly entry: string;
+  /** Its V8 heap's limit (the memory budget's share); none: V8's, as the process' flags set it. */
+  readonly heapLimitMb?: number;
 }
 
 /** A member's assignment as it crosses: the userData a Uint8Array. */

@@ -11,5 +11,6 @@ const SOURCE_BOOTSTRAP = path.join(__dirname, 'source-bootstrap.cjs');
 /** Starts the worker of one stream thread. */
 export function spawnStreamThreadWorker(setup: Omit<WorkerSetup, 'entry'>): Worker {
   const workerData: WorkerSetup = { ...setup, entry: ENTRY };
-  return new Worker(ENTRY.endsWith('.ts') ? SOURCE_BOOTSTRAP : ENTRY, { workerData });
+  const resourceLimits = setup.heapLimitMb === undefined ? undefined : { maxOldGenerationSizeMb: setup.heapLimitMb };
+  return new Worker(ENTRY.endsWith('.ts') ? SOURCE_BOOTSTRAP : ENTRY, { workerData, ...(resourceLimits ? { resourceLimits } : {}) });
 }
