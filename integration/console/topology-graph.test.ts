@@ -139,7 +139,11 @@ it("a click on a node opens its panel: the node's type, stores, topics and metri
   expect(await other.getByTestId('panel-type').textContent()).toBe('Processor');
   expect(await other.getByTestId('panel-stores').textContent()).toBe(toTable.stores!.join(''));
   expect(await other.getByTestId('panel-topics').textContent()).toBe('none');
-  await other.getByTestId('panel-no-metrics').filter({ hasText: "this node records processor metrics at its sub-topology's sources" }).waitFor({ timeout: STEP_MS });
+  // Past the sources each node counts what it processes: its process-total per task of its sub-topology.
+  const otherMetric = other.getByTestId('panel-metrics').locator('tbody tr').filter({ has: page.locator('td', { hasText: /^process-total$/ }) });
+  await waitFor(async () => (await otherMetric.count()) > 0, 'the processor\'s process-total in its panel', STEP_MS);
+  const otherTasks = await otherMetric.evaluateAll((rows) => rows.map((row) => row.children[0]!.textContent));
+  expect(otherTasks.every((task) => new RegExp(`^${toTable.sub}_\\d+$`).test(task ?? ''))).toBe(true);
   await page.context().close();
 });
 
@@ -232,5 +236,34 @@ it('in dark mode, with a panel open', async () => {
   expect(await horizontalOverflow(page)).toBe(0);
   await page.getByTestId('topology-graph').scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, 'topology-dark-1440.png') });
+  await page.context().close();
+});
+
+it("shows under each node the records per second it processes: rising while orders flow, back to zero once they stop", async () => {
+  const page = await openInstance({ width: 1440, height: 900 });
+  const next = ordersSource.successors[0]!;
+  const rate = async (name: string) => {
+    const shown = graphNode(page, name).getByTestId('node-rate');
+    return (await shown.count()) === 0 ? Number.NaN : Number(await shown.getAttribute('data-rate'));
+  };
+  const producer = await clients.producer();
+  let flowing = true;
+  const flow = (async () => {
+    for (let round = 0; flowing; round++) {
+      const messages = Array.from({ length: 50 }, (_, i) => ({ key: `flow-${round}-${i}`, value: JSON.stringify({ customer: 'c-1', item: 'widget', amount: 1 }) }));
+      await producer.send({ topic: topics.orders, messages });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  try {
+    await waitFor(async () => (await rate(ordersSource.name)) > 0 && (await rate(next)) > 0, 'the source and the node after it at a rate above zero while orders flow', STEP_MS);
+    expect(await graphNode(page, ordersSource.name).getByTestId('node-rate').textContent()).toMatch(/^[\d.]+k?\/s$/);
+    await page.getByTestId('topology-graph').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SHOTS, 'topology-rates-1440.png') });
+  } finally {
+    flowing = false;
+    await flow;
+  }
+  await waitFor(async () => (await rate(ordersSource.name)) === 0 && (await rate(next)) === 0, 'the rates back to zero once the orders stop', STEP_MS);
   await page.context().close();
 });

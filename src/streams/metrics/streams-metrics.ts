@@ -330,6 +330,19 @@ export interface ProcessorNodeMetrics extends MetricsScope {
   readonly recordE2eLatency: Sensor;
 }
 
+/**
+ * `process-total` of a processor node past the sources (which record theirs through createProcessorNodeMetrics): read
+ * from the node's own count, so that the live topology has every node's rate at no cost per record beyond a count.
+ */
+export function registerProcessorNodeCount(registry: MetricsRegistry, threadId: string, taskId: string, processorNodeId: string, read: () => number): void {
+  registry.gauge(
+    PROCESSOR_NODE_GROUP,
+    { 'thread-id': threadId, 'task-id': taskId, 'processor-node-id': processorNodeId },
+    { name: 'process-total', description: 'The total number of calls to process' },
+    read,
+  );
+}
+
 export function createProcessorNodeMetrics(
   registry: MetricsRegistry,
   threadId: string,

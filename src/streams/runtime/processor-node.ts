@@ -22,6 +22,8 @@ export class ProcessorNode {
   valueReadInPlace = false;
   /** Stores this node may read and write. */
   readonly stores: ReadonlySet<string>;
+  /** Records handed to this node's processor, for its `process-total` (a plain count: no sensor on the hot path). */
+  processed = 0;
   /** Asked about an error this node's processor threw: true when the record is skipped here (processing.exception.handler). */
   skipFailed: ((node: ProcessorNode, record: StreamRecord<unknown, unknown>, error: unknown) => boolean) | undefined;
 
@@ -49,6 +51,7 @@ export class ProcessorNode {
    * the node that failed. An error from a node below was decided there: it goes up as it is.
    */
   process(record: StreamRecord<unknown, unknown>): void {
+    this.processed++;
     try {
       this.processor.process(record);
     } catch (error) {

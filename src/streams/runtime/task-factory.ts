@@ -3,6 +3,7 @@ import {
   createProcessorNodeMetrics,
   createStateStoreMetrics,
   createTaskMetrics,
+  registerProcessorNodeCount,
   storeMetricsScope,
   type ProcessorNodeMetrics,
   type StateStoreMetrics,
@@ -88,6 +89,10 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
       wallClock: Date.now,
     });
     options.threadMetrics.taskCreated.record(1);
+    // The sources' counts are their process sensors' (processed, above); the other nodes count as they process.
+    for (const name of metadata.subtopology(id.subtopology)!.definition.nodes) {
+      if (metadata.topology.node(name)?.kind !== 'source') registerProcessorNodeCount(metrics, threadName, taskId, name, () => task.processedBy(name));
+    }
     return {
       task,
       output,

@@ -105,6 +105,11 @@ export class StreamTask {
     }
   }
 
+  /** Records the named node's processor was handed (0 before the graph is instantiated). */
+  processedBy(node: string): number {
+    return this.nodes.get(node)?.processed ?? 0;
+  }
+
   /** Instantiates the processor graph and runs every processor's `init`. */
   initializeProcessors(): void {
     if (this.initialized) return;

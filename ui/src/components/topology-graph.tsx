@@ -1,12 +1,13 @@
 /**
  * The topology as a graph (layout in topology-layout.ts), fitted to its box, with zoom (buttons, Ctrl + wheel or a
  * pinch) and pan (drag). Each sub-topology is a group that collapses to one box. Nodes are buttons: a click, or Enter
- * or Space on the focused one, opens its side panel; the arrow keys move between nodes, Esc closes the panel.
+ * or Space on the focused one, opens its side panel; the arrow keys move between nodes, Esc closes the panel. Under
+ * each source, processor and sink, the records per second it processes on this node, read every few seconds.
  */
 
 import type { TargetedKeyboardEvent, TargetedPointerEvent, TargetedWheelEvent } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { TopologyDag } from '../api';
+import { api, streamPath, type MetricGroup, type TopologyDag } from '../api';
 import { drawingOf, modelOf, pathOf, type DrawnNode, type NodeKind } from './topology-layout';
 import { NodePanel } from './topology-panel';
 
@@ -23,6 +24,53 @@ const MAX_ZOOM = 4;
 const ZOOM_STEP = 1.25;
 /** A pointer that moves less than this between down and up clicked; more, it dragged. */
 const DRAG_PX = 4;
+/** How often the nodes' rates are read. */
+const RATE_INTERVAL_MS = 2000;
+
+/**
+ * Records per second through each processor node on this node, from the change of its `process-total` (summed over
+ * its tasks) between two reads. A task that moved away takes its count along: a fall reads as 0, not as negative.
+ */
+function useNodeRates(id: string): ReadonlyMap<string, number> {
+  const [rates, setRates] = useState<ReadonlyMap<string, number>>(new Map());
+  useEffect(() => {
+    let live = true;
+    let previous: { at: number; totals: Map<string, number> } | undefined;
+    const read = async () => {
+      let groups: MetricGroup[];
+      try {
+        groups = await api.get<MetricGroup[]>(`${streamPath(id)}/metrics/group/stream-processor-node-metrics`);
+      } catch {
+        // 404 until a node has processed a record; a failed read waits for the next.
+        return;
+      }
+      const totals = new Map<string, number>();
+      for (const metric of groups.flatMap((g) => g.metrics)) {
+        const node = metric.tags['processor-node-id'];
+        if (metric.name === 'process-total' && node !== undefined && typeof metric.value === 'number') totals.set(node, (totals.get(node) ?? 0) + metric.value);
+      }
+      const at = performance.now();
+      const before = previous;
+      previous = { at, totals };
+      if (before === undefined || !live) return;
+      const seconds = (at - before.at) / 1000;
+      setRates(new Map([...totals].map(([node, total]) => [node, Math.max(0, (total - (before.totals.get(node) ?? total)) / seconds)])));
+    };
+    void read();
+    const timer = setInterval(() => void read(), RATE_INTERVAL_MS);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [id]);
+  return rates;
+}
+
+function rateText(perSecond: number): string {
+  if (perSecond >= 10_000) return `${Math.round(perSecond / 1000)}k/s`;
+  if (perSecond >= 1_000) return `${(perSecond / 1000).toFixed(1)}k/s`;
+  return `${perSecond < 10 && perSecond > 0 ? perSecond.toFixed(1) : Math.round(perSecond)}/s`;
+}
 
 const KIND_NAME: Record<NodeKind, string> = {
   SOURCE: 'source',
@@ -64,6 +112,7 @@ export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: str
   const model = useMemo(() => modelOf(topology), [topology]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const drawing = useMemo(() => drawingOf(model, collapsed), [model, collapsed]);
+  const rates = useNodeRates(id);
   const [width, setWidth] = useState(0);
   const [view, setView] = useState<View>({ k: 1, x: 0, y: 0 });
   // While true the drawing follows the box's size; a zoom or a pan leaves it where the user put it.
@@ -307,6 +356,11 @@ export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: str
                         </tspan>
                       ))}
                     </text>
+                    {rates.has(n.name) && !group ? (
+                      <text class="rate" data-testid="node-rate" data-rate={rates.get(n.name)!.toFixed(1)} x={n.x + n.width / 2} y={n.y + n.height + 11} text-anchor="middle">
+                        {rateText(rates.get(n.name)!)}
+                      </text>
+                    ) : null}
                   </g>
                 );
               })}

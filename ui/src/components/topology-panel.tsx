@@ -28,8 +28,9 @@ const INTERNAL: Record<InternalKind, string> = {
 type Row = { task: string; name: string; value: number | string | null };
 
 /**
- * The metrics tagged with this node: Sluice records processor-node metrics at each task's sources (stream-processor-
- * node-metrics, by processor-node-id), and a store's in stream-state-metrics (by its `<scope>-state-id` tag).
+ * The metrics tagged with this node: a processor node's in stream-processor-node-metrics (by processor-node-id: its
+ * `process-total` on every node, latencies at the sources), and a store's in stream-state-metrics (by its
+ * `<scope>-state-id` tag).
  */
 function metricsQuery(id: string, facts: NodeFacts): (() => Promise<Row[]>) | undefined {
   const pick = (group: string, matches: (tags: Record<string, string>) => boolean) => async () => {
@@ -76,7 +77,7 @@ function Metrics({ id, facts }: { id: string; facts: NodeFacts }) {
               ? 'None yet: the store reports once a task of this node has opened it.'
               : facts.kind === 'SOURCE'
                 ? 'None yet: the source reports once it has processed a record on this node.'
-                : "None: this node records processor metrics at its sub-topology's sources."}
+                : 'None yet: the node reports once a task of it runs on this node.'}
         </p>
       ) : (
         <table class="panel-metrics" data-testid="panel-metrics">
