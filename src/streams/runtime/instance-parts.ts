@@ -11,6 +11,7 @@ import { loadStoreConfigSetter, type StoreConfigSetter } from './store-statistic
 import { parseStreamsConfig, type StreamsConfig } from './streams-config';
 import { TopologyMetadata } from './topology-metadata';
 import type { TopologySource } from './worker/topology-source';
+import { RecordTracing } from './record-tracing';
 
 export interface StreamsInstanceOptions {
   logger?: Logger;
@@ -26,6 +27,11 @@ export interface StreamsInstanceOptions {
    * shares this event loop.
    */
   topologySource?: TopologySource;
+  /**
+   * Trace the records the tasks process (OpenTelemetry, through its API's registered tracer provider), sampled as
+   * it decides. Only the threads on this event loop: a worker thread has no tracer provider of its own.
+   */
+  traceRecords?: boolean;
 }
 
 /** What an instance builds once from its configuration, and builds each of its threads, tasks and stores with. */
@@ -40,6 +46,8 @@ export interface InstanceParts {
   readonly configureStore?: StoreConfigSetter;
   readonly metrics: MetricsRegistry;
   readonly logger: Logger;
+  /** Undefined when the records are not traced. */
+  readonly recordTracing?: RecordTracing;
 }
 
 /** What an instance's threads are built from: its parts, and its topology, clients and topics. */
@@ -104,5 +112,6 @@ export function instanceParts(
     metrics: new MetricsRegistry(),
     logger,
     kafkaLogger,
+    ...(options.traceRecords === true ? { recordTracing: new RecordTracing(applicationId) } : {}),
   };
 }
