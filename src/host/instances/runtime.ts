@@ -17,8 +17,13 @@ export interface StreamsRuntime extends InstanceView {
 /** `source`: where stream threads in workers build the same topology from (none: every thread on the main thread). */
 export type RuntimeFactory = (topology: Topology, config: Readonly<Record<string, ConfigValue>>, source?: TopologySource) => StreamsRuntime;
 
-/** `kafkaLogger`: where kafkajs' lines go, at its own level; default the instance's logger at warn. */
-export function streamsInstanceFactory(logger: Logger, kafkaLogger?: Logger): RuntimeFactory {
+/** `kafkaLogger`: where kafkajs' lines go, at its own level; default the instance's logger at warn. `traceRecords`: tracing is on. */
+export function streamsInstanceFactory(logger: Logger, kafkaLogger?: Logger, traceRecords = false): RuntimeFactory {
   return (topology, config, source) =>
-    new StreamsInstance(topology, config, { logger, ...(kafkaLogger ? { kafkaLogger } : {}), ...(source ? { topologySource: source } : {}) });
+    new StreamsInstance(topology, config, {
+      logger,
+      ...(kafkaLogger ? { kafkaLogger } : {}),
+      ...(source ? { topologySource: source } : {}),
+      ...(traceRecords ? { traceRecords } : {}),
+    });
 }
