@@ -10,7 +10,7 @@ import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from
 import { type Plan, planQuery, remoteTarget, type RemoteTarget } from './plan';
 import { collectBody, recordsBody, responseBody, wholeResponse, type Paging, type ReadPart, type StreamedPart, type Unanswered } from './response-body';
 import { joinChunks } from './chunks';
-import { storeReadNow, storeReadPart } from './part-spans';
+import { storeReadPart } from './part-spans';
 import { drainPart, failedAnswer, type PartEnd, type PartFailureKind, type PartStream, type RecordChunk, replayPart, withFirstChunk } from './parts';
 import type { PeerAnswer, PeerQuery, PeerQueryHandler, PeerQueryRequest, PeerTransport } from './peers';
 import { retryUntilReady, type Attempt } from './retry';
@@ -142,7 +142,7 @@ export class QueryService implements PeerQueryHandler {
         streamed: false,
         text: wholeResponse({ server: this.options.localServer, store, type: request.type, started }, part, options.recordsOnly === true),
       });
-      const here = paging === undefined ? storeReadNow(store, applicationId, () => readKeyedHere(view, store, bound)) : undefined;
+      const here = paging === undefined ? readKeyedHere(view, store, bound) : undefined;
       if (here !== undefined) return whole({ server: this.options.localServer, remote: false, records: here, end: { ok: true } });
       if (paging === undefined || request.options.retries > 0) {
         const keyed = await this.keyedPart(view, applicationId, store, bound, deadline);
@@ -185,7 +185,7 @@ export class QueryService implements PeerQueryHandler {
     const view = this.viewOf(query.applicationId, query.store);
     const request = requestFromPeer(query, () => view.storePartitionCount(query.store));
     this.requireRunning(view);
-    const here = storeReadNow(query.store, query.applicationId, () => this.keyedHere(view, query.store, request));
+    const here = this.keyedHere(view, query.store, request);
     if (here !== undefined) return replayPart(here.count > 0 ? [here] : [], { ok: true });
     return storeReadPart(query.store, query.applicationId, () => streamLocal(view, query.store, request, deadline));
   }
