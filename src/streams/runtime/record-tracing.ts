@@ -61,6 +61,7 @@ export class RecordTracing {
   /** The record's headers for its processors: a copy, with the span's context in place of the one it came with. */
   headersUnder(span: Span, headers: Headers): Headers {
     const under: Headers = { ...headers };
+    // The span's own trace state is written (the one it came with, which it inherits), never a stale one.
     delete under.tracestate;
     propagation.inject(trace.setSpan(context.active(), span), under, HEADER_SETTER);
     return under;
