@@ -8,8 +8,6 @@
  * exports and keeps nothing: what the SDK costs an idle node).
  */
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,6 +17,7 @@ import { createKafkaClient, createTopics } from '../../src/streams/kafka';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { log, mb, runMain, sleep } from '../support/program';
 import { prometheusSum } from '../support/prometheus';
+import { startOtlpSink } from '../support/otlp-sink';
 import { startSluiceNode, waitReady } from '../support/sluice-node';
 
 const PORT = 18_080;
@@ -32,7 +31,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { threads: { type: 'string', default: '1' }, otel: { type: 'boolean', default: false } } });
   const threads = Number(values.threads);
   if (!Number.isInteger(threads) || threads < 1) throw new Error(`--threads must be a positive integer, not ${values.threads}`);
-  const sink = values.otel ? await otlpSink() : undefined;
+  const sink = values.otel ? await startOtlpSink() : undefined;
   const broker = await provideBroker({ log });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-idle-'));
   try {
@@ -76,23 +75,8 @@ async function main(): Promise<void> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     await broker.stop();
-    sink?.server.close();
+    sink?.close();
   }
-}
-
-/** Takes OTLP exports and answers them as a collector does, counting them and keeping nothing. */
-async function otlpSink(): Promise<{ server: http.Server; endpoint: string; received: { traces: number; metrics: number } }> {
-  const received = { traces: 0, metrics: 0 };
-  const server = http.createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      if (request.url === '/v1/traces') received.traces++;
-      if (request.url === '/v1/metrics') received.metrics++;
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
 }
 
 runMain(main);

@@ -6,7 +6,8 @@ import { startChild, type MeasuredProcess } from '../support/child-process';
 import { SLUICE_NODE_FLAGS } from '../support/program';
 import type { CommonSettings, Side } from './side';
 
-export function sluiceSide(settings: CommonSettings, suffix: string): Side {
+/** `env`: the program's environment beside the benchmark's (OTEL_* to trace its records). */
+export function sluiceSide(settings: CommonSettings, suffix: string, env?: NodeJS.ProcessEnv): Side {
   const input = `bench-wc-in-${suffix}`;
   const output = `bench-wc-out-${suffix}`;
   return {
@@ -25,6 +26,8 @@ export function sluiceSide(settings: CommonSettings, suffix: string): Side {
         },
         input,
         output,
+        undefined,
+        env,
       ),
   };
 }
@@ -38,6 +41,7 @@ export function startSluiceWordCount(
   input: string,
   output: string,
   onStdoutLine?: (line: string) => void,
+  env?: NodeJS.ProcessEnv,
 ): Promise<MeasuredProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'));
   // Sluice's Node flags, then the benchmark's own command-line Node options, which win (NODE_OPTIONS reaches
@@ -45,5 +49,5 @@ export function startSluiceWordCount(
   const program = path.join(__dirname, 'sluice-wordcount.js');
   const nodeOptions = [...SLUICE_NODE_FLAGS, ...process.execArgv];
   const args = [...nodeOptions, program, JSON.stringify({ 'state.dir': path.join(dir, 'state'), ...config }), input, output];
-  return startChild('Sluice', process.execPath, args, dir, { onStdoutLine });
+  return startChild('Sluice', process.execPath, args, dir, { onStdoutLine, env });
 }
