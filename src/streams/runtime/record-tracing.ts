@@ -36,26 +36,19 @@ export class RecordTracing {
   start(record: ConsumedRecord, taskId: string): Span | undefined {
     const headers = record.headers;
     const parent = headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, headers, HEADER_GETTER);
-    const span = sluiceTracer().startSpan(
-      `process ${record.topic}`,
-      {
-        kind: SpanKind.CONSUMER,
-        attributes: {
-          'messaging.system': 'kafka',
-          'messaging.operation.type': 'process',
-          'messaging.operation.name': 'process',
-          'messaging.destination.name': record.topic,
-          'messaging.destination.partition.id': String(record.partition),
-          'messaging.kafka.offset': record.offset,
-          'messaging.consumer.group.name': this.applicationId,
-          'sluice.task.id': taskId,
-        },
-      },
-      parent,
-    );
-    if (span.isRecording()) return span;
-    span.end();
-    return undefined;
+    // The attributes are made once the sampler has taken the record: most records are not taken.
+    const span = sluiceTracer().startSpan(`process ${record.topic}`, { kind: SpanKind.CONSUMER }, parent);
+    if (!span.isRecording()) return undefined;
+    return span.setAttributes({
+      'messaging.system': 'kafka',
+      'messaging.operation.type': 'process',
+      'messaging.operation.name': 'process',
+      'messaging.destination.name': record.topic,
+      'messaging.destination.partition.id': String(record.partition),
+      'messaging.kafka.offset': record.offset,
+      'messaging.consumer.group.name': this.applicationId,
+      'sluice.task.id': taskId,
+    });
   }
 
   /** The record's headers for its processors: a copy, with the span's context in place of the one it came with. */
