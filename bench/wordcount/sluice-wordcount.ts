@@ -8,7 +8,7 @@
  */
 import pino from 'pino';
 import { StreamsInstance } from '../../src';
-import { telemetrySettings } from '../../src/host/telemetry/telemetry-settings';
+import { recordStartRatio, telemetrySettings } from '../../src/host/telemetry/telemetry-settings';
 import { processMetricsRegistry } from '../../src/streams/metrics/process-metrics';
 import { wordCountTopology, wordCountTopologySource } from '../../examples/word-count';
 import { PROGRESS_INTERVAL_MS, type StreamsReport } from '../support/streams-report';
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   }
   const instance = new StreamsInstance(wordCountTopology(input, output), JSON.parse(config) as Record<string, unknown>, {
     logger,
-    traceRecords: telemetry?.traces === true,
+    ...(telemetry?.traces === true ? { traceRecords: { startRatio: recordStartRatio(telemetry) } } : {}),
     // The threads past the first run in workers, which build the same topology.
     topologySource: wordCountTopologySource(input, output),
   });

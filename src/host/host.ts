@@ -30,7 +30,7 @@ import { streamsInstanceFactory, type RuntimeFactory } from './instances/runtime
 import { componentLoggers, rootLogger } from './logging/loggers';
 import { loadTopologyModules } from './module-loader';
 import type { Telemetry } from './telemetry/telemetry-sdk';
-import { telemetrySettings as readTelemetrySettings } from './telemetry/telemetry-settings';
+import { recordStartRatio, telemetrySettings as readTelemetrySettings } from './telemetry/telemetry-settings';
 import type { TopologyDefinition } from './topology-definition';
 import { TopologyRegistry } from './topology-registry';
 
@@ -78,7 +78,8 @@ export class SluiceHost {
     const instances = new InstanceManager({
       topologies: registry,
       streamsConfig: () => streamsConfig,
-      createRuntime: options.createRuntime ?? streamsInstanceFactory(loggers.streams, loggers.kafka, traced),
+      createRuntime:
+        options.createRuntime ?? streamsInstanceFactory(loggers.streams, loggers.kafka, traced ? { startRatio: recordStartRatio(telemetrySettings) } : undefined),
       logger,
       closeTimeoutMs: config.shutdownTimeoutMs,
     });

@@ -17,11 +17,13 @@ import {
   AlwaysOnSampler,
   BatchSpanProcessor,
   ParentBasedSampler,
+  SamplingDecision,
   TraceIdRatioBasedSampler,
   TracerProvider,
   type Sampler,
 } from '@opentelemetry/sdk-trace';
 import type { Logger } from 'pino';
+import { TRACE_STARTED_ATTRIBUTE } from '../../streams/runtime/record-tracing';
 import { SLUICE_VERSION } from '../../streams/runtime/sluice-version';
 import { prometheusProducer, type PrometheusSources } from './prometheus-producer';
 import type { SamplerName, TelemetrySettings } from './telemetry-settings';
@@ -37,6 +39,18 @@ export interface TelemetryOptions {
 export interface Telemetry {
   /** Exports what is pending, then stops the providers. */
   shutdown(): Promise<void>;
+}
+
+/**
+ * A record's span that started its trace was sampled already, by RecordTracing at the root sampler's ratio: kept as
+ * it is, not decided a second time (which would square the ratio). Every other span as the configured sampler says.
+ */
+export function keepingStartedRecords(inner: Sampler): Sampler {
+  return {
+    shouldSample: (context, traceId, name, kind, attributes, links) =>
+      attributes[TRACE_STARTED_ATTRIBUTE] === true ? { decision: SamplingDecision.RECORD_AND_SAMPLED } : inner.shouldSample(context, traceId, name, kind, attributes, links),
+    toString: () => `KeepingStartedRecords{${inner.toString()}}`,
+  };
 }
 
 function sampler(name: SamplerName, ratio: number): Sampler {
@@ -79,7 +93,7 @@ export function startTelemetry(settings: TelemetrySettings, options: TelemetryOp
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     tracerProvider = new TracerProvider({
       resource: described,
-      sampler: sampler(settings.sampler, settings.ratio),
+      sampler: keepingStartedRecords(sampler(settings.sampler, settings.ratio)),
       spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter() })],
     });
     trace.setGlobalTracerProvider(tracerProvider);

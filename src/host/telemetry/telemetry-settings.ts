@@ -82,3 +82,18 @@ export function telemetrySettings(env: NodeJS.ProcessEnv): TelemetrySettings | u
   }
   return { traces, metrics, sampler, ratio, metricIntervalMs };
 }
+
+/** The share of records without a trace context that start a trace: what the root sampler would keep. */
+export function recordStartRatio(settings: TelemetrySettings): number {
+  switch (settings.sampler) {
+    case 'always_on':
+    case 'parentbased_always_on':
+      return 1;
+    case 'always_off':
+    case 'parentbased_always_off':
+      return 0;
+    case 'traceidratio':
+    case 'parentbased_traceidratio':
+      return settings.ratio;
+  }
+}

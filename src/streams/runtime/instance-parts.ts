@@ -11,7 +11,7 @@ import { loadStoreConfigSetter, type StoreConfigSetter } from './store-statistic
 import { parseStreamsConfig, type StreamsConfig } from './streams-config';
 import { TopologyMetadata } from './topology-metadata';
 import type { TopologySource } from './worker/topology-source';
-import { RecordTracing } from './record-tracing';
+import { RecordTracing, type RecordTracingOptions } from './record-tracing';
 
 export interface StreamsInstanceOptions {
   logger?: Logger;
@@ -28,10 +28,11 @@ export interface StreamsInstanceOptions {
    */
   topologySource?: TopologySource;
   /**
-   * Trace the records the tasks process (OpenTelemetry, through its API's registered tracer provider), sampled as
-   * it decides. Only the threads on this event loop: a worker thread has no tracer provider of its own.
+   * Trace the records the tasks process (OpenTelemetry, through its API's registered tracer provider): a record with
+   * a trace context as the sampler decides, one without at `startRatio`. Only the threads on this event loop: a
+   * worker thread has no tracer provider of its own.
    */
-  traceRecords?: boolean;
+  traceRecords?: RecordTracingOptions;
 }
 
 /** What an instance builds once from its configuration, and builds each of its threads, tasks and stores with. */
@@ -112,6 +113,6 @@ export function instanceParts(
     metrics: new MetricsRegistry(),
     logger,
     kafkaLogger,
-    ...(options.traceRecords === true ? { recordTracing: new RecordTracing(applicationId) } : {}),
+    ...(options.traceRecords === undefined ? {} : { recordTracing: new RecordTracing(applicationId, options.traceRecords) }),
   };
 }

@@ -17,7 +17,7 @@ describe('record tracing, with the real SDK', () => {
 
   it('a record with a traceparent header: its process span is under it, and its processors see the span’s context in its place', () => {
     tracing = startInMemoryTracing();
-    const records = new RecordTracing('word-count');
+    const records = new RecordTracing('word-count', { startRatio: 0 });
     const headers = { traceparent: Buffer.from(`00-${TRACE_ID}-${WRITER_SPAN}-01`), tracestate: 'vendor=1', origin: 'test' };
     const span = records.start(consumed(headers), '0_3')!;
     const under = records.headersUnder(span, headers);
@@ -45,20 +45,24 @@ describe('record tracing, with the real SDK', () => {
     expect(active).toBe(finished!.spanContext().spanId);
   });
 
-  it('a record without one starts a trace as the sampler decides; a failed processing fails its span', () => {
+  it('a record without one starts a trace at the start ratio, its span says so; a failed processing fails its span', () => {
     tracing = startInMemoryTracing();
-    const records = new RecordTracing('word-count');
+    const records = new RecordTracing('word-count', { startRatio: 0.5 });
+    const random = jest.spyOn(Math, 'random').mockReturnValueOnce(0.7).mockReturnValueOnce(0.3);
+    expect(records.start(consumed({}), '0_0')).toBeUndefined();
     const span = records.start(consumed({}), '0_0')!;
+    random.mockRestore();
     records.end(span, new Error('poison'));
     const [finished] = tracing.exporter.getFinishedSpans();
     expect(finished!.parentSpanContext).toBeUndefined();
+    expect(finished!.attributes['sluice.trace.started']).toBe(true);
     expect(finished!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'poison' });
     expect(finished!.events.map((event) => event.name)).toEqual(['exception']);
   });
 
   it('a record the sampler leaves out has no span: nothing of it changes', () => {
     tracing = startInMemoryTracing(new ParentBasedSampler({ root: new AlwaysOffSampler() }));
-    const records = new RecordTracing('word-count');
+    const records = new RecordTracing('word-count', { startRatio: 0 });
     expect(records.start(consumed({}), '0_0')).toBeUndefined();
     expect(records.start(consumed({ traceparent: `00-${TRACE_ID}-${WRITER_SPAN}-00` }), '0_0')).toBeUndefined();
     expect(tracing.exporter.getFinishedSpans()).toEqual([]);

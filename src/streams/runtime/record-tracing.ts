@@ -1,10 +1,15 @@
 /**
- * Traces of records through a task (OpenTelemetry, when the node is configured for it: see docs/observability.md):
- * a record's W3C trace context is read from its `traceparent` (and `tracestate`) header, its processing is a span
- * under it, and the headers the processors see carry that span's context instead, so that every record it becomes
- * is written with a `traceparent` of the same trace: a trace goes on through Sluice from the service that wrote the
- * record to the one that reads what Sluice wrote. A record without a `traceparent` starts a trace, as the sampler
- * decides (OTEL_TRACES_SAMPLER). Built only when tracing is on: a task without it does not look at headers.
+ * Traces of records through a task (OpenTelemetry, when the node is configured for it: docs/operations.md): a
+ * record's W3C trace context is read from its `traceparent` (and `tracestate`) header, its processing is a span under
+ * it, and the headers the processors see carry that span's context instead, so that every record it becomes is
+ * written with a `traceparent` of the same trace: a trace goes on through Sluice from the service that wrote the
+ * record to the one that reads what Sluice wrote. Built only when tracing is on: a task without it does not look at
+ * headers.
+ *
+ * A record without a `traceparent` starts a trace at `startRatio`, decided here with one random number: asking the
+ * SDK would cost each record a trace id and a span id (about 2 µs, as much as a word count's record) only for most
+ * of them to be dropped. The span of one taken carries `sluice.trace.started`, by which the SDK's sampler
+ * (telemetry-sdk.ts) keeps it rather than deciding a second time.
  */
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
 import type { Headers } from '../processor/record';
@@ -26,8 +31,21 @@ const HEADER_SETTER: TextMapSetter<Headers> = {
   },
 };
 
+/** The attribute of a record's span that started its trace: the decision to sample it was already made. */
+export const TRACE_STARTED_ATTRIBUTE = 'sluice.trace.started';
+
+export interface RecordTracingOptions {
+  /** The share of records without a trace context that start a trace (the root sampler's ratio), from 0 to 1. */
+  readonly startRatio: number;
+}
+
 export class RecordTracing {
-  constructor(private readonly applicationId: string) {}
+  private readonly tracer = sluiceTracer();
+
+  constructor(
+    private readonly applicationId: string,
+    private readonly options: RecordTracingOptions,
+  ) {}
 
   /**
    * The span of a record's processing by a task, under the trace context of its headers; undefined when the sampler
@@ -35,9 +53,15 @@ export class RecordTracing {
    */
   start(record: ConsumedRecord, taskId: string): Span | undefined {
     const headers = record.headers;
-    const parent = headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, headers, HEADER_GETTER);
+    let span: Span;
+    if (headers.traceparent === undefined) {
+      const ratio = this.options.startRatio;
+      if (ratio < 1 && !(Math.random() < ratio)) return undefined;
+      span = this.tracer.startSpan(`process ${record.topic}`, { kind: SpanKind.CONSUMER, attributes: { [TRACE_STARTED_ATTRIBUTE]: true } }, ROOT_CONTEXT);
+    } else {
+      span = this.tracer.startSpan(`process ${record.topic}`, { kind: SpanKind.CONSUMER }, propagation.extract(ROOT_CONTEXT, headers, HEADER_GETTER));
+    }
     // The attributes are made once the sampler has taken the record: most records are not taken.
-    const span = sluiceTracer().startSpan(`process ${record.topic}`, { kind: SpanKind.CONSUMER }, parent);
     if (!span.isRecording()) return undefined;
     return span.setAttributes({
       'messaging.system': 'kafka',
