@@ -20,6 +20,7 @@ describe('a span per HTTP request, with the real SDK', () => {
       if (request.params.name === 'broken') throw new Error('store closed');
       return { span: trace.getActiveSpan()?.spanContext().spanId };
     });
+    server.get('/health/readiness', async () => ({ status: 'UP' }));
     await server.ready();
     return server;
   }
@@ -50,11 +51,13 @@ describe('a span per HTTP request, with the real SDK', () => {
     expect(span!.status.code).toBe(SpanStatusCode.UNSET);
   });
 
-  it('starts a trace without one; fails on a 5xx, not on a 4xx', async () => {
+  it('starts a trace without one; fails on a 5xx, not on a 4xx; none for probes and scrapes', async () => {
     const server = await app();
     await server.inject({ method: 'POST', url: '/stores/broken', payload: {} });
     await server.inject({ method: 'GET', url: '/nowhere' });
+    expect((await server.inject({ method: 'GET', url: '/health/readiness' })).statusCode).toBe(200);
     await server.close();
+    expect(tracing.exporter.getFinishedSpans()).toHaveLength(2);
     const [failed, notFound] = tracing.exporter.getFinishedSpans();
     expect(failed!.parentSpanContext).toBeUndefined();
     expect(failed!.attributes['http.response.status_code']).toBe(500);

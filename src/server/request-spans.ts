@@ -3,17 +3,24 @@
  * request's `traceparent` header when it has one, named by its method and route, ended when the answer has been
  * sent (a streamed query's included) or the client went away. The route's handler runs with it as the active span,
  * so that what it does (a query's peer calls, its store reads) is traced under it. No header, body or query string
- * is recorded.
+ * is recorded. Probes and scrapes are not traced: a trace every few seconds per node that says nothing.
  */
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sluiceTracer } from '../streams/runtime/sluice-tracer';
 
+/** The routes of health probes and Prometheus' scrapes. */
+const UNTRACED_ROUTES: ReadonlySet<string> = new Set(['/health', '/health/liveness', '/health/readiness', '/prometheus']);
+
 export function installRequestSpans(app: FastifyInstance, scheme: 'http' | 'https'): void {
   const spans = new WeakMap<FastifyRequest, Span>();
   app.addHook('onRequest', (request, _reply, done) => {
-    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const route = request.routeOptions.url;
+    if (route !== undefined && UNTRACED_ROUTES.has(route)) {
+      done();
+      return;
+    }
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const span = sluiceTracer().startSpan(
       route === undefined ? request.method : `${request.method} ${route}`,
       {
