@@ -1,8 +1,9 @@
 /**
  * The Sluice process: the topology registry, the local instances, the HTTP management API and the gRPC peer
- * service, wired together. Start order: listen (so that the endpoints are known), then create and start the
- * instances with `application.server` and `grpc.endpoint` set to them. Stop order: close the instances (they write
- * their checkpoints; static members stay in their groups), then the peer service, then the HTTP server.
+ * service, wired together. Start order: listen (so that the endpoints are known), then OpenTelemetry's SDK when the
+ * OTEL_* variables turn it on (its resource names the node by its endpoint), then create and start the instances
+ * with `application.server` and `grpc.endpoint` set to them. Stop order: close the instances (they write their
+ * checkpoints; static members stay in their groups), then the peer service, then the HTTP server, then the SDK.
  */
 
 import * as os from 'node:os';
