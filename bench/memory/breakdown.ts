@@ -27,6 +27,10 @@ export interface Breakdown {
   lmdbResident: number | undefined;
   /** Disk space the `.mdb` files take. */
   lmdbFiles: number;
+  /** What the stream threads' record caches hold, by their own estimate. */
+  recordCache: number | undefined;
+  /** Seconds the stream threads have waited for the broker to take what they produced (back-pressure). */
+  producerWaitS: number | undefined;
 }
 
 /** Reads each part; one that cannot be read (the process gone, the endpoint busy) is undefined. */
@@ -53,6 +57,8 @@ export async function readBreakdown(url: string, pid: number, stateDir: string):
     fileBacked: rss === undefined || anonymous === undefined ? undefined : rss - anonymous,
     lmdbResident: lmdbResident(readProc(`/proc/${pid}/smaps`)),
     lmdbFiles: lmdbFileBytes(stateDir),
+    recordCache: metric('streams_cache_size_bytes', { group: 'stream-record-cache-metrics' }),
+    producerWaitS: ((ns) => (ns === undefined ? undefined : ns / 1e9))(metric('streams_bufferpool_wait_time_ns_total', { group: 'producer-metrics' })),
   };
 }
 

@@ -9,8 +9,11 @@
  * anonymous and file-backed, the resident pages of LMDB's maps and the size of its files, and what of the anonymous
  * memory is neither V8 heap nor external (native allocations: LMDB's write transactions, lmdb-js', the allocator's
  * own). Then peak RSS (sampled every 100 ms) with the breakdown of the reading nearest to it, and CPU per line and per
- * record processed. Sluice only: Kafka Streams' side is bench:wordcount's. Figures only; it exits 1 when a load fails.
- * Usage: `npm run bench:memory -- [--keys N] [--lines N] [--load hostile|wordcount|both]`.
+ * record processed. With `--budget M`, the node runs in a memory cgroup of M MiB, as in a pod with that memory limit
+ * (which the node takes as its memory budget, V8's heap limited to the budget's heap share): the cgroup's peak and
+ * the OOM kills are printed too, and how long the stream thread waited for the broker (its producer buffer's
+ * back-pressure). Sluice only: Kafka Streams' side is bench:wordcount's. Figures only; it exits 1 when a load fails.
+ * Usage: `npm run bench:memory -- [--keys N] [--lines N] [--load hostile|wordcount|both] [--budget MiB]`.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -20,16 +23,15 @@ import type { Admin } from 'kafkajs';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { freePort } from '../../src/host/free-ports';
 import { createKafkaClient, createTopics, type KafkaClient } from '../../src/streams/kafka';
-import { corpusOf, DEFAULT_VOCABULARY } from '../wordcount/corpus';
+import { corpusOf, DEFAULT_VOCABULARY, HOSTILE_COMMON_WORD, HOSTILE_WORDS_PER_LINE, hostileCorpus, hostileLines } from '../wordcount/corpus';
 import { log, runMain, sleep } from '../support/program';
 import { startSluiceNode, waitReady } from '../support/sluice-node';
 import { maxDefined, produceLines, waitCaughtUp } from '../support/word-count-topics';
+import { createMemoryCgroup, heapFlags, type MemoryCgroup } from '../support/memory-cgroup';
 import { readBreakdown, type Breakdown } from './breakdown';
 import { MEMORY_BENCH_TOPOLOGY } from './topology';
 
 const PARTITIONS = 4;
-const WORDS_PER_LINE = 10;
-const COMMON_WORD = 'common';
 const CACHE_BYTES = 10 * 1024 * 1024;
 const COMMIT_INTERVAL_MS = 1000;
 const SAMPLE_MS = 1000;
@@ -48,14 +50,13 @@ interface Load {
 const MB = 1024 * 1024;
 const cell = (bytes: number | undefined): string => (bytes === undefined ? 'n/a' : (bytes / MB).toFixed(0));
 
-/** Line i: words w<10i> to w<10i+9>, each once in the whole input, and the common word. */
 function hostileLoad(keys: number): Load {
-  const lines = Math.ceil((keys - 1) / WORDS_PER_LINE);
+  const lines = hostileLines(keys);
   return {
     name: 'hostile',
-    description: `cache-hostile: ${lines} lines of ${WORDS_PER_LINE} words seen once and "${COMMON_WORD}", ${lines * WORDS_PER_LINE + 1} distinct keys`,
+    description: `cache-hostile: ${lines} lines of ${HOSTILE_WORDS_PER_LINE} words seen once and "${HOSTILE_COMMON_WORD}", ${lines * HOSTILE_WORDS_PER_LINE + 1} distinct keys`,
     lines,
-    lineOf: (i) => `${Array.from({ length: WORDS_PER_LINE }, (_, j) => `w${i * WORDS_PER_LINE + j}`).join(' ')} ${COMMON_WORD}`,
+    lineOf: hostileCorpus(),
   };
 }
 
@@ -69,8 +70,11 @@ async function main(): Promise<void> {
       keys: { type: 'string', default: '1000100' },
       lines: { type: 'string', default: '1000000' },
       load: { type: 'string', default: 'both' },
+      budget: { type: 'string' },
     },
   });
+  const budgetMiB = values.budget === undefined ? undefined : Number(values.budget);
+  if (budgetMiB !== undefined && !(Number.isInteger(budgetMiB) && budgetMiB > 0)) throw new Error('--budget takes a positive number of MiB');
   const keys = Number(values.keys);
   const lines = Number(values.lines);
   if (!Number.isInteger(keys) || keys < 2 || !Number.isInteger(lines) || lines < 1) throw new Error('--keys takes an integer above 1, --lines a positive integer');
@@ -84,7 +88,7 @@ async function main(): Promise<void> {
   try {
     await admin.connect();
     for (const load of loads) {
-      const failure = await measure(kafka, admin, broker.bootstrapServers, load, suffix, workDir);
+      const failure = await measure(kafka, admin, broker.bootstrapServers, load, suffix, workDir, budgetMiB);
       if (failure !== undefined) {
         process.stdout.write(`  ${load.name}: ${failure}\n`);
         process.exitCode = 1;
@@ -111,6 +115,8 @@ const COLUMNS: [string, (b: Breakdown) => string][] = [
   ['file', (b) => cell(b.fileBacked)],
   ['LMDB res', (b) => cell(b.lmdbResident)],
   ['LMDB disk', (b) => cell(b.lmdbFiles)],
+  ['cache', (b) => cell(b.recordCache)],
+  ['prod wait s', (b) => (b.producerWaitS === undefined ? 'n/a' : b.producerWaitS.toFixed(1))],
 ];
 
 /** Anonymous memory that is neither the heap V8 holds nor external memory: native allocations. */
@@ -124,7 +130,17 @@ function row(label: string, b: Breakdown): string {
 }
 
 /** Runs one load on a node of its own and prints its readings; returns why it failed, if it did. */
-async function measure(kafka: KafkaClient, admin: Admin, bootstrapServers: string, load: Load, suffix: string, workDir: string): Promise<string | undefined> {
+async function measure(kafka: KafkaClient, admin: Admin, bootstrapServers: string, load: Load, suffix: string, workDir: string, budgetMiB: number | undefined): Promise<string | undefined> {
+  const cgroup = budgetMiB === undefined ? undefined : createMemoryCgroup(`sluice-bench-memory-${load.name}-${suffix}`, budgetMiB * MB);
+  if (typeof cgroup === 'string') return cgroup;
+  try {
+    return await measureIn(kafka, admin, bootstrapServers, load, suffix, workDir, cgroup);
+  } finally {
+    cgroup?.remove();
+  }
+}
+
+async function measureIn(kafka: KafkaClient, admin: Admin, bootstrapServers: string, load: Load, suffix: string, workDir: string, cgroup: MemoryCgroup | undefined): Promise<string | undefined> {
   const input = `bench-memory-${load.name}-in-${suffix}`;
   const output = `bench-memory-${load.name}-out-${suffix}`;
   const applicationId = `bench-memory-${load.name}-${suffix}`;
@@ -152,7 +168,12 @@ async function measure(kafka: KafkaClient, admin: Admin, bootstrapServers: strin
       instances: [{ topology: MEMORY_BENCH_TOPOLOGY, applicationId }],
     },
     { SLUICE_BENCH_INPUT_TOPIC: input, SLUICE_BENCH_OUTPUT_TOPIC: output },
+    cgroup,
   );
+  const budgetLine = (): string =>
+    cgroup === undefined
+      ? ''
+      : `  memory cgroup of ${cell(cgroup.limitBytes)} MB (the node's memory budget; ${heapFlags(cgroup).join(' ')}): its peak ${cell(cgroup.peakBytes())} MB, OOM kills ${cgroup.oomKills()}`;
   let peakRss = node.rss();
   const peakSampler = setInterval(() => (peakRss = maxDefined(peakRss, node.rss())), PEAK_SAMPLE_MS);
   try {
@@ -174,7 +195,10 @@ async function measure(kafka: KafkaClient, admin: Admin, bootstrapServers: strin
       await Promise.race([sleep(Math.max(0, next - Date.now())), waiting]);
     }
     const failure: string | undefined = caughtUp;
-    if (failure !== undefined) return failure;
+    if (failure !== undefined) {
+      if (cgroup !== undefined) out(budgetLine());
+      return failure;
+    }
     const seconds = (Date.now() - launched) / 1000;
     const cpuSeconds = node.cpuSeconds();
     const done = await readBreakdown(node.url, node.pid, stateDir);
@@ -193,6 +217,7 @@ async function measure(kafka: KafkaClient, admin: Admin, bootstrapServers: strin
         `external ${cell(atPeak.external)}, other anonymous (native) ${cell(nativeAnonymous(atPeak))}, ` +
         `file-backed ${cell(atPeak.fileBacked)} of which LMDB's maps ${cell(atPeak.lmdbResident)} (LMDB files ${cell(atPeak.lmdbFiles)} MB on disk)`,
     );
+    if (cgroup !== undefined) out(`${budgetLine()}; the stream thread waited ${done.producerWaitS?.toFixed(1) ?? 'n/a'} s for the broker (bufferpool-wait-time-ns-total)`);
     out('  Kafka Streams: not run here (bench:wordcount compares it)');
     return undefined;
   } finally {

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { request } from 'undici';
 import { startChild, type MeasuredProcess } from './child-process';
+import { heapFlags, inMemoryCgroup, type MemoryCgroup } from './memory-cgroup';
 import { SLUICE_NODE_FLAGS, sleep } from './program';
 
 /** The repository's launcher, from dist/bench/support. */
@@ -26,12 +27,16 @@ export interface SluiceNode extends MeasuredProcess {
   readonly url: string;
 }
 
-/** Starts the node in `dir` (created if needed); `env` reaches the process beside the benchmark's own. */
-export async function startSluiceNode(label: string, dir: string, config: SluiceNodeConfig, env?: NodeJS.ProcessEnv): Promise<SluiceNode> {
+/**
+ * Starts the node in `dir` (created if needed); `env` reaches the process beside the benchmark's own. In `cgroup`, it
+ * runs within that memory limit, as in a pod, with V8's heap limited to the share the node's memory budget gives it.
+ */
+export async function startSluiceNode(label: string, dir: string, config: SluiceNodeConfig, env?: NodeJS.ProcessEnv, cgroup?: MemoryCgroup): Promise<SluiceNode> {
   fs.mkdirSync(dir, { recursive: true });
   const configFile = path.join(dir, 'sluice.json');
   fs.writeFileSync(configFile, JSON.stringify(config));
-  const child = await startChild(label, process.execPath, [...SLUICE_NODE_FLAGS, BIN, 'start', '--config', configFile], dir, { env });
+  const { command, args } = inMemoryCgroup(process.execPath, [...SLUICE_NODE_FLAGS, ...heapFlags(cgroup), BIN, 'start', '--config', configFile], cgroup);
+  const child = await startChild(label, command, args, dir, { env });
   const server = `${config.server.host}:${config.server.port}`;
   return { ...child, label, server, url: `http://${server}` };
 }

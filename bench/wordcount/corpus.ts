@@ -20,6 +20,23 @@ export function uniqueCorpus(): (i: number) => string {
   return (i) => Array.from({ length: 3 + (i % 5) }, (_, j) => wordOf(i * 8 + j)).join(' ');
 }
 
+/** Words per line of the cache-hostile corpus, beside its common word. */
+export const HOSTILE_WORDS_PER_LINE = 10;
+export const HOSTILE_COMMON_WORD = 'common';
+
+/**
+ * The cache-hostile corpus (issue 37's load): line i holds words w<10i> to w<10i+9>, each once in the whole input, and
+ * one word common to every line, so a corpus of `lines` lines has 10 * lines + 1 distinct keys.
+ */
+export function hostileCorpus(): (i: number) => string {
+  return (i) => `${Array.from({ length: HOSTILE_WORDS_PER_LINE }, (_, j) => `w${i * HOSTILE_WORDS_PER_LINE + j}`).join(' ')} ${HOSTILE_COMMON_WORD}`;
+}
+
+/** Lines of the cache-hostile corpus that make at least `keys` distinct keys. */
+export function hostileLines(keys: number): number {
+  return Math.ceil((keys - 1) / HOSTILE_WORDS_PER_LINE);
+}
+
 /** Line i of the corpus over `vocabulary` words. */
 export function corpusOf(vocabulary: number): (i: number) => string {
   if (vocabulary <= CYCLE_WORDS.length) {

@@ -43,5 +43,6 @@ async function startDemo(
     // The demo sets statestore.cache.max.bytes to 0 unless given, and that key beats cache.max.bytes.buffering.
     'statestore.cache.max.bytes': String(settings.cacheBytes),
   });
-  return startChild('WordCountDemo', javaCommand, [...jvmOptions, '-cp', path.join(libs, '*'), DEMO_CLASS, propertiesFile], dir);
+  const heap = settings.javaHeap === undefined ? [] : [`-Xmx${settings.javaHeap}`];
+  return startChild('WordCountDemo', javaCommand, [...heap, ...jvmOptions, '-cp', path.join(libs, '*'), DEMO_CLASS, propertiesFile], dir);
 }

@@ -6,9 +6,12 @@
  * CPU used (seconds, and the cores that makes on average) and how busy the machine was, peak RSS and idle RSS (5 s and 30 s after catching up)
  * side by side with the ratios. Figures only; nothing is asserted:
  * it exits 1 only when Sluice gave no figure (an error, or no progress at all for 2 minutes).
- * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--vocabulary V | --unique] [--guarantee at_least_once|exactly_once_v2]
- * [--rounds R] [--no-java] [--otel-ratio F]` (the corpora: corpus.ts; --otel-ratio: Sluice with OpenTelemetry on, its records
- * sampled at that ratio, exporting to an OTLP sink in this process). With R rounds the sides alternate, Sluice then Kafka Streams, R
+ * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--vocabulary V | --unique | --hostile KEYS]
+ * [--guarantee at_least_once|exactly_once_v2] [--rounds R] [--no-java] [--java-heap 1g] [--budget MiB] [--otel-ratio F]` (the corpora:
+ * corpus.ts; `--hostile` sets the lines). `--budget` runs Sluice in a memory cgroup of that size, which it takes as its
+ * memory budget, as in a pod with that memory limit, and prints the cgroup's peak and OOM kills; `--java-heap` is the JVM's -Xmx;
+ * `--otel-ratio` runs Sluice with OpenTelemetry on, its records sampled at that ratio, exporting to an OTLP sink in this
+ * process. With R rounds the sides alternate, Sluice then Kafka Streams, R
  * times, each round's table printed, then each ratio's median over the rounds.
  */
 import { parseArgs } from 'node:util';
@@ -16,7 +19,7 @@ import * as os from 'node:os';
 import { createKafkaClient, createTopics } from '../../src/streams/kafka';
 import { KAFKA_VERSION } from '../../src/host/broker/jars';
 import { provideBroker } from '../../src/host/broker/provide-broker';
-import { corpusOf, DEFAULT_VOCABULARY, uniqueCorpus } from './corpus';
+import { corpusOf, DEFAULT_VOCABULARY, HOSTILE_WORDS_PER_LINE, hostileCorpus, hostileLines, uniqueCorpus } from './corpus';
 import { busyShare, machineCpuTimes } from '../support/machine-cpu';
 import { log, mb, runMain, sleep } from '../support/program';
 import { countsDiffer, expectedCounts, lastCounts, maxDefined, produceLines, waitCaughtUp } from '../support/word-count-topics';
@@ -39,6 +42,8 @@ interface Figures {
   peakRss: number | undefined;
   /** RSS at each of IDLE_AFTER_MS. */
   idleRss: (number | undefined)[];
+  /** What held the side (a memory cgroup), read once it caught up. */
+  limits: string | undefined;
 }
 
 /** Figures, or why there are none. */
@@ -53,20 +58,21 @@ async function main(): Promise<void> {
       guarantee: { type: 'string', default: 'at_least_once' },
       vocabulary: { type: 'string', default: String(DEFAULT_VOCABULARY) },
       unique: { type: 'boolean', default: false },
+      hostile: { type: 'string' },
+      'java-heap': { type: 'string' },
+      budget: { type: 'string' },
       rounds: { type: 'string', default: '1' },
       'no-java': { type: 'boolean', default: false },
       'otel-ratio': { type: 'string' },
     },
   });
-  const lines = Number(values.lines);
+  let lines = Number(values.lines);
   const threads = Number(values.threads);
   const vocabulary = Number(values.vocabulary);
   const rounds = Number(values.rounds);
   if (![lines, threads, vocabulary, rounds].every((n) => Number.isInteger(n) && n > 0)) throw new Error('--lines, --threads, --vocabulary and --rounds take positive integers');
   const guarantee = values.guarantee;
   if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2') throw new Error('--guarantee takes at_least_once or exactly_once_v2');
-  // Sluice's default cache, set on both: WordCountDemo would otherwise turn Kafka Streams' off.
-  const settings: CommonSettings = { threads, commitIntervalMs: 1000, cacheBytes: 10 * 1024 * 1024, guarantee };
   const otelRatio = values['otel-ratio'] === undefined ? undefined : Number(values['otel-ratio']);
   if (otelRatio !== undefined && !(otelRatio >= 0 && otelRatio <= 1)) throw new Error('--otel-ratio takes a number from 0 to 1');
   const sink = otelRatio === undefined ? undefined : await startOtlpSink();
@@ -74,8 +80,22 @@ async function main(): Promise<void> {
     sink === undefined
       ? undefined
       : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: String(otelRatio), OTEL_METRICS_EXPORTER: 'none' };
-  const corpus = values.unique ? 'every word distinct' : `${vocabulary} words${vocabulary > 12 ? ' (Zipf)' : ''}`;
-  const lineOf = values.unique ? uniqueCorpus() : corpusOf(vocabulary);
+  const budgetMiB = values.budget === undefined ? undefined : Number(values.budget);
+  if (budgetMiB !== undefined && !(Number.isInteger(budgetMiB) && budgetMiB > 0)) throw new Error('--budget takes a positive number of MiB');
+  const javaHeap = values['java-heap'];
+  if (javaHeap !== undefined && !/^\d+[kmgKMG]?$/.test(javaHeap)) throw new Error('--java-heap takes a JVM size such as 1g');
+  // Sluice's default cache, set on both: WordCountDemo would otherwise turn Kafka Streams' off.
+  const settings: CommonSettings = { threads, commitIntervalMs: 1000, cacheBytes: 10 * 1024 * 1024, guarantee, javaHeap, budgetMiB };
+  const hostileKeys = values.hostile === undefined ? undefined : Number(values.hostile);
+  if (hostileKeys !== undefined && !(Number.isInteger(hostileKeys) && hostileKeys > 1)) throw new Error('--hostile takes a number of distinct keys above 1');
+  if (hostileKeys !== undefined) lines = hostileLines(hostileKeys);
+  const corpus =
+    hostileKeys !== undefined
+      ? `${HOSTILE_WORDS_PER_LINE} words seen once and one common word (${lines * HOSTILE_WORDS_PER_LINE + 1} distinct keys)`
+      : values.unique
+        ? 'every word distinct'
+        : `${vocabulary} words${vocabulary > 12 ? ' (Zipf)' : ''}`;
+  const lineOf = hostileKeys !== undefined ? hostileCorpus() : values.unique ? uniqueCorpus() : corpusOf(vocabulary);
   const expected = expectedCounts(lines, lineOf);
   const ratios: Ratios[] = [];
   for (let round = 1; round <= rounds; round++) {
@@ -140,7 +160,8 @@ async function measure(side: Side, applicationId: string, lines: number, lineOf:
     const sampler = setInterval(() => (peakRss = maxDefined(peakRss, running.rss())), RSS_SAMPLE_MS);
     try {
       const failure = await waitCaughtUp(admin, applicationId, side.input, running);
-      if (failure !== undefined) return failure;
+      if (failure !== undefined) return running.limits === undefined ? failure : `${failure} (${running.limits()})`;
+      const limits = running.limits?.();
       const seconds = (Date.now() - started) / 1000;
       const cpuNow = running.cpuSeconds();
       const machineBusy = busyShare(machineAtStart, machineCpuTimes());
@@ -154,7 +175,7 @@ async function measure(side: Side, applicationId: string, lines: number, lineOf:
       // Checked after the figures: a count that runs fast and counts wrong is no result.
       const wrong = countsDiffer(expected, await lastCounts(kafka, admin, side.output));
       if (wrong !== undefined) return wrong;
-      return { seconds, cpuSeconds, machineBusy, peakRss, idleRss };
+      return { seconds, cpuSeconds, machineBusy, peakRss, idleRss, limits };
     } finally {
       clearInterval(sampler);
       await running.stop();
@@ -183,13 +204,17 @@ function report(lines: number, corpus: string, settings: CommonSettings, loadAve
   const width = 32;
   const out = [
     `word count, ${lines} lines of ${corpus}, ${PARTITIONS} partitions, commit.interval.ms ${settings.commitIntervalMs}, ` +
-      `cache ${mb(settings.cacheBytes)}, ${settings.guarantee}`,
+      `cache ${mb(settings.cacheBytes)}, ${settings.guarantee}` +
+      `${settings.javaHeap === undefined ? '' : `, Java -Xmx${settings.javaHeap}`}${settings.budgetMiB === undefined ? '' : `, Sluice in a ${settings.budgetMiB} MiB memory cgroup`}`,
     // Broker, app and harness share the machine: other load there skews every figure.
     `  ${os.cpus().length} CPUs, load average ${loadAverage.toFixed(1)} at start`,
     `  ${''.padEnd(26)}${columns.map(([name]) => name.padEnd(width)).join('')}`,
     ...rows.map(([name, cell]) => `  ${name.padEnd(26)}${columns.map(([, o]) => (typeof o === 'string' ? 'n/a' : cell(o)).padEnd(width)).join('')}`),
   ];
-  for (const [name, outcome] of columns) if (typeof outcome === 'string') out.push(`  ${name}: ${outcome}`);
+  for (const [name, outcome] of columns) {
+    if (typeof outcome === 'string') out.push(`  ${name}: ${outcome}`);
+    else if (outcome.limits !== undefined) out.push(`  ${name}: ${outcome.limits}`);
+  }
   const ratios: Ratios = {};
   if (java !== undefined && typeof sluice !== 'string' && typeof java !== 'string') {
     ratios.throughput = java.seconds / sluice.seconds;
@@ -198,6 +223,7 @@ function report(lines: number, corpus: string, settings: CommonSettings, loadAve
       ratios.cpuPerLine = java.cpuSeconds / sluice.cpuSeconds;
       out.push(`  Java/Sluice CPU per line, ${threads(settings.threads)}: ${ratios.cpuPerLine.toFixed(2)} (above 1: Sluice spends less)`);
     }
+    if (java.peakRss !== undefined && sluice.peakRss !== undefined) out.push(`  Sluice/Java peak RSS: ${(sluice.peakRss / java.peakRss).toFixed(2)}`);
   }
   if (sluiceOne !== undefined && typeof sluiceOne !== 'string' && typeof sluice !== 'string') {
     out.push(`  Sluice ${threads(settings.threads)}/${threads(1)} lines/s: ${(sluiceOne.seconds / sluice.seconds).toFixed(2)}`);

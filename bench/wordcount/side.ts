@@ -8,12 +8,16 @@ export interface CommonSettings {
   readonly cacheBytes: number;
   /** `processing.guarantee`. */
   readonly guarantee: 'at_least_once' | 'exactly_once_v2';
+  /** The JVM's `-Xmx` (`1g`); undefined: the JVM's default. */
+  readonly javaHeap?: string;
+  /** Sluice in a memory cgroup of these MiB, which it takes as its memory budget; undefined: none. */
+  readonly budgetMiB?: number;
 }
 
 import type { MeasuredProcess } from '../support/child-process';
 
-/** A word count under way: failure() says why it can no longer finish. */
-export type Running = MeasuredProcess;
+/** A word count under way: failure() says why it can no longer finish; `limits()`, what held it (a memory cgroup). */
+export type Running = MeasuredProcess & { limits?(): string };
 
 export interface Side {
   readonly label: string;

@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startChild, type MeasuredProcess } from '../support/child-process';
-import { SLUICE_NODE_FLAGS } from '../support/program';
+import { createMemoryCgroup, heapFlags, inMemoryCgroup, type MemoryCgroup } from '../support/memory-cgroup';
+import { mb, SLUICE_NODE_FLAGS } from '../support/program';
 import type { CommonSettings, Side } from './side';
 
 /** `env`: the program's environment beside the benchmark's (OTEL_* to trace its records). */
@@ -14,8 +15,10 @@ export function sluiceSide(settings: CommonSettings, suffix: string, env?: NodeJ
     label: 'Sluice',
     input,
     output,
-    start: (bootstrapServers, applicationId) =>
-      startSluiceWordCount(
+    start: async (bootstrapServers, applicationId) => {
+      const cgroup = settings.budgetMiB === undefined ? undefined : createMemoryCgroup(`sluice-bench-wc-${suffix}`, settings.budgetMiB * 1024 * 1024);
+      if (typeof cgroup === 'string') throw new Error(cgroup);
+      const running = await startSluiceWordCount(
         {
           'application.id': applicationId,
           'bootstrap.servers': bootstrapServers,
@@ -27,8 +30,16 @@ export function sluiceSide(settings: CommonSettings, suffix: string, env?: NodeJ
         input,
         output,
         undefined,
+        cgroup,
         env,
-      ),
+      );
+      if (cgroup === undefined) return running;
+      return {
+        ...running,
+        stop: () => running.stop().finally(() => cgroup.remove()),
+        limits: () => `memory cgroup of ${settings.budgetMiB} MiB (${heapFlags(cgroup).join(' ')}): its peak ${mb(cgroup.peakBytes())}, OOM kills ${cgroup.oomKills()}`,
+      };
+    },
   };
 }
 
@@ -41,13 +52,14 @@ export function startSluiceWordCount(
   input: string,
   output: string,
   onStdoutLine?: (line: string) => void,
+  cgroup?: MemoryCgroup,
   env?: NodeJS.ProcessEnv,
 ): Promise<MeasuredProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'));
   // Sluice's Node flags, then the benchmark's own command-line Node options, which win (NODE_OPTIONS reaches
   // the child too, but loses to both).
   const program = path.join(__dirname, 'sluice-wordcount.js');
-  const nodeOptions = [...SLUICE_NODE_FLAGS, ...process.execArgv];
-  const args = [...nodeOptions, program, JSON.stringify({ 'state.dir': path.join(dir, 'state'), ...config }), input, output];
-  return startChild('Sluice', process.execPath, args, dir, { onStdoutLine, env });
+  const nodeOptions = [...SLUICE_NODE_FLAGS, ...heapFlags(cgroup), ...process.execArgv];
+  const { command, args } = inMemoryCgroup(process.execPath, [...nodeOptions, program, JSON.stringify({ 'state.dir': path.join(dir, 'state'), ...config }), input, output], cgroup);
+  return startChild('Sluice', command, args, dir, { onStdoutLine, env });
 }

@@ -8,6 +8,7 @@
  */
 import pino from 'pino';
 import { StreamsInstance } from '../../src';
+import { nodeMemoryBudget } from '../../src/host/node-memory';
 import { recordStartRatio, telemetrySettings } from '../../src/host/telemetry/telemetry-settings';
 import { processMetricsRegistry } from '../../src/streams/metrics/process-metrics';
 import { wordCountTopology, wordCountTopologySource } from '../../examples/word-count';
@@ -37,8 +38,11 @@ async function main(): Promise<void> {
     const { startTelemetry } = await import('../../src/host/telemetry/telemetry-sdk');
     startTelemetry(telemetry, { instanceId: 'bench-word-count', metrics: { streams: () => [], process: processMetricsRegistry }, logger });
   }
+  // In a memory cgroup (--budget), its limit is the memory budget, as `sluice start` takes it.
+  const memoryBudget = nodeMemoryBudget(undefined, logger);
   const instance = new StreamsInstance(wordCountTopology(input, output), JSON.parse(config) as Record<string, unknown>, {
     logger,
+    ...(memoryBudget ? { memoryBudget } : {}),
     ...(telemetry?.traces === true ? { traceRecords: { startRatio: recordStartRatio(telemetry) } } : {}),
     // The threads past the first run in workers, which build the same topology.
     topologySource: wordCountTopologySource(input, output),

@@ -34,7 +34,7 @@ it('sends each record the topology publishes to the subscribers of its event typ
   let events: EventSubscription | undefined;
   try {
     const listed = await node.get(`/api/v1/streams/${id}/subscriptions`);
-    expect(listed.json()).toEqual(['state', 'rebalance', 'restore', 'metrics', 'thread', 'timeline', LARGE_ORDERS_EVENT]);
+    expect(listed.json()).toEqual(['state', 'rebalance', 'restore', 'metrics', 'thread', 'timeline', 'memory', LARGE_ORDERS_EVENT]);
     const unknown = await node.get(`/api/v1/streams/${id}/subscribe/small-orders`);
     expect(unknown.status).toBe(404);
     expect(unknown.json()).toMatchObject({ error_code: 404, exception: 'UnknownEventType', message: expect.stringContaining(LARGE_ORDERS_EVENT) });

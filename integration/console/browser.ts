@@ -47,7 +47,7 @@ export async function startWordCountConsole(
   clients: KafkaTestClients,
   names: { input: string; output: string; id: string },
   lines: readonly string[],
-  options: { server?: Partial<HostConfig['server']>; streams?: Record<string, ConfigValue>; alsoAs?: readonly string[] } = {},
+  options: { server?: Partial<HostConfig['server']>; streams?: Record<string, ConfigValue>; alsoAs?: readonly string[]; memory?: HostConfig['memory'] } = {},
 ): Promise<{ browser: Browser; node: TestNode }> {
   const { input, output, id } = names;
   const [browser] = await Promise.all([
@@ -62,6 +62,7 @@ export async function startWordCountConsole(
     instances: [id, ...(options.alsoAs ?? [])].map((applicationId) => ({ topology: 'word-count', applicationId })),
     ...(options.server ? { server: options.server } : {}),
     ...(options.streams ? { streams: options.streams } : {}),
+    ...(options.memory ? { memory: options.memory } : {}),
   });
   const producer = await clients.producer();
   await producer.send({ topic: input, messages: lines.map((value) => ({ value })) });

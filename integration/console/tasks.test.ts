@@ -42,6 +42,7 @@ beforeAll(async () => {
   ({ browser, node } = await startWordCountConsole(clients, { input, output, id }, ['tasks and stores', 'of the word count'], {
     // Small fetches: the restore of 200 000 words takes seconds, long enough to watch.
     streams: { 'restore.consumer.max.partition.fetch.bytes': 4 * 1024 },
+    memory: { budget: 512 * 1024 * 1024 },
   }));
   await node.waitForState(id, 'RUNNING');
 }, BROKER_TEST_TIMEOUT_MS);
@@ -50,6 +51,23 @@ afterAll(async () => {
   await browser?.close();
   await node?.stop();
   await clients.close();
+});
+
+it('shows the node\'s memory budget part by part: what each holds against its bound', async () => {
+  const page = await openPage(browser, { width: 1440, height: 900 });
+  await page.goto(`${node.url}/ui/#/instance/${id}/tasks`);
+  const parts = page.getByTestId('memory-part');
+  await waitFor(async () => (await parts.count()) === 4, 'four parts of the memory budget', STEP_MS);
+  const rows = await parts.evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-part'), ...[...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')]));
+  expect(rows.map((r) => r[0])).toEqual(['total', 'heap', 'record-cache', 'producer-buffer']);
+  // 512 MiB in all, a tenth each to the caches and the producer buffers.
+  expect(rows[0]!.slice(1, 3)).toEqual(['Resident (not file-backed)', expect.stringMatching(/ MB$/)]);
+  expect(rows[0]![3]).toBe('512 MB');
+  expect(rows[2]![3]).toBe('51 MB');
+  expect(rows[3]![3]).toBe('51 MB');
+  expect(Number(/(\d+)%$/.exec(rows[0]![4]!)?.[1])).toBeGreaterThan(0);
+  await page.screenshot({ path: path.join(SHOTS, 'tasks-memory.png'), fullPage: true });
+  await page.close();
 });
 
 it('lists the stream thread with its active tasks, and each store partition with its size on disk', async () => {

@@ -36,6 +36,7 @@ import {
   type StatefulSet,
 } from './support/manifests';
 import { checkInstances } from './support/sluice-config';
+import { HEAP_SHARE } from '../../src/streams/runtime/memory-budget';
 
 /** What each overlay promises beyond what every one must do. */
 const EXPECTED: Record<string, { replicas: number; antiAffinity: boolean; credentials: boolean }> = {
@@ -64,10 +65,8 @@ const KAFKA_SECRET = { 'sluice-kafka': { username: 'sluice', password: 'kafka-s3
 const CREDENTIALS = `Basic ${Buffer.from('admin:s3cret').toString('base64')}`;
 /** Time Sluice needs after closing its instances: the gRPC server's grace (1 s) and the HTTP server's close. */
 const STOP_MARGIN_MS = 10_000;
-/** Memory beside the heaps (docs, "Memory"): Node itself, each stream thread past the first, the least room for the stores' pages. */
-const NODE_MIB = 200;
-const WORKER_MIB = 50;
-const STORE_PAGES_MIB = 256;
+/** The least memory budget a pod should have: an idle node with the examples, caches and buffers, some store pages. */
+const LEAST_BUDGET_MIB = 512;
 const mebibytes = (quantity: string) => {
   const [, amount, unit] = /^(\d+)(Mi|Gi)$/.exec(quantity) ?? [];
   if (amount === undefined) throw new Error(`memory quantity ${quantity} is not in Mi or Gi`);
@@ -251,14 +250,16 @@ describeIfKubectl.each(overlays())('overlay %s', (overlay) => {
     expect(new Set([...(pod.initContainers ?? []), ...pod.containers].map((c) => c.image)).size).toBe(1);
   });
 
-  it('the memory limit holds every thread’s heap at its cap, Node itself and room for the stores’ pages', () => {
+  it('the memory limit is the memory budget: every thread’s heap together within its heap share, requested whole', () => {
     const nodeOptions = env.NODE_OPTIONS ?? stages[stages.length - 1]!.env.NODE_OPTIONS ?? '';
-    const heapMiB = Number(/--max-old-space-size=(\d+)/.exec(nodeOptions)?.[1]);
-    expect(heapMiB).toBeGreaterThan(0);
-    const threads = Number(config.streams['num.stream.threads'] ?? 1);
     const { limits, requests } = (container as unknown as { resources: { limits: { memory: string }; requests: { memory: string } } }).resources;
-    expect(mebibytes(limits.memory)).toBeGreaterThanOrEqual(threads * heapMiB + NODE_MIB + (threads - 1) * WORKER_MIB + STORE_PAGES_MIB);
-    expect(mebibytes(requests.memory)).toBeLessThanOrEqual(mebibytes(limits.memory));
+    const limitMiB = mebibytes(limits.memory);
+    const percentage = Number(/--max-old-space-size-percentage=(\d+)/.exec(nodeOptions)?.[1]);
+    expect(percentage).toBeGreaterThan(0);
+    const threads = Number(config.streams['num.stream.threads'] ?? 1);
+    expect((threads * percentage) / 100).toBeLessThanOrEqual(HEAP_SHARE);
+    expect(limitMiB).toBeGreaterThanOrEqual(LEAST_BUDGET_MIB);
+    expect(mebibytes(requests.memory)).toBe(limitMiB);
   });
 
   it('selectors of the Services and the PodDisruptionBudget select the pods', () => {
@@ -307,7 +308,7 @@ describeIfKubectl('overlays against each other', () => {
     const storage = (s: StatefulSet) => Number.parseInt(s.spec.volumeClaimTemplates[0]!.spec.resources.requests.storage, 10);
     expect(storage(prod!)).toBeGreaterThan(storage(dev!));
     const memory = (s: StatefulSet) => (s.spec.template.spec.containers[0] as unknown as { resources: { limits: { memory: string } } }).resources.limits.memory;
-    expect([memory(dev!), memory(prod!)]).toEqual(['768Mi', '4Gi']);
+    expect([memory(dev!), memory(prod!)]).toEqual(['512Mi', '4Gi']);
     expect(dev!.spec.template.spec.containers[0]!.image).not.toBe(prod!.spec.template.spec.containers[0]!.image);
   });
 });

@@ -27,7 +27,7 @@ describe('exactly-once processing', () => {
       const admin = await clients.admin();
       await app.createTopics(PARTITIONS);
       // Idempotent: a produce retried under load must not put a line in the input twice.
-      const producer = await clients.producer({ idempotent: true });
+      const producer = await clients.producer();
       await produceLines(producer, input, 0, FIRST);
       const expected = expectedCounts(TOTAL);
 

@@ -30,6 +30,7 @@ import { InstanceManager } from './instances/instance-manager';
 import { streamsInstanceFactory, type RuntimeFactory } from './instances/runtime';
 import { componentLoggers, rootLogger } from './logging/loggers';
 import { loadTopologyModules } from './module-loader';
+import { nodeMemoryBudget } from './node-memory';
 import type { Telemetry } from './telemetry/telemetry-sdk';
 import { recordStartRatio, telemetrySettings as readTelemetrySettings } from './telemetry/telemetry-settings';
 import type { TopologyDefinition } from './topology-definition';
@@ -80,7 +81,13 @@ export class SluiceHost {
       topologies: registry,
       streamsConfig: () => streamsConfig,
       createRuntime:
-        options.createRuntime ?? streamsInstanceFactory(loggers.streams, loggers.kafka, traced ? { startRatio: recordStartRatio(telemetrySettings) } : undefined),
+        options.createRuntime ??
+        streamsInstanceFactory(
+          loggers.streams,
+          loggers.kafka,
+          nodeMemoryBudget(config.memory?.budget, logger),
+          traced ? { startRatio: recordStartRatio(telemetrySettings) } : undefined,
+        ),
       logger,
       closeTimeoutMs: config.shutdownTimeoutMs,
     });

@@ -5,6 +5,7 @@
 
 import type { InstanceView, RebalanceEvent, RestoreEvent, ThreadEvent, TopologyEvent } from '../streams/runtime/instance-view';
 import type { TimelineEntry } from '../streams/runtime/rebalance-timeline';
+import type { MemoryPressure } from '../streams/runtime/memory-budget';
 import type { ConfigValue } from '../streams/runtime/streams-config';
 import type { StreamsState } from '../streams/runtime/streams-state';
 import type { TopologyDescription } from '../streams/topology/description';
@@ -29,6 +30,7 @@ export interface LocalInstanceEvents {
   topologyEvent: TopologyEvent;
   thread: ThreadEvent;
   timeline: TimelineEntry;
+  memory: MemoryPressure;
 }
 
 /** A registered topology version, as `GET /api/v1/topologies` lists it. */

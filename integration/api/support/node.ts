@@ -35,6 +35,7 @@ export class TestNode {
     sse?: Partial<HostConfig['server']['sse']>;
     /** Overrides of the server section (users, headless, ...). */
     server?: Partial<HostConfig['server']>;
+    memory?: HostConfig['memory'];
   }): Promise<TestNode> {
     const stateDir = tempStateDir('sluice-api-');
     const host = await SluiceHost.start({
@@ -50,6 +51,7 @@ export class TestNode {
         topologies: [],
         instances: options.instances,
         shutdownTimeoutMs: 30_000,
+        ...(options.memory ? { memory: options.memory } : {}),
       },
       topologies: options.topologies,
       logger: testLogger,

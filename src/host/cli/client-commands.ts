@@ -168,7 +168,7 @@ export function addClientCommands(cli: Command): void {
     cli
       .command('events')
       .argument('<application>', 'application id')
-      .argument('<type>', 'event type: state, rebalance, restore, metrics, thread, timeline, or one the topology declares')
+      .argument('<type>', 'event type: state, rebalance, restore, metrics, thread, timeline, memory, or one the topology declares')
       .addOption(reconnectForOption())
       .description("prints an instance's events as they come (server-sent events), until Ctrl-C")
       .addHelpText(

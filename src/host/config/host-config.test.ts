@@ -76,6 +76,16 @@ describe('host configuration', () => {
     expect(errorOf(() => loadHostConfig({ config: unknown }, {}))).toContain("unknown key 'log.components.grpc'");
   });
 
+  it('memory budget from the file or the environment, in bytes or as a Kubernetes quantity; anything else refused by name', () => {
+    const config = file('mem.yaml', 'memory: { budget: 512Mi }\nstreams: { bootstrap.servers: k:1 }\n');
+    expect(loadHostConfig({ config }, {}).memory).toEqual({ budget: 512 * 1024 * 1024 });
+    expect(loadHostConfig({ config }, { SLUICE_MEMORY_BUDGET: '268435456' }).memory).toEqual({ budget: 268_435_456 });
+    expect(loadHostConfig({ config }, { SLUICE_MEMORY_BUDGET: '1G' }).memory).toEqual({ budget: 1e9 });
+    expect(loadHostConfig({ config: file('nomem.yaml', 'streams: { bootstrap.servers: k:1 }\n') }, {}).memory).toEqual({});
+    expect(errorOf(() => loadHostConfig({ config }, { SLUICE_MEMORY_BUDGET: '512MB' }))).toContain("'memory.budget'");
+    expect(errorOf(() => loadHostConfig({ config: file('zero.yaml', 'memory: { budget: 0 }\nstreams: { bootstrap.servers: k:1 }\n') }, {}))).toContain("'memory.budget'");
+  });
+
   it('environment overrides the file, flags override both', () => {
     const config = file('c.yaml', 'server: { port: 1000 }\nstreams: { bootstrap.servers: file:1, state.dir: /file }\n');
     const env = { SLUICE_PORT: '2000', SLUICE_BOOTSTRAP_SERVERS: 'env:1', SLUICE_HEADLESS: 'true', SLUICE_LOG_LEVEL: 'debug' };

@@ -83,6 +83,11 @@ export interface HostConfig {
   instances: InstanceSpec[];
   /** How long closing the instances may take at shutdown. */
   shutdownTimeoutMs: number;
+  /**
+   * The node's memory budget in bytes (`memory.budget`, `SLUICE_MEMORY_BUDGET`); undefined: the container's memory
+   * limit, if there is one (resolveMemoryBudget).
+   */
+  memory?: { budget?: number };
 }
 
 /** Values given on the command line; absent ones leave the file and environment alone. */
@@ -116,6 +121,7 @@ export const ENVIRONMENT_VARIABLES: readonly { name: string; key: string; descri
   },
   { name: 'SLUICE_LOG_LEVEL', key: 'log.level', description: LOG_LEVELS.join(', ') },
   { name: 'SLUICE_LOG_FORMAT', key: 'log.format', description: LOG_FORMATS.join(', ') },
+  { name: 'SLUICE_MEMORY_BUDGET', key: 'memory.budget', description: 'the node\'s memory budget: bytes, or 512Mi, 1Gi, ... (default: the container\'s memory limit)' },
 ];
 
 const DEFAULTS = {
@@ -205,6 +211,8 @@ function applyEnvironment(raw: Json, env: NodeJS.ProcessEnv): void {
   if (level !== undefined) setAt(raw, 'log', 'level', level);
   const format = value('SLUICE_LOG_FORMAT');
   if (format !== undefined) setAt(raw, 'log', 'format', format);
+  const memoryBudget = value('SLUICE_MEMORY_BUDGET');
+  if (memoryBudget !== undefined) setAt(raw, 'memory', 'budget', memoryBudget);
 }
 
 function applyFlags(raw: Json, flags: ConfigFlags): void {
@@ -289,5 +297,16 @@ export function loadHostConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv =
     topologies: (given.topologies ?? []).map(({ module }) => ({ module: resolveModule(module, baseDir) })),
     instances: given.instances ?? [],
     shutdownTimeoutMs: given.shutdownTimeoutMs ?? DEFAULTS.shutdownTimeoutMs,
+    memory: given.memory?.budget === undefined ? {} : { budget: byteSize('memory.budget', given.memory.budget as number | string) },
   };
+}
+
+const BYTE_UNITS: Record<string, number> = { '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+
+/** Bytes from a number or a Kubernetes quantity (`512Mi`, `1G`), as the schema admits them. */
+export function byteSize(name: string, value: number | string): number {
+  const match = /^(\d+)(Ki|Mi|Gi|Ti|k|K|M|G|T)?$/.exec(String(value));
+  const bytes = match === null ? Number.NaN : Number(match[1]) * BYTE_UNITS[match[2] ?? '']!;
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new ConfigException(`${name} must be a positive number of bytes or a quantity such as 512Mi, got '${value}'`);
+  return bytes;
 }

@@ -162,5 +162,13 @@ export const hostConfigSchema = {
       },
     },
     shutdownTimeoutMs: { type: 'integer', minimum: 0 },
+    memory: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        // Bytes, or a Kubernetes quantity with a binary or decimal suffix (512Mi, 1Gi, 500M).
+        budget: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[0-9]+(Ki|Mi|Gi|Ti|k|K|M|G|T)?$' }] },
+      },
+    },
   },
 } as const;

@@ -6,8 +6,7 @@
 
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { RebalanceEvent, RestoreEvent, ThreadEvent, TopologyEvent } from '../../streams/runtime/instance-view';
-import type { TimelineEntry } from '../../streams/runtime/rebalance-timeline';
+import type { StreamsEvents } from '../../streams/runtime/instance-view';
 import type { ConfigValue } from '../../streams/runtime/streams-config';
 import type { StateChange } from '../../streams/runtime/streams-state';
 import type { TopologyDescription } from '../../streams/topology/description';
@@ -15,6 +14,9 @@ import type { Topology } from '../../streams/topology/topology';
 import type { InstanceState, InstanceStateChange, LocalInstance, LocalInstanceEvents, StopOptions, TopologyInfo } from '../../server/context';
 import type { RuntimeFactory, StreamsRuntime } from './runtime';
 import type { TopologySource } from '../../streams/runtime/worker/topology-source';
+
+/** The runtime's events a ManagedInstance hands on unchanged. */
+const FORWARDED_EVENTS = ['rebalance', 'restore', 'topologyEvent', 'thread', 'timeline', 'memory'] as const satisfies ReadonlyArray<keyof LocalInstanceEvents & keyof StreamsEvents>;
 
 export interface ManagedInstanceOptions {
   topologyInfo: TopologyInfo;
@@ -154,28 +156,17 @@ export class ManagedInstance implements LocalInstance {
       if (change.state === 'RUNNING') this.running = true;
       this.publishState(change);
     };
-    const onRebalance = (event: RebalanceEvent) => this.events.emit('rebalance', event);
-    const onRestore = (event: RestoreEvent) => this.events.emit('restore', event);
-    const onTopologyEvent = (event: TopologyEvent) => this.events.emit('topologyEvent', event);
-    const onThread = (event: ThreadEvent) => this.events.emit('thread', event);
-    const onTimeline = (entry: TimelineEntry) => this.events.emit('timeline', entry);
+    // Forwarded as they are; subscribers stay subscribed across restarts, which replace the runtime.
+    const forwards = FORWARDED_EVENTS.map((name) => [name, (event: unknown) => this.events.emit(name, event)] as const);
     // The runtime logs its errors and moves to PENDING_ERROR/ERROR, which subscribers see as state events; this
     // listener only keeps an 'error' event without listeners from throwing.
     const onError = () => undefined;
     runtime.on('state', onState);
-    runtime.on('rebalance', onRebalance);
-    runtime.on('restore', onRestore);
-    runtime.on('topologyEvent', onTopologyEvent);
-    runtime.on('thread', onThread);
-    runtime.on('timeline', onTimeline);
+    for (const [name, forward] of forwards) runtime.on(name, forward);
     runtime.on('error', onError);
     this.detach = () => {
       runtime.off('state', onState);
-      runtime.off('rebalance', onRebalance);
-      runtime.off('restore', onRestore);
-      runtime.off('topologyEvent', onTopologyEvent);
-      runtime.off('thread', onThread);
-      runtime.off('timeline', onTimeline);
+      for (const [name, forward] of forwards) runtime.off(name, forward);
       runtime.off('error', onError);
     };
     this.running = false;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { InstanceView, StreamsEvents } from '../../streams/runtime/instance-view';
 import type { RecordTracingOptions } from '../../streams/runtime/record-tracing';
 import type { ConfigValue } from '../../streams/runtime/streams-config';
+import type { MemoryBudget } from '../../streams/runtime/memory-budget';
 import { StreamsInstance } from '../../streams/runtime/streams-instance';
 import type { Topology } from '../../streams/topology/topology';
 import type { TopologySource } from '../../streams/runtime/worker/topology-source';
@@ -18,13 +19,17 @@ export interface StreamsRuntime extends InstanceView {
 /** `source`: where stream threads in workers build the same topology from (none: every thread on the main thread). */
 export type RuntimeFactory = (topology: Topology, config: Readonly<Record<string, ConfigValue>>, source?: TopologySource) => StreamsRuntime;
 
-/** `kafkaLogger`: where kafkajs' lines go, at its own level; default the instance's logger at warn. `traceRecords`: how records are traced, when tracing is on. */
-export function streamsInstanceFactory(logger: Logger, kafkaLogger?: Logger, traceRecords?: RecordTracingOptions): RuntimeFactory {
+/**
+ * `kafkaLogger`: where kafkajs' lines go, at its own level; default the instance's logger at warn. `memoryBudget`: the
+ * node's, which every instance's threads share. `traceRecords`: how records are traced, when tracing is on.
+ */
+export function streamsInstanceFactory(logger: Logger, kafkaLogger?: Logger, memoryBudget?: MemoryBudget, traceRecords?: RecordTracingOptions): RuntimeFactory {
   return (topology, config, source) =>
     new StreamsInstance(topology, config, {
       logger,
       ...(kafkaLogger ? { kafkaLogger } : {}),
       ...(source ? { topologySource: source } : {}),
       ...(traceRecords === undefined ? {} : { traceRecords }),
+      ...(memoryBudget ? { memoryBudget } : {}),
     });
 }

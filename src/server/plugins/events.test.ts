@@ -195,7 +195,7 @@ it('unknown instance or event type: 404 with the error body before any stream st
 
 it('subscriptions lists the event types', async () => {
   const response = await request(`${base}/api/v1/streams/wc/subscriptions`);
-  expect(await response.body.json()).toEqual(['state', 'rebalance', 'restore', 'metrics', 'thread', 'timeline']);
+  expect(await response.body.json()).toEqual(['state', 'rebalance', 'restore', 'metrics', 'thread', 'timeline', 'memory']);
 });
 
 it('closing the server ends open streams instead of waiting for them', async () => {
@@ -221,7 +221,7 @@ it('HEAD answers the headers alone and ends, so the connection serves the next r
     expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(head).toContain('content-type: text/event-stream; charset=utf-8');
     expect(head).toMatch(/\r\n\r\n$/);
-    expect(next).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\["state","rebalance","restore","metrics","thread","timeline"\]$/);
+    expect(next).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\["state","rebalance","restore","metrics","thread","timeline","memory"\]$/);
     // Nobody is left subscribed.
     expect(registry.get('wc')!.listenerCount()).toBe(0);
   } finally {

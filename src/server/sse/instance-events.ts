@@ -2,7 +2,8 @@
  * The event types of an instance (compatibility file, section 6) and what each sends to a subscriber: the built-in
  * `state` (the current state first, then every transition), `rebalance`, `restore`, `metrics` on a timer, `thread`
  * (a stream thread failed, was replaced, added or removed: Sluice's, beyond the compatibility file), `timeline`
- * (each entry of the node's rebalance and restore timeline as it is added or updated: Sluice's too); and
+ * (each entry of the node's rebalance and restore timeline as it is added or updated: Sluice's too), `memory` (a part
+ * of the node's memory budget that stayed at its bound: Sluice's too); and
  * the topology's own event types, each record its processors publish as `{"record": {key, value, timestamp}}`.
  */
 
@@ -102,6 +103,9 @@ export function subscribe(stream: EventSink, instance: LocalInstance, type: stri
       return;
     case 'timeline':
       stream.onClose(instance.on('timeline', (entry) => stream.send('timeline', timelineEntryJson(entry))));
+      return;
+    case 'memory':
+      stream.onClose(instance.on('memory', (pressure) => stream.send('memory', { part: pressure.part, usedBytes: pressure.usedBytes, budgetBytes: pressure.budgetBytes, since: zonedTimestamp(pressure.since) })));
       return;
     case 'metrics': {
       const publish = () => stream.send('metrics', snapshotOf(instance, 'metrics'));

@@ -81,6 +81,9 @@ const mainConsumer = mainConsumerUnless();
 /** A consumer key Sluice applies to its changelog readers: the restore consumer and the global consumer. */
 const changelogReaders: Applied = (prefix) => CLIENT_ROLE_PREFIXES.restoreConsumer.includes(prefix) || CLIENT_ROLE_PREFIXES.globalConsumer.includes(prefix);
 
+/** A producer key Sluice applies to its stream threads' producing. */
+const producer: Applied = (prefix) => CLIENT_ROLE_PREFIXES.producer.includes(prefix);
+
 /** A consumer key Sluice applies to all its consumers. */
 const consumers: Applied = (prefix, value) => mainConsumer(prefix, value) || changelogReaders(prefix, value);
 
@@ -109,7 +112,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'batch.size', type: 'int', default: 16384, validator: atLeast(0), scopes: PRODUCER },
   { name: 'bootstrap.controllers', type: 'list', scopes: ADMIN },
   { name: 'bootstrap.servers', type: 'list', validator: nonEmpty, scopes: STREAMS_AND_CLIENTS, applied: unprefixed, doc: 'Kafka brokers, host:port[,host:port...].' },
-  { name: 'buffer.memory', type: 'long', default: 33554432, validator: atLeast(0), scopes: PRODUCER },
+  { name: 'buffer.memory', type: 'long', default: 33554432, validator: atLeast(0), scopes: PRODUCER, applied: producer, doc: 'Bytes a stream thread may have produced and not yet had acknowledged; past it the thread waits until half is free.' },
   { name: 'buffered.records.per.partition', type: 'int', default: 1000, scopes: STREAMS },
   { name: 'built.in.metrics.version', type: 'string', default: 'latest', validator: oneOf('latest'), scopes: STREAMS },
   { name: 'cache.max.bytes.buffering', type: 'long', default: 10485760, validator: atLeast(0), scopes: STREAMS, applied: always, replacedBy: 'statestore.cache.max.bytes', doc: 'Deprecated name of statestore.cache.max.bytes.' },

@@ -1,5 +1,5 @@
 // Sluice before kafkajs, as an application imports them: its replacements of kafkajs' internals go in first.
-import { createKafkaClients, effectiveLogLevel, javaCompatiblePartitioner, parseBootstrapServers } from './client';
+import { createKafkaClients, createProducer, effectiveLogLevel, javaCompatiblePartitioner, parseBootstrapServers } from './client';
 import { logLevel as KafkaJsLogLevel, type PartitionMetadata } from 'kafkajs';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,6 +70,22 @@ describe('effectiveLogLevel', () => {
 
 it('parses bootstrap.servers', () => {
   expect(parseBootstrapServers(' a:9092, b:9093 ,,')).toEqual(['a:9092', 'b:9093']);
+});
+
+describe('createProducer', () => {
+  const producerConfigOf = (idempotent?: boolean): Record<string, unknown> => {
+    const producer = jest.fn(() => ({}));
+    createProducer({ producer } as never, idempotent === undefined ? {} : { idempotent });
+    return (producer.mock.calls[0] as unknown as [Record<string, unknown>])[0];
+  };
+
+  it('is idempotent by default, as Java\'s producer is, with the one request in flight kafkajs needs for it', () => {
+    expect(producerConfigOf()).toMatchObject({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  });
+
+  it('may be made non-idempotent, with no bound on requests in flight', () => {
+    expect(producerConfigOf(false)).toMatchObject({ idempotent: false, maxInFlightRequests: undefined });
+  });
 });
 
 describe('createKafkaClients', () => {

@@ -261,18 +261,23 @@ export const javaCompatiblePartitioner: ICustomPartitioner = () => {
 };
 
 export interface ProducerOptions {
-  /** Idempotent delivery (Kafka's `enable.idempotence`); default false. */
+  /**
+   * Idempotent delivery (Kafka's `enable.idempotence`); default true, as in Java's producer since Kafka 3.0.
+   * Without it a retried request duplicates what the broker had already written: kafkajs resends a whole
+   * request when one of its partitions answers a retriable error.
+   */
   idempotent?: boolean;
   metadataMaxAgeMs?: number;
 }
 
 export function createProducer(kafka: KafkaClient, options: ProducerOptions = {}): KafkaProducer {
+  const idempotent = options.idempotent ?? true;
   return kafka.producer({
     createPartitioner: javaCompatiblePartitioner,
     allowAutoTopicCreation: false,
-    idempotent: options.idempotent ?? false,
+    idempotent,
     // kafkajs keeps sequence numbers right only with one request in flight.
-    maxInFlightRequests: options.idempotent ? 1 : undefined,
+    maxInFlightRequests: idempotent ? 1 : undefined,
     metadataMaxAge: options.metadataMaxAgeMs,
   });
 }

@@ -18,6 +18,9 @@ export const TASK_GROUP = 'stream-task-metrics';
 export const PROCESSOR_NODE_GROUP = 'stream-processor-node-metrics';
 export const STATE_STORE_GROUP = 'stream-state-metrics';
 export const CONSUMER_FETCH_GROUP = 'consumer-fetch-manager-metrics';
+export const PRODUCER_GROUP = 'producer-metrics';
+export const RECORD_CACHE_GROUP = 'stream-record-cache-metrics';
+export const MEMORY_GROUP = 'sluice-memory-metrics';
 
 /** The metrics of one scope, removable together. */
 export interface MetricsScope {
@@ -204,6 +207,62 @@ export function createThreadMetrics(registry: MetricsRegistry, threadId: string,
     () => startTimeMs,
   );
   return metrics;
+}
+
+// ---- producer-metrics ---------------------------------------------------------------------------------------
+
+/** What the Java producer's BufferPool reports, read from a stream thread's producer buffer. */
+export interface ProducerBufferReading {
+  readonly limit: number;
+  readonly usedBytes: number;
+  readonly waitedNs: number;
+}
+
+/** What a thread's record cache holds and may hold. */
+export interface RecordCacheReading {
+  readonly sizeBytes: number;
+  readonly maxBytes: number;
+}
+
+/**
+ * A stream thread's memory that Sluice bounds: the Java producer's buffer metrics for the thread's producing (client
+ * id `<thread>-producer`, as Kafka Streams names the thread's producer): its bound, what is free, and how long the
+ * thread waited for room, which is the back-pressure a slower broker puts on processing; and its record cache's size
+ * and bound (Sluice's own, in Kafka Streams' record cache group at the thread's level).
+ */
+export function createThreadMemoryMetrics(registry: MetricsRegistry, threadId: string, buffer: ProducerBufferReading, cache: RecordCacheReading): MetricsScope {
+  const cacheTags = { 'thread-id': threadId, 'record-cache-id': 'thread' };
+  registry.gauge(RECORD_CACHE_GROUP, cacheTags, { name: 'cache-size-bytes', description: 'The estimated bytes the thread\'s record caches hold' }, () => cache.sizeBytes);
+  registry.gauge(RECORD_CACHE_GROUP, cacheTags, { name: 'cache-max-bytes', description: 'The bytes the thread\'s record caches may hold' }, () => cache.maxBytes);
+  const producer = producerBufferMetrics(registry, threadId, buffer);
+  return { tags: producer.tags, unregister: () => { producer.unregister(); registry.removeMetrics(cacheTags); } };
+}
+
+function producerBufferMetrics(registry: MetricsRegistry, threadId: string, buffer: ProducerBufferReading): MetricsScope {
+  const tags = { 'client-id': `${threadId}-producer` };
+  registry.gauge(PRODUCER_GROUP, tags, { name: 'buffer-total-bytes', description: 'The maximum amount of buffer memory the client can use (whether or not it is currently used).' }, () => buffer.limit);
+  registry.gauge(PRODUCER_GROUP, tags, { name: 'buffer-available-bytes', description: 'The total amount of buffer memory that is not being used (either unallocated or in the free list).' }, () => Math.max(0, buffer.limit - buffer.usedBytes));
+  registry.gauge(PRODUCER_GROUP, tags, { name: 'bufferpool-wait-time-ns-total', description: 'The total time in nanoseconds an appender waits for space allocation.' }, () => buffer.waitedNs);
+  return scope(registry, tags);
+}
+
+// ---- sluice-memory-metrics ----------------------------------------------------------------------------------
+
+/** A node's memory budget as its parts read now (MemoryBudget). */
+export interface MemoryBudgetReadings {
+  readonly parts: readonly string[];
+  readings(): ReadonlyArray<{ readonly part: string; readonly budgetBytes: number; readonly usedBytes: number }>;
+}
+
+/** Sluice's own: each part of the node's memory budget, its bound and what is in use, node-wide (tag `part`). */
+export function createMemoryBudgetMetrics(registry: MetricsRegistry, budget: MemoryBudgetReadings): MetricsScope {
+  const read = (part: string) => budget.readings().find((r) => r.part === part);
+  for (const part of budget.parts) {
+    const tags = { part };
+    registry.gauge(MEMORY_GROUP, tags, { name: 'memory-budget-bytes', description: 'The bytes the node\'s memory budget gives this part' }, () => read(part)?.budgetBytes ?? 0);
+    registry.gauge(MEMORY_GROUP, tags, { name: 'memory-used-bytes', description: 'The bytes this part of the node\'s memory holds now' }, () => read(part)?.usedBytes ?? 0);
+  }
+  return { tags: {}, unregister: () => { for (const part of budget.parts) registry.removeMetrics({ part }); } };
 }
 
 // ---- stream-task-metrics -----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import { StreamTask } from './task';
 import type { TaskCheckpoints } from './task-checkpoints';
 import { openTaskStores } from './task-stores';
 import type { InstanceParts } from './instance-parts';
+import type { MemoryInUse, MemoryLimits } from './memory-budget';
 
 /** The global stores' directory under the application's (Kafka Streams' `global`), and their task's name. */
 export const GLOBAL_TASK = 'global';
@@ -187,6 +188,16 @@ export class GlobalStreamThread {
   /** The thread's share of `statestore.cache.max.bytes` changed; records are processed synchronously, never under it. */
   resizeCache(maxBytes: number): void {
     this.cache.resize(maxBytes);
+  }
+
+  readonly produces = false;
+
+  limitMemory(limits: MemoryLimits): void {
+    this.cache.limit(limits.cacheBytes);
+  }
+
+  memoryInUse(): MemoryInUse {
+    return { cacheBytes: this.cache.sizeBytes, produceBufferBytes: 0 };
   }
 
   /** Checkpoints where the topics are read, and closes the stores. */

@@ -12,6 +12,7 @@ import { parseStreamsConfig, type StreamsConfig } from './streams-config';
 import { TopologyMetadata } from './topology-metadata';
 import type { TopologySource } from './worker/topology-source';
 import { RecordTracing, type RecordTracingOptions } from './record-tracing';
+import type { MemoryBudget } from './memory-budget';
 
 export interface StreamsInstanceOptions {
   logger?: Logger;
@@ -33,6 +34,8 @@ export interface StreamsInstanceOptions {
    * worker thread has no tracer provider of its own.
    */
   traceRecords?: RecordTracingOptions;
+  /** The node's memory budget, which every thread of the instance joins; none: the configuration's bounds alone. */
+  memoryBudget?: MemoryBudget;
 }
 
 /** What an instance builds once from its configuration, and builds each of its threads, tasks and stores with. */

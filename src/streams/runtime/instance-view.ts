@@ -6,6 +6,7 @@ import type { RestoreProgress } from './changelog-restorer';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
 import type { QueryableStores } from './queryable-stores';
 import type { TimelineEntry } from './rebalance-timeline';
+import type { MemoryPressure } from './memory-budget';
 
 /** Kafka Streams' thread states. */
 export type ThreadState =
@@ -124,6 +125,8 @@ export interface StreamsEvents {
   timeline: [TimelineEntry];
   topologyEvent: [TopologyEvent];
   thread: [ThreadEvent];
+  /** A part of the node's memory budget stayed at its bound (MemoryBudget). */
+  memory: [MemoryPressure];
   error: [Error];
 }
 

@@ -1,4 +1,5 @@
 import { type KafkaProducer, partitionForKey, producedRecordsOf } from '../kafka';
+import { ProduceBuffer } from './produce-buffer';
 import { KafkaRecordCollector } from './kafka-record-collector';
 
 type SendBatch = KafkaProducer['sendBatch'];
@@ -92,7 +93,7 @@ describe('KafkaRecordCollector', () => {
     expect(attempts).toEqual([1]);
   });
 
-  it('drainTo waits until no more than the given number of records wait to be sent', async () => {
+  it("holds each record's bytes in the thread's buffer from send until the broker acknowledges its batch", async () => {
     let release!: () => void;
     let gate = new Promise<void>((resolve) => (release = resolve));
     const sent: number[] = [];
@@ -103,20 +104,41 @@ describe('KafkaRecordCollector', () => {
         return [];
       },
     } as unknown as KafkaProducer;
-    const collector = new KafkaRecordCollector(producer, new Map(), { maxBatch: 10, retryForMs: 60_000 });
-    for (let i = 0; i < 45; i++) collector.send({ topic: 'out', key: null, value: Buffer.from(String(i)), timestamp: 0, headers: {} });
-    // send() started one batch of 10 at the 10th record; 35 wait.
-    expect(collector.buffered).toBe(35);
+    const buffer = new ProduceBuffer(1_000);
+    const collector = new KafkaRecordCollector(producer, new Map(), { maxBatch: 10, retryForMs: 60_000, buffer });
+    for (let i = 0; i < 45; i++) collector.send({ topic: 'out', key: null, value: Buffer.alloc(10), timestamp: 0, headers: {} });
+    // 45 records of 10 bytes and Kafka's per-record overhead (24) wait or are in flight.
+    expect(buffer.usedBytes).toBe(45 * 34);
+    expect(buffer.full).toBe(true);
     let drained = false;
-    const draining = collector.drainTo(15).then(() => (drained = true));
+    const draining = buffer.drained().then(() => (drained = true));
     await new Promise((resolve) => setImmediate(resolve));
     expect(drained).toBe(false);
     release();
     gate = Promise.resolve();
     await draining;
-    expect(collector.buffered).toBeLessThanOrEqual(15);
+    expect(buffer.usedBytes).toBeLessThanOrEqual(500);
     await collector.flush();
     expect(sent.reduce((a, b) => a + b, 0)).toBe(45);
+    expect(buffer.usedBytes).toBe(0);
+    expect(buffer.waits).toBe(1);
+    expect(buffer.waitedNs).toBeGreaterThan(0);
+  });
+
+  it('frees its part of the buffer when its task is dropped and when a send fails for good', async () => {
+    const buffer = new ProduceBuffer(10_000);
+    const stuck = { sendBatch: () => new Promise(() => undefined) } as unknown as KafkaProducer;
+    const dropped = new KafkaRecordCollector(stuck, new Map(), { maxBatch: 10, buffer });
+    for (let i = 0; i < 25; i++) dropped.send({ topic: 'out', key: null, value: Buffer.alloc(10), timestamp: 0, headers: {} });
+    expect(buffer.usedBytes).toBe(25 * 34);
+    dropped.discard();
+    expect(buffer.usedBytes).toBe(0);
+
+    const failing = { sendBatch: async () => Promise.reject(new Error('refused for good')) } as unknown as KafkaProducer;
+    const failed = new KafkaRecordCollector(failing, new Map(), { maxBatch: 10, retryForMs: 0, buffer });
+    for (let i = 0; i < 25; i++) failed.send({ topic: 'out', key: null, value: Buffer.alloc(10), timestamp: 0, headers: {} });
+    await expect(failed.flush()).rejects.toThrow(/refused for good/);
+    expect(buffer.usedBytes).toBe(0);
   });
 
   describe('a record the broker refuses', () => {

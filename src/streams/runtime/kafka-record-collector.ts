@@ -11,6 +11,7 @@ import {
   TopicPartitionMap,
 } from '../kafka';
 import type { HandlerResponse } from './exception-handlers';
+import type { ProduceBuffer } from './produce-buffer';
 import { type CollectedRecord, type ProducedRecord, producedRecord, type RecordCollector } from './record-collector';
 
 /** Where a collector's batches go: a producer, or a task's transaction under exactly-once. */
@@ -37,6 +38,8 @@ export interface CollectorOptions {
    * large; absent (exactly-once: a transaction's refused produce cannot be undone), such a batch fails the sends.
    */
   onRefused?: (record: ProducedRecord, error: Error) => HandlerResponse;
+  /** The thread's producer buffer, which counts each record's bytes from `send` until acknowledged. */
+  buffer?: ProduceBuffer;
 }
 
 /**
@@ -77,12 +80,15 @@ export class KafkaRecordCollector implements RecordCollector {
   private readonly writtenOffsets = new TopicPartitionMap<number>();
   /** Records sent since creation. */
   sentRecords = 0;
+  /** Bytes reserved in the thread's buffer and not yet released: those waiting and in flight. */
+  private held = 0;
 
   private readonly maxBatch: number;
   private readonly maxBatchBytes: number;
   private readonly retryForMs: number;
   private readonly onRetry: (error: unknown, attempt: number) => void;
   private readonly onRefused: CollectorOptions['onRefused'];
+  private readonly buffer: ProduceBuffer | undefined;
 
   constructor(
     private readonly sender: RecordSender,
@@ -94,23 +100,7 @@ export class KafkaRecordCollector implements RecordCollector {
     this.retryForMs = options.retryForMs ?? 300_000;
     this.onRetry = options.onRetry ?? (() => undefined);
     this.onRefused = options.onRefused;
-  }
-
-  /** Records waiting to be sent (not counting the batch in flight). */
-  get buffered(): number {
-    return this.waiting;
-  }
-
-  /**
-   * Waits until at most `records` are waiting (or a send failed): the back-pressure that keeps a thread which
-   * processes faster than the producer sends from buffering its whole backlog in memory, as the Java
-   * producer's `buffer.memory` does by blocking `send`.
-   */
-  async drainTo(records: number): Promise<void> {
-    while (this.buffered > records && !this.failure) {
-      this.sendBuffered();
-      await this.inFlight;
-    }
+    this.buffer = options.buffer;
   }
 
   send(record: CollectedRecord): void {
@@ -131,6 +121,8 @@ export class KafkaRecordCollector implements RecordCollector {
     }
     segment.records++;
     segment.bytes += bytes;
+    this.held += bytes;
+    this.buffer?.reserve(bytes);
     this.waiting++;
     if (this.waiting >= this.maxBatch) this.sendBuffered();
   }
@@ -155,8 +147,16 @@ export class KafkaRecordCollector implements RecordCollector {
     this.sentRecords += segment.records;
     this.inFlight = this.deliverSegment(segment).finally(() => {
       this.inFlight = undefined;
+      // Nothing more is sent after a failure: what waits is dropped with the task, so it no longer holds the buffer.
+      this.releaseHeld(this.failure ? this.held : segment.bytes);
       if (!this.failure) this.sendBuffered();
     });
+  }
+
+  private releaseHeld(bytes: number): void {
+    const released = Math.min(bytes, this.held);
+    this.held -= released;
+    this.buffer?.release(released);
   }
 
   /** Sends a segment as one request; one the broker refuses for its records is split as `deliver` splits records. */
@@ -264,6 +264,7 @@ export class KafkaRecordCollector implements RecordCollector {
     this.discarded = true;
     this.segments = [];
     this.waiting = 0;
+    this.releaseHeld(this.held);
   }
 }
 

@@ -21,6 +21,7 @@ import { Topology } from '../topology/topology';
 import { Committer } from './committer';
 import type { ConsumedRecord } from './consumed-record';
 import { KafkaRecordCollector } from './kafka-record-collector';
+import { ProduceBuffer } from './produce-buffer';
 import { PartitionPositions } from './partition-positions';
 import { LookupOutages } from './serde-lookups';
 import { StateDirectory } from './state-directory';
@@ -153,7 +154,7 @@ describe('look-ups while the registry does not answer, in a thread', () => {
     await reader.prepare!('orders', config);
     const read: string[] = [];
     const metrics = new MetricsRegistry();
-    const executor = new TaskExecutor(new PartitionPositions(), createThreadMetrics(metrics, 'thread-1', Date.now()), metrics, 'thread-1', new LookupOutages(logger));
+    const executor = new TaskExecutor(new PartitionPositions(), createThreadMetrics(metrics, 'thread-1', Date.now()), metrics, 'thread-1', new LookupOutages(logger), new ProduceBuffer(32 * 1024 * 1024));
     const created = {
       task: readingTask(reader, read) as unknown as StreamTask,
       output: { collector: new KafkaRecordCollector({ sendBatch: async () => [] }, new Map()) },

@@ -7,6 +7,7 @@ import type { EventEmitter } from 'node:events';
 import type { TopicPartition } from '../kafka';
 import type { LastRestoration, RestoringSpan, ThreadState } from './instance-view';
 import type { PartitionPosition } from './partition-positions';
+import type { MemoryInUse, MemoryLimits } from './memory-budget';
 import type { StreamThreadEvents } from './stream-thread-context';
 
 /** An active task of a thread: its id and input partitions. */
@@ -64,6 +65,10 @@ export interface StreamThreadHandle extends EventEmitter<StreamThreadEvents> {
   requestRejoin(): void;
   /** The thread's share of `statestore.cache.max.bytes` changed, as the instance's threads did. */
   resizeCache(maxBytes: number): void;
+  readonly produces: boolean;
+  /** The node's memory budget's shares for this thread (MemoryBudget). */
+  limitMemory(limits: MemoryLimits): void;
+  memoryInUse(): MemoryInUse;
   /** Joins the group again to carry the instance's shutdown request, even when the thread failed. */
   sendShutdownRequest(): void;
   /** The thread's active tasks, restoring or running. */

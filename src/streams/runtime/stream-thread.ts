@@ -1,12 +1,14 @@
 import { EventEmitter } from 'node:events';
 import { StreamsException } from '../../errors';
 import { ChangelogReader, type EachBatchPayload, isTransientKafkaError, type StableOffsetReader, type TopicPartition } from '../kafka';
-import { createThreadMetrics, type ThreadMetrics } from '../metrics/streams-metrics';
+import { createThreadMemoryMetrics, createThreadMetrics, type MetricsScope, type ThreadMetrics } from '../metrics/streams-metrics';
 import { ChangelogRestorer } from './changelog-restorer';
 import { Committer } from './committer';
 import type { ThreadState } from './instance-view';
 import { encodeSubscription, type SubscriptionInfo } from './assignment/subscription-info';
 import { PartitionPositions } from './partition-positions';
+import type { MemoryInUse, MemoryLimits } from './memory-budget';
+import { ProduceBuffer } from './produce-buffer';
 import { LookupOutages } from './serde-lookups';
 import { TaskCheckpoints } from './task-checkpoints';
 import { streamTaskFactory } from './task-factory';
@@ -38,6 +40,9 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
   private readonly inputPositions = new PartitionPositions();
   private readonly executor: TaskExecutor;
   private readonly committer: Committer;
+  private readonly memoryMetrics: MetricsScope;
+  private readonly produceBuffer: ProduceBuffer;
+  readonly produces = true;
   /** The record cache its tasks' caching stores share. */
   private readonly cache: ThreadCache;
   readonly tasks: TaskManager;
@@ -60,7 +65,9 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     const exactlyOnce = ctx.config.processingGuarantee === 'exactly_once_v2';
     this.metrics = createThreadMetrics(ctx.metrics, this.name, Date.now());
     const outages = new LookupOutages(logger);
-    this.executor = new TaskExecutor(this.inputPositions, this.metrics, ctx.metrics, this.name, outages);
+    const buffer = new ProduceBuffer(ctx.config.producerBufferBytes);
+    this.produceBuffer = buffer;
+    this.executor = new TaskExecutor(this.inputPositions, this.metrics, ctx.metrics, this.name, outages, buffer);
     this.clients = ctx.clients({
       userData: () => encodeSubscription(this.subscription()),
       beforeJoin: () => this.commitBeforeJoin(),
@@ -82,6 +89,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
       { retryForMs: ctx.config.taskTimeoutMs, logger },
     );
     this.cache = new ThreadCache(ctx.cacheBytes);
+    this.memoryMetrics = createThreadMemoryMetrics(ctx.metrics, this.name, buffer, this.cache);
     const checkpoints = new TaskCheckpoints(ctx.stateDirectory, exactlyOnce, logger);
     const consumer = this.clients.consumer;
     this.committer = new Committer((offsets) => consumer.commitOffsets(offsets), this.inputPositions, checkpoints, { exactlyOnce, taskTimeoutMs: ctx.config.taskTimeoutMs, logger });
@@ -103,6 +111,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
         threadName: this.name,
         producerClient: ctx.kafka.producer,
         producer: this.clients.producer,
+        produceBuffer: buffer,
         cache: this.cache,
         threadMetrics: this.metrics,
       }),
@@ -224,6 +233,16 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
    */
   resizeCache(maxBytes: number): void {
     void this.runExclusive(async () => this.cache.resize(maxBytes)).catch((error) => this.fail(error));
+  }
+
+  limitMemory(limits: MemoryLimits): void {
+    if (limits.produceBufferBytes !== undefined) this.produceBuffer.limitTo(limits.produceBufferBytes);
+    // Evicting forwards records downstream: it is processing, which runs one thing at a time.
+    void this.runExclusive(async () => this.cache.limit(limits.cacheBytes)).catch((error) => this.fail(error));
+  }
+
+  memoryInUse(): MemoryInUse {
+    return { cacheBytes: this.cache.sizeBytes, produceBufferBytes: this.produceBuffer.usedBytes };
   }
 
   /**
@@ -388,6 +407,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     await this.clients.producer?.disconnect().catch(() => undefined);
     await this.clients.stableOffsets?.close().catch(() => undefined);
     this.metrics.unregister();
+    this.memoryMetrics.unregister();
     this.setState('DEAD');
   }
 

@@ -46,6 +46,8 @@ export interface StreamsConfig {
   /** `max.partition.fetch.bytes` and `fetch.max.bytes`: what one fetch may bring. */
   readonly maxPartitionFetchBytes: number;
   readonly fetchMaxBytes: number;
+  /** `buffer.memory` (`producer.` or unprefixed): bytes a stream thread may have produced and not had acknowledged. */
+  readonly producerBufferBytes: number;
   /** Where source partitions without a committed offset start (Kafka Streams' default: earliest). */
   /** The restore consumer's fetches (`restore.consumer.`, `consumer.` or unprefixed; else the Java consumer's defaults). */
   readonly restoreConsumer: ChangelogFetches;
@@ -219,6 +221,7 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     heartbeatIntervalMs: Number(mainConsumerSetting('heartbeat.interval.ms')),
     maxPartitionFetchBytes: Number(mainConsumerSetting('max.partition.fetch.bytes')),
     fetchMaxBytes: Number(mainConsumerSetting('fetch.max.bytes')),
+    producerBufferBytes: Number(forClient('producer', 'buffer.memory')?.value ?? defaultOf('buffer.memory')),
     autoOffsetReset: mainConsumerSetting('auto.offset.reset') as AutoOffsetReset,
     restoreConsumer: changelogFetches('restoreConsumer'),
     globalConsumer: changelogFetches('globalConsumer'),

@@ -4,8 +4,9 @@ import { IllegalState, StreamsException } from '../../errors';
 import { cacheMaxBytes, minFreeDiskBytes } from '../config/config-lookup';
 import type { KafkaAdmin } from '../kafka';
 import type { MetricsRegistry } from '../metrics/metrics-registry';
-import { createClientMetrics } from '../metrics/streams-metrics';
+import { createClientMetrics, createMemoryBudgetMetrics } from '../metrics/streams-metrics';
 import type { ClientMetrics } from '../metrics/streams-metrics';
+import type { MemoryBudget, MemoryPressure } from './memory-budget';
 import { freeDiskBytes } from '../state/disk-space-guard';
 import type { StateStore } from '../state/store';
 import type { TopologyDescription } from '../topology/description';
@@ -82,6 +83,11 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private readonly globalThread: GlobalStreamThread | undefined;
   private uncaughtExceptionHandler: StreamsUncaughtExceptionHandler;
   private readonly rebalanceTimeline: RebalanceTimeline;
+  private readonly memoryBudget: MemoryBudget | undefined;
+  private readonly onMemoryPressure = (pressure: MemoryPressure): void => {
+    this.logger.warn({ memory: pressure }, `memory: ${pressure.part} has stayed at its bound (${pressure.usedBytes} of ${pressure.budgetBytes} bytes) since ${new Date(pressure.since).toISOString()}`);
+    this.emit('memory', pressure);
+  };
 
   constructor(
     readonly topology: Topology,
@@ -129,6 +135,12 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       options,
     );
     this.globalThread = topology.globalStores().length > 0 ? this.factory.globalThread(this.cacheBytesPerThread(this.config.numStreamThreads)) : undefined;
+    this.memoryBudget = options.memoryBudget;
+    if (this.memoryBudget !== undefined) {
+      if (this.globalThread !== undefined) this.memoryBudget.join(this.globalThread);
+      createMemoryBudgetMetrics(this.metrics, this.memoryBudget);
+      this.memoryBudget.on('pressure', this.onMemoryPressure);
+    }
     this.stores = new InstanceStores({
       metadata: this.parts.metadata,
       globalThread: this.globalThread,
@@ -294,7 +306,9 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
   private createThread(index: number, cacheBytes: number): StreamThreadHandle {
     const number = this.nextThreadNumber++;
     const thread = this.factory.streamThread(index, number, cacheBytes, this.standbys, this.globalThread);
+    this.memoryBudget?.join(thread);
     thread.on('state', (state) => {
+      if (state === 'DEAD') this.memoryBudget?.leave(thread);
       // kafkajs tells a member of a rebalance as it is about to join again.
       if (state === 'PARTITIONS_REVOKED') this.rebalanceTimeline.joining();
       this.onThreadStateChange();
@@ -311,6 +325,14 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     thread.on('fatal', (error) => void this.onThreadFailed(thread, error));
     thread.on('groupWait', (reason) => this.emit('state', { state: this.state, previous: this.state, since: this.stateSince, reason }));
     return thread;
+  }
+
+  /** The instance's threads no longer take a share of the node's memory budget. */
+  private leaveMemoryBudget(): void {
+    if (this.memoryBudget === undefined) return;
+    for (const thread of this.streamThreads) this.memoryBudget.leave(thread);
+    if (this.globalThread !== undefined) this.memoryBudget.leave(this.globalThread);
+    this.memoryBudget.off('pressure', this.onMemoryPressure);
   }
 
   private onRestore(event: RestoreEvent): void {
@@ -417,6 +439,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     await this.standbys?.close().catch((e: unknown) => this.logger.warn({ err: e }, 'closing the standby tasks failed'));
     // After the stream threads, whose processors read the global stores until they close.
     await this.globalThread?.close().catch((e: unknown) => this.logger.warn({ err: e }, 'closing the global stores failed'));
+    this.leaveMemoryBudget();
     await this.admin?.disconnect().catch(() => undefined);
     this.group.hostMap.reset();
   }

@@ -4,20 +4,19 @@ import type { MetricsRegistry } from '../metrics/metrics-registry';
 import type { ThreadMetrics } from '../metrics/streams-metrics';
 import { InputPartitionMetrics } from './input-partition-metrics';
 import type { PartitionPositions } from './partition-positions';
+import type { ProduceBuffer } from './produce-buffer';
 import type { LookupOutages } from './serde-lookups';
 import type { ActiveTask } from './task-manager';
 
 /** Records processed between two looks at the producer's backlog. */
 const PROCESS_CHUNK = 500;
-/** Produced records a task may hold unsent before it waits until half have gone (the Java producer's `buffer.memory` bound). */
-const MAX_UNSENT_RECORDS = 20_000;
 
 type FetchedBatch = EachBatchPayload['batch'];
 
 /**
  * Runs fetched batches through their tasks (Kafka Streams' TaskExecutor): in chunks, each followed by sending what
- * the task produced, and past MAX_UNSENT_RECORDS processing waits until half has gone (the Java producer blocks
- * `send` past `buffer.memory` to the same end). A record whose serde looks something up waits for it, an outage of
+ * the task produced, and while the thread's producer buffer is full (`buffer.memory` bytes produced and not yet
+ * acknowledged) processing waits until half of it is free, as the Java producer blocks `send`. A record whose serde looks something up waits for it, an outage of
  * what it asks told in the thread's log. Moves the thread's consumed positions and records its metrics.
  */
 export class TaskExecutor {
@@ -29,6 +28,7 @@ export class TaskExecutor {
     registry: MetricsRegistry,
     threadName: string,
     private readonly outages: LookupOutages,
+    private readonly buffer: ProduceBuffer,
   ) {
     this.inputMetrics = new InputPartitionMetrics(registry, threadName);
   }
@@ -76,7 +76,7 @@ export class TaskExecutor {
       processed += n;
       if (n < PROCESS_CHUNK) break;
       collector.sendBuffered();
-      if (collector.buffered > MAX_UNSENT_RECORDS) await collector.drainTo(MAX_UNSENT_RECORDS / 2);
+      if (this.buffer.full) await this.buffer.drained();
       if (stopped()) return false;
     }
     this.metrics.processRecords.record(processed);
@@ -91,6 +91,8 @@ export class TaskExecutor {
     this.positions.consumed(topic, partition, records.offsetAt(last), records.timestampAt(last));
     this.skipHidden(active, batch);
     collector.sendBuffered();
+    // Across batches too: a fetch of small batches would otherwise never find the buffer full within one.
+    if (this.buffer.full) await this.buffer.drained();
     return true;
   }
 

@@ -12,6 +12,7 @@ import {
 import type { StateStore } from '../state/store';
 import type { ThreadCache } from '../state/thread-cache';
 import { KafkaRecordCollector } from './kafka-record-collector';
+import type { ProduceBuffer } from './produce-buffer';
 import { meteredStore } from './metered-store';
 import { StreamTask } from './task';
 import type { TaskFactory, TaskOutput } from './task-manager';
@@ -29,6 +30,8 @@ export interface TaskFactoryOptions extends Omit<InstanceParts, 'clientId'> {
   readonly producerClient: KafkaClient;
   /** The thread's producer (at-least-once), shared by its tasks. */
   readonly producer: KafkaProducer | undefined;
+  /** The thread's producer buffer (`buffer.memory`), which its tasks' collectors fill and the broker empties. */
+  readonly produceBuffer: ProduceBuffer;
   /** The thread's record cache, which its tasks' caching stores share. */
   readonly cache: ThreadCache;
   readonly threadMetrics: ThreadMetrics;
@@ -118,10 +121,11 @@ async function openOutput(options: TaskFactoryOptions, taskId: string, taskMetri
   const { config, partitionCounts, logger } = options;
   if (!options.producer) {
     const transaction = await TaskTransaction.open(options.producerClient, config.applicationId, taskId);
-    return { transaction, collector: new KafkaRecordCollector(transaction, partitionCounts, { retryForMs: 0 }) };
+    return { transaction, collector: new KafkaRecordCollector(transaction, partitionCounts, { retryForMs: 0, buffer: options.produceBuffer }) };
   }
   const collector = new KafkaRecordCollector(options.producer, partitionCounts, {
     retryForMs: config.taskTimeoutMs,
+    buffer: options.produceBuffer,
     onRetry: (error, attempt) => logger.warn({ err: error, task: taskId, attempt }, 'sending records failed; retrying until task.timeout.ms'),
     onRefused: (record, error) => {
       const response = config.exceptionHandlers.production({ taskId }, record, error);

@@ -83,6 +83,7 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
     }), config.autoOffsetReset !== 'latest', config.applicationId, hooks, config.sessionTimeoutMs, instanceId !== undefined);
     return exactlyOnce
       ? { consumer, producer: undefined, stableOffsets: new StableOffsetReader(client, config.applicationId, { timeoutMs: config.taskTimeoutMs }) }
+      // At-least-once tolerates a retry's duplicates; kafkajs' idempotence would allow one request in flight.
       : { consumer, producer: createProducer(kafka.producer, { idempotent: false }), stableOffsets: undefined };
   };
 }

@@ -104,3 +104,18 @@ describe('entryBytes', () => {
     expect(entryBytes('\u0000o{"id":1}', { key: { id: 1 }, value: 1 })).toBeGreaterThan(entryBytes('\u0000o{"id":1}', { key: '\u0000o{"id":1}', value: 1 }));
   });
 });
+
+describe('ThreadCache.limit', () => {
+  it('caps the instance\'s share with the node\'s memory budget: the smaller wins, whichever changes', () => {
+    const cache = new ThreadCache(1_000);
+    expect(cache.maxBytes).toBe(1_000);
+    cache.limit(400);
+    expect(cache.maxBytes).toBe(400);
+    cache.resize(300);
+    expect(cache.maxBytes).toBe(300);
+    cache.resize(2_000);
+    expect(cache.maxBytes).toBe(400);
+    cache.limit(Number.POSITIVE_INFINITY);
+    expect(cache.maxBytes).toBe(2_000);
+  });
+});

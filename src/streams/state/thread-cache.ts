@@ -14,8 +14,13 @@ export class ThreadCache {
   /** What the caches hold together, by their estimates (RecordCache's `entryBytes`); the caches keep it. */
   sizeBytes = 0;
   private readonly caches = new Set<ThreadCacheMember>();
+  /** The node's memory budget's cap on this thread's cache; none: the instance's share alone. */
+  private cap = Number.POSITIVE_INFINITY;
+  private budget: number;
 
-  constructor(private budget: number) {}
+  constructor(private share: number) {
+    this.budget = share;
+  }
 
   get maxBytes(): number {
     return this.budget;
@@ -39,6 +44,17 @@ export class ThreadCache {
    * entry from each cache in turn until the caches are within it.
    */
   resize(maxBytes: number): void {
+    this.share = maxBytes;
+    this.shrinkTo(Math.min(this.share, this.cap));
+  }
+
+  /** The node's memory budget capped the thread's cache (below the instance's share, the cap wins). */
+  limit(capBytes: number): void {
+    this.cap = capBytes;
+    this.shrinkTo(Math.min(this.share, this.cap));
+  }
+
+  private shrinkTo(maxBytes: number): void {
     this.budget = maxBytes;
     while (this.sizeBytes > this.budget) {
       for (const cache of this.caches) {

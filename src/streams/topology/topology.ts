@@ -40,7 +40,7 @@ export interface GlobalStoreDefinition {
 /** What an event type of a topology may be called: it is a path segment of the subscribe route. */
 const EVENT_TYPE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 /** The instance's own event types (compatibility file, section 6). */
-export const BUILT_IN_EVENT_TYPES = ['state', 'rebalance', 'restore', 'metrics', 'thread', 'timeline'] as const;
+export const BUILT_IN_EVENT_TYPES = ['state', 'rebalance', 'restore', 'metrics', 'thread', 'timeline', 'memory'] as const;
 /** Names a topology's event type may not take: the built-in ones and the overflow notice of a subscription. */
 const RESERVED_EVENT_TYPES: readonly string[] = [...BUILT_IN_EVENT_TYPES, 'dropped'];
 

@@ -1,10 +1,10 @@
 /**
  * An instance's tasks and stores, from `/status` and `/stores`: each stream thread with its tasks (active, standby,
  * warm-up), and each store partition with its changelog lag, its restore under way or its last one, and its size on
- * disk.
+ * disk; and the node's memory budget, part by part, from the instance's metrics (`sluice-memory-metrics`).
  */
 
-import { api, streamPath, type Instance, type StorePartitionStatus, type StreamsStatus } from '../api';
+import { api, streamPath, type Instance, type MetricGroup, type StorePartitionStatus, type StreamsStatus } from '../api';
 import { ErrorNote, Section, StateBadge, usePoll } from '../components/common';
 
 /** Often enough to see a restore move. */
@@ -140,9 +140,58 @@ function Stores({ stores }: { stores: StorePartitionStatus[] }) {
   );
 }
 
+const MEMORY_PARTS: Record<string, string> = {
+  total: 'Resident (not file-backed)',
+  heap: 'V8 heap',
+  'record-cache': 'Record caches',
+  'producer-buffer': 'Producer buffers',
+};
+
+/** Each part of the node's memory budget: what it holds against its bound. */
+function Memory({ groups }: { groups: MetricGroup[] | undefined }) {
+  const metrics = groups?.find((g) => g.name === 'sluice-memory-metrics')?.metrics ?? [];
+  const value = (name: string, part: string) => metrics.find((m) => m.name === name && m.tags.part === part)?.value;
+  const parts = Object.keys(MEMORY_PARTS).filter((part) => value('memory-budget-bytes', part) !== undefined);
+  return (
+    <Section title="Memory budget">
+      {groups !== undefined && parts.length === 0 ? <p class="muted">This node has no memory budget (memory.budget, or a container's memory limit).</p> : null}
+      {parts.length > 0 ? (
+        <table data-testid="memory" class="stack">
+          <thead>
+            <tr>
+              <th>Part</th>
+              <th>In use</th>
+              <th>Budget</th>
+              <th>Share</th>
+            </tr>
+          </thead>
+          <tbody>
+            {parts.map((part) => {
+              const used = value('memory-used-bytes', part) ?? 0;
+              const budget = value('memory-budget-bytes', part) ?? 0;
+              const percent = budget === 0 ? 0 : Math.round((used / budget) * 100);
+              return (
+                <tr key={part} data-testid="memory-part" data-part={part}>
+                  <td>{MEMORY_PARTS[part]}</td>
+                  <td data-label="In use">{formatBytes(used)}</td>
+                  <td data-label="Budget">{formatBytes(budget)}</td>
+                  <td data-label="Share">
+                    <meter min={0} max={100} low={80} high={95} optimum={0} value={Math.min(percent, 100)} aria-label={`${MEMORY_PARTS[part]}: ${percent}% of its budget`} /> {percent}%
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      ) : null}
+    </Section>
+  );
+}
+
 export function TasksTab({ id, config }: { id: string; config: Instance['config'] }) {
   const status = usePoll(() => api.get<StreamsStatus>(`${streamPath(id)}/status`), POLL_MS, [id]);
   const stores = usePoll(() => api.get<StorePartitionStatus[]>(`${streamPath(id)}/stores`), POLL_MS, [id]);
+  const metrics = usePoll(() => api.get<MetricGroup[]>(`${streamPath(id)}/metrics`), POLL_MS * 5, [id]);
   // Warm-up replicas (KIP-441) run as standbys: with no standby replicas configured, every standby is one.
   const warmups = Number(config['num.standby.replicas'] ?? 0) === 0;
   return (
@@ -150,6 +199,7 @@ export function TasksTab({ id, config }: { id: string; config: Instance['config'
       <ErrorNote error={status.error ?? stores.error} />
       <Threads status={status.data} warmups={warmups} />
       <Stores stores={stores.data ?? []} />
+      <Memory groups={metrics.data} />
     </>
   );
 }

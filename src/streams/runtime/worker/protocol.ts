@@ -3,6 +3,7 @@ import type { TopicPartition } from '../../kafka';
 import type { MetricSnapshot } from '../../metrics/metrics-registry';
 import type { RestoreProgress } from '../changelog-restorer';
 import type { ThreadState, TopologyEvent } from '../instance-view';
+import type { MemoryLimits } from '../memory-budget';
 import type { AppliedAssignment } from '../stream-thread-context';
 import type { ThreadPartitionPosition, ThreadStorePosition, ThreadTask } from '../stream-thread-handle';
 import type { SubscriptionFacts } from '../assignment/subscription-info';
@@ -86,6 +87,7 @@ export interface WorkerNotes {
   facts(facts: SubscriptionFacts): void;
   partitionCounts(counts: [string, number][]): void;
   resizeCache(maxBytes: number): void;
+  limitMemory(limits: MemoryLimits): void;
   requestRejoin(): void;
   sendShutdownRequest(): void;
 }

@@ -9,6 +9,7 @@ import { createKafkaClients, readableKafkaLogs, type SluiceLogLevel, type TopicP
 import { MetricsRegistry } from '../../metrics/metrics-registry';
 import { serdeByName } from '../../serdes/serde-by-name';
 import { StateDirectory } from '../state-directory';
+import type { MemoryLimits } from '../memory-budget';
 import { loadStoreConfigSetter } from '../store-statistics';
 import { StreamThread } from '../stream-thread';
 import { parseStreamsConfig } from '../streams-config';
@@ -74,6 +75,7 @@ function run(setup: WorkerSetup, port: Port): void {
     facts: (next: SubscriptionFacts) => (facts = next),
     partitionCounts: (counts: [string, number][]) => counts.forEach(([topic, count]) => partitionCounts.set(topic, count)),
     resizeCache: (maxBytes: number) => thread!.resizeCache(maxBytes),
+    limitMemory: (limits: MemoryLimits) => thread!.limitMemory(limits),
     requestRejoin: () => thread!.requestRejoin(),
     sendShutdownRequest: () => thread!.sendShutdownRequest(),
   });

@@ -5,6 +5,7 @@ import { StreamsException } from '../../../errors';
 import type { MemberAssignment, TopicPartition } from '../../kafka';
 import type { MetricSnapshot } from '../../metrics/metrics-registry';
 import type { RestoreProgress } from '../changelog-restorer';
+import type { MemoryInUse, MemoryLimits } from '../memory-budget';
 import type { ThreadState, TopologyEvent } from '../instance-view';
 import type { AppliedAssignment, StreamThreadEvents } from '../stream-thread-context';
 import { isLive, type StreamThreadHandle, type ThreadPartitionPosition, type ThreadStorePosition, type ThreadTask } from '../stream-thread-handle';
@@ -134,6 +135,18 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
 
   resizeCache(maxBytes: number): void {
     this.channel.note('resizeCache', maxBytes);
+  }
+
+  readonly produces = true;
+
+  limitMemory(limits: MemoryLimits): void {
+    this.channel.note('limitMemory', limits);
+  }
+
+  /** As the worker's metrics last told it: its record cache's size and what its producing holds. */
+  memoryInUse(): MemoryInUse {
+    const value = (name: string): number => Number(this.metricSnapshots.find((m) => m.name === name)?.value ?? 0);
+    return { cacheBytes: value('cache-size-bytes'), produceBufferBytes: Math.max(0, value('buffer-total-bytes') - value('buffer-available-bytes')) };
   }
 
   sendShutdownRequest(): void {
