@@ -3,7 +3,9 @@
  * the example topologies as a child process, with no input. Once the node is ready, prints its RSS over a minute,
  * and the V8 heap and external memory as its /prometheus reports them. Figures only; nothing is asserted: it exits
  * 1 only when the node never became ready.
- * Usage: `npm run bench:idle [-- --threads N]` (num.stream.threads of every instance, default 1: what more threads cost).
+ * Usage: `npm run bench:idle [-- --threads N] [-- --otel]` (num.stream.threads of every instance, default 1: what more
+ * threads cost; --otel: with OpenTelemetry on, exporting every 10 s to an OTLP sink in this process, which counts the
+ * exports and keeps nothing: what the SDK costs an idle node).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -15,6 +17,7 @@ import { createKafkaClient, createTopics } from '../../src/streams/kafka';
 import { provideBroker } from '../../src/host/broker/provide-broker';
 import { log, mb, runMain, sleep } from '../support/program';
 import { prometheusSum } from '../support/prometheus';
+import { startOtlpSink } from '../support/otlp-sink';
 import { startSluiceNode, waitReady } from '../support/sluice-node';
 
 const PORT = 18_080;
@@ -25,9 +28,10 @@ const PROMETHEUS_FIGURES = ['nodejs_heap_size_total_bytes', 'nodejs_heap_size_us
 
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { threads: { type: 'string', default: '1' } } });
+  const { values } = parseArgs({ options: { threads: { type: 'string', default: '1' }, otel: { type: 'boolean', default: false } } });
   const threads = Number(values.threads);
   if (!Number.isInteger(threads) || threads < 1) throw new Error(`--threads must be a positive integer, not ${values.threads}`);
+  const sink = values.otel ? await startOtlpSink() : undefined;
   const broker = await provideBroker({ log });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-idle-'));
   try {
@@ -36,6 +40,7 @@ async function main(): Promise<void> {
     await createTopics(admin, DEMO_EXAMPLES.flatMap((example) => example.topics));
     await admin.disconnect();
 
+    const otel = sink === undefined ? undefined : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_METRIC_EXPORT_INTERVAL: '10000' };
     const node = await startSluiceNode('sluice start', path.join(dir, 'node'), {
       server: { host: '127.0.0.1', port: PORT, advertisedHost: 'localhost' },
       log: { level: 'warn' },
@@ -43,7 +48,7 @@ async function main(): Promise<void> {
       // Compiled, beside this benchmark in dist/.
       topologies: [{ module: path.join(__dirname, '..', '..', 'examples') }],
       instances: DEMO_EXAMPLES.map((example) => ({ topology: example.topology.name, applicationId: example.applicationId })),
-    });
+    }, otel);
     try {
       const started = Date.now();
       await waitReady(node, READY_WITHIN_MS);
@@ -57,6 +62,7 @@ async function main(): Promise<void> {
       process.stdout.write(
         [
           `idle node: sluice start with ${DEMO_EXAMPLES.length} example topologies (${DEMO_EXAMPLES.map((e) => e.applicationId).join(', ')}), ${threads} stream thread(s) each, no input`,
+          sink === undefined ? '  OpenTelemetry off' : `  OpenTelemetry on: ${sink.received.traces} trace and ${sink.received.metrics} metric exports received`,
           `  ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}`,
           ...readings,
           ...PROMETHEUS_FIGURES.map((name) => `  ${name.padEnd(30)}${mb(prometheusSum(prometheus, name))}`),
@@ -69,6 +75,7 @@ async function main(): Promise<void> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     await broker.stop();
+    sink?.close();
   }
 }
 

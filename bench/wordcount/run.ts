@@ -7,9 +7,11 @@
  * side by side with the ratios. Figures only; nothing is asserted:
  * it exits 1 only when Sluice gave no figure (an error, or no progress at all for 2 minutes).
  * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--vocabulary V | --unique | --hostile KEYS]
- * [--guarantee at_least_once|exactly_once_v2] [--rounds R] [--no-java] [--java-heap 1g] [--budget MiB]` (the corpora:
+ * [--guarantee at_least_once|exactly_once_v2] [--rounds R] [--no-java] [--java-heap 1g] [--budget MiB] [--otel-ratio F]` (the corpora:
  * corpus.ts; `--hostile` sets the lines). `--budget` runs Sluice in a memory cgroup of that size, which it takes as its
- * memory budget, as in a pod with that memory limit, and prints the cgroup's peak and OOM kills; `--java-heap` is the JVM's -Xmx. With R rounds the sides alternate, Sluice then Kafka Streams, R
+ * memory budget, as in a pod with that memory limit, and prints the cgroup's peak and OOM kills; `--java-heap` is the JVM's -Xmx;
+ * `--otel-ratio` runs Sluice with OpenTelemetry on, its records sampled at that ratio, exporting to an OTLP sink in this
+ * process. With R rounds the sides alternate, Sluice then Kafka Streams, R
  * times, each round's table printed, then each ratio's median over the rounds.
  */
 import { parseArgs } from 'node:util';
@@ -23,6 +25,7 @@ import { log, mb, runMain, sleep } from '../support/program';
 import { countsDiffer, expectedCounts, lastCounts, maxDefined, produceLines, waitCaughtUp } from '../support/word-count-topics';
 import { kafkaStreamsSide } from './java-side';
 import { sluiceSide } from './sluice-side';
+import { startOtlpSink } from '../support/otlp-sink';
 import type { CommonSettings, Side } from './side';
 
 const PARTITIONS = 4;
@@ -60,6 +63,7 @@ async function main(): Promise<void> {
       budget: { type: 'string' },
       rounds: { type: 'string', default: '1' },
       'no-java': { type: 'boolean', default: false },
+      'otel-ratio': { type: 'string' },
     },
   });
   let lines = Number(values.lines);
@@ -69,11 +73,18 @@ async function main(): Promise<void> {
   if (![lines, threads, vocabulary, rounds].every((n) => Number.isInteger(n) && n > 0)) throw new Error('--lines, --threads, --vocabulary and --rounds take positive integers');
   const guarantee = values.guarantee;
   if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2') throw new Error('--guarantee takes at_least_once or exactly_once_v2');
-  // Sluice's default cache, set on both: WordCountDemo would otherwise turn Kafka Streams' off.
+  const otelRatio = values['otel-ratio'] === undefined ? undefined : Number(values['otel-ratio']);
+  if (otelRatio !== undefined && !(otelRatio >= 0 && otelRatio <= 1)) throw new Error('--otel-ratio takes a number from 0 to 1');
+  const sink = otelRatio === undefined ? undefined : await startOtlpSink();
+  const otel =
+    sink === undefined
+      ? undefined
+      : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: String(otelRatio), OTEL_METRICS_EXPORTER: 'none' };
   const budgetMiB = values.budget === undefined ? undefined : Number(values.budget);
   if (budgetMiB !== undefined && !(Number.isInteger(budgetMiB) && budgetMiB > 0)) throw new Error('--budget takes a positive number of MiB');
   const javaHeap = values['java-heap'];
   if (javaHeap !== undefined && !/^\d+[kmgKMG]?$/.test(javaHeap)) throw new Error('--java-heap takes a JVM size such as 1g');
+  // Sluice's default cache, set on both: WordCountDemo would otherwise turn Kafka Streams' off.
   const settings: CommonSettings = { threads, commitIntervalMs: 1000, cacheBytes: 10 * 1024 * 1024, guarantee, javaHeap, budgetMiB };
   const hostileKeys = values.hostile === undefined ? undefined : Number(values.hostile);
   if (hostileKeys !== undefined && !(Number.isInteger(hostileKeys) && hostileKeys > 1)) throw new Error('--hostile takes a number of distinct keys above 1');
@@ -92,7 +103,7 @@ async function main(): Promise<void> {
     const loadAverage = os.loadavg()[0]!;
     // Beside N threads, one: what the threads past the first (each in a worker thread of its own) bring.
     const sluiceOne = threads > 1 ? await measure(sluiceSide({ ...settings, threads: 1 }, `${suffix}-1`), `bench-wc-${suffix}-1`, lines, lineOf, expected) : undefined;
-    const sluice = await measure(sluiceSide(settings, suffix), `bench-wc-${suffix}`, lines, lineOf, expected);
+    const sluice = await measure(sluiceSide(settings, suffix, otel), `bench-wc-${suffix}`, lines, lineOf, expected);
     let java: Outcome | undefined;
     if (!values['no-java']) {
       const side = await kafkaStreamsSide(settings, log);
@@ -100,10 +111,12 @@ async function main(): Promise<void> {
     }
     if (rounds > 1) process.stdout.write(`round ${round} of ${rounds}\n`);
     ratios.push(report(lines, corpus, settings, loadAverage, sluiceOne, sluice, java));
+    if (sink !== undefined) process.stdout.write(`  Sluice with OpenTelemetry on, records sampled at ${otelRatio}: ${sink.received.traces} trace exports received\n`);
     // No Sluice figure is a broken benchmark; a missing Java figure is only a missing comparison.
     if (typeof sluice === 'string' || typeof sluiceOne === 'string') process.exitCode = 1;
   }
   if (rounds > 1) reportMedians(ratios);
+  sink?.close();
 }
 
 /** A round's ratios, Sluice's over Kafka Streams' (lines/s; CPU per line, Java's over Sluice's: above 1, Sluice is cheaper). */

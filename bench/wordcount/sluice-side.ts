@@ -7,7 +7,8 @@ import { createMemoryCgroup, heapFlags, inMemoryCgroup, type MemoryCgroup } from
 import { mb, SLUICE_NODE_FLAGS } from '../support/program';
 import type { CommonSettings, Side } from './side';
 
-export function sluiceSide(settings: CommonSettings, suffix: string): Side {
+/** `env`: the program's environment beside the benchmark's (OTEL_* to trace its records). */
+export function sluiceSide(settings: CommonSettings, suffix: string, env?: NodeJS.ProcessEnv): Side {
   const input = `bench-wc-in-${suffix}`;
   const output = `bench-wc-out-${suffix}`;
   return {
@@ -30,6 +31,7 @@ export function sluiceSide(settings: CommonSettings, suffix: string): Side {
         output,
         undefined,
         cgroup,
+        env,
       );
       if (cgroup === undefined) return running;
       return {
@@ -51,6 +53,7 @@ export function startSluiceWordCount(
   output: string,
   onStdoutLine?: (line: string) => void,
   cgroup?: MemoryCgroup,
+  env?: NodeJS.ProcessEnv,
 ): Promise<MeasuredProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'));
   // Sluice's Node flags, then the benchmark's own command-line Node options, which win (NODE_OPTIONS reaches
@@ -58,5 +61,5 @@ export function startSluiceWordCount(
   const program = path.join(__dirname, 'sluice-wordcount.js');
   const nodeOptions = [...SLUICE_NODE_FLAGS, ...heapFlags(cgroup), ...process.execArgv];
   const { command, args } = inMemoryCgroup(process.execPath, [...nodeOptions, program, JSON.stringify({ 'state.dir': path.join(dir, 'state'), ...config }), input, output], cgroup);
-  return startChild('Sluice', command, args, dir, { onStdoutLine });
+  return startChild('Sluice', command, args, dir, { onStdoutLine, env });
 }

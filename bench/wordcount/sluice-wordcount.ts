@@ -4,10 +4,13 @@
  * (then closes) and exits 1 when the instance fails. On stdout it reports its state and restoration as
  * ReportingWordCountDemo does (../support/streams-report.ts), read from the instance's own account of them: its
  * `restore-total` and `restore-remaining-records-total` metrics, and its stores' last restorations (the stores route).
+ * With an OTLP endpoint in its OTEL_* variables it traces its records as a node does (sampled as they say).
  */
 import pino from 'pino';
 import { StreamsInstance } from '../../src';
 import { nodeMemoryBudget } from '../../src/host/node-memory';
+import { recordStartRatio, telemetrySettings } from '../../src/host/telemetry/telemetry-settings';
+import { processMetricsRegistry } from '../../src/streams/metrics/process-metrics';
 import { wordCountTopology, wordCountTopologySource } from '../../examples/word-count';
 import { PROGRESS_INTERVAL_MS, type StreamsReport } from '../support/streams-report';
 
@@ -30,11 +33,17 @@ async function main(): Promise<void> {
   const [config, input, output] = process.argv.slice(2);
   if (config === undefined || input === undefined || output === undefined) throw new Error('usage: sluice-wordcount <config JSON> <input> <output>');
   const logger = pino({ level: 'warn' }, pino.destination(2));
+  const telemetry = telemetrySettings(process.env);
+  if (telemetry !== undefined) {
+    const { startTelemetry } = await import('../../src/host/telemetry/telemetry-sdk');
+    startTelemetry(telemetry, { instanceId: 'bench-word-count', metrics: { streams: () => [], process: processMetricsRegistry }, logger });
+  }
   // In a memory cgroup (--budget), its limit is the memory budget, as `sluice start` takes it.
   const memoryBudget = nodeMemoryBudget(undefined, logger);
   const instance = new StreamsInstance(wordCountTopology(input, output), JSON.parse(config) as Record<string, unknown>, {
     logger,
     ...(memoryBudget ? { memoryBudget } : {}),
+    ...(telemetry?.traces === true ? { traceRecords: { startRatio: recordStartRatio(telemetry) } } : {}),
     // The threads past the first run in workers, which build the same topology.
     topologySource: wordCountTopologySource(input, output),
   });

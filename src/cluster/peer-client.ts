@@ -1,11 +1,13 @@
 import * as grpc from '@grpc/grpc-js';
 import NodeCache from 'node-cache';
 import type { Logger } from 'pino';
+import { spanningPart } from '../query/part-spans';
 import { failedAnswer, type PartEnd, type PartFailure, type PartStream, type RecordChunk } from '../query/parts';
 import type { PeerAnswer, PeerQuery, PeerQueryRequest, PeerTransport } from '../query/peers';
 import type { StoreDescription } from '../query/schema';
 import { startedAtMs, type PeerTimeline, type TimelineEntryJson, type TimelinePeers } from './cluster-timeline';
 import { MultiplexedCall, MultiplexedCallEnded } from './multiplexed-call';
+import { isTraced, peerCallSpan } from './peer-spans';
 import { callMetadata, channelCredentials, type PeerSecurity } from './peer-security';
 import { UNLIMITED_MESSAGES, type NodeInfo } from './peer-server';
 import { peerService, positionFromMessage, type QueryChunkMessage, type QueryReplyMessage } from './peer-service';
@@ -104,21 +106,23 @@ export class PeerClient implements PeerTransport, TimelinePeers {
     if (this.legacy.has(grpcEndpoint)) return this.legacyPart(grpcEndpoint, query, deadline, legacyJson);
     const method = peerService().StreamQuery;
     const client = this.channel(grpcEndpoint);
-    const call = withoutCallerStack(() =>
-      client.makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, query, this.metadata.clone(), { deadline }),
-    );
+    const metadata = this.metadata.clone();
+    const span = peerCallSpan('StreamQuery', grpcEndpoint, query, metadata);
+    const call = withoutCallerStack(() => client.makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, query, metadata, { deadline }));
     // Errors surface through the iteration below; this keeps an unread failed call from being an unhandled error.
     call.on('error', () => undefined);
-    return this.readPart(grpcEndpoint, call, query, deadline, legacyJson);
+    const part = this.readPart(grpcEndpoint, call, query, deadline, legacyJson);
+    return span === undefined ? part : spanningPart(part, span);
   }
 
   /**
    * The part of a keyed query (a get: a few records), asked on the peer's multiplexed call: a message each way, no
    * call of its own. Otherwise as streamQuery: never throws, ends with a failure that says why. A peer that does
-   * not know Multiplexed is asked with StreamQuery, from then on until its channel goes.
+   * not know Multiplexed is asked with StreamQuery, from then on until its channel goes; so is a traced query, whose
+   * context travels in its call's metadata, which the multiplexed call's queries share.
    */
   keyedQuery(grpcEndpoint: string, query: PeerQuery, deadline: number, legacyJson: () => string): PartStream {
-    if (this.unmultiplexed.has(grpcEndpoint) || this.legacy.has(grpcEndpoint)) return this.streamQuery(grpcEndpoint, query, deadline, legacyJson);
+    if (this.unmultiplexed.has(grpcEndpoint) || this.legacy.has(grpcEndpoint) || isTraced()) return this.streamQuery(grpcEndpoint, query, deadline, legacyJson);
     return this.multiplexedPart(grpcEndpoint, query, deadline, legacyJson);
   }
 

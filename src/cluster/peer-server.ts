@@ -1,10 +1,12 @@
 import type { EventEmitter } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
+import { context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { InvalidQuery, SluiceError, UnknownApplication, type ErrorKind } from '../errors';
 import { failedAnswer, failureOf, type PartEnd, type PartFailure, type PartStream } from '../query/parts';
 import type { PeerAnswer, PeerQuery, PeerQueryHandler } from '../query/peers';
 import { secretInterceptor, serverCredentials, type PeerSecurity } from './peer-security';
+import { peerServerSpan } from './peer-spans';
 import {
   peerService,
   positionFromMessage,
@@ -312,7 +314,16 @@ export function startPeerServer(options: PeerServerOptions): Promise<PeerServer>
     },
     StreamQuery(call: grpc.ServerWritableStream<PeerQueryMessage, QueryChunkMessage>) {
       const sink: ChunkSink = { ...flowOf(call), write: (message) => call.write(message), end: () => call.end() };
-      void writePart(sink, () => handler.streamPeer(queryOf(call.request), deadlineOf(call))).catch(() => undefined);
+      const query = queryOf(call.request);
+      const traced = peerServerSpan('StreamQuery', call.metadata, query);
+      if (traced === undefined) {
+        void writePart(sink, () => handler.streamPeer(query, deadlineOf(call))).catch(() => undefined);
+        return;
+      }
+      // The store reads' spans are made as the part opens, under the call's.
+      void writePart(sink, () => context.with(traced.context, () => handler.streamPeer(query, deadlineOf(call))))
+        .catch(() => undefined)
+        .finally(() => traced.span.end());
     },
     Multiplexed(call: grpc.ServerDuplexStream<MultiplexedQueryMessage, MultiplexedChunkMessage>) {
       const answering = answerMultiplexed(call, handler, () => multiplexed.delete(answering));

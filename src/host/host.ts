@@ -1,8 +1,9 @@
 /**
  * The Sluice process: the topology registry, the local instances, the HTTP management API and the gRPC peer
- * service, wired together. Start order: listen (so that the endpoints are known), then create and start the
- * instances with `application.server` and `grpc.endpoint` set to them. Stop order: close the instances (they write
- * their checkpoints; static members stay in their groups), then the peer service, then the HTTP server.
+ * service, wired together. Start order: listen (so that the endpoints are known), then OpenTelemetry's SDK when the
+ * OTEL_* variables turn it on (its resource names the node by its endpoint), then create and start the instances
+ * with `application.server` and `grpc.endpoint` set to them. Stop order: close the instances (they write their
+ * checkpoints; static members stay in their groups), then the peer service, then the HTTP server, then the SDK.
  */
 
 import * as os from 'node:os';
@@ -15,8 +16,11 @@ import { QueryService } from '../query';
 import { buildServer } from '../server/app';
 import type { StoreQueries } from '../server/context';
 import { instanceOrThrow } from '../server/lookup';
+import { applicationMetrics } from '../server/plugins/prometheus';
 import { timelineEntryJson } from '../server/representations/timeline';
 import type { ConfigValue } from '../streams/runtime/streams-config';
+import { processMetricsRegistry } from '../streams/metrics/process-metrics';
+import { streamsFamilies } from '../streams/metrics/prometheus';
 import { SLUICE_VERSION } from '../streams/runtime/sluice-version';
 import { checkExposure, exposureNotice } from './config/exposure';
 import type { HostConfig } from './config/host-config';
@@ -27,6 +31,8 @@ import { streamsInstanceFactory, type RuntimeFactory } from './instances/runtime
 import { componentLoggers, rootLogger } from './logging/loggers';
 import { loadTopologyModules } from './module-loader';
 import { nodeMemoryBudget } from './node-memory';
+import type { Telemetry } from './telemetry/telemetry-sdk';
+import { recordStartRatio, telemetrySettings as readTelemetrySettings } from './telemetry/telemetry-settings';
 import type { TopologyDefinition } from './topology-definition';
 import { TopologyRegistry } from './topology-registry';
 
@@ -37,6 +43,8 @@ export interface SluiceHostOptions {
   /** The root logger; default: log.format's lines on standard output. Each component logs with a child of it. */
   logger?: Logger;
   createRuntime?: RuntimeFactory;
+  /** Where the OTEL_* variables are read (telemetry/telemetry-settings.ts); default the process' environment. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '']);
@@ -53,6 +61,7 @@ export class SluiceHost {
     private readonly app: FastifyInstance,
     private readonly peerServer: PeerServer,
     private readonly logger: Logger,
+    private readonly telemetry: Telemetry | undefined,
   ) {}
 
   static async start(options: SluiceHostOptions): Promise<SluiceHost> {
@@ -60,7 +69,9 @@ export class SluiceHost {
     checkExposure(config.server);
     checkPeerExposure(config);
     const peerSecurity = loadPeerSecurity(config.peers);
-    const logger = options.logger ?? rootLogger(config.log, 1);
+    const telemetrySettings = readTelemetrySettings(options.env ?? process.env);
+    const traced = telemetrySettings?.traces === true;
+    const logger = options.logger ?? rootLogger(config.log, 1, process.env, traced);
     const loggers = componentLoggers(logger, config.log.components);
     const registry = new TopologyRegistry();
     options.topologies?.forEach((definition) => registry.register(definition));
@@ -69,7 +80,14 @@ export class SluiceHost {
     const instances = new InstanceManager({
       topologies: registry,
       streamsConfig: () => streamsConfig,
-      createRuntime: options.createRuntime ?? streamsInstanceFactory(loggers.streams, loggers.kafka, nodeMemoryBudget(config.memory?.budget, logger)),
+      createRuntime:
+        options.createRuntime ??
+        streamsInstanceFactory(
+          loggers.streams,
+          loggers.kafka,
+          nodeMemoryBudget(config.memory?.budget, logger),
+          traced ? { startRatio: recordStartRatio(telemetrySettings) } : undefined,
+        ),
       logger,
       closeTimeoutMs: config.shutdownTimeoutMs,
     });
@@ -104,6 +122,7 @@ export class SluiceHost {
       maxConnections: config.server.maxConnections,
       version: SLUICE_VERSION,
       node: { streamsConfig: () => streamsConfig },
+      tracing: traced,
     });
     await app.listen({ host: config.server.host, port: config.server.port });
     const port = (app.server.address() as AddressInfo).port;
@@ -112,7 +131,19 @@ export class SluiceHost {
     const applicationServer = String(config.streams['application.server'] ?? `${advertisedHost}:${port}`);
 
     let peerServer: PeerServer | undefined;
+    let telemetry: Telemetry | undefined;
     try {
+      if (telemetrySettings !== undefined) {
+        // Loaded only now: a node without telemetry never loads the SDK.
+        const { startTelemetry } = await import('./telemetry/telemetry-sdk');
+        telemetry = startTelemetry(telemetrySettings, {
+          instanceId: applicationServer,
+          metrics: { streams: () => streamsFamilies(applicationMetrics(instances)), process: processMetricsRegistry },
+          logger,
+        });
+        const { traces, metrics, sampler, ratio } = telemetrySettings;
+        logger.info({ traces, metrics, sampler, ...(sampler.endsWith('traceidratio') ? { ratio } : {}) }, 'OpenTelemetry export on');
+      }
       const service = new QueryService({
         applications: (applicationId) => instances.get(applicationId)?.view,
         localServer: applicationServer,
@@ -138,6 +169,7 @@ export class SluiceHost {
     } catch (error) {
       await peerServer?.close(0);
       await app.close();
+      await telemetry?.shutdown();
       throw error;
     }
     instances.startAll();
@@ -147,7 +179,7 @@ export class SluiceHost {
     if (notice) logger[notice.level]({ host: config.server.host }, notice.message);
     const peerNotice = peerExposureNotice(config);
     if (peerNotice) logger.warn({ host: config.server.host, grpcPort: peerServer.port }, peerNotice);
-    return new SluiceHost(instances, url, applicationServer, app, peerServer, logger);
+    return new SluiceHost(instances, url, applicationServer, app, peerServer, logger, telemetry);
   }
 
   /** Graceful shutdown; calling it again returns the same promise. */
@@ -157,6 +189,8 @@ export class SluiceHost {
       await this.instances.closeAll();
       await this.peerServer.close(1000);
       await this.app.close();
+      // Last: the spans and metrics of the shutdown itself are exported too.
+      await this.telemetry?.shutdown();
       this.logger.info('Sluice stopped');
     })();
     return this.stopping;

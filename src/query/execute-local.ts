@@ -3,6 +3,7 @@ import type { InstanceView } from '../streams/runtime/instance-view';
 import { GLOBAL_STORE_PARTITION, type StandbyReplica, type WorkerStorePartitions } from '../streams/runtime/queryable-stores';
 import { parseTaskId } from '../streams/runtime/task-id';
 import type { StateStore } from '../streams/state/store';
+import { storeReadNow } from './part-spans';
 import { bindQuery, type BoundQuery } from './bind';
 import { drainPart, failedAnswer, failureOf, type PartEnd, type PartFailure, type PartStream, type RecordChunk, type Replica } from './parts';
 import type { PeerAnswer } from './peers';
@@ -310,15 +311,17 @@ export function readKeyedHere(view: InstanceView, store: string, bound: BoundQue
   if (metadata?.activeHost?.isLocal !== true) return undefined;
   const partition = view.queryableStore(store, metadata.partition);
   if (partition === undefined) return undefined;
-  const { records, paging } = readRecords([[metadata.partition, partition]], bound);
-  try {
-    const read = take(records, CHUNK_RECORDS);
-    return paging === undefined && read.length < CHUNK_RECORDS && partition.isOpen() ? chunkOf(read) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    records.return?.();
-  }
+  return storeReadNow(store, view.applicationId, () => {
+    const { records, paging } = readRecords([[metadata.partition, partition]], bound);
+    try {
+      const read = take(records, CHUNK_RECORDS);
+      return paging === undefined && read.length < CHUNK_RECORDS && partition.isOpen() ? chunkOf(read) : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      records.return?.();
+    }
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import { parseQueryRequest, requestFromPeer, requestToJson, requestToPeer } from
 import { type Plan, planQuery, remoteTarget, type RemoteTarget } from './plan';
 import { collectBody, recordsBody, responseBody, wholeResponse, type Paging, type ReadPart, type StreamedPart, type Unanswered } from './response-body';
 import { joinChunks } from './chunks';
+import { storeReadPart } from './part-spans';
 import { drainPart, failedAnswer, type PartEnd, type PartFailureKind, type PartStream, type RecordChunk, replayPart, withFirstChunk } from './parts';
 import type { PeerAnswer, PeerQuery, PeerQueryHandler, PeerQueryRequest, PeerTransport } from './peers';
 import { retryUntilReady, type Attempt } from './retry';
@@ -160,7 +161,9 @@ export class QueryService implements PeerQueryHandler {
       const answerBy = Date.now() + Math.max(1, Math.floor((deadline - Date.now()) / 2));
       remote = (await Promise.all(remote.map((part) => this.orStandIns(view, applicationId, store, request, part, answerBy, deadline)))).flat();
     }
-    const local: StreamedPart[] = plan.local ? [{ server: this.options.localServer, remote: false, stream: streamLocal(view, store, request, deadline) }] : [];
+    const local: StreamedPart[] = plan.local
+      ? [{ server: this.options.localServer, remote: false, stream: storeReadPart(store, applicationId, () => streamLocal(view, store, request, deadline)) }]
+      : [];
     return answer([...local, ...remote]);
   }
 
@@ -184,7 +187,7 @@ export class QueryService implements PeerQueryHandler {
     this.requireRunning(view);
     const here = this.keyedHere(view, query.store, request);
     if (here !== undefined) return replayPart(here.count > 0 ? [here] : [], { ok: true });
-    return streamLocal(view, query.store, request, deadline);
+    return storeReadPart(query.store, query.applicationId, () => streamLocal(view, query.store, request, deadline));
   }
 
   describeStore(applicationId: string, store: string): StoreDescription | undefined {

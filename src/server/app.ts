@@ -25,6 +25,7 @@ import { prometheusPlugin } from './plugins/prometheus';
 import { streamsPlugin } from './plugins/streams';
 import { topologiesPlugin } from './plugins/topologies';
 import { uiPlugin } from './plugins/ui';
+import { installRequestSpans } from './request-spans';
 import { RouteTable } from './route-table';
 import { DEFAULT_EVENT_LOG_OPTIONS, type EventLogOptions } from './sse/event-log';
 import { DEFAULT_EVENT_STREAM_OPTIONS, type EventStreamOptions } from './sse/event-stream';
@@ -56,6 +57,8 @@ export interface ServerOptions {
   readonly timeouts?: Partial<HttpTimeouts>;
   /** Connections held at once; a new one past it is closed as it is accepted. */
   readonly maxConnections?: number;
+  /** A span per request (OpenTelemetry's API, its tracer provider registered by the host); default false. */
+  readonly tracing?: boolean;
 }
 
 function loggerOptions(logger: ServerOptions['logger']): Pick<FastifyServerOptions, 'logger' | 'loggerInstance'> {
@@ -84,6 +87,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   }) as unknown as FastifyInstance;
 
   limitConnections(app, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  // First: a request refused by any hook below is traced too.
+  if (options.tracing === true) installRequestSpans(app, options.https === undefined ? 'http' : 'https');
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.add(route));
   installErrorHandling(app, routes);

@@ -86,6 +86,8 @@ export interface NodeOptions {
   topology?: { module?: string; alias: string };
   /** The HTTP and gRPC ports, e.g. those of the node's previous run (a restarted pod keeps its address); free ones unless given. */
   ports?: { http: number; grpc: number };
+  /** Environment variables of the node's process beside the test's own (e.g. OTEL_*). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** One `sluice start` process on loopback. */

@@ -1,5 +1,7 @@
+import { trace } from '@opentelemetry/api';
 import pino from 'pino';
-import { componentLoggers, lineStyle } from './loggers';
+import { startInMemoryTracing } from '../../streams/runtime/testing/in-memory-tracing';
+import { componentLoggers, lineStyle, traceIds } from './loggers';
 import { prettyLine } from './pretty-lines';
 
 describe('log lines', () => {
@@ -40,5 +42,28 @@ describe('log lines', () => {
     expect(Object.fromEntries(Object.entries(loggers).map(([name, logger]) => [name, logger.level]))).toEqual({ kafka: 'warn', streams: 'debug', http: 'error', peers: 'debug' });
     expect(componentLoggers(root, { kafka: 'trace' }).kafka.level).toBe('trace');
     expect(componentLoggers(pino({ level: 'error' })).kafka.level).toBe('error');
+  });
+});
+
+describe('log lines in a span', () => {
+  it('carry its trace_id and span_id (traceIds, the root logger’s mixin when tracing is on); none outside a span', async () => {
+    const tracing = startInMemoryTracing();
+    try {
+      expect(traceIds()).toEqual({});
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ mixin: traceIds }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+      trace.getTracer('test').startActiveSpan('query', (span) => {
+        logger.info('in a span');
+        span.end();
+      });
+      logger.info('outside');
+      const { traceId, spanId } = tracing.exporter.getFinishedSpans()[0]!.spanContext();
+      expect(lines.map(({ msg, trace_id, span_id }) => ({ msg, trace_id, span_id }))).toEqual([
+        { msg: 'in a span', trace_id: traceId, span_id: spanId },
+        { msg: 'outside', trace_id: undefined, span_id: undefined },
+      ]);
+    } finally {
+      await tracing.stop();
+    }
   });
 });

@@ -3,6 +3,7 @@
  * and a child per component with a level of its own (log.components), kafkajs' at warn unless asked.
  */
 import * as tty from 'node:tty';
+import { context, trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
 import { defaultKafkaLogLevel } from '../../streams/kafka';
 import type { LogComponent, LogConfig } from '../config/host-config';
@@ -18,10 +19,21 @@ export function lineStyle(format: LogConfig['format'], isTerminal: boolean, env:
   return { pretty, colors: pretty && (forced ?? (isTerminal && (env.NO_COLOR === undefined || env.NO_COLOR === ''))) };
 }
 
-/** The root logger, writing to `fd` (1: standard output, 2: standard error) synchronously, so that nothing is lost at exit. */
-export function rootLogger(settings: LogConfig, fd: 1 | 2, env: NodeJS.ProcessEnv = process.env): Logger {
+/** A line written in a span (OpenTelemetry's active one) carries its trace_id and span_id. */
+export function traceIds(): { trace_id?: string; span_id?: string } {
+  const span = trace.getSpan(context.active());
+  if (span === undefined) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
+}
+
+/**
+ * The root logger, writing to `fd` (1: standard output, 2: standard error) synchronously, so that nothing is lost at
+ * exit; with `traced`, each line carries the ids of the span it is written in (traceIds), else it asks nothing.
+ */
+export function rootLogger(settings: LogConfig, fd: 1 | 2, env: NodeJS.ProcessEnv = process.env, traced = false): Logger {
   const { pretty, colors } = lineStyle(settings.format, tty.isatty(fd), env);
-  return pino({ level: settings.level }, pretty ? prettyDestination(fd, colors) : pino.destination({ dest: fd, sync: true }));
+  return pino({ level: settings.level, ...(traced ? { mixin: traceIds } : {}) }, pretty ? prettyDestination(fd, colors) : pino.destination({ dest: fd, sync: true }));
 }
 
 /** A child of `root` per component, at the level `components` gives it, else at the root's (kafkajs: at most warn). */

@@ -5,6 +5,15 @@ import { PROMETHEUS_CONTENT_TYPE, renderPrometheus, type ApplicationMetrics } fr
 import type { InstanceRegistry } from '../context';
 import { plainText, withErrors } from '../schemas/common';
 
+/** The metrics of every instance that runs, as `/prometheus` writes them (and the OTLP export sends them). */
+export function applicationMetrics(instances: InstanceRegistry): ApplicationMetrics[] {
+  const applications: ApplicationMetrics[] = [];
+  for (const instance of instances.list()) {
+    if (instance.view) applications.push({ applicationId: instance.id, snapshots: instance.view.metrics.metrics() });
+  }
+  return applications;
+}
+
 export const prometheusPlugin: FastifyPluginAsync<{ instances: InstanceRegistry }> = async (app, { instances }) => {
   app.get('/prometheus', {
     schema: {
@@ -13,11 +22,7 @@ export const prometheusPlugin: FastifyPluginAsync<{ instances: InstanceRegistry 
       response: withErrors({ 200: plainText('Prometheus text exposition format 0.0.4') }),
     },
     handler: async (_request, reply) => {
-      const applications: ApplicationMetrics[] = [];
-      for (const instance of instances.list()) {
-        if (instance.view) applications.push({ applicationId: instance.id, snapshots: instance.view.metrics.metrics() });
-      }
-      return reply.type(PROMETHEUS_CONTENT_TYPE).send(await renderPrometheus(applications, { includeProcessMetrics: true }));
+      return reply.type(PROMETHEUS_CONTENT_TYPE).send(await renderPrometheus(applicationMetrics(instances), { includeProcessMetrics: true }));
     },
   });
 };

@@ -36,11 +36,24 @@ export async function renderPrometheus(
   return streams + processText.replace(/^([^#].*) Nan$/gm, '$1 NaN');
 }
 
-interface Sample {
+/** One sample of a family: its labels in the order written, and its value (a text metric's is 1). */
+export interface PrometheusSample {
+  readonly labels: readonly (readonly [string, string])[];
+  readonly value: number;
+}
+
+/** A family as the exposition writes it, its samples in their order: what another exporter exports alike. */
+export interface PrometheusFamily {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'counter' | 'gauge';
+  readonly samples: readonly PrometheusSample[];
+}
+
+interface Sample extends PrometheusSample {
   readonly group: string;
   readonly applicationId: string;
   readonly tags: MetricTags;
-  readonly line: string;
 }
 
 interface Family {
@@ -49,8 +62,8 @@ interface Family {
   readonly samples: Sample[];
 }
 
-/** The streams families alone; empty when there are no metrics. */
-export function renderStreamsPrometheus(applications: readonly ApplicationMetrics[]): string {
+/** The streams families, by name, each family's samples in order. */
+export function streamsFamilies(applications: readonly ApplicationMetrics[]): PrometheusFamily[] {
   const families = new Map<string, Family>();
   for (const { applicationId, snapshots } of applications) {
     for (const snapshot of snapshots) {
@@ -68,41 +81,54 @@ export function renderStreamsPrometheus(applications: readonly ApplicationMetric
         };
         families.set(name, family);
       }
-      const value = typeof snapshot.value === 'string' ? '1' : formatValue(snapshot.value);
       family.samples.push({
         group: snapshot.group,
         applicationId,
         tags: snapshot.tags,
-        line: `${name}{${labelsOf(snapshot, applicationId)}} ${value}`,
+        labels: labelsOf(snapshot, applicationId),
+        value: typeof snapshot.value === 'string' ? 1 : snapshot.value,
       });
     }
   }
+  return [...families].sort(([a], [b]) => compareText(a, b)).map(([name, family]) => ({
+    name,
+    help: family.help,
+    type: family.type,
+    samples: family.samples.sort(
+      (a, b) => compareText(a.group, b.group) || compareText(a.applicationId, b.applicationId) || compareTags(a.tags, b.tags),
+    ),
+  }));
+}
+
+/** The streams families alone; empty when there are no metrics. */
+export function renderStreamsPrometheus(applications: readonly ApplicationMetrics[]): string {
   const lines: string[] = [];
-  for (const [name, family] of [...families].sort(([a], [b]) => compareText(a, b))) {
-    lines.push(`# HELP ${name} ${escapeHelp(family.help)}`, `# TYPE ${name} ${family.type}`);
-    family.samples.sort(
-      (a, b) =>
-        compareText(a.group, b.group) || compareText(a.applicationId, b.applicationId) || compareTags(a.tags, b.tags),
-    );
-    for (const sample of family.samples) lines.push(sample.line);
+  for (const family of streamsFamilies(applications)) {
+    lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`);
+    for (const sample of family.samples) {
+      lines.push(`${family.name}{${sample.labels.map(([label, value]) => `${label}="${escapeLabelValue(value)}"`).join(',')}} ${formatValue(sample.value)}`);
+    }
   }
   return lines.length === 0 ? '' : lines.join('\n') + '\n';
 }
 
-function labelsOf(snapshot: MetricSnapshot, applicationId: string): string {
+function labelsOf(snapshot: MetricSnapshot, applicationId: string): [string, string][] {
   const text = typeof snapshot.value === 'string' ? snapshot.value : undefined;
   const used = new Set(['group', 'application_id']);
   if (text !== undefined) used.add('value');
-  const parts = [`group="${escapeLabelValue(snapshot.group)}"`, `application_id="${escapeLabelValue(applicationId)}"`];
+  const labels: [string, string][] = [
+    ['group', snapshot.group],
+    ['application_id', applicationId],
+  ];
   for (const [tag, tagValue] of Object.entries(snapshot.tags)) {
     let label = labelName(tag);
     // A tag whose label name is taken (by `group`, say) keeps a distinct name rather than a duplicate label.
     while (used.has(label)) label = `tag_${label}`;
     used.add(label);
-    parts.push(`${label}="${escapeLabelValue(tagValue)}"`);
+    labels.push([label, tagValue]);
   }
-  if (text !== undefined) parts.push(`value="${escapeLabelValue(text)}"`);
-  return parts.join(',');
+  if (text !== undefined) labels.push(['value', text]);
+  return labels;
 }
 
 /** Label names are [a-zA-Z_][a-zA-Z0-9_]*, and those starting with `__` are reserved to Prometheus. */

@@ -11,6 +11,7 @@ import { loadStoreConfigSetter, type StoreConfigSetter } from './store-statistic
 import { parseStreamsConfig, type StreamsConfig } from './streams-config';
 import { TopologyMetadata } from './topology-metadata';
 import type { TopologySource } from './worker/topology-source';
+import { RecordTracing, type RecordTracingOptions } from './record-tracing';
 import type { MemoryBudget } from './memory-budget';
 
 export interface StreamsInstanceOptions {
@@ -27,6 +28,12 @@ export interface StreamsInstanceOptions {
    * shares this event loop.
    */
   topologySource?: TopologySource;
+  /**
+   * Trace the records the tasks process (OpenTelemetry, through its API's registered tracer provider): a record with
+   * a trace context as the sampler decides, one without at `startRatio`. Only the threads on this event loop: a
+   * worker thread has no tracer provider of its own.
+   */
+  traceRecords?: RecordTracingOptions;
   /** The node's memory budget, which every thread of the instance joins; none: the configuration's bounds alone. */
   memoryBudget?: MemoryBudget;
 }
@@ -43,6 +50,8 @@ export interface InstanceParts {
   readonly configureStore?: StoreConfigSetter;
   readonly metrics: MetricsRegistry;
   readonly logger: Logger;
+  /** Undefined when the records are not traced. */
+  readonly recordTracing?: RecordTracing;
 }
 
 /** What an instance's threads are built from: its parts, and its topology, clients and topics. */
@@ -107,5 +116,6 @@ export function instanceParts(
     metrics: new MetricsRegistry(),
     logger,
     kafkaLogger,
+    ...(options.traceRecords === undefined ? {} : { recordTracing: new RecordTracing(applicationId, options.traceRecords) }),
   };
 }

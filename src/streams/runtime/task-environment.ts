@@ -3,6 +3,7 @@ import type { StateStore } from '../state/store';
 import type { ExceptionHandlers } from './exception-handlers';
 import type { TopologyEvent } from './instance-view';
 import type { RecordCollector } from './record-collector';
+import type { RecordTracing } from './record-tracing';
 import type { StateEnvironment } from './state-manager';
 
 /** Everything an active task needs from the runtime (or the test driver) that hosts it: its stores' needs, and processing's. */
@@ -23,6 +24,8 @@ export interface TaskEnvironment extends StateEnvironment {
   readonly wallClock: () => number;
   /** The global stores, which every processor may read without being connected to them. */
   readonly globalStores?: ReadonlyMap<string, StateStore>;
+  /** Traces of the records processed (OpenTelemetry); undefined when tracing is off. */
+  readonly recordTracing?: RecordTracing;
   /** Where the records processors publish to the topology's event types go (the instance's `topologyEvent`). */
   readonly publishEvent?: (event: TopologyEvent) => void;
 }

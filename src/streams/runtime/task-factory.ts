@@ -86,6 +86,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
       storeRestored: (store, records) => storeMetrics.get(store)?.restore.record(records),
       ...(options.globalStores ? { globalStores: options.globalStores } : {}),
       ...(options.publishEvent ? { publishEvent: options.publishEvent } : {}),
+      ...(options.recordTracing ? { recordTracing: options.recordTracing } : {}),
       wallClock: Date.now,
     });
     options.threadMetrics.taskCreated.record(1);

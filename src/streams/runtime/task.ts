@@ -1,6 +1,6 @@
 import { ConfigException, IllegalState, SerdeNotReady, TopologyException } from '../../errors';
 import type { Cancellable, Processor, PunctuationType, Punctuator } from '../processor/processor';
-import type { RecordMetadata } from '../processor/record';
+import type { RecordMetadata, StreamRecord } from '../processor/record';
 import type { Serde } from '../serdes/serde';
 import { resolveSerde } from '../serdes/default-serde';
 import type { ChangelogRecords, StateStore } from '../state/store';
@@ -12,6 +12,7 @@ import { PartitionGroup } from './partition-group';
 import { TaskProcessorContext } from './processor-context';
 import { ProcessorNode, SinkProcessor, wrapNodeError } from './processor-node';
 import { PunctuationQueue } from './punctuation-queue';
+import type { RecordTracing } from './record-tracing';
 import { ProcessorStateManager } from './state-manager';
 import type { TaskEnvironment } from './task-environment';
 import { TaskErrorHandling } from './task-error-handling';
@@ -203,12 +204,17 @@ export class StreamTask {
     const previousNode = context.currentNode;
     context.currentMetadata = consumed;
     context.currentTimestamp = timestamp;
-    context.currentHeaders = consumed.headers;
     this.current = consumed;
     // runAs, written out: no closure for every record.
     context.currentNode = source;
     try {
-      source.process({ key, value, timestamp, headers: consumed.headers });
+      // Tracing off, the one branch a record pays for it.
+      if (this.env.recordTracing === undefined) {
+        context.currentHeaders = consumed.headers;
+        source.process({ key, value, timestamp, headers: consumed.headers });
+      } else {
+        this.processTraced(this.env.recordTracing, source, { key, value, timestamp, headers: consumed.headers }, consumed);
+      }
     } finally {
       context.currentNode = previousNode;
       this.current = undefined;
@@ -217,6 +223,31 @@ export class StreamTask {
       context.currentHeaders = undefined;
     }
     this.punctuateStreamTime();
+  }
+
+  /**
+   * A record processed in a span of its own when the sampler takes it: its processors see (and forward, so that
+   * what it becomes is written with) headers whose `traceparent` is that span's, and the span is the active one
+   * while they run, for the log lines they write.
+   */
+  private processTraced(tracing: RecordTracing, source: ProcessorNode, record: StreamRecord<unknown, unknown>, consumed: ConsumedRecord): void {
+    const span = tracing.start(consumed, this.name);
+    if (span === undefined) {
+      this.context.currentHeaders = record.headers;
+      source.process(record);
+      return;
+    }
+    record.headers = tracing.headersUnder(span, record.headers);
+    this.context.currentHeaders = record.headers;
+    let failure: unknown;
+    try {
+      tracing.run(span, () => source.process(record));
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      tracing.end(span, failure);
+    }
   }
 
   /** Counts a skipped record (Kafka Streams' `dropped-records`) and reports it. */

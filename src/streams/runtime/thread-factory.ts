@@ -131,6 +131,7 @@ export class ThreadFactory {
       subscription: (previousTasks) => subscriptionInfo(this.instance.subscriptionFacts(), stateDirectory, previousTasks),
       committedOffsets: (partitions) => this.instance.committedOffsets(partitions),
       ...(this.parts.configureStore ? { configureStore: this.parts.configureStore } : {}),
+      ...(this.parts.recordTracing ? { recordTracing: this.parts.recordTracing } : {}),
       ...(standbys ? { standbys } : {}),
       ...(globalThread ? { globalStores: globalThread.stores } : {}),
       publishEvent: (event) => this.instance.publishEvent(event),
