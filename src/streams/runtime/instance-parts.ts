@@ -72,6 +72,12 @@ export function instanceParts(
   if (config.notApplied.length > 0) {
     logger.warn({ keys: config.notApplied }, `configuration not applied by Sluice (accepted for Kafka Streams compatibility): ${config.notApplied.join(', ')}`);
   }
+  if (config.ignoredUnderStreams.length > 0) {
+    logger.warn(
+      { keys: config.ignoredUnderStreams },
+      `configuration ignored under group.protocol=streams, where the group coordinator's streams.* settings decide: ${config.ignoredUnderStreams.join(', ')}`,
+    );
+  }
   const defaultKeySerde = serdeByName(config.defaultKeySerde);
   const defaultValueSerde = serdeByName(config.defaultValueSerde);
   const stateDirectory = new StateDirectory(config.stateDir, applicationId);

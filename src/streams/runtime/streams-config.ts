@@ -11,6 +11,27 @@ export { parseEndpoint } from '../config/validators';
 
 export type ProcessingGuarantee = 'at_least_once' | 'exactly_once_v2';
 
+/** `group.protocol`: the classic group protocol, or Kafka 4's streams rebalance protocol (KIP-1071). */
+export type GroupProtocol = 'classic' | 'streams';
+
+/**
+ * The settings the group coordinator owns under the streams protocol (its `streams.num.standby.replicas`,
+ * `streams.session.timeout.ms`, ... and its assignor): Kafka Streams 4.2 names them as ignored there.
+ */
+const OWNED_BY_STREAMS_COORDINATOR = new Set([
+  'num.standby.replicas',
+  'acceptable.recovery.lag',
+  'max.warmup.replicas',
+  'probing.rebalance.interval.ms',
+  'task.assignor.class',
+  'rack.aware.assignment.strategy',
+  'rack.aware.assignment.tags',
+  'rack.aware.assignment.traffic_cost',
+  'rack.aware.assignment.non_overlap_cost',
+  'session.timeout.ms',
+  'heartbeat.interval.ms',
+]);
+
 /** Kafka's `auto.offset.reset`: where a source partition with no committed offset is read from. */
 export type AutoOffsetReset = 'earliest' | 'latest' | 'none';
 
@@ -28,6 +49,7 @@ export interface StreamsConfig {
   /** How long a task may stall on transient Kafka failures (sends, commits) before it fails. */
   readonly taskTimeoutMs: number;
   readonly processingGuarantee: ProcessingGuarantee;
+  readonly groupProtocol: GroupProtocol;
   readonly defaultKeySerde: string;
   readonly defaultValueSerde: string;
   readonly replicationFactor: number;
@@ -68,6 +90,8 @@ export interface StreamsConfig {
   readonly security: Readonly<Record<KafkaClientRole, KafkaSecurity>>;
   /** Keys given, as written, that Sluice accepts but does not apply: named in one warning at start. */
   readonly notApplied: string[];
+  /** Under `group.protocol=streams`, the keys given, as written, that the group coordinator owns: named once at start. */
+  readonly ignoredUnderStreams: string[];
   /** Every entry as given, plus the defaults of what Sluice applies: what `GET .../config` shows. */
   readonly values: Readonly<Record<string, ConfigValue>>;
 }
@@ -184,6 +208,13 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
   // Kafka Streams' default under exactly-once: a transaction per 100 ms, so output is not held back long.
   const commitIntervalMs = Number(given.get('commit.interval.ms')?.value ?? (processingGuarantee === 'exactly_once_v2' ? 100 : defaultOf('commit.interval.ms')));
 
+  const groupProtocol: GroupProtocol = String(setting('group.protocol')).toLowerCase() === 'streams' ? 'streams' : 'classic';
+  // The main consumer's session and heartbeat under any of its prefixes; the Kafka Streams keys unprefixed.
+  const ignoredUnderStreams =
+    groupProtocol === 'streams'
+      ? [...given].filter(([, { form }]) => OWNED_BY_STREAMS_COORDINATOR.has(form.entry.name) && CLIENT_ROLE_PREFIXES.mainConsumer.includes(form.prefix)).map(([key]) => key)
+      : [];
+
   const values: Record<string, ConfigValue> = {};
   for (const entry of CONFIG_KEYS) {
     if (entry.default === undefined || entry.replacedBy !== undefined || !entry.applied?.('', String(entry.default))) continue;
@@ -206,6 +237,7 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     commitIntervalMs,
     taskTimeoutMs: Number(setting('task.timeout.ms')),
     processingGuarantee,
+    groupProtocol,
     defaultKeySerde: String(setting('default.key.serde')),
     defaultValueSerde: String(setting('default.value.serde')),
     replicationFactor: Number(setting('replication.factor')),
@@ -232,7 +264,8 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     logMaxFileSize: Number(setting('log.maxFileSize')),
     embeddedStoreConfigSetter: optional('embeddedstore.config.setter'),
     security,
-    notApplied: [...given].filter(([, entry]) => !isApplied(entry)).map(([key]) => key),
+    notApplied: [...given].filter(([key, entry]) => !isApplied(entry) && !ignoredUnderStreams.includes(key)).map(([key]) => key),
+    ignoredUnderStreams,
     values,
   };
 }
