@@ -8,6 +8,7 @@ import { StreamsGroupNotFound, StreamsMemberFenced, StreamsProtocolUnsupported, 
 import {
   createTopics,
   describeTopics,
+  isGroupMembershipError,
   JOIN_EPOCH,
   LEAVE_EPOCH,
   StreamsGroupHeartbeats,
@@ -241,5 +242,28 @@ streamsIt("takes the word count's topology as Sluice describes it: creates its r
   const internal = [counting!.repartitionSourceTopics[0]!.name, counting!.stateChangelogTopics[0]!.name];
   const created = await describeTopics(await clients.admin(), internal);
   expect(Object.fromEntries(created.map((t) => [t.name, t.partitions.length]))).toEqual(Object.fromEntries(internal.map((name) => [name, 3])));
+  await member.leave();
+});
+
+streamsIt('commits offsets as a member at its epoch (OffsetCommit v9), and refuses a commit at another epoch as a lost membership', async () => {
+  const topic = uniqueName('streams-in');
+  await createTopics(await clients.admin(), [{ name: topic, partitions: 2 }]);
+  const group = heartbeats(uniqueName('streams-app'));
+  const member = new Member(group, { epoch: 0, subtopologies: [subtopology('0', { sourceTopics: [topic] })] }, { host: 'localhost', port: 8080 });
+  await heartbeatUntil([member], () => member.partitions('0').length === 2);
+  await group.commitOffsets(member.memberId, member.epoch, [
+    { topic, partition: 0, offset: 42 },
+    { topic, partition: 1, offset: 7 },
+  ]);
+  const committed = await (await clients.admin()).fetchOffsets({ groupId: group.groupId, topics: [topic] });
+  expect(committed[0]!.partitions.map((p) => [p.partition, p.offset]).sort()).toEqual([
+    [0, '42'],
+    [1, '7'],
+  ]);
+  const stale = group.commitOffsets(member.memberId, member.epoch + 1, [{ topic, partition: 0, offset: 50 }]);
+  await expect(stale).rejects.toThrow(StreamsMemberFenced);
+  // Kafka 4.2.2 answers an epoch ahead of the member's STALE_MEMBER_EPOCH: the committer's "the group is rebalancing".
+  await expect(stale).rejects.toThrow(/STALE_MEMBER_EPOCH/);
+  expect(isGroupMembershipError(await stale.catch((error: unknown) => error))).toBe(true);
   await member.leave();
 });
