@@ -1,7 +1,7 @@
 import pino from 'pino';
-import { ConfigException, StreamsMemberFenced } from '../../errors';
+import { ConfigException, StreamsMemberFenced, StreamsProtocolUnsupported } from '../../errors';
 import type { FetchedPartition, ReadPosition, StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse, TopicPartition } from '../kafka';
-import type { KafkaClients } from '../kafka';
+import { type KafkaClients, streamsGroupHeartbeatError } from '../kafka';
 import { StreamsBuilder } from '../kstream/streams-builder';
 import { Serdes } from '../serdes/serdes';
 import { parseStreamsConfig } from './streams-config';
@@ -163,6 +163,19 @@ describe('StreamsGroupMember', () => {
     expect(m.endpoints).toEqual([endpoints]);
     expect(m.handlers.onFatal).toHaveBeenCalledWith(refused);
     await m.subject.disconnect();
+  });
+
+  it('rides out a coordinator not ready at its join, and refuses to start on a broker without the protocol', async () => {
+    const loading = member((_request, n) => (n === 1 ? streamsGroupHeartbeatError('app', 14, null) : response({ activeTasks: [{ subtopologyId: '0', partitions: [0] }] })));
+    await loading.subject.start(loading.handlers);
+    await waitFor(() => loading.events.length === 1);
+    await loading.subject.disconnect();
+    expect(loading.requests[1]).toMatchObject({ memberEpoch: 0, topology: TOPOLOGY });
+
+    const unsupported = new StreamsProtocolUnsupported('the group coordinator does not offer StreamsGroupHeartbeat (API key 88)');
+    const old = member(() => unsupported);
+    await expect(old.subject.start(old.handlers)).rejects.toThrow(unsupported);
+    await old.subject.disconnect();
   });
 
   it('is refused under exactly-once, whose transactions would commit without the member epoch', () => {

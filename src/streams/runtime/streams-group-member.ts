@@ -137,12 +137,18 @@ export class StreamsGroupMember implements ThreadConsumer {
 
   /**
    * Joins (the first heartbeat, awaited: a broker without the protocol is refused here, the thread's start failing
-   * with it), then heartbeats and fetches in two loops until disconnected.
+   * with it), then heartbeats and fetches in two loops until disconnected. A broker not ready yet (routine at start)
+   * is asked again by the heartbeat loop.
    */
   async start(handlers: ConsumerHandlers): Promise<void> {
     this.handlers = handlers;
     this.running = true;
-    await this.heartbeat();
+    try {
+      await this.heartbeat();
+    } catch (error) {
+      if (!isTransientKafkaError(error)) throw error;
+      this.hooks.logger.info({ reason: (error as Error).message }, 'the streams group is not ready yet; joining again');
+    }
     this.loops = [this.heartbeatLoop(), this.fetchLoop()];
   }
 
