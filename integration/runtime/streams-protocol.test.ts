@@ -2,7 +2,8 @@
  * `group.protocol=streams` (KIP-1071) end to end on a real broker: two Sluice instances in one streams group run the
  * word count, the group coordinator splitting its tasks between them; the counts in the output topic are exact; the
  * host map names both endpoints; one instance closes (leaving with epoch -1) and the other takes every task, the
- * counts staying exact. On a broker without the protocol (Kafka 3.9) it checks that Sluice refuses to start with it.
+ * counts staying exact; a node whose thread fails under SHUTDOWN_APPLICATION stops both, through the coordinator. On a
+ * broker without the protocol (Kafka 3.9) the first test checks instead that Sluice refuses to start with it.
  */
 import { StreamsInstance } from '../../src';
 import { StreamsProtocolUnsupported } from '../../src/errors';
@@ -11,6 +12,7 @@ import { createTopics, StreamsGroupHeartbeats } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
 import { corpusLine, produceLines, storeValues, tempStateDir, testLogger, waitFor } from '../support/streams';
 import { instancesUnderTest } from './support/stop-anyway';
+import { failingLines } from './support/thread-topologies';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS * 2);
 
@@ -34,10 +36,11 @@ function expectedCounts(lines: number): Map<string, number> {
 describe('group.protocol=streams', () => {
   const { clients, instances } = instancesUnderTest();
 
-  function create(applicationId: string, input: string, output: string, server: string): StreamsInstance {
+  function create(applicationId: string, input: string, output: string, server: string, topology = wordCountTopology(input, output), more: Record<string, string> = {}): StreamsInstance {
     const instance = new StreamsInstance(
-      wordCountTopology(input, output),
+      topology,
       {
+        ...more,
         'application.id': applicationId,
         'bootstrap.servers': bootstrapServers().join(','),
         'application.server': server,
@@ -131,5 +134,51 @@ describe('group.protocol=streams', () => {
     expect(Object.fromEntries(storeValues<number>(b, WORD_COUNT_STORE))).toEqual(Object.fromEntries(both));
     await waitFor(() => b.allMetadata().length === 1, 'the host map to name the instance left alone', 30_000);
     expect(b.allMetadata().map((h) => h.endpoint)).toEqual([NODE_B]);
+  });
+});
+
+describe('group.protocol=streams: SHUTDOWN_APPLICATION', () => {
+  const { clients, instances } = instancesUnderTest();
+
+  it('one node failing stops both nodes, the request carried by its heartbeat', async () => {
+    const probe = new StreamsGroupHeartbeats(clients.kafka, uniqueName('probe'));
+    const offered = await probe.offered().finally(() => probe.close());
+    if (!offered) return;
+    const applicationId = uniqueName('streams-shutdown');
+    const input = uniqueName('streams-shutdown-in');
+    const output = uniqueName('streams-shutdown-out');
+    await createTopics(await clients.admin(), [
+      { name: input, partitions: PARTITIONS },
+      { name: output, partitions: PARTITIONS },
+    ]);
+    const poison = 'a line no node can process';
+    const node = (server: string) => {
+      const instance = new StreamsInstance(
+        failingLines(input, output, poison),
+        {
+          'application.id': applicationId,
+          'bootstrap.servers': bootstrapServers().join(','),
+          'application.server': server,
+          'state.dir': tempStateDir(),
+          'group.protocol': 'streams',
+          'uncaught.exception.handler': 'SHUTDOWN_APPLICATION',
+        },
+        { logger: testLogger },
+      );
+      instances.push(instance);
+      return instance;
+    };
+    const nodes = [node(NODE_A), node(NODE_B)];
+    await Promise.all(nodes.map((n) => n.start()));
+    const holding = () => nodes.every((n) => n.state === 'RUNNING' && n.threads().some((t) => t.activeTasks.length > 0));
+    await waitFor(holding, 'both nodes running tasks', 90_000);
+    const producer = await clients.producer();
+    await producer.send({ topic: input, messages: [{ key: 'poison', value: poison }] });
+    await waitFor(() => nodes.every((n) => n.state === 'ERROR'), 'both nodes in ERROR', 90_000).catch((error: Error) => {
+      throw new Error(`${error.message}: ${nodes.map((n) => `${n.state} ${n.lastError?.message}`).join('; ')}`);
+    });
+    const errors = nodes.map((n) => n.lastError?.message ?? '');
+    expect(errors).toContainEqual(expect.stringContaining(`cannot process the line "${poison}"`));
+    expect(errors).toContainEqual(expect.stringMatching(/shut the application down \(SHUTDOWN_APPLICATION\)/));
   });
 });

@@ -132,6 +132,12 @@ export class InstanceGroup {
     this.member.groupRead();
   }
 
+  /** Under the streams protocol, the coordinator told that a member asked the application to shut down: this node fails, as under classic. */
+  streamsShutdown(detail: string): void {
+    if (this.member.failed() || this.member.closing()) return;
+    this.member.fail(this.shutdownRequest ?? new StreamsException(`a member of streams group ${this.parts.config.applicationId} shut the application down (SHUTDOWN_APPLICATION): ${detail}`));
+  }
+
   /** Reads the group: the host map, this node's standbys, or a shutdown request; one read at a time. */
   refresh(): Promise<void> {
     const admin = this.member.admin();

@@ -232,7 +232,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
    * thread failed: its consumer is still a member until the thread closes.
    */
   sendShutdownRequest(): void {
-    if (!this.stopping) this.clients.consumer.requestRejoin();
+    if (!this.stopping) this.clients.consumer.requestShutdown();
   }
 
   /** Subscription userData for the next join. */

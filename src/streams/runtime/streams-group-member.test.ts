@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { ConfigException, StreamsMemberFenced, StreamsProtocolUnsupported } from '../../errors';
 import type { FetchedPartition, ReadPosition, StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse, TopicPartition } from '../kafka';
-import { type KafkaClients, streamsGroupHeartbeatError } from '../kafka';
+import { type KafkaClients, streamsGroupHeartbeatError, StreamsGroupStatusCode } from '../kafka';
 import { StreamsBuilder } from '../kstream/streams-builder';
 import { Serdes } from '../serdes/serdes';
 import { parseStreamsConfig } from './streams-config';
@@ -75,6 +75,7 @@ function member(answer: (request: Omit<StreamsGroupHeartbeatRequest, 'groupId'>,
     processId: 'process-1',
     committedOffsets: async (partitions) => partitions.map((tp) => ({ tp, offset: 100 + tp.partition })),
     onEndpoints: (e) => endpoints.push(e),
+    onShutdownRequested: jest.fn(),
   };
   const hooks = { userData: () => Buffer.alloc(0), beforeJoin: jest.fn(async () => void events.push('commit')), active: () => true, onGroupWait: jest.fn(), logger: pino({ level: 'silent' }) };
   const batches: { tp: TopicPartition }[] = [];
@@ -93,7 +94,7 @@ function member(answer: (request: Omit<StreamsGroupHeartbeatRequest, 'groupId'>,
     onRestart: jest.fn(),
   };
   const subject = new StreamsGroupMember(coordinator, reader, parts, TOPOLOGY, hooks);
-  return { subject, requests, events, coordinator, reader, fetches, handlers, hooks, batches, endpoints, pause: () => (pauseNext = true) };
+  return { subject, requests, events, coordinator, reader, fetches, handlers, hooks, parts, batches, endpoints, pause: () => (pauseNext = true) };
 }
 
 describe('StreamsGroupMember', () => {
@@ -178,9 +179,23 @@ describe('StreamsGroupMember', () => {
     await old.subject.disconnect();
   });
 
+  it('carries a shutdown request in its heartbeats, and tells the instance when the coordinator says a member asked for one', async () => {
+    const m = member((request) =>
+      response({ status: request.shutdownApplication ? [{ statusCode: StreamsGroupStatusCode.SHUTDOWN_APPLICATION, statusDetail: 'A KafkaStreams instance encountered a fatal error' }] : [] }),
+    );
+    await m.subject.start(m.handlers);
+    expect(m.requests[0]!.shutdownApplication).toBe(false);
+    m.subject.requestShutdown();
+    await waitFor(() => (m.parts.onShutdownRequested as jest.Mock).mock.calls.length === 1);
+    await m.subject.disconnect();
+    expect(m.requests.find((r) => r.shutdownApplication)).toBeDefined();
+    expect(m.parts.onShutdownRequested).toHaveBeenCalledWith('A KafkaStreams instance encountered a fatal error');
+    expect(m.handlers.onFatal).not.toHaveBeenCalled();
+  });
+
   it('is refused under exactly-once, whose transactions would commit without the member epoch', () => {
     const exactlyOnce = parseStreamsConfig({ 'application.id': 'app', 'bootstrap.servers': 'k:9092', 'group.protocol': 'streams', 'processing.guarantee': 'exactly_once_v2' });
-    const parts = { config: exactlyOnce, metadata, partitionCounts: new Map(), processId: 'p', committedOffsets: async () => [], onEndpoints: () => undefined };
+    const parts = { config: exactlyOnce, metadata, partitionCounts: new Map(), processId: 'p', committedOffsets: async () => [], onEndpoints: () => undefined, onShutdownRequested: () => undefined };
     expect(() => streamsGroupThreadClients({} as KafkaClients, parts)).toThrow(ConfigException);
   });
 });

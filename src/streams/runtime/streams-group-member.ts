@@ -59,6 +59,8 @@ export interface StreamsMemberParts {
   readonly committedOffsets: (partitions: readonly TopicPartition[]) => Promise<{ tp: TopicPartition; offset: number }[]>;
   /** Where every member's partitions are, as the coordinator last told (the host map's source under this protocol). */
   readonly onEndpoints: (endpoints: readonly StreamsEndpointPartitions[]) => void;
+  /** A member of the group asked the application to shut down (SHUTDOWN_APPLICATION): the instance fails. */
+  readonly onShutdownRequested: (detail: string) => void;
 }
 
 /**
@@ -115,6 +117,8 @@ export class StreamsGroupMember implements ThreadConsumer {
   private running = false;
   /** The active tasks applied, which the heartbeats report as owned. */
   private owned: StreamsTaskIds[] = [];
+  /** The instance asked the application to shut down: every heartbeat says so. */
+  private shutdownRequested = false;
   private readonly positions = new TopicPartitionMap<Position>();
   /** The group's status as last told (its details), so that a change is logged once. */
   private status = '';
@@ -159,6 +163,13 @@ export class StreamsGroupMember implements ThreadConsumer {
 
   /** A streams group rebalances on the coordinator's decisions alone (a probing rebalance is the coordinator's). */
   requestRejoin(): void {}
+
+  /** The next heartbeat, sent now, carries ShutdownApplication: the coordinator tells every member of the group. */
+  requestShutdown(): void {
+    this.shutdownRequested = true;
+    this.eagerUntil = Date.now() + EAGER_HEARTBEAT_WINDOW_MS;
+    this.wake();
+  }
 
   seek(offsets: readonly { topic: string; partition: number; offset: number }[]): void {
     for (const { topic, partition, offset } of offsets) {
@@ -229,6 +240,7 @@ export class StreamsGroupMember implements ThreadConsumer {
       activeTasks: this.owned,
       standbyTasks: [],
       warmupTasks: [],
+      shutdownApplication: this.shutdownRequested,
       ...(joining
         ? { topology: this.topology, rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS, processId: this.parts.processId, userEndpoint: endpoint, clientTags: [] }
         : {}),
@@ -257,9 +269,9 @@ export class StreamsGroupMember implements ThreadConsumer {
     const text = statuses.map((s) => s.statusDetail).join('; ');
     if (text === this.status) return;
     this.status = text;
-    if (statuses.some((s) => s.statusCode === StreamsGroupStatusCode.SHUTDOWN_APPLICATION)) {
-      this.running = false;
-      this.handlers!.onFatal(new StreamsException(`a member of streams group ${this.parts.config.applicationId} shut the application down (SHUTDOWN_APPLICATION)`));
+    const shutdown = statuses.find((s) => s.statusCode === StreamsGroupStatusCode.SHUTDOWN_APPLICATION);
+    if (shutdown !== undefined) {
+      this.parts.onShutdownRequested(shutdown.statusDetail);
       return;
     }
     // The coordinator creates missing internal topics itself (as Sluice's instance does at start): routine at a first join.

@@ -126,6 +126,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         onGlobalError: (error) => void this.failWith(error),
         heldByActive: (taskId) => this.streamThreads.some((t) => t.holds(taskId)),
         streamsEndpoints: (endpoints) => this.group.streamsEndpoints(endpoints),
+        streamsShutdown: (detail) => this.group.streamsShutdown(detail),
       },
       options,
     );

@@ -52,6 +52,8 @@ export interface ThreadConsumer {
   addTopics(topics: string[], running: () => boolean): Promise<void>;
   /** Takes part in a rebalance again, without leaving the group. */
   requestRejoin(): void;
+  /** Carries the instance's shutdown request (SHUTDOWN_APPLICATION) to the group. */
+  requestShutdown(): void;
   /** Reads these partitions from these offsets on; batches fetched from elsewhere meanwhile come stale (`isStale`). */
   seek(offsets: readonly { topic: string; partition: number; offset: number }[]): void;
   resume(partitions: readonly TopicPartition[]): void;
@@ -246,6 +248,11 @@ export class GroupConsumer implements ThreadConsumer {
   /** Joins the group again at the next heartbeat, without leaving it: the leader's join rebalances the group. */
   requestRejoin(): void {
     this.rejoinRequested = true;
+  }
+
+  /** The request travels in the subscription of the next join (SubscriptionInfo.shutdownRequested). */
+  requestShutdown(): void {
+    this.requestRejoin();
   }
 
   /**

@@ -31,6 +31,8 @@ export interface ThreadInstance {
   heldByActive(taskId: string): boolean;
   /** Under the streams protocol, where every member's partitions are, as a thread's heartbeat last told. */
   streamsEndpoints(endpoints: readonly StreamsEndpointPartitions[]): void;
+  /** Under the streams protocol, a member asked the application to shut down. */
+  streamsShutdown(detail: string): void;
 }
 
 /**
@@ -185,6 +187,7 @@ export class ThreadFactory {
       processId,
       committedOffsets: (partitions) => this.instance.committedOffsets(partitions),
       onEndpoints: (endpoints) => this.instance.streamsEndpoints(endpoints),
+      onShutdownRequested: (detail) => this.instance.streamsShutdown(detail),
     });
   }
 
