@@ -75,7 +75,7 @@ export function instanceParts(
   if (config.ignoredUnderStreams.length > 0) {
     logger.warn(
       { keys: config.ignoredUnderStreams },
-      `configuration ignored under group.protocol=streams, where the group coordinator's streams.* settings decide: ${config.ignoredUnderStreams.join(', ')}`,
+      `configuration ignored under group.protocol=streams (the group coordinator's streams.* settings decide; no static membership): ${config.ignoredUnderStreams.join(', ')}`,
     );
   }
   const defaultKeySerde = serdeByName(config.defaultKeySerde);

@@ -364,6 +364,7 @@ describe('group.protocol', () => {
       'consumer.heartbeat.interval.ms': 1000,
       'restore.consumer.session.timeout.ms': 10000,
       'commit.interval.ms': 100,
+      'group.instance.id': 'node-1',
     });
     expect(config.ignoredUnderStreams).toEqual([
       'num.standby.replicas',
@@ -374,7 +375,9 @@ describe('group.protocol', () => {
       'rack.aware.assignment.strategy',
       'main.consumer.session.timeout.ms',
       'consumer.heartbeat.interval.ms',
+      'group.instance.id',
     ]);
+    expect(config.groupInstanceId).toBeUndefined();
     // The restore consumer's session is no group's: not applied, as under classic.
     expect(config.notApplied).toEqual(['restore.consumer.session.timeout.ms']);
   });

@@ -16,9 +16,10 @@ export type GroupProtocol = 'classic' | 'streams';
 
 /**
  * The settings the group coordinator owns under the streams protocol (its `streams.num.standby.replicas`,
- * `streams.session.timeout.ms`, ... and its assignor): Kafka Streams 4.2 names them as ignored there.
+ * `streams.session.timeout.ms`, ... and its assignor), which Kafka Streams 4.2 names as ignored there, and static
+ * membership, which the protocol lacks in 4.2.
  */
-const OWNED_BY_STREAMS_COORDINATOR = new Set([
+const IGNORED_UNDER_STREAMS = new Set([
   'num.standby.replicas',
   'acceptable.recovery.lag',
   'max.warmup.replicas',
@@ -30,6 +31,8 @@ const OWNED_BY_STREAMS_COORDINATOR = new Set([
   'rack.aware.assignment.non_overlap_cost',
   'session.timeout.ms',
   'heartbeat.interval.ms',
+  // Kafka 4.2's streams groups have no static members (Kafka 4.4 adds them): the thread joins as a dynamic one.
+  'group.instance.id',
 ]);
 
 /** Kafka's `auto.offset.reset`: where a source partition with no committed offset is read from. */
@@ -212,7 +215,7 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
   // The main consumer's session and heartbeat under any of its prefixes; the Kafka Streams keys unprefixed.
   const ignoredUnderStreams =
     groupProtocol === 'streams'
-      ? [...given].filter(([, { form }]) => OWNED_BY_STREAMS_COORDINATOR.has(form.entry.name) && CLIENT_ROLE_PREFIXES.mainConsumer.includes(form.prefix)).map(([key]) => key)
+      ? [...given].filter(([, { form }]) => IGNORED_UNDER_STREAMS.has(form.entry.name) && CLIENT_ROLE_PREFIXES.mainConsumer.includes(form.prefix)).map(([key]) => key)
       : [];
 
   const values: Record<string, ConfigValue> = {};
@@ -256,7 +259,7 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     globalConsumer: changelogFetches('globalConsumer'),
     pollMaxWaitMs: Number(setting('poll.ms')),
     metadataMaxAgeMs: Number(mainConsumerSetting('metadata.max.age.ms')),
-    groupInstanceId: ((value) => (value === undefined ? undefined : String(value)))(forClient('mainConsumer', 'group.instance.id')?.value),
+    groupInstanceId: groupProtocol === 'streams' ? undefined : ((value) => (value === undefined ? undefined : String(value)))(forClient('mainConsumer', 'group.instance.id')?.value),
     timeStoreOperations: setting('metrics.recording.level') !== 'INFO',
     statsEnable: setting('stats.enable') === true,
     statsDumpPeriodSec: Number(setting('stats.dumpPeriodSec')),
