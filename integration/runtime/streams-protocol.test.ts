@@ -98,6 +98,7 @@ describe('group.protocol=streams', () => {
     await produceLines(producer, input, 0, LINES);
     const a = create(applicationId, input, output, NODE_A);
     const b = create(applicationId, input, output, NODE_B);
+    const started = Date.now();
     await Promise.all([a.start(), b.start()]);
 
     // Both run, each with some of the tasks, together all of them, and each host map names both endpoints.
@@ -111,6 +112,7 @@ describe('group.protocol=streams', () => {
     await waitFor(split, 'both instances running with the tasks split and a host map of both', 90_000).catch((error: unknown) => {
       throw new Error(`${String(error)}\nA (${a.state}): ${JSON.stringify(tasksOf(a))} ${JSON.stringify(a.allMetadata())}\nB (${b.state}): ${JSON.stringify(tasksOf(b))}`);
     });
+    process.stderr.write(`streams protocol: both instances running with the tasks split and both host maps complete ${Date.now() - started} ms after start\n`);
     expect(new Set([...tasksOf(a), ...tasksOf(b)]).size).toBe(TASKS);
     for (const instance of [a, b]) {
       expect(instance.allMetadata().map((h) => h.endpoint)).toEqual([NODE_A, NODE_B]);
@@ -125,9 +127,11 @@ describe('group.protocol=streams', () => {
     expect(Object.fromEntries(await outputCounts(output, first))).toEqual(Object.fromEntries(first));
 
     // A leaves: B takes every task, and counts the second round on top of the first, exactly.
+    const closing = Date.now();
     await a.close();
     await produceLines(producer, input, LINES, 2 * LINES);
     await waitFor(() => b.state === 'RUNNING' && tasksOf(b).length === TASKS, 'the instance left to take every task', 90_000);
+    process.stderr.write(`streams protocol: the instance left holds every task ${Date.now() - closing} ms after the other began to close\n`);
     const both = expectedCounts(2 * LINES);
     expect(Object.fromEntries(await outputCounts(output, both))).toEqual(Object.fromEntries(both));
     await waitFor(() => storeValues(b, WORD_COUNT_STORE).size === both.size, 'the store of the instance left to hold every word', 30_000);

@@ -166,12 +166,19 @@ describe('StreamsGroupMember', () => {
     await m.subject.disconnect();
   });
 
-  it('rides out a coordinator not ready at its join, and refuses to start on a broker without the protocol', async () => {
+  it('rides out a coordinator not ready at its join or failing it once, and refuses to start on a broker without the protocol', async () => {
     const loading = member((_request, n) => (n === 1 ? streamsGroupHeartbeatError('app', 14, null) : response({ activeTasks: [{ subtopologyId: '0', partitions: [0] }] })));
     await loading.subject.start(loading.handlers);
     await waitFor(() => loading.events.length === 1);
     await loading.subject.disconnect();
     expect(loading.requests[1]).toMatchObject({ memberEpoch: 0, topology: TOPOLOGY });
+
+    // Kafka 4.2.2 fails some first joins of a group another member just created: joined again, once.
+    const failedJoin = member((_request, n) => (n === 1 ? streamsGroupHeartbeatError('app', -1, null) : response({ activeTasks: [{ subtopologyId: '0', partitions: [1] }] })));
+    await failedJoin.subject.start(failedJoin.handlers);
+    await waitFor(() => failedJoin.events.length === 1);
+    await failedJoin.subject.disconnect();
+    expect(failedJoin.requests[1]).toMatchObject({ memberEpoch: 0, topology: TOPOLOGY });
 
     const unsupported = new StreamsProtocolUnsupported('the group coordinator does not offer StreamsGroupHeartbeat (API key 88)');
     const old = member(() => unsupported);

@@ -90,6 +90,11 @@ export type MemberCoordinator = Pick<StreamsGroupHeartbeats, 'heartbeat' | 'comm
 /** What a member reads its input with. */
 export type InputReader = Pick<ChangelogReader, 'fetch' | 'close'>;
 
+/** Kafka's UNKNOWN_SERVER_ERROR, the coordinator's own failure, as the heartbeat raised it. */
+function isUnknownServerError(error: unknown): boolean {
+  return (error as { cause?: { type?: unknown } } | undefined)?.cause?.type === 'UNKNOWN_SERVER_ERROR';
+}
+
 function sameTasks(a: readonly StreamsTaskIds[], b: readonly StreamsTaskIds[]): boolean {
   const key = (tasks: readonly StreamsTaskIds[]) =>
     tasks
@@ -150,8 +155,14 @@ export class StreamsGroupMember implements ThreadConsumer {
     try {
       await this.heartbeat();
     } catch (error) {
-      if (!isTransientKafkaError(error)) throw error;
-      this.hooks.logger.info({ reason: (error as Error).message }, 'the streams group is not ready yet; joining again');
+      if (isTransientKafkaError(error)) {
+        this.hooks.logger.info({ reason: (error as Error).message }, 'the streams group is not ready yet; joining again');
+      } else if (isUnknownServerError(error)) {
+        // Kafka 4.2.2 answers some first joins of a group just created by another member so; the next join is taken.
+        this.hooks.logger.warn({ reason: (error as Error).message }, 'the coordinator failed the join; joining again once');
+      } else {
+        throw error;
+      }
     }
     this.loops = [this.heartbeatLoop(), this.fetchLoop()];
   }
