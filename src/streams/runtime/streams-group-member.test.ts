@@ -200,6 +200,16 @@ describe('StreamsGroupMember', () => {
     expect(m.handlers.onFatal).not.toHaveBeenCalled();
   });
 
+  it('says once that it runs no standby or warm-up task the coordinator assigns', async () => {
+    const m = member(() => response({ activeTasks: [{ subtopologyId: '0', partitions: [0] }], standbyTasks: [{ subtopologyId: '0', partitions: [1] }] }));
+    const warn = jest.spyOn(m.hooks.logger, 'warn');
+    await m.subject.start(m.handlers);
+    await waitFor(() => m.requests.length >= 3);
+    await m.subject.disconnect();
+    expect(warn.mock.calls.filter(([, message]) => String(message).includes('standby or warm-up'))).toEqual([[{ tasks: ['0_1'] }, expect.stringContaining('runs active tasks only')]]);
+    expect(m.requests[2]).toMatchObject({ standbyTasks: [], warmupTasks: [] });
+  });
+
   it('is refused under exactly-once, whose transactions would commit without the member epoch', () => {
     const exactlyOnce = parseStreamsConfig({ 'application.id': 'app', 'bootstrap.servers': 'k:9092', 'group.protocol': 'streams', 'processing.guarantee': 'exactly_once_v2' });
     const parts = { config: exactlyOnce, metadata, partitionCounts: new Map(), processId: 'p', committedOffsets: async () => [], onEndpoints: () => undefined, onShutdownRequested: () => undefined };

@@ -127,6 +127,8 @@ export class StreamsGroupMember implements ThreadConsumer {
   private readonly positions = new TopicPartitionMap<Position>();
   /** The group's status as last told (its details), so that a change is logged once. */
   private status = '';
+  /** Standby or warm-up tasks were assigned and told as not run (once per member). */
+  private toldReplicas = false;
   /** The loops' waits, ended early by `wake`. */
   private readonly sleepers = new Set<() => void>();
   private loops: Promise<void>[] = [];
@@ -267,6 +269,15 @@ export class StreamsGroupMember implements ThreadConsumer {
     if (response.partitionsByUserEndpoint !== null) {
       this.endpointEpoch = response.endpointInformationEpoch;
       this.parts.onEndpoints(response.partitionsByUserEndpoint);
+    }
+    const replicas = [...(response.standbyTasks ?? []), ...(response.warmupTasks ?? [])].filter((t) => t.partitions.length > 0);
+    if (replicas.length > 0 && !this.toldReplicas) {
+      this.toldReplicas = true;
+      // Not run, and so never reported as owned: a node must learn why its standbys are not there.
+      this.hooks.logger.warn(
+        { tasks: replicas.flatMap((t) => t.partitions.map((p) => `${t.subtopologyId}_${p}`)) },
+        'the coordinator assigned standby or warm-up tasks (streams.num.standby.replicas > 0); under group.protocol=streams this version of Sluice runs active tasks only',
+      );
     }
     if (response.activeTasks !== null && !sameTasks(response.activeTasks, this.owned)) {
       this.eagerUntil = Date.now() + EAGER_HEARTBEAT_WINDOW_MS;
