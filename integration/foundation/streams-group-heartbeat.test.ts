@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { StreamsGroupNotFound, StreamsMemberFenced, StreamsProtocolUnsupported, StreamsTopologyRejected } from '../../src/errors';
 import {
   createTopics,
+  describeTopics,
+  isGroupMembershipError,
   JOIN_EPOCH,
   LEAVE_EPOCH,
   StreamsGroupHeartbeats,
@@ -18,6 +20,10 @@ import {
   type StreamsTaskIds,
   type StreamsTopology,
 } from '../../src/streams/kafka';
+import { StreamsBuilder } from '../../src/streams/kstream/streams-builder';
+import { Serdes } from '../../src/streams/serdes/serdes';
+import { describeStreamsTopology } from '../../src/streams/runtime/streams-group-topology';
+import { TopologyMetadata } from '../../src/streams/runtime/topology-metadata';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, uniqueName } from '../support/kafka';
 
 jest.setTimeout(BROKER_TEST_TIMEOUT_MS);
@@ -212,5 +218,52 @@ streamsIt("raises the coordinator's refusals as Sluice errors: a topology, a gro
   const stale = group.heartbeat({ memberId: member.memberId, memberEpoch: memberEpoch + 1, endpointInformationEpoch: 0 });
   await expect(stale).rejects.toThrow(StreamsMemberFenced);
   await expect(stale).rejects.toThrow(/FENCED_MEMBER_EPOCH/);
+  await member.leave();
+});
+
+streamsIt("takes the word count's topology as Sluice describes it: creates its repartition topic and changelog, sized from the source, and assigns both sub-topologies' tasks", async () => {
+  const lines = uniqueName('streams-lines');
+  await createTopics(await clients.admin(), [{ name: lines, partitions: 3 }]);
+  const group = heartbeats(uniqueName('streams-wc'));
+  const strings = { keySerde: Serdes.String(), valueSerde: Serdes.String() };
+  const builder = new StreamsBuilder();
+  builder
+    .stream<string, string>(lines, strings)
+    .flatMapValues((line) => line.split(' '))
+    .groupBy((_k, word) => word, strings)
+    .count()
+    .toStream()
+    .to(uniqueName('streams-counts'));
+  const topology = describeStreamsTopology(new TopologyMetadata(builder.build(), group.groupId), { replicationFactor: -1, topicConfigs: {} });
+  const member = new Member(group, topology, { host: 'localhost', port: 8080 });
+  await heartbeatUntil([member], () => member.partitions('0').length === 3 && member.partitions('1').length === 3);
+  expect(member.statusCodes).toEqual([]);
+  const [, counting] = topology.subtopologies;
+  const internal = [counting!.repartitionSourceTopics[0]!.name, counting!.stateChangelogTopics[0]!.name];
+  const created = await describeTopics(await clients.admin(), internal);
+  expect(Object.fromEntries(created.map((t) => [t.name, t.partitions.length]))).toEqual(Object.fromEntries(internal.map((name) => [name, 3])));
+  await member.leave();
+});
+
+streamsIt('commits offsets as a member at its epoch (OffsetCommit v9), and refuses a commit at another epoch as a lost membership', async () => {
+  const topic = uniqueName('streams-in');
+  await createTopics(await clients.admin(), [{ name: topic, partitions: 2 }]);
+  const group = heartbeats(uniqueName('streams-app'));
+  const member = new Member(group, { epoch: 0, subtopologies: [subtopology('0', { sourceTopics: [topic] })] }, { host: 'localhost', port: 8080 });
+  await heartbeatUntil([member], () => member.partitions('0').length === 2);
+  await group.commitOffsets(member.memberId, member.epoch, [
+    { topic, partition: 0, offset: 42 },
+    { topic, partition: 1, offset: 7 },
+  ]);
+  const committed = await (await clients.admin()).fetchOffsets({ groupId: group.groupId, topics: [topic] });
+  expect(committed[0]!.partitions.map((p) => [p.partition, p.offset]).sort()).toEqual([
+    [0, '42'],
+    [1, '7'],
+  ]);
+  const stale = group.commitOffsets(member.memberId, member.epoch + 1, [{ topic, partition: 0, offset: 50 }]);
+  await expect(stale).rejects.toThrow(StreamsMemberFenced);
+  // Kafka 4.2.2 answers an epoch ahead of the member's STALE_MEMBER_EPOCH: the committer's "the group is rebalancing".
+  await expect(stale).rejects.toThrow(/STALE_MEMBER_EPOCH/);
+  expect(isGroupMembershipError(await stale.catch((error: unknown) => error))).toBe(true);
   await member.leave();
 });

@@ -150,6 +150,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   { name: 'fetch.min.bytes', type: 'int', default: 1, validator: atLeast(0), scopes: CONSUMER },
   { name: 'group.id', type: 'string', scopes: CONSUMER },
   { name: 'group.instance.id', type: 'string', validator: nonEmpty, scopes: CONSUMER, applied: mainConsumer, doc: 'Static membership (KIP-345): each stream thread joins as <group.instance.id>-<thread number>; a node back within session.timeout.ms gets its tasks again with no rebalance, and closing does not leave the group.' },
+  // Kafka Streams 4's own key (unprefixed); under a consumer prefix the consumer's, which Kafka Streams does not apply.
+  { name: 'group.protocol', type: 'string', default: 'classic', validator: oneOfIgnoringCase('classic', 'streams'), scopes: STREAMS, applied: always, doc: 'classic: the stream threads join a consumer group and one member assigns the tasks; streams: the streams rebalance protocol (KIP-1071, Kafka 4.2 brokers), in which the group coordinator assigns them and the settings it owns (num.standby.replicas, session.timeout.ms, ...) are ignored.' },
   { name: 'group.protocol', type: 'string', default: 'classic', validator: oneOfIgnoringCase('CONSUMER', 'CLASSIC'), scopes: CONSUMER },
   { name: 'group.remote.assignor', type: 'string', scopes: CONSUMER },
   { name: 'heartbeat.interval.ms', type: 'int', default: 3000, validator: atLeast(1), scopes: CONSUMER, applied: mainConsumer, doc: 'How often the stream threads\' consumers heartbeat to the group.' },

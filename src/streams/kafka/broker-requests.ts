@@ -125,6 +125,8 @@ export interface FetchRequest {
   /** What the response may bring in all. */
   maxBytes: number;
   maxPartitionBytes: number;
+  /** The partitions' records as a stream thread's consumer reads them (decodeFetchResponse). */
+  asBatches: boolean;
 }
 
 /** A Fetch (v11) to `broker`, node `nodeId`, outside any consumer group: what each partition brought. */
@@ -148,7 +150,7 @@ export async function sendFetch(broker: KafkajsBroker, nodeId: string, fetch: Fe
     })),
     rackId: '',
   });
-  const decoded = await send(broker, request, (body) => decodeFetchResponse(body, offsets, fetch.readCommitted), fetch.maxWaitMs + NETWORK_DELAY_MS);
+  const decoded = await send(broker, request, (body) => decodeFetchResponse(body, offsets, fetch.readCommitted, fetch.asBatches), fetch.maxWaitMs + NETWORK_DELAY_MS);
   if (decoded.errorCode !== 0) throw createErrorFromCode(decoded.errorCode);
   return decoded.partitions;
 }

@@ -26,17 +26,21 @@ export interface ChangelogReaderOptions {
   maxPartitionBytes: number;
   /** `fetch.max.wait.ms`: how long the broker may wait for data. */
   maxWaitMs: number;
+  /** Each partition's records as a batch of a stream thread's consumer (FetchedPartition.batch): a streams group member's input. */
+  asBatches?: boolean;
 }
 
 export interface ReadPosition {
   topic: string;
   partition: number;
-  /** The next offset to read, or EARLIEST: the partition's log start, looked up first. */
+  /** The next offset to read, or EARLIEST (the partition's log start) or LATEST (its end), looked up first. */
   offset: number;
 }
 
 /** A position at the log start of its partition, whatever it is when the fetch is made. */
 export const EARLIEST = -2;
+/** A position at the end of its partition (past its last record, or its last stable offset read committed) when the fetch is made. */
+export const LATEST = -1;
 
 /** A changelog truncated below the offset to read (Kafka Streams' TaskCorruptedException). */
 export class OffsetOutOfRange extends StreamsException {
@@ -106,9 +110,9 @@ export class ChangelogReader {
     return result;
   }
 
-  /** Positions at EARLIEST become the log start offsets the leader reports now. */
+  /** Positions at EARLIEST or LATEST become the log start or end offsets the leader reports now. */
   private async resolveEarliest(leader: string, positions: ReadPosition[]): Promise<ReadPosition[]> {
-    const unresolved = positions.filter((p) => p.offset === EARLIEST);
+    const unresolved = positions.filter((p) => p.offset === EARLIEST || p.offset === LATEST);
     if (unresolved.length === 0) return positions;
     const broker = await this.cluster.findBroker({ nodeId: leader });
     const { responses } = await broker.listOffsets({
@@ -116,7 +120,8 @@ export class ChangelogReader {
       isolationLevel: isolationLevel(this.options.readCommitted),
       topics: [...groupByTopic(unresolved)].map(([topic, list]) => ({
         topic,
-        partitions: list.map((p) => ({ partition: p.partition, timestamp: EARLIEST })),
+        // ListOffsets' timestamps -2 and -1 ask for the log start and end: EARLIEST and LATEST are those.
+        partitions: list.map((p) => ({ partition: p.partition, timestamp: p.offset })),
       })),
     });
     const starts = new TopicPartitionMap<number>();
@@ -126,13 +131,13 @@ export class ChangelogReader {
         starts.set(t.topic, p.partition, Number(p.offset));
       }
     }
-    return positions.map((p) => (p.offset === EARLIEST ? { ...p, offset: starts.get(p.topic, p.partition) ?? 0 } : p));
+    return positions.map((p) => (p.offset === EARLIEST || p.offset === LATEST ? { ...p, offset: starts.get(p.topic, p.partition) ?? 0 } : p));
   }
 
   private async fetchFrom(leader: string, positions: ReadPosition[], maxWaitMs: number): Promise<FetchedPartition[]> {
     const broker = await this.cluster.findBroker({ nodeId: leader });
-    const { readCommitted, maxBytes, maxPartitionBytes } = this.options;
-    return sendFetch(broker, leader, { partitions: positions, readCommitted, maxWaitMs, maxBytes, maxPartitionBytes });
+    const { readCommitted, maxBytes, maxPartitionBytes, asBatches = false } = this.options;
+    return sendFetch(broker, leader, { partitions: positions, readCommitted, maxWaitMs, maxBytes, maxPartitionBytes, asBatches });
   }
 
   async close(): Promise<void> {

@@ -24,6 +24,8 @@ const BYTES_PER_RECORD = 32;
 class ColumnSink implements RecordSink {
   readonly readsHeaders = true;
   readonly columns: RecordColumns;
+  /** Past the last record batch read, empty ones (all their records compacted away) included. */
+  nextOffset = 0;
   private context: BatchContext | undefined;
 
   /** `bytes`: the record set's size, from which the columns are sized (they double when more records come). */
@@ -33,6 +35,7 @@ class ColumnSink implements RecordSink {
 
   batch(header: RecordBatchHeader): boolean {
     const attributes = header.attributes;
+    this.nextOffset = Math.max(this.nextOffset, header.firstOffset + header.lastOffsetDelta + 1);
     this.context = {
       firstOffset: String(header.firstOffset),
       firstTimestamp: String(header.firstTimestamp),
@@ -57,9 +60,14 @@ class ColumnSink implements RecordSink {
 
 /** The records of the consecutive record batches of `data` (a partition's record set), control records included. */
 export async function consumedRecords(data: Buffer): Promise<RecordColumns> {
+  return (await consumedRecordSet(data)).columns;
+}
+
+/** Those records, and the offset past the record set's last batch: where a reader of the partition goes on. */
+export async function consumedRecordSet(data: Buffer): Promise<{ columns: RecordColumns; nextOffset: number }> {
   const sink = new ColumnSink(data.length);
   await decodeRecordBatches(data, 'the fetched partition', sink);
-  return sink.columns;
+  return { columns: sink.columns, nextOffset: sink.nextOffset };
 }
 
 /** A message of kafkajs' own decoder (older message sets): offsets and timestamps as decimal strings. */

@@ -5,7 +5,15 @@ import { KafkaAuthenticationFailed, KafkaTlsFailed, SluiceError, TaskMigrated } 
  * because the group is rebalancing or moved on to a new generation. The tasks are reassigned; the uncommitted
  * input is re-read by their next owner (at-least-once).
  */
-const MEMBERSHIP_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID']);
+const MEMBERSHIP_ERRORS = new Set([
+  'REBALANCE_IN_PROGRESS',
+  'ILLEGAL_GENERATION',
+  'UNKNOWN_MEMBER_ID',
+  'FENCED_INSTANCE_ID',
+  // A streams group's member committing at an epoch the coordinator has moved past (KIP-1071).
+  'FENCED_MEMBER_EPOCH',
+  'STALE_MEMBER_EPOCH',
+]);
 
 /** kafkajs' refusal of a commit while its consumer restarts after a crash (its group is set up again by `run`). */
 const CONSUMER_RESTARTING = 'Consumer group was not initialized';

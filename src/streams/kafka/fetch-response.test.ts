@@ -155,6 +155,19 @@ describe('decodeFetchResponse', () => {
       expect(partitions[0]!.endOffset).toBe(8);
     });
 
+    it("as a stream thread's batch: the records kafkajs' consumer would hand out, from the fetch offset, markers and aborted ones left out", async () => {
+      const response = fetchResponse('t', [{ partition: 0, highWatermark: 8, lastStableOffset: 8, aborted: [[8, 3]], records: await log() }]);
+      const { partitions } = await decodeFetchResponse(response, offsetsAt('t', 0, 1), true, true);
+      const { batch, nextOffset, records } = partitions[0]!;
+      expect(records).toHaveLength(0);
+      expect(batch!.messages.map((m) => [m.offset, text(m.key)])).toEqual([
+        [1, 'c2'],
+        [5, 'c3'],
+      ]);
+      expect(batch!.lastOffset()).toBe('7');
+      expect(nextOffset).toBe(8);
+    });
+
     it('read_committed ends at the last stable offset', async () => {
       const response = fetchResponse('t', [{ partition: 0, highWatermark: 8, lastStableOffset: 3, records: Buffer.alloc(0) }]);
       const { partitions } = await decodeFetchResponse(response, offsetsAt('t', 0, 0), true);

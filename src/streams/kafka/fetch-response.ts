@@ -12,8 +12,10 @@
  */
 import { AbortedTransactions, type AbortedTransaction } from './aborted-transactions';
 import { CONTROL_FLAG, decodeRecordBatches, type RecordBatchHeader, RecordBatchReader, type RecordSink, TRANSACTIONAL_FLAG } from './record-batch';
+import { consumedRecordSet, DecodedBatch } from './consumer-records';
 import { type ChangelogRecordList, RecordColumns } from './fetched-records';
 import type { TopicPartitionMap } from './topic-partition';
+import type { FetchedBatch } from './types';
 
 export interface FetchedPartition {
   topic: string;
@@ -26,6 +28,11 @@ export interface FetchedPartition {
   /** Where a reader of this isolation level finds the end: the last stable offset under read_committed, else the high watermark. */
   endOffset: number;
   records: ChangelogRecordList;
+  /**
+   * Read as a stream thread's consumer reads its input (headers, batch contexts, control records): the partition's
+   * records as kafkajs' consumer hands out a batch; `records` is then empty.
+   */
+  batch?: FetchedBatch;
   /** The offset this partition was fetched from. */
   fetchOffset: number;
   /**
@@ -66,8 +73,16 @@ class ChangelogSink implements RecordSink {
   }
 }
 
-/** Decodes a Fetch v11 response body (after the correlation id). */
-export async function decodeFetchResponse(body: Buffer, fetchOffsets: TopicPartitionMap<number>, readCommitted: boolean): Promise<{ errorCode: number; partitions: FetchedPartition[] }> {
+/**
+ * Decodes a Fetch v11 response body (after the correlation id): each partition's records as a changelog reader
+ * reads them, or with `asBatches` as a stream thread's consumer does.
+ */
+export async function decodeFetchResponse(
+  body: Buffer,
+  fetchOffsets: TopicPartitionMap<number>,
+  readCommitted: boolean,
+  asBatches = false,
+): Promise<{ errorCode: number; partitions: FetchedPartition[] }> {
   const r = new RecordBatchReader(body, 0);
   r.int32(); // throttle_time_ms
   const errorCode = r.int16();
@@ -103,7 +118,13 @@ export async function decodeFetchResponse(body: Buffer, fetchOffsets: TopicParti
         fetchOffset,
         nextOffset: fetchOffset,
       };
-      if (size > 0) {
+      if (asBatches) {
+        const set = size > 0 ? await consumedRecordSet(body.subarray(r.pos, r.pos + size)) : { columns: new RecordColumns(0), nextOffset: fetchOffset };
+        const partitionData = { partition, highWatermark: String(highWatermark), messages: set.columns, abortedTransactions: readCommitted ? aborted : [] };
+        decoded.batch = new DecodedBatch(topic, String(fetchOffset), partitionData);
+        decoded.nextOffset = Math.max(fetchOffset, set.nextOffset);
+        r.skip(size);
+      } else if (size > 0) {
         const sink = new ChangelogSink(decoded, records, new AbortedTransactions(readCommitted ? aborted : []));
         await decodeRecordBatches(body.subarray(r.pos, r.pos + size), `${topic}-${partition}`, sink);
         r.skip(size);

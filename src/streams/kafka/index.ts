@@ -14,6 +14,7 @@ export * from './join-hooks';
 export * from './log-sink';
 export * from './static-membership';
 export * from './streams-group-heartbeat';
+export type { OffsetCommitPartition } from './offset-commit';
 export * from './murmur2';
 export * from './security';
 export * from './topic-partition';

@@ -7,8 +7,9 @@
  * included), and sent on kafkajs' connection to the group's coordinator.
  */
 import { BrokerUnavailable, Forbidden, SluiceError, StreamsException, StreamsGroupNotFound, StreamsMemberFenced, StreamsProtocolUnsupported, StreamsTopologyRejected } from '../../errors';
-import { createCluster, type KafkajsBroker, type KafkajsCluster, maxVersion, sendEncoded } from './broker-requests';
+import { createCluster, createErrorFromCode, type KafkajsBroker, type KafkajsCluster, maxVersion, sendEncoded } from './broker-requests';
 import { FlexibleReader, FlexibleWriter } from './flexible-codec';
+import { decodeOffsetCommitV9, encodeOffsetCommitV9, type OffsetCommitPartition } from './offset-commit';
 import type { KafkaClient } from './types';
 
 const KafkaJSProtocolError: new (e: { type: string; code: number; retriable: boolean; message: string }) => Error = require('kafkajs/src/errors').KafkaJSProtocolError;
@@ -352,12 +353,47 @@ export async function sendStreamsGroupHeartbeat(coordinator: KafkajsBroker, requ
   return response;
 }
 
+const OFFSET_COMMIT_API_KEY = 8;
+/** The first OffsetCommit that carries a member epoch in the generation's place (KIP-848); Kafka 4.2 asks it of streams members. */
+const MEMBER_EPOCH_OFFSET_COMMIT_VERSION = 9;
+/** A commit's partition errors that say the member's epoch is past (STALE_MEMBER_EPOCH: 113, unknown to kafkajs). */
+const COMMIT_FENCED_ERRORS = new Map([
+  [25, 'UNKNOWN_MEMBER_ID'],
+  [110, 'FENCED_MEMBER_EPOCH'],
+  [113, 'STALE_MEMBER_EPOCH'],
+]);
+
+/**
+ * An OffsetCommit v9 to the group's coordinator as member `memberId` at `memberEpoch`. A partition's error throws:
+ * a fenced or stale epoch as StreamsMemberFenced (the member's tasks may have moved), a moved coordinator as
+ * BrokerUnavailable, any other as kafkajs raises Kafka's errors.
+ */
+export async function sendStreamsOffsetCommit(coordinator: KafkajsBroker, groupId: string, memberId: string, memberEpoch: number, offsets: readonly OffsetCommitPartition[]): Promise<void> {
+  const supported = maxVersion(coordinator, OFFSET_COMMIT_API_KEY);
+  if (supported < MEMBER_EPOCH_OFFSET_COMMIT_VERSION) {
+    throw new StreamsProtocolUnsupported(`a streams group member commits with OffsetCommit v${MEMBER_EPOCH_OFFSET_COMMIT_VERSION}; the group coordinator offers v${supported}`);
+  }
+  const api = { apiKey: OFFSET_COMMIT_API_KEY, apiVersion: MEMBER_EPOCH_OFFSET_COMMIT_VERSION, apiName: 'OffsetCommit' };
+  const results = await sendEncoded(coordinator, api, encodeOffsetCommitV9({ groupId, memberId, memberEpoch, offsets }), decodeOffsetCommitV9);
+  const failed = results.find((r) => r.errorCode !== 0);
+  if (failed === undefined) return;
+  const fenced = COMMIT_FENCED_ERRORS.get(failed.errorCode);
+  const where = `${failed.topic}-${failed.partition}`;
+  if (fenced !== undefined) {
+    const cause = new KafkaJSProtocolError({ type: fenced, code: failed.errorCode, retriable: false, message: fenced });
+    throw new StreamsMemberFenced(groupId, `the commit of ${where} at member epoch ${memberEpoch}: ${fenced}`, { cause });
+  }
+  const error = createErrorFromCode(failed.errorCode);
+  if (COORDINATOR_ERRORS.has(error.type)) throw new BrokerUnavailable(`the coordinator of streams group ${groupId} cannot take the commit: ${error.type}`, { cause: error });
+  throw error;
+}
+
 const COORDINATOR_ATTEMPTS = 5;
 const COORDINATOR_BACKOFF_MS = 200;
 
 /**
- * The heartbeats of one streams group's members, on a cluster connection of their own: to the group's coordinator,
- * found once and again after it moved.
+ * The heartbeats and offset commits of one streams group's members, on a cluster connection of their own: to the
+ * group's coordinator, found once and again after it moved.
  */
 export class StreamsGroupHeartbeats {
   private readonly cluster: KafkajsCluster;
@@ -380,10 +416,19 @@ export class StreamsGroupHeartbeats {
    * Sends the heartbeat; a coordinator that moved or is still loading (as on a broker just started) is found again
    * and asked again, a few times, before its error is thrown.
    */
-  async heartbeat(request: Omit<StreamsGroupHeartbeatRequest, 'groupId'>): Promise<StreamsGroupHeartbeatResponse> {
+  heartbeat(request: Omit<StreamsGroupHeartbeatRequest, 'groupId'>): Promise<StreamsGroupHeartbeatResponse> {
+    return this.toCoordinator((coordinator) => sendStreamsGroupHeartbeat(coordinator, { ...request, groupId: this.groupId }));
+  }
+
+  /** Commits offsets as member `memberId` at its current epoch (sendStreamsOffsetCommit), the coordinator found as for a heartbeat. */
+  commitOffsets(memberId: string, memberEpoch: number, offsets: readonly OffsetCommitPartition[]): Promise<void> {
+    return this.toCoordinator((coordinator) => sendStreamsOffsetCommit(coordinator, this.groupId, memberId, memberEpoch, offsets));
+  }
+
+  private async toCoordinator<T>(send: (coordinator: KafkajsBroker) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await sendStreamsGroupHeartbeat(await this.findCoordinator(), { ...request, groupId: this.groupId });
+        return await send(await this.findCoordinator());
       } catch (error) {
         // A lost connection or a moved coordinator: the next heartbeat asks which broker coordinates the group now.
         if (!(error instanceof SluiceError) || error instanceof BrokerUnavailable) this.coordinator = undefined;

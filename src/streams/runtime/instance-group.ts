@@ -1,5 +1,5 @@
 import { StreamsException } from '../../errors';
-import { removeStaticMembers, type KafkaAdmin } from '../kafka';
+import { removeStaticMembers, type KafkaAdmin, type StreamsEndpointPartitions } from '../kafka';
 import { StreamsPartitionAssignor } from './assignment/streams-partition-assignor';
 import type { SubscriptionFacts } from './assignment/subscription-info';
 import type { ThreadParts } from './instance-parts';
@@ -112,10 +112,37 @@ export class InstanceGroup {
     };
   }
 
+  /**
+   * Under the streams protocol, the host map from where the coordinator says every member's partitions are: a
+   * process per endpoint (the coordinator tells no process id), this node's by its application.server.
+   */
+  streamsEndpoints(endpoints: readonly StreamsEndpointPartitions[]): void {
+    const { config, processId, partitionCounts } = this.parts;
+    const members = endpoints.map(({ userEndpoint, activePartitions, standbyPartitions }) => {
+      const endpoint = `${userEndpoint.host}:${userEndpoint.port}`;
+      const partitions = (list: typeof activePartitions) => list.flatMap(({ topic, partitions: ps }) => ps.map((partition) => ({ topic, partition })));
+      return {
+        memberId: endpoint,
+        info: { version: 0, processId: endpoint === config.applicationServer ? processId : endpoint, endpoint, previousTasks: [], stateTasks: [] },
+        partitions: partitions(activePartitions),
+        standbyPartitions: partitions(standbyPartitions),
+      };
+    });
+    this.hostMap.update(members, partitionCounts);
+    this.member.groupRead();
+  }
+
+  /** Under the streams protocol, the coordinator told that a member asked the application to shut down: this node fails, as under classic. */
+  streamsShutdown(detail: string): void {
+    if (this.member.failed() || this.member.closing()) return;
+    this.member.fail(this.shutdownRequest ?? new StreamsException(`a member of streams group ${this.parts.config.applicationId} shut the application down (SHUTDOWN_APPLICATION): ${detail}`));
+  }
+
   /** Reads the group: the host map, this node's standbys, or a shutdown request; one read at a time. */
   refresh(): Promise<void> {
     const admin = this.member.admin();
-    if (!admin) return this.hostMapRefresh;
+    // A streams group is no classic group to describe: its heartbeats carry the host map (streamsEndpoints).
+    if (!admin || this.parts.config.groupProtocol === 'streams') return this.hostMapRefresh;
     this.hostMapRefresh = this.hostMapRefresh.then(async () => {
       try {
         const news = await this.hostMap.refresh(admin, this.parts.config.applicationId, this.parts.partitionCounts);

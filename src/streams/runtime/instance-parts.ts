@@ -84,6 +84,12 @@ export function instanceParts(
   if (config.notApplied.length > 0) {
     logger.warn({ keys: config.notApplied }, `configuration not applied by Sluice (accepted for Kafka Streams compatibility): ${config.notApplied.join(', ')}`);
   }
+  if (config.ignoredUnderStreams.length > 0) {
+    logger.warn(
+      { keys: config.ignoredUnderStreams },
+      `configuration ignored under group.protocol=streams (the group coordinator's streams.* settings decide; no static membership): ${config.ignoredUnderStreams.join(', ')}`,
+    );
+  }
   const defaultKeySerde = serdeByName(config.defaultKeySerde);
   const defaultValueSerde = serdeByName(config.defaultValueSerde);
   const stateDirectory = new StateDirectory(config.stateDir, applicationId);

@@ -18,6 +18,16 @@ export interface InternalTopicOptions {
   readonly topicConfigs: Readonly<Record<string, string>>;
 }
 
+/** The configs of a repartition topic as Sluice creates it (and a streams group's coordinator would). */
+export function repartitionTopicConfigs(options: InternalTopicOptions): Record<string, string> {
+  return { ...REPARTITION_TOPIC_CONFIG, ...options.topicConfigs };
+}
+
+/** The configs of a store's changelog as Sluice creates it (and a streams group's coordinator would). */
+export function changelogTopicConfigs(metadata: TopologyMetadata, store: string, options: InternalTopicOptions): Record<string, string> {
+  return { 'message.timestamp.type': 'CreateTime', ...options.topicConfigs, ...metadata.topology.store(store)!.logConfig };
+}
+
 /**
  * The internal topics an application needs (Kafka Streams' InternalTopicManager and the assignor's repartition
  * sizing): repartition topics take their partition count from the topics upstream of them, or from the topics
@@ -70,7 +80,7 @@ export function planInternalTopics(
     name: metadata.topicName(t.name),
     partitions: resolved.get(t.name) ?? 1,
     replicationFactor: options.replicationFactor,
-    configs: { ...REPARTITION_TOPIC_CONFIG, ...options.topicConfigs },
+    configs: repartitionTopicConfigs(options),
   }));
   for (const spec of specs) partitionCounts.set(spec.name, spec.partitions ?? 1);
   for (const sub of metadata.subtopologies) {
@@ -81,7 +91,7 @@ export function planInternalTopics(
         name: store.changelog,
         partitions: tasks,
         replicationFactor: options.replicationFactor,
-        configs: { 'message.timestamp.type': 'CreateTime', ...options.topicConfigs, ...topology.store(store.name)!.logConfig },
+        configs: changelogTopicConfigs(metadata, store.name, options),
       });
       partitionCounts.set(store.changelog, tasks);
     }
@@ -120,6 +130,16 @@ export async function prepareInternalTopics(admin: KafkaAdmin, metadata: Topolog
     }
   }
   return partitionCounts;
+}
+
+/** The internal topics' replication and the user's `topic.` configuration, from an instance's configuration. */
+export function internalTopicOptions(config: StreamsConfig): InternalTopicOptions {
+  const topicConfigs = Object.fromEntries(
+    Object.entries(config.values)
+      .filter(([k]) => k.startsWith('topic.'))
+      .map(([k, v]) => [k.slice('topic.'.length), String(v)]),
+  );
+  return { replicationFactor: config.replicationFactor, topicConfigs };
 }
 
 /**
@@ -171,12 +191,7 @@ export class InternalTopicManager {
 
   /** Creates repartition topics and changelogs with Kafka Streams' names and configs; checks sources. */
   private async prepareTopics(): Promise<void> {
-    const topicConfigs = Object.fromEntries(
-      Object.entries(this.config.values)
-        .filter(([k]) => k.startsWith('topic.'))
-        .map(([k, v]) => [k.slice('topic.'.length), String(v)]),
-    );
-    const counts = await prepareInternalTopics(this.admin, this.metadata, { replicationFactor: this.config.replicationFactor, topicConfigs });
+    const counts = await prepareInternalTopics(this.admin, this.metadata, internalTopicOptions(this.config));
     for (const [topic, count] of counts) {
       this.partitionCounts.set(topic, count);
       if (this.metadata.patternMatches([topic]).length > 0) this.patternTopics.add(topic);

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { StreamsException } from '../../errors';
-import { ChangelogReader, type EachBatchPayload, isTransientKafkaError, type StableOffsetReader, type TopicPartition } from '../kafka';
+import { ChangelogReader, isTransientKafkaError, type StableOffsetReader, type TopicPartition } from '../kafka';
 import { createThreadMemoryMetrics, createThreadMetrics, type MetricsScope, type ThreadMetrics } from '../metrics/streams-metrics';
 import { ChangelogRestorer } from './changelog-restorer';
 import { Committer } from './committer';
@@ -15,7 +15,7 @@ import { streamTaskFactory } from './task-factory';
 import { taskIdToString } from './task-id';
 import { TaskExecutor } from './task-executor';
 import { type ActiveTask, TaskManager } from './task-manager';
-import type { ThreadClients } from './thread-clients';
+import type { ThreadBatch, ThreadClients } from './thread-clients';
 import type { StreamThreadContext, StreamThreadEvents } from './stream-thread-context';
 import { isLive, type StreamThreadHandle, type ThreadPartitionPosition, type ThreadStorePosition, type ThreadTask } from './stream-thread-handle';
 import type { StateStore } from '../state/store';
@@ -184,7 +184,8 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
       onAssignment: (assigned, lost, generation) => {
         // A join that completes while the thread closes brings no tasks: they would outlive the thread. A failed
         // thread's join carried a shutdown request: its tasks stay as they are until it closes.
-        if (!this.stopping && !this.failed) void this.runExclusive(() => this.onAssignment(assigned, lost, generation)).catch((error) => this.fail(error));
+        if (this.stopping || this.failed) return Promise.resolve();
+        return this.runExclusive(() => this.onAssignment(assigned, lost, generation)).catch((error) => this.fail(error));
       },
       onFatal: (error) => this.fail(error),
       onRestart: (error) => this.onConsumerRestart(error),
@@ -250,7 +251,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
    * thread failed: its consumer is still a member until the thread closes.
    */
   sendShutdownRequest(): void {
-    if (!this.stopping) this.clients.consumer.requestRejoin();
+    if (!this.stopping) this.clients.consumer.requestShutdown();
   }
 
   /** Subscription userData for the next join. */
@@ -264,7 +265,7 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     return next;
   }
 
-  private async onBatch({ batch, resolveOffset, heartbeat, isStale, pause }: EachBatchPayload): Promise<void> {
+  private async onBatch({ batch, resolveOffset, heartbeat, isStale, pause }: ThreadBatch): Promise<void> {
     if (this.failed || this.stopping || isStale()) return;
     const taskId = this.ctx.metadata.taskOf(batch);
     const active = taskId && this.tasks.running(taskIdToString(taskId));

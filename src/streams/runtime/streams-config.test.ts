@@ -52,6 +52,7 @@ describe('parseStreamsConfig', () => {
     [{ ...base, 'upgrade.from': '3.9' }, "'upgrade.from' must be one of 0.10.0"],
     [{ ...base, 'rack.aware.assignment.tags': 'a,b,c,d,e,f' }, "'rack.aware.assignment.tags' must be a list of at most 5 items"],
     [{ ...base, 'num.stream.threads': [1] }, "'num.stream.threads' must be a string, number or boolean"],
+    [{ ...base, 'group.protocol': 'consumer' }, "'group.protocol' must be one of classic, streams (in any case), got \"consumer\""],
   ])('refuses %j with a clear error', (input, message) => {
     expect(() => parseStreamsConfig(input)).toThrow(ConfigException);
     expect(() => parseStreamsConfig(input)).toThrow(message);
@@ -335,6 +336,55 @@ describe('parseStreamsConfig', () => {
       '__emit.interval.ms.kstreams.outer.join.spurious.results.fix__': 0,
     });
     expect(config).toMatchObject({ grpcEndpoint: 'node-1:9090', embeddedStoreConfigSetter: './store-options.js', statsEnable: true, statsDumpPeriodSec: 10, notApplied: [] });
+  });
+});
+
+describe('group.protocol', () => {
+  it('is classic by default, and names nothing as ignored there', () => {
+    const config = parseStreamsConfig({ ...base, 'num.standby.replicas': 1, 'session.timeout.ms': 10000 });
+    expect(config).toMatchObject({ groupProtocol: 'classic', ignoredUnderStreams: [], notApplied: [] });
+    expect(config.values['group.protocol']).toBe('classic');
+  });
+
+  it('takes streams in any case', () => {
+    expect(parseStreamsConfig({ ...base, 'group.protocol': 'STREAMS' }).groupProtocol).toBe('streams');
+  });
+
+  it("under streams names the settings the group coordinator owns, as written, once (the assignor's not among the not applied)", () => {
+    const config = parseStreamsConfig({
+      ...base,
+      'group.protocol': 'streams',
+      'num.standby.replicas': 1,
+      'acceptable.recovery.lag': 5,
+      'max.warmup.replicas': 3,
+      'probing.rebalance.interval.ms': 60000,
+      'task.assignor.class': 'com.acme.Assignor',
+      'rack.aware.assignment.strategy': 'min_traffic',
+      'main.consumer.session.timeout.ms': 10000,
+      'consumer.heartbeat.interval.ms': 1000,
+      'restore.consumer.session.timeout.ms': 10000,
+      'commit.interval.ms': 100,
+      'group.instance.id': 'node-1',
+    });
+    expect(config.ignoredUnderStreams).toEqual([
+      'num.standby.replicas',
+      'acceptable.recovery.lag',
+      'max.warmup.replicas',
+      'probing.rebalance.interval.ms',
+      'task.assignor.class',
+      'rack.aware.assignment.strategy',
+      'main.consumer.session.timeout.ms',
+      'consumer.heartbeat.interval.ms',
+      'group.instance.id',
+    ]);
+    expect(config.groupInstanceId).toBeUndefined();
+    // The restore consumer's session is no group's: not applied, as under classic.
+    expect(config.notApplied).toEqual(['restore.consumer.session.timeout.ms']);
+  });
+
+  it("leaves the consumer's own group.protocol under a consumer prefix to the consumer's validator", () => {
+    const config = parseStreamsConfig({ ...base, 'main.consumer.group.protocol': 'consumer' });
+    expect(config).toMatchObject({ groupProtocol: 'classic', notApplied: ['main.consumer.group.protocol'] });
   });
 });
 

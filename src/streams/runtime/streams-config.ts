@@ -11,6 +11,30 @@ export { parseEndpoint } from '../config/validators';
 
 export type ProcessingGuarantee = 'at_least_once' | 'exactly_once_v2';
 
+/** `group.protocol`: the classic group protocol, or Kafka 4's streams rebalance protocol (KIP-1071). */
+export type GroupProtocol = 'classic' | 'streams';
+
+/**
+ * The settings the group coordinator owns under the streams protocol (its `streams.num.standby.replicas`,
+ * `streams.session.timeout.ms`, ... and its assignor), which Kafka Streams 4.2 names as ignored there, and static
+ * membership, which the protocol lacks in 4.2.
+ */
+const IGNORED_UNDER_STREAMS = new Set([
+  'num.standby.replicas',
+  'acceptable.recovery.lag',
+  'max.warmup.replicas',
+  'probing.rebalance.interval.ms',
+  'task.assignor.class',
+  'rack.aware.assignment.strategy',
+  'rack.aware.assignment.tags',
+  'rack.aware.assignment.traffic_cost',
+  'rack.aware.assignment.non_overlap_cost',
+  'session.timeout.ms',
+  'heartbeat.interval.ms',
+  // Kafka 4.2's streams groups have no static members (Kafka 4.4 adds them): the thread joins as a dynamic one.
+  'group.instance.id',
+]);
+
 /** Kafka's `auto.offset.reset`: where a source partition with no committed offset is read from. */
 export type AutoOffsetReset = 'earliest' | 'latest' | 'none';
 
@@ -28,6 +52,7 @@ export interface StreamsConfig {
   /** How long a task may stall on transient Kafka failures (sends, commits) before it fails. */
   readonly taskTimeoutMs: number;
   readonly processingGuarantee: ProcessingGuarantee;
+  readonly groupProtocol: GroupProtocol;
   readonly defaultKeySerde: string;
   readonly defaultValueSerde: string;
   readonly replicationFactor: number;
@@ -70,6 +95,8 @@ export interface StreamsConfig {
   readonly security: Readonly<Record<KafkaClientRole, KafkaSecurity>>;
   /** Keys given, as written, that Sluice accepts but does not apply: named in one warning at start. */
   readonly notApplied: string[];
+  /** Under `group.protocol=streams`, the keys given, as written, that the group coordinator owns: named once at start. */
+  readonly ignoredUnderStreams: string[];
   /** Every entry as given, plus the defaults of what Sluice applies: what `GET .../config` shows. */
   readonly values: Readonly<Record<string, ConfigValue>>;
 }
@@ -186,6 +213,13 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
   // Kafka Streams' default under exactly-once: a transaction per 100 ms, so output is not held back long.
   const commitIntervalMs = Number(given.get('commit.interval.ms')?.value ?? (processingGuarantee === 'exactly_once_v2' ? 100 : defaultOf('commit.interval.ms')));
 
+  const groupProtocol: GroupProtocol = String(setting('group.protocol')).toLowerCase() === 'streams' ? 'streams' : 'classic';
+  // The main consumer's session and heartbeat under any of its prefixes; the Kafka Streams keys unprefixed.
+  const ignoredUnderStreams =
+    groupProtocol === 'streams'
+      ? [...given].filter(([, { form }]) => IGNORED_UNDER_STREAMS.has(form.entry.name) && CLIENT_ROLE_PREFIXES.mainConsumer.includes(form.prefix)).map(([key]) => key)
+      : [];
+
   const values: Record<string, ConfigValue> = {};
   for (const entry of CONFIG_KEYS) {
     if (entry.default === undefined || entry.replacedBy !== undefined || !entry.applied?.('', String(entry.default))) continue;
@@ -208,6 +242,7 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     commitIntervalMs,
     taskTimeoutMs: Number(setting('task.timeout.ms')),
     processingGuarantee,
+    groupProtocol,
     defaultKeySerde: String(setting('default.key.serde')),
     defaultValueSerde: String(setting('default.value.serde')),
     replicationFactor: Number(setting('replication.factor')),
@@ -227,7 +262,7 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     globalConsumer: changelogFetches('globalConsumer'),
     pollMaxWaitMs: Number(setting('poll.ms')),
     metadataMaxAgeMs: Number(mainConsumerSetting('metadata.max.age.ms')),
-    groupInstanceId: ((value) => (value === undefined ? undefined : String(value)))(forClient('mainConsumer', 'group.instance.id')?.value),
+    groupInstanceId: groupProtocol === 'streams' ? undefined : ((value) => (value === undefined ? undefined : String(value)))(forClient('mainConsumer', 'group.instance.id')?.value),
     timeStoreOperations: setting('metrics.recording.level') !== 'INFO',
     statsEnable: setting('stats.enable') === true,
     statsDumpPeriodSec: Number(setting('stats.dumpPeriodSec')),
@@ -235,7 +270,8 @@ export function parseStreamsConfig(input: Readonly<Record<string, unknown>>): St
     logMaxFileSize: Number(setting('log.maxFileSize')),
     embeddedStoreConfigSetter: optional('embeddedstore.config.setter'),
     security,
-    notApplied: [...given].filter(([, entry]) => !isApplied(entry)).map(([key]) => key),
+    notApplied: [...given].filter(([key, entry]) => !isApplied(entry) && !ignoredUnderStreams.includes(key)).map(([key]) => key),
+    ignoredUnderStreams,
     values,
   };
 }

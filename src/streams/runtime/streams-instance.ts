@@ -131,6 +131,8 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
         onRestore: (store, progress) => this.onRestore({ store, ...progress }),
         onGlobalError: (error) => void this.failWith(error),
         heldByActive: (taskId) => this.streamThreads.some((t) => t.holds(taskId)),
+        streamsEndpoints: (endpoints) => this.group.streamsEndpoints(endpoints),
+        streamsShutdown: (detail) => this.group.streamsShutdown(detail),
       },
       options,
     );

@@ -36,12 +36,38 @@ export interface GroupHooks {
   readonly logger: Logger;
 }
 
+/** A fetched batch as a thread's consumer hands it to the thread: kafkajs' payload, or a streams group member's. */
+export type ThreadBatch = Pick<EachBatchPayload, 'batch' | 'resolveOffset' | 'heartbeat' | 'isStale' | 'pause'>;
+
+/**
+ * A thread's consumer as the thread drives it, whichever group protocol it takes part in: a classic group's consumer
+ * (GroupConsumer) or a streams group's member (StreamsGroupMember).
+ */
+export interface ThreadConsumer {
+  /** Connects and subscribes: everything short of joining the group. */
+  connect(topics: (string | RegExp)[]): Promise<void>;
+  /** Joins the group and hands what it fetches to `handlers`. */
+  start(handlers: ConsumerHandlers): Promise<void>;
+  /** Adds topics to the subscription; `running` says whether to go on (false once the thread closes). */
+  addTopics(topics: string[], running: () => boolean): Promise<void>;
+  /** Takes part in a rebalance again, without leaving the group. */
+  requestRejoin(): void;
+  /** Carries the instance's shutdown request (SHUTDOWN_APPLICATION) to the group. */
+  requestShutdown(): void;
+  /** Reads these partitions from these offsets on; batches fetched from elsewhere meanwhile come stale (`isStale`). */
+  seek(offsets: readonly { topic: string; partition: number; offset: number }[]): void;
+  resume(partitions: readonly TopicPartition[]): void;
+  commitOffsets(offsets: readonly { topic: string; partition: number; offset: number }[]): Promise<void>;
+  /** Stops and disconnects; a static member leaves the group only when `leaveGroup` says so. */
+  disconnect(leaveGroup?: boolean): Promise<void>;
+}
+
 /**
  * A thread's Kafka clients: its consumer in the application's group, and at-least-once its producer, exactly-once
  * the reader of the committed offsets its new tasks start from.
  */
 export interface ThreadClients {
-  readonly consumer: GroupConsumer;
+  readonly consumer: ThreadConsumer;
   /** Undefined under exactly-once: each task has its own transactional producer. */
   readonly producer: KafkaProducer | undefined;
   /**
@@ -90,13 +116,14 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
 
 /** What a thread does with what its consumer reports. */
 export interface ConsumerHandlers {
-  onBatch(payload: EachBatchPayload): Promise<void>;
+  onBatch(payload: ThreadBatch): Promise<void>;
   /**
    * The group gave this member these partitions (every join, the first included). `lost`: the group had dropped
    * this member (it joined again under a new member id), so the tasks it held may have moved and come back.
-   * `generation`: the group's generation of the join (-1 when unknown).
+   * `generation`: the group's generation of the join (-1 when unknown; a streams group's member epoch). Settles once
+   * the thread has applied the assignment (a streams group's member then reports its tasks as owned).
    */
-  onAssignment(assigned: TopicPartition[], lost: boolean, generation: number): void;
+  onAssignment(assigned: TopicPartition[], lost: boolean, generation: number): Promise<void>;
   /** The group is rebalancing: this member is about to join again. */
   onRebalancing(): void;
   /** The consumer failed for good (kafkajs does not restart it). */
@@ -109,7 +136,7 @@ export interface ConsumerHandlers {
  * able to take more topics later. kafkajs takes subscriptions only while its consumer is stopped, so adding
  * topics leaves the group and joins it again: a rebalance, as a new subscription causes in Kafka Streams.
  */
-export class GroupConsumer {
+export class GroupConsumer implements ThreadConsumer {
   private handlers: ConsumerHandlers | undefined;
   private waitingForForeignMembers = false;
   private memberId: string | undefined;
@@ -159,7 +186,7 @@ export class GroupConsumer {
       this.lastContact = Date.now();
       this.joinedAt = this.lastContact;
       const assigned = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => ({ topic, partition })));
-      handlers.onAssignment(assigned, lost, this.generationId);
+      void handlers.onAssignment(assigned, lost, this.generationId);
     });
     consumer.on(consumer.events.CRASH, (event) => (event.payload.restart ? handlers.onRestart(event.payload.error) : handlers.onFatal(event.payload.error)));
     this.handlers = handlers;
@@ -222,6 +249,11 @@ export class GroupConsumer {
   /** Joins the group again at the next heartbeat, without leaving it: the leader's join rebalances the group. */
   requestRejoin(): void {
     this.rejoinRequested = true;
+  }
+
+  /** The request travels in the subscription of the next join (SubscriptionInfo.shutdownRequested). */
+  requestShutdown(): void {
+    this.requestRejoin();
   }
 
   /**

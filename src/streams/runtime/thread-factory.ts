@@ -1,5 +1,5 @@
 import { StreamsException } from '../../errors';
-import { ChangelogReader, type TopicPartition } from '../kafka';
+import { ChangelogReader, type StreamsEndpointPartitions, type TopicPartition } from '../kafka';
 import type { StreamsPartitionAssignor } from './assignment/streams-partition-assignor';
 import { type SubscriptionFacts, subscriptionInfo } from './assignment/subscription-info';
 import type { RestoreProgress } from './changelog-restorer';
@@ -10,7 +10,8 @@ import { StandbyTasks, standbyTaskFactory } from './standby-task';
 import { StreamThread } from './stream-thread';
 import type { StreamThreadHandle } from './stream-thread-handle';
 import { TaskCheckpoints } from './task-checkpoints';
-import { kafkaThreadClients } from './thread-clients';
+import { streamsGroupThreadClients } from './streams-group-member';
+import { kafkaThreadClients, type ThreadClientsFactory } from './thread-clients';
 import type { TopologySource } from './worker/topology-source';
 import { WorkerStreamThread } from './worker/worker-stream-thread';
 
@@ -28,6 +29,10 @@ export interface ThreadInstance {
   onGlobalError(error: Error): void;
   /** Whether a stream thread of the instance holds the task active. */
   heldByActive(taskId: string): boolean;
+  /** Under the streams protocol, where every member's partitions are, as a thread's heartbeat last told. */
+  streamsEndpoints(endpoints: readonly StreamsEndpointPartitions[]): void;
+  /** Under the streams protocol, a member asked the application to shut down. */
+  streamsShutdown(detail: string): void;
 }
 
 /**
@@ -39,7 +44,7 @@ export class ThreadFactory {
   private readonly workerTopology: TopologySource | undefined;
 
   constructor(
-    private readonly parts: ThreadParts,
+    private readonly parts: ThreadParts & { readonly processId: string },
     private readonly instance: ThreadInstance,
     given: StreamsInstanceOptions,
   ) {
@@ -121,7 +126,7 @@ export class ThreadFactory {
       config,
       metadata: this.parts.metadata,
       kafka,
-      clients: kafkaThreadClients(kafka, config, this.instance.assign),
+      clients: this.threadClients(),
       stateDirectory,
       defaultKeySerde: this.parts.defaultKeySerde,
       defaultValueSerde: this.parts.defaultValueSerde,
@@ -179,10 +184,27 @@ export class ThreadFactory {
    * module, so what exists only in code here (handlers given as functions, a token provider) and global stores
    * (restored on this thread, and read by every task) keep every thread on this event loop.
    */
+  /** A thread's consumer and producer: a classic group's consumer, or under the streams protocol a streams group's member. */
+  private threadClients(): ThreadClientsFactory {
+    const { config, kafka, metadata, partitionCounts, processId } = this.parts;
+    if (config.groupProtocol === 'classic') return kafkaThreadClients(kafka, config, this.instance.assign);
+    return streamsGroupThreadClients(kafka, {
+      config,
+      metadata,
+      partitionCounts,
+      processId,
+      committedOffsets: (partitions) => this.instance.committedOffsets(partitions),
+      onEndpoints: (endpoints) => this.instance.streamsEndpoints(endpoints),
+      onShutdownRequested: (detail) => this.instance.streamsShutdown(detail),
+    });
+  }
+
   private workerThreadsAllowed(given: StreamsInstanceOptions): boolean {
     const handlersInCode = Object.keys(given.exceptionHandlers ?? {}).filter((key) => key !== 'uncaught');
     const reason =
-      handlersInCode.length > 0 ? `exception handlers given in code (${handlersInCode.join(', ')})`
+      // A worker's thread would need the instance's host map pushed from its heartbeats: not built yet.
+      this.parts.config.groupProtocol === 'streams' ? 'group.protocol=streams'
+      : handlersInCode.length > 0 ? `exception handlers given in code (${handlersInCode.join(', ')})`
       : given.oauthBearerTokenProvider ? 'an OAuth token provider given in code'
       : this.parts.metadata.topology.globalStores().length > 0 ? 'global stores'
       : !cloneable(this.parts.givenConfig) ? 'configuration values that are code'
