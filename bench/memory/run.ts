@@ -13,7 +13,9 @@
  * (which the node takes as its memory budget, V8's heap limited to the budget's heap share): the cgroup's peak and
  * the OOM kills are printed too, and how long the stream thread waited for the broker (its producer buffer's
  * back-pressure). Sluice only: Kafka Streams' side is bench:wordcount's. Figures only; it exits 1 when a load fails.
- * Usage: `npm run bench:memory -- [--keys N] [--lines N] [--load hostile|wordcount|both] [--budget MiB]`.
+ * With `--throttle MiB`, the broker lets each client produce that many MiB/s once the input is written (a default
+ * client quota), so that the node's output meets a slower broker: its producer buffers fill and it waits.
+ * Usage: `npm run bench:memory -- [--keys N] [--lines N] [--load hostile|wordcount|both] [--budget MiB] [--throttle MiB]`.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -27,6 +29,7 @@ import { corpusOf, DEFAULT_VOCABULARY, HOSTILE_COMMON_WORD, HOSTILE_WORDS_PER_LI
 import { log, runMain, sleep } from '../support/program';
 import { startSluiceNode, waitReady } from '../support/sluice-node';
 import { maxDefined, produceLines, waitCaughtUp } from '../support/word-count-topics';
+import { throttleProducers } from '../support/broker-quota';
 import { createMemoryCgroup, heapFlags, type MemoryCgroup } from '../support/memory-cgroup';
 import { readBreakdown, type Breakdown } from './breakdown';
 import { MEMORY_BENCH_TOPOLOGY } from './topology';
@@ -71,8 +74,11 @@ async function main(): Promise<void> {
       lines: { type: 'string', default: '1000000' },
       load: { type: 'string', default: 'both' },
       budget: { type: 'string' },
+      throttle: { type: 'string' },
     },
   });
+  const throttleMiB = values.throttle === undefined ? undefined : Number(values.throttle);
+  if (throttleMiB !== undefined && !(throttleMiB > 0)) throw new Error('--throttle takes a positive number of MiB/s');
   const budgetMiB = values.budget === undefined ? undefined : Number(values.budget);
   if (budgetMiB !== undefined && !(Number.isInteger(budgetMiB) && budgetMiB > 0)) throw new Error('--budget takes a positive number of MiB');
   const keys = Number(values.keys);
@@ -88,7 +94,7 @@ async function main(): Promise<void> {
   try {
     await admin.connect();
     for (const load of loads) {
-      const failure = await measure(kafka, admin, broker.bootstrapServers, load, suffix, workDir, budgetMiB);
+      const failure = await measure(kafka, admin, broker.bootstrapServers, load, suffix, workDir, budgetMiB, throttleMiB);
       if (failure !== undefined) {
         process.stdout.write(`  ${load.name}: ${failure}\n`);
         process.exitCode = 1;
@@ -130,22 +136,44 @@ function row(label: string, b: Breakdown): string {
 }
 
 /** Runs one load on a node of its own and prints its readings; returns why it failed, if it did. */
-async function measure(kafka: KafkaClient, admin: Admin, bootstrapServers: string, load: Load, suffix: string, workDir: string, budgetMiB: number | undefined): Promise<string | undefined> {
+async function measure(
+  kafka: KafkaClient,
+  admin: Admin,
+  bootstrapServers: string,
+  load: Load,
+  suffix: string,
+  workDir: string,
+  budgetMiB: number | undefined,
+  throttleMiB: number | undefined,
+): Promise<string | undefined> {
   const cgroup = budgetMiB === undefined ? undefined : createMemoryCgroup(`sluice-bench-memory-${load.name}-${suffix}`, budgetMiB * MB);
   if (typeof cgroup === 'string') return cgroup;
   try {
-    return await measureIn(kafka, admin, bootstrapServers, load, suffix, workDir, cgroup);
+    return await measureIn(kafka, admin, bootstrapServers, load, suffix, workDir, cgroup, throttleMiB);
   } finally {
     cgroup?.remove();
   }
 }
 
-async function measureIn(kafka: KafkaClient, admin: Admin, bootstrapServers: string, load: Load, suffix: string, workDir: string, cgroup: MemoryCgroup | undefined): Promise<string | undefined> {
+async function measureIn(
+  kafka: KafkaClient,
+  admin: Admin,
+  bootstrapServers: string,
+  load: Load,
+  suffix: string,
+  workDir: string,
+  cgroup: MemoryCgroup | undefined,
+  throttleMiB: number | undefined,
+): Promise<string | undefined> {
   const input = `bench-memory-${load.name}-in-${suffix}`;
   const output = `bench-memory-${load.name}-out-${suffix}`;
   const applicationId = `bench-memory-${load.name}-${suffix}`;
   await createTopics(admin, [input, output].map((name) => ({ name, partitions: PARTITIONS })));
   await produceLines(kafka, input, load.lines, load.lineOf, load.name);
+  if (throttleMiB !== undefined) {
+    const refused = await throttleProducers(bootstrapServers, Math.round(throttleMiB * MB));
+    if (refused !== undefined) return refused;
+  }
 
   const dir = path.join(workDir, load.name);
   const stateDir = path.join(dir, 'state');
@@ -180,7 +208,10 @@ async function measureIn(kafka: KafkaClient, admin: Admin, bootstrapServers: str
     await waitReady(node, READY_WITHIN_MS);
     const readyS = (Date.now() - launched) / 1000;
     const out = (line: string): void => void process.stdout.write(`${line.trimEnd()}\n`);
-    out(`${load.description}; 1 thread, at_least_once, commit.interval.ms ${COMMIT_INTERVAL_MS}, statestore.cache.max.bytes ${CACHE_BYTES / MB} MB`);
+    out(
+      `${load.description}; 1 thread, at_least_once, commit.interval.ms ${COMMIT_INTERVAL_MS}, statestore.cache.max.bytes ${CACHE_BYTES / MB} MB` +
+        (throttleMiB === undefined ? '' : `; the broker takes ${throttleMiB} MiB/s from each producer`),
+    );
     out(`  ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}; node ready ${readyS.toFixed(1)} s after launch; MB but for "processed"`);
     out(`  ${'t (s)'.padStart(7)}${COLUMNS.map(([name]) => name.padStart(Math.max(name.length, 5) + 2)).join('')}`);
 

@@ -13,8 +13,9 @@ const mib = (bytes: number): string => `${Math.round(bytes / MiB)} MiB`;
 
 /** The container's memory limit, if the process has one below the machine's memory. */
 export function containerMemoryLimit(): number | undefined {
-  const constrained = process.constrainedMemory();
-  return constrained > 0 && constrained < os.totalmem() ? constrained : undefined;
+  // Older typings (and Node before 22) say undefined where there is no constraint; newer ones a huge number.
+  const constrained: number | undefined = process.constrainedMemory();
+  return constrained !== undefined && constrained > 0 && constrained < os.totalmem() ? constrained : undefined;
 }
 
 export function nodeMemoryBudget(configured: number | undefined, logger: Logger, containerLimit = containerMemoryLimit()): MemoryBudget | undefined {
