@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   try {
     await admin.connect();
     for (const load of loads) {
-      const failure = await measure(kafka, admin, broker.bootstrapServers, load, suffix, workDir, budgetMiB, throttleMiB);
+      const failure = await measure({ kafka, admin, bootstrapServers: broker.bootstrapServers, load, suffix, workDir, throttleMiB }, budgetMiB);
       if (failure !== undefined) {
         process.stdout.write(`  ${load.name}: ${failure}\n`);
         process.exitCode = 1;
@@ -135,36 +135,29 @@ function row(label: string, b: Breakdown): string {
   return `  ${label.padStart(7)}${COLUMNS.map(([name, value]) => value(b).padStart(Math.max(name.length, 5) + 2)).join('')}`;
 }
 
-/** Runs one load on a node of its own and prints its readings; returns why it failed, if it did. */
-async function measure(
-  kafka: KafkaClient,
-  admin: Admin,
-  bootstrapServers: string,
-  load: Load,
-  suffix: string,
-  workDir: string,
-  budgetMiB: number | undefined,
-  throttleMiB: number | undefined,
-): Promise<string | undefined> {
-  const cgroup = budgetMiB === undefined ? undefined : createMemoryCgroup(`sluice-bench-memory-${load.name}-${suffix}`, budgetMiB * MB);
+/** One load's run: where it runs and how the broker treats its output. */
+interface LoadRun {
+  kafka: KafkaClient;
+  admin: Admin;
+  bootstrapServers: string;
+  load: Load;
+  suffix: string;
+  workDir: string;
+  throttleMiB: number | undefined;
+}
+
+/** Runs one load on a node of its own (in a memory cgroup of `budgetMiB`) and prints its readings; returns why it failed, if it did. */
+async function measure(run: LoadRun, budgetMiB: number | undefined): Promise<string | undefined> {
+  const cgroup = budgetMiB === undefined ? undefined : createMemoryCgroup(`sluice-bench-memory-${run.load.name}-${run.suffix}`, budgetMiB * MB);
   if (typeof cgroup === 'string') return cgroup;
   try {
-    return await measureIn(kafka, admin, bootstrapServers, load, suffix, workDir, cgroup, throttleMiB);
+    return await measureIn(run, cgroup);
   } finally {
     cgroup?.remove();
   }
 }
 
-async function measureIn(
-  kafka: KafkaClient,
-  admin: Admin,
-  bootstrapServers: string,
-  load: Load,
-  suffix: string,
-  workDir: string,
-  cgroup: MemoryCgroup | undefined,
-  throttleMiB: number | undefined,
-): Promise<string | undefined> {
+async function measureIn({ kafka, admin, bootstrapServers, load, suffix, workDir, throttleMiB }: LoadRun, cgroup: MemoryCgroup | undefined): Promise<string | undefined> {
   const input = `bench-memory-${load.name}-in-${suffix}`;
   const output = `bench-memory-${load.name}-out-${suffix}`;
   const applicationId = `bench-memory-${load.name}-${suffix}`;

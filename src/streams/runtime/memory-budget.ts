@@ -24,6 +24,8 @@ export const HEAP_SHARE = 0.6;
 /** How often the budget looks for a part at its bound, and for how many looks in a row it must stay there. */
 const PRESSURE_CHECK_MS = 5000;
 const PRESSURE_CHECKS = 3;
+/** How long one reading of the parts serves a scrape's gauges. */
+const READING_TTL_MS = 200;
 /** A part at or above this share of its bound is at its bound. */
 const AT_BOUND = 0.95;
 
@@ -82,6 +84,7 @@ function processMemory(): { anonymous: number; heapUsed: number } {
 export class MemoryBudget extends EventEmitter<MemoryBudgetEvents> {
   readonly parts: readonly MemoryPart[] = MEMORY_PARTS;
   private readonly threads = new Set<BudgetedThread>();
+  private lastReading: { at: number; parts: readonly MemoryPartReading[] } | undefined;
   private readonly atBound = new Map<MemoryPart, { looks: number; since: number; told: boolean }>();
   private timer: NodeJS.Timeout | undefined;
 
@@ -126,8 +129,17 @@ export class MemoryBudget extends EventEmitter<MemoryBudgetEvents> {
     }
   }
 
-  /** Each part's bound and what is in use now, node-wide. */
-  readings(): MemoryPartReading[] {
+  /**
+   * Each part's bound and what is in use now, node-wide. A scrape reads every part's two gauges in every instance:
+   * one reading (a /proc read, a walk over the threads) serves them all for READING_TTL_MS.
+   */
+  readings(): readonly MemoryPartReading[] {
+    const now = performance.now();
+    if (this.lastReading === undefined || now - this.lastReading.at >= READING_TTL_MS) this.lastReading = { at: now, parts: this.readNow() };
+    return this.lastReading.parts;
+  }
+
+  private readNow(): MemoryPartReading[] {
     let cacheBytes = 0;
     let produceBufferBytes = 0;
     for (const thread of this.threads) {
@@ -150,7 +162,7 @@ export class MemoryBudget extends EventEmitter<MemoryBudgetEvents> {
    * record caches are left out: a cache is meant to fill up.
    */
   lookForPressure(now: number): void {
-    for (const reading of this.readings()) {
+    for (const reading of this.readNow()) {
       if (reading.part === 'record-cache') continue;
       const state = this.atBound.get(reading.part);
       if (reading.usedBytes < reading.budgetBytes * AT_BOUND) {
@@ -166,6 +178,7 @@ export class MemoryBudget extends EventEmitter<MemoryBudgetEvents> {
   }
 
   private share(): void {
+    this.lastReading = undefined;
     const producers = [...this.threads].filter((t) => t.produces).length;
     const cacheBytes = Math.floor(this.recordCacheBytes / Math.max(1, this.threads.size));
     const produceBufferBytes = Math.floor(this.producerBufferBytes / Math.max(1, producers));
