@@ -14,8 +14,11 @@
  * the OOM kills are printed too, and how long the stream thread waited for the broker (its producer buffer's
  * back-pressure). Sluice only: Kafka Streams' side is bench:wordcount's. Figures only; it exits 1 when a load fails.
  * With `--throttle MiB`, the broker lets each client produce that many MiB/s once the input is written (a default
- * client quota), so that the node's output meets a slower broker: its producer buffers fill and it waits.
- * Usage: `npm run bench:memory -- [--keys N] [--lines N] [--load hostile|wordcount|both] [--budget MiB] [--throttle MiB]`.
+ * client quota), so that the node's output meets a slower broker: its producer buffers fill and it waits. Each commit
+ * waits for the records sent before it, so a short `--commit-interval` (default 1000 ms, as `npm start`) drains the
+ * buffer before it can fill; Kafka Streams' at-least-once default, 30 000 ms, lets it fill.
+ * Usage: `npm run bench:memory -- [--keys N] [--lines N] [--load hostile|wordcount|both] [--budget MiB] [--throttle MiB]
+ * [--commit-interval MS]`.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -36,7 +39,7 @@ import { MEMORY_BENCH_TOPOLOGY } from './topology';
 
 const PARTITIONS = 4;
 const CACHE_BYTES = 10 * 1024 * 1024;
-const COMMIT_INTERVAL_MS = 1000;
+const DEFAULT_COMMIT_INTERVAL_MS = 1000;
 const SAMPLE_MS = 1000;
 const PEAK_SAMPLE_MS = 100;
 const READY_WITHIN_MS = 120_000;
@@ -75,12 +78,15 @@ async function main(): Promise<void> {
       load: { type: 'string', default: 'both' },
       budget: { type: 'string' },
       throttle: { type: 'string' },
+      'commit-interval': { type: 'string', default: String(DEFAULT_COMMIT_INTERVAL_MS) },
     },
   });
   const throttleMiB = values.throttle === undefined ? undefined : Number(values.throttle);
   if (throttleMiB !== undefined && !(throttleMiB > 0)) throw new Error('--throttle takes a positive number of MiB/s');
   const budgetMiB = values.budget === undefined ? undefined : Number(values.budget);
   if (budgetMiB !== undefined && !(Number.isInteger(budgetMiB) && budgetMiB > 0)) throw new Error('--budget takes a positive number of MiB');
+  const commitIntervalMs = Number(values['commit-interval']);
+  if (!(Number.isInteger(commitIntervalMs) && commitIntervalMs > 0)) throw new Error('--commit-interval takes a positive number of milliseconds');
   const keys = Number(values.keys);
   const lines = Number(values.lines);
   if (!Number.isInteger(keys) || keys < 2 || !Number.isInteger(lines) || lines < 1) throw new Error('--keys takes an integer above 1, --lines a positive integer');
@@ -94,7 +100,7 @@ async function main(): Promise<void> {
   try {
     await admin.connect();
     for (const load of loads) {
-      const failure = await measure({ kafka, admin, bootstrapServers: broker.bootstrapServers, load, suffix, workDir, throttleMiB }, budgetMiB);
+      const failure = await measure({ kafka, admin, bootstrapServers: broker.bootstrapServers, load, suffix, workDir, throttleMiB, commitIntervalMs }, budgetMiB);
       if (failure !== undefined) {
         process.stdout.write(`  ${load.name}: ${failure}\n`);
         process.exitCode = 1;
@@ -144,6 +150,7 @@ interface LoadRun {
   suffix: string;
   workDir: string;
   throttleMiB: number | undefined;
+  commitIntervalMs: number;
 }
 
 /** Runs one load on a node of its own (in a memory cgroup of `budgetMiB`) and prints its readings; returns why it failed, if it did. */
@@ -157,7 +164,7 @@ async function measure(run: LoadRun, budgetMiB: number | undefined): Promise<str
   }
 }
 
-async function measureIn({ kafka, admin, bootstrapServers, load, suffix, workDir, throttleMiB }: LoadRun, cgroup: MemoryCgroup | undefined): Promise<string | undefined> {
+async function measureIn({ kafka, admin, bootstrapServers, load, suffix, workDir, throttleMiB, commitIntervalMs }: LoadRun, cgroup: MemoryCgroup | undefined): Promise<string | undefined> {
   const input = `bench-memory-${load.name}-in-${suffix}`;
   const output = `bench-memory-${load.name}-out-${suffix}`;
   const applicationId = `bench-memory-${load.name}-${suffix}`;
@@ -182,7 +189,7 @@ async function measureIn({ kafka, admin, bootstrapServers, load, suffix, workDir
         'state.dir': stateDir,
         'num.stream.threads': 1,
         'processing.guarantee': 'at_least_once',
-        'commit.interval.ms': COMMIT_INTERVAL_MS,
+        'commit.interval.ms': commitIntervalMs,
         'statestore.cache.max.bytes': CACHE_BYTES,
       },
       topologies: [{ module: path.join(__dirname, 'topology.js') }],
@@ -202,7 +209,7 @@ async function measureIn({ kafka, admin, bootstrapServers, load, suffix, workDir
     const readyS = (Date.now() - launched) / 1000;
     const out = (line: string): void => void process.stdout.write(`${line.trimEnd()}\n`);
     out(
-      `${load.description}; 1 thread, at_least_once, commit.interval.ms ${COMMIT_INTERVAL_MS}, statestore.cache.max.bytes ${CACHE_BYTES / MB} MB` +
+      `${load.description}; 1 thread, at_least_once, commit.interval.ms ${commitIntervalMs}, statestore.cache.max.bytes ${CACHE_BYTES / MB} MB` +
         (throttleMiB === undefined ? '' : `; the broker takes ${throttleMiB} MiB/s from each producer`),
     );
     out(`  ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}; node ready ${readyS.toFixed(1)} s after launch; MB but for "processed"`);

@@ -7,12 +7,13 @@
  * side by side with the ratios. Figures only; nothing is asserted:
  * it exits 1 only when Sluice gave no figure (an error, or no progress at all for 2 minutes).
  * Usage: `npm run bench:wordcount -- [--lines N] [--threads T] [--vocabulary V | --unique | --hostile KEYS]
- * [--guarantee at_least_once|exactly_once_v2] [--rounds R] [--no-java] [--java-heap 1g] [--budget MiB] [--otel-ratio F]` (the corpora:
+ * [--guarantee at_least_once|exactly_once_v2] [--rounds R] [--no-java] [--java-heap 1g] [--budget MiB] [--otel-ratio F [--otel-vs-off]]` (the corpora:
  * corpus.ts; `--hostile` sets the lines). `--budget` runs Sluice in a memory cgroup of that size, which it takes as its
  * memory budget, as in a pod with that memory limit, and prints the cgroup's peak and OOM kills; `--java-heap` is the JVM's -Xmx;
  * `--otel-ratio` runs Sluice with OpenTelemetry on, its records sampled at that ratio, exporting to an OTLP sink in this
- * process. With R rounds the sides alternate, Sluice then Kafka Streams, R
- * times, each round's table printed, then each ratio's median over the rounds.
+ * process; with `--otel-vs-off` each round also runs Sluice with it off, the two in turn (off first in odd rounds, on
+ * first in even ones), and prints what tracing costs in CPU per line. With R rounds the sides alternate, Sluice then
+ * Kafka Streams, R times, each round's table printed, then each ratio's median over the rounds.
  */
 import { parseArgs } from 'node:util';
 import * as os from 'node:os';
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '1' },
       'no-java': { type: 'boolean', default: false },
       'otel-ratio': { type: 'string' },
+      'otel-vs-off': { type: 'boolean', default: false },
     },
   });
   let lines = Number(values.lines);
@@ -75,6 +77,7 @@ async function main(): Promise<void> {
   if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2') throw new Error('--guarantee takes at_least_once or exactly_once_v2');
   const otelRatio = values['otel-ratio'] === undefined ? undefined : Number(values['otel-ratio']);
   if (otelRatio !== undefined && !(otelRatio >= 0 && otelRatio <= 1)) throw new Error('--otel-ratio takes a number from 0 to 1');
+  if (values['otel-vs-off'] && otelRatio === undefined) throw new Error('--otel-vs-off compares with --otel-ratio F: give the ratio');
   const sink = otelRatio === undefined ? undefined : await startOtlpSink();
   const otel =
     sink === undefined
@@ -103,26 +106,43 @@ async function main(): Promise<void> {
     const loadAverage = os.loadavg()[0]!;
     // Beside N threads, one: what the threads past the first (each in a worker thread of its own) bring.
     const sluiceOne = threads > 1 ? await measure(sluiceSide({ ...settings, threads: 1 }, `${suffix}-1`), `bench-wc-${suffix}-1`, lines, lineOf, expected) : undefined;
+    const untracedRun = () => measure(sluiceSide(settings, `${suffix}-off`), `bench-wc-${suffix}-off`, lines, lineOf, expected);
+    const offFirst = values['otel-vs-off'] && round % 2 === 1;
+    const untracedBefore = offFirst ? await untracedRun() : undefined;
     const sluice = await measure(sluiceSide(settings, suffix, otel), `bench-wc-${suffix}`, lines, lineOf, expected);
+    const untraced = values['otel-vs-off'] ? (untracedBefore ?? (await untracedRun())) : undefined;
     let java: Outcome | undefined;
     if (!values['no-java']) {
       const side = await kafkaStreamsSide(settings, log);
       java = typeof side === 'string' ? side : await measure(side, `bench-wc-java-${suffix}`, lines, lineOf, expected).catch((error: Error) => error.message);
     }
     if (rounds > 1) process.stdout.write(`round ${round} of ${rounds}\n`);
-    ratios.push(report(lines, corpus, settings, loadAverage, sluiceOne, sluice, java));
+    ratios.push(report(lines, corpus, settings, loadAverage, { sluiceOne, sluice, java, untraced, otelRatio }));
     if (sink !== undefined) process.stdout.write(`  Sluice with OpenTelemetry on, records sampled at ${otelRatio}: ${sink.received.traces} trace exports received\n`);
     // No Sluice figure is a broken benchmark; a missing Java figure is only a missing comparison.
-    if (typeof sluice === 'string' || typeof sluiceOne === 'string') process.exitCode = 1;
+    if (typeof sluice === 'string' || typeof sluiceOne === 'string' || typeof untraced === 'string') process.exitCode = 1;
   }
   if (rounds > 1) reportMedians(ratios);
   sink?.close();
 }
 
-/** A round's ratios, Sluice's over Kafka Streams' (lines/s; CPU per line, Java's over Sluice's: above 1, Sluice is cheaper). */
+/**
+ * A round's ratios, Sluice's over Kafka Streams' (lines/s; CPU per line, Java's over Sluice's: above 1, Sluice is
+ * cheaper); `tracingCpu`: Sluice's CPU per line with tracing on over with it off.
+ */
 interface Ratios {
   throughput?: number;
   cpuPerLine?: number;
+  tracingCpu?: number;
+}
+
+/** A round's runs: Sluice (traced with an OpenTelemetry ratio), with one thread beside more, Kafka Streams, Sluice untraced. */
+interface RoundOutcomes {
+  sluiceOne: Outcome | undefined;
+  sluice: Outcome;
+  java: Outcome | undefined;
+  untraced: Outcome | undefined;
+  otelRatio: number | undefined;
 }
 
 function reportMedians(rounds: readonly Ratios[]): void {
@@ -135,7 +155,9 @@ function reportMedians(rounds: readonly Ratios[]): void {
   const of = (pick: (r: Ratios) => number | undefined) => rounds.map(pick).filter((v): v is number => v !== undefined);
   process.stdout.write(
     `median over ${rounds.length} rounds: Sluice/Java lines/s ${median(of((r) => r.throughput))} (rounds: ${of((r) => r.throughput).map((v) => v.toFixed(2)).join(', ')}); ` +
-      `Java/Sluice CPU per line ${median(of((r) => r.cpuPerLine))} (rounds: ${of((r) => r.cpuPerLine).map((v) => v.toFixed(2)).join(', ')})\n`,
+      `Java/Sluice CPU per line ${median(of((r) => r.cpuPerLine))} (rounds: ${of((r) => r.cpuPerLine).map((v) => v.toFixed(2)).join(', ')})` +
+      (of((r) => r.tracingCpu).length === 0 ? '' : `; Sluice traced/untraced CPU per line ${median(of((r) => r.tracingCpu))} (rounds: ${of((r) => r.tracingCpu).map((v) => v.toFixed(3)).join(', ')})`) +
+      '\n',
   );
 }
 
@@ -186,7 +208,7 @@ async function measure(side: Side, applicationId: string, lines: number, lineOf:
   }
 }
 
-function report(lines: number, corpus: string, settings: CommonSettings, loadAverage: number, sluiceOne: Outcome | undefined, sluice: Outcome, java: Outcome | undefined): Ratios {
+function report(lines: number, corpus: string, settings: CommonSettings, loadAverage: number, { sluiceOne, sluice, java, untraced, otelRatio }: RoundOutcomes): Ratios {
   const rows: [string, (f: Figures) => string][] = [
     ['time', (f) => `${f.seconds.toFixed(1)} s`],
     ['lines/s', (f) => String(Math.round(lines / f.seconds))],
@@ -199,7 +221,8 @@ function report(lines: number, corpus: string, settings: CommonSettings, loadAve
   const threads = (n: number) => `${n} thread${n === 1 ? '' : 's'}`;
   const columns: [string, Outcome][] = [];
   if (sluiceOne !== undefined) columns.push([`Sluice, ${threads(1)}`, sluiceOne]);
-  columns.push([`Sluice, ${threads(settings.threads)}`, sluice]);
+  if (untraced !== undefined) columns.push([`Sluice, ${threads(settings.threads)}, untraced`, untraced]);
+  columns.push([`Sluice, ${threads(settings.threads)}${otelRatio === undefined ? '' : `, traced ${otelRatio}`}`, sluice]);
   if (java !== undefined) columns.push([`Kafka Streams ${KAFKA_VERSION}, ${threads(settings.threads)}`, java]);
   const width = 32;
   const out = [
@@ -227,6 +250,10 @@ function report(lines: number, corpus: string, settings: CommonSettings, loadAve
   }
   if (sluiceOne !== undefined && typeof sluiceOne !== 'string' && typeof sluice !== 'string') {
     out.push(`  Sluice ${threads(settings.threads)}/${threads(1)} lines/s: ${(sluiceOne.seconds / sluice.seconds).toFixed(2)}`);
+  }
+  if (untraced !== undefined && typeof untraced !== 'string' && typeof sluice !== 'string' && untraced.cpuSeconds !== undefined && sluice.cpuSeconds !== undefined) {
+    ratios.tracingCpu = sluice.cpuSeconds / untraced.cpuSeconds;
+    out.push(`  Sluice traced/untraced CPU per line: ${ratios.tracingCpu.toFixed(3)}; lines/s: ${(untraced.seconds / sluice.seconds).toFixed(3)}`);
   }
   process.stdout.write(`${out.map((line) => line.trimEnd()).join('\n')}\n`);
   return ratios;

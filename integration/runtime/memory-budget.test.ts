@@ -1,6 +1,6 @@
 /**
- * The node's memory budget on a real broker: two instances on one node share its record-cache and producer-buffer
- * parts, each thread's share capping what its configuration asks; the shares grow back when an instance closes; the
+ * The node's memory budget on a real broker: two instances on one node share its record-cache, producer-buffer and
+ * fetch parts, each thread's share capping what its configuration asks; the shares grow back when an instance closes; the
  * parts are in every instance's metrics; the counts are what they would be without a budget.
  */
 import { Serdes, StreamsBuilder, StreamsInstance } from '../../src';
@@ -28,7 +28,7 @@ function metric(instance: StreamsInstance, group: string, name: string, tags: Re
 }
 
 it(
-  'shares the budget among the node\'s instances, caps their caches and producer buffers, and gives the share back when one closes',
+  'shares the budget among the node\'s instances, caps their caches, producer buffers and fetches, and gives the share back when one closes',
   async () => {
     const clients = new KafkaTestClients();
     const input = uniqueName('budget-in');
@@ -56,12 +56,18 @@ it(
       expect(metric(first, 'producer-metrics', 'buffer-total-bytes')).toBe(part);
       expect(metric(first, 'sluice-memory-metrics', 'memory-budget-bytes', { part: 'total' })).toBe(64 * MiB);
       expect(metric(first, 'sluice-memory-metrics', 'memory-used-bytes', { part: 'total' })).toBeGreaterThan(0);
+      // Its group consumer (1 MiB), restore consumer and standby updater (50 MiB each unbudgeted) within the fetch part.
+      const fetchUsed = () => metric(first, 'sluice-memory-metrics', 'memory-used-bytes', { part: 'fetch' });
+      expect(metric(first, 'sluice-memory-metrics', 'memory-budget-bytes', { part: 'fetch' })).toBe(part);
+      expect(fetchUsed()).toBeGreaterThan(MiB);
+      expect(fetchUsed()).toBeLessThanOrEqual(part);
 
       await second.start();
       await waitForState(second, 'RUNNING');
       await waitFor(() => metric(first, 'stream-record-cache-metrics', 'cache-max-bytes') === Math.floor(part / 2), 'the first instance\'s share halved', 10_000);
       expect(metric(second, 'stream-record-cache-metrics', 'cache-max-bytes')).toBe(Math.floor(part / 2));
       expect(metric(second, 'producer-metrics', 'buffer-total-bytes')).toBe(Math.floor(part / 2));
+      expect(fetchUsed()).toBeLessThanOrEqual(part);
 
       for (const instance of [first, second]) {
         await waitFor(() => storeValues<number>(instance, 'counts').get('common') === LINES, 'every line counted', 60_000);

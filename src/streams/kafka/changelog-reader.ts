@@ -57,12 +57,24 @@ export class ChangelogReader {
   private readonly cluster: KafkajsCluster;
   private connected: Promise<void> | undefined;
   private readonly topics = new Set<string>();
+  /** What one round of fetches may bring in all (a memory budget's share), split among the leaders it asks. */
+  private limitBytes = Number.POSITIVE_INFINITY;
 
   constructor(
     kafka: KafkaClient,
     private readonly options: ChangelogReaderOptions,
   ) {
     this.cluster = createCluster(kafka, { allowAutoTopicCreation: false, isolationLevel: isolationLevel(options.readCommitted) });
+  }
+
+  /** Caps what one round of fetches may bring, below `fetch.max.bytes`: the node's memory budget gives this reader a share. */
+  limitFetch(bytes: number): void {
+    this.limitBytes = Math.max(1, bytes);
+  }
+
+  /** The most one round of fetches may bring now: the budget's share, or without one `fetch.max.bytes` (per leader asked). */
+  get fetchBytes(): number {
+    return Math.min(this.options.maxBytes, this.limitBytes);
   }
 
   /**
@@ -90,8 +102,10 @@ export class ChangelogReader {
         for (const p of list) if (partitions.includes(p.partition)) (byLeader.get(leader) ?? byLeader.set(leader, []).get(leader)!).push(p);
       }
     }
+    // Within a budget's share, the round's requests split it: Kafka returns a first batch larger than asked for anyway.
+    const maxBytes = Math.min(this.options.maxBytes, Math.floor(this.limitBytes / Math.max(1, byLeader.size)));
     const responses = await Promise.all(
-      [...byLeader].map(async ([leader, list]) => this.fetchFrom(leader, await this.resolveEarliest(leader, list), options.maxWaitMs ?? this.options.maxWaitMs)),
+      [...byLeader].map(async ([leader, list]) => this.fetchFrom(leader, await this.resolveEarliest(leader, list), options.maxWaitMs ?? this.options.maxWaitMs, maxBytes)),
     );
     const result = responses.flat();
     let stale = false;
@@ -134,9 +148,10 @@ export class ChangelogReader {
     return positions.map((p) => (p.offset === EARLIEST || p.offset === LATEST ? { ...p, offset: starts.get(p.topic, p.partition) ?? 0 } : p));
   }
 
-  private async fetchFrom(leader: string, positions: ReadPosition[], maxWaitMs: number): Promise<FetchedPartition[]> {
+  private async fetchFrom(leader: string, positions: ReadPosition[], maxWaitMs: number, maxBytes: number): Promise<FetchedPartition[]> {
     const broker = await this.cluster.findBroker({ nodeId: leader });
-    const { readCommitted, maxBytes, maxPartitionBytes, asBatches = false } = this.options;
+    const { readCommitted, asBatches = false } = this.options;
+    const maxPartitionBytes = Math.min(this.options.maxPartitionBytes, maxBytes);
     return sendFetch(broker, leader, { partitions: positions, readCommitted, maxWaitMs, maxBytes, maxPartitionBytes, asBatches });
   }
 

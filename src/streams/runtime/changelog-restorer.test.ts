@@ -8,6 +8,11 @@ class FakeChangelogs implements ChangelogSource {
   readonly fetches: ReadPosition[][] = [];
   failures: Error[] = [];
   readonly logs = new Map<string, { start: number; end: number; appendAfterFirstFetch?: number }>();
+  fetchBytes = 50 * 1024 * 1024;
+
+  limitFetch(bytes: number): void {
+    this.fetchBytes = bytes;
+  }
 
   constructor(private readonly perFetch: number) {}
 

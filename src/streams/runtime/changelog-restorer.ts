@@ -5,6 +5,10 @@ import { EARLIEST, type FetchedPartition, type ChangelogRecordList, isTransientK
 export interface ChangelogSource {
   fetch(positions: readonly ReadPosition[], options?: { maxWaitMs?: number }): Promise<FetchedPartition[]>;
   close(): Promise<void>;
+  /** Caps what one round of fetches may bring (the node's memory budget's share). */
+  limitFetch(bytes: number): void;
+  /** The most one round of fetches may bring now. */
+  readonly fetchBytes: number;
 }
 
 /** One changelog partition of a task's store, to read from `startOffset` to the end it has when first fetched. */

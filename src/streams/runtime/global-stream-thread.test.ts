@@ -23,6 +23,11 @@ class FakeTopic implements ChangelogSource {
   /** Per partition, the offsets below are deleted (they still hold their place in `partitions`). */
   readonly logStart = [0, 0];
   readonly fetches: ReadPosition[][] = [];
+  fetchBytes = 50 * 1024 * 1024;
+
+  limitFetch(bytes: number): void {
+    this.fetchBytes = bytes;
+  }
 
   async fetch(positions: readonly ReadPosition[]): Promise<FetchedPartition[]> {
     await new Promise((resolve) => setImmediate(resolve));

@@ -190,14 +190,17 @@ export class GlobalStreamThread {
     this.cache.resize(maxBytes);
   }
 
+  readonly caches = true;
   readonly produces = false;
+  readonly consumers = 1;
 
   limitMemory(limits: MemoryLimits): void {
-    this.cache.limit(limits.cacheBytes);
+    if (limits.cacheBytes !== undefined) this.cache.limit(limits.cacheBytes);
+    this.options.source.limitFetch(limits.fetchBytes);
   }
 
   memoryInUse(): MemoryInUse {
-    return { cacheBytes: this.cache.sizeBytes, produceBufferBytes: 0 };
+    return { cacheBytes: this.cache.sizeBytes, produceBufferBytes: 0, fetchBytes: this.options.source.fetchBytes };
   }
 
   /** Checkpoints where the topics are read, and closes the stores. */

@@ -2,16 +2,23 @@ import { MemoryBudget, type BudgetedThread, type MemoryLimits, type MemoryPressu
 
 const MiB = 1024 * 1024;
 
+/** A stream thread (produces: a cache, a buffer, two consumers), a global thread (a cache, a consumer), or with `caches` false a standby updater. */
 class Thread implements BudgetedThread {
   limits: MemoryLimits | undefined;
   cacheBytes = 0;
   produceBufferBytes = 0;
-  constructor(readonly produces: boolean) {}
+  readonly consumers: number;
+  constructor(
+    readonly produces: boolean,
+    readonly caches = true,
+  ) {
+    this.consumers = produces ? 2 : 1;
+  }
   limitMemory(limits: MemoryLimits): void {
     this.limits = limits;
   }
   memoryInUse() {
-    return { cacheBytes: this.cacheBytes, produceBufferBytes: this.produceBufferBytes };
+    return { cacheBytes: this.cacheBytes, produceBufferBytes: this.produceBufferBytes, fetchBytes: this.limits!.fetchBytes * this.consumers };
   }
 }
 
@@ -21,16 +28,36 @@ describe('MemoryBudget', () => {
     const a = new Thread(true);
     const b = new Thread(true);
     const global = new Thread(false);
+    const tenth = Math.floor(51.2 * MiB);
     budget.join(a);
-    expect(a.limits).toEqual({ cacheBytes: Math.floor(51.2 * MiB), produceBufferBytes: Math.floor(51.2 * MiB) });
+    expect(a.limits).toEqual({ cacheBytes: tenth, produceBufferBytes: tenth, fetchBytes: Math.floor(tenth / 2) });
     budget.join(b);
     budget.join(global);
-    expect(a.limits).toEqual({ cacheBytes: Math.floor(Math.floor(51.2 * MiB) / 3), produceBufferBytes: Math.floor(Math.floor(51.2 * MiB) / 2) });
+    expect(a.limits).toEqual({ cacheBytes: Math.floor(tenth / 3), produceBufferBytes: Math.floor(tenth / 2), fetchBytes: Math.floor(tenth / 5) });
     expect(b.limits).toEqual(a.limits);
-    expect(global.limits).toEqual({ cacheBytes: a.limits!.cacheBytes, produceBufferBytes: undefined });
+    expect(global.limits).toEqual({ cacheBytes: a.limits!.cacheBytes, produceBufferBytes: undefined, fetchBytes: Math.floor(tenth / 5) });
     budget.leave(b);
     budget.leave(global);
-    expect(a.limits).toEqual({ cacheBytes: Math.floor(51.2 * MiB), produceBufferBytes: Math.floor(51.2 * MiB) });
+    expect(a.limits).toEqual({ cacheBytes: tenth, produceBufferBytes: tenth, fetchBytes: Math.floor(tenth / 2) });
+  });
+
+  it("shares the fetch part among every consumer, a standby updater's too, and tells a thread about to be made its share once it has joined", () => {
+    const budget = new MemoryBudget(100 * MiB, () => ({ anonymous: 0, heapUsed: 0 }));
+    const standbys = new Thread(false, false);
+    budget.join(standbys);
+    expect(standbys.limits).toEqual({ cacheBytes: undefined, produceBufferBytes: undefined, fetchBytes: 10 * MiB });
+    // Two stream threads about to be made: five consumers in all once they have joined.
+    const planned = budget.fetchBytesPerConsumer(4);
+    expect(planned).toBe(2 * MiB);
+    const threads = [new Thread(true), new Thread(true)];
+    for (const thread of threads) budget.join(thread);
+    expect(threads.map((t) => t.limits!.fetchBytes)).toEqual([planned, planned]);
+    expect(standbys.limits!.fetchBytes).toBe(planned);
+    // The standby updater has no cache: the two threads split the cache part.
+    expect(threads[0]!.limits!.cacheBytes).toBe(5 * MiB);
+    const fetch = budget.readings().find((r) => r.part === 'fetch');
+    expect(fetch).toEqual({ part: 'fetch', budgetBytes: 10 * MiB, usedBytes: 10 * MiB });
+    for (const thread of [standbys, ...threads]) budget.leave(thread);
   });
 
   it('reads each part: the whole against the memory no file backs, the heap against the smaller of its share and V8\'s limit, the caches and buffers summed', () => {

@@ -1,10 +1,12 @@
 /**
  * A node's memory budget (`memory.budget`, or the container's memory limit): the one number an operator sets, divided
  * among the parts of a node's memory that grow with load and that Sluice bounds. Every stream and global thread of
- * every instance on the node joins it; the record-cache part is shared evenly among them and the producer-buffer
- * part among the stream threads, each thread's share capping its `statestore.cache.max.bytes` share and its
- * `buffer.memory` (whichever is smaller wins), and shares are recomputed as threads come and go. A part that stays
- * at its bound (a producer buffer always full, a heap near its limit) is told once per episode.
+ * every instance on the node joins it, and each instance's standby updater; the record-cache part is shared evenly
+ * among those with a cache, the producer-buffer part among the stream threads and the fetch part among their
+ * consumers (a stream thread's group and restore consumers, the global thread's, the standby updater's), each share
+ * capping the thread's `statestore.cache.max.bytes` share, its `buffer.memory` and each consumer's `fetch.max.bytes`
+ * (whichever is smaller wins), and shares are recomputed as threads come and go. A part that stays at its bound (a
+ * producer buffer always full, a heap near its limit) is told once per episode.
  */
 
 import { EventEmitter } from 'node:events';
@@ -15,6 +17,8 @@ import { getHeapStatistics } from 'node:v8';
 export const RECORD_CACHE_SHARE = 0.1;
 /** The share of the budget for the bytes all the node's stream threads have produced and not had acknowledged. */
 export const PRODUCER_BUFFER_SHARE = 0.1;
+/** The share of the budget for what all the node's consumers may bring in one fetch each (`fetch.max.bytes`). */
+export const FETCH_SHARE = 0.1;
 /**
  * The most of the budget the main thread's V8 heap should be allowed: the rest holds Node itself, buffers outside
  * the heap, LMDB's transactions and the pages of the stores the node reads.
@@ -29,23 +33,37 @@ const READING_TTL_MS = 200;
 /** A part at or above this share of its bound is at its bound. */
 const AT_BOUND = 0.95;
 
-export const MEMORY_PARTS = ['total', 'heap', 'record-cache', 'producer-buffer'] as const;
+export const MEMORY_PARTS = ['total', 'heap', 'record-cache', 'producer-buffer', 'fetch'] as const;
 export type MemoryPart = (typeof MEMORY_PARTS)[number];
 
 export interface MemoryLimits {
-  readonly cacheBytes: number;
-  /** Undefined for a thread that does not produce (the global thread). */
+  /** Undefined for a thread without a record cache (the standby updater). */
+  readonly cacheBytes: number | undefined;
+  /** Undefined for a thread that does not produce (the global thread, the standby updater). */
   readonly produceBufferBytes: number | undefined;
+  /** The most each of the thread's consumers may bring in one fetch. */
+  readonly fetchBytes: number;
 }
 
 export interface MemoryInUse {
   readonly cacheBytes: number;
   readonly produceBufferBytes: number;
+  /**
+   * What the thread's consumers may bring at once, their `fetch.max.bytes` summed: a response is held only while it
+   * is applied, so the bound is the figure that matters.
+   */
+  readonly fetchBytes: number;
 }
 
-/** A thread whose memory the budget sizes: a stream thread (record cache and producer buffer) or a global thread (cache). */
+/**
+ * A thread whose memory the budget sizes: a stream thread (record cache, producer buffer, two consumers), a global
+ * thread (cache, a consumer) or a standby updater (a consumer).
+ */
 export interface BudgetedThread {
+  readonly caches: boolean;
   readonly produces: boolean;
+  /** How many consumers fetch for it. */
+  readonly consumers: number;
   limitMemory(limits: MemoryLimits): void;
   /** What the thread holds now (a worker's as of its last report). */
   memoryInUse(): MemoryInUse;
@@ -109,6 +127,18 @@ export class MemoryBudget extends EventEmitter<MemoryBudgetEvents> {
     return Math.floor(this.totalBytes * PRODUCER_BUFFER_SHARE);
   }
 
+  get fetchBytes(): number {
+    return Math.floor(this.totalBytes * FETCH_SHARE);
+  }
+
+  /**
+   * Each consumer's share of the fetch part once `more` consumers have joined: what a thread about to be made gives
+   * the consumer it cannot resize later (kafkajs fixes a group consumer's fetch size when it starts).
+   */
+  fetchBytesPerConsumer(more = 0): number {
+    return Math.max(1, Math.floor(this.fetchBytes / Math.max(1, this.consumers() + more)));
+  }
+
   /** The heap this budget allows the main thread, and V8's own limit for it, which should not be above. */
   heapBytes(): { budget: number; limit: number } {
     return { budget: Math.floor(this.totalBytes * HEAP_SHARE), limit: getHeapStatistics().heap_size_limit };
@@ -142,10 +172,12 @@ export class MemoryBudget extends EventEmitter<MemoryBudgetEvents> {
   private readNow(): MemoryPartReading[] {
     let cacheBytes = 0;
     let produceBufferBytes = 0;
+    let fetchBytes = 0;
     for (const thread of this.threads) {
       const inUse = thread.memoryInUse();
       cacheBytes += inUse.cacheBytes;
       produceBufferBytes += inUse.produceBufferBytes;
+      fetchBytes += inUse.fetchBytes;
     }
     const memory = this.readMemory();
     const heap = this.heapBytes();
@@ -154,16 +186,17 @@ export class MemoryBudget extends EventEmitter<MemoryBudgetEvents> {
       { part: 'heap', budgetBytes: Math.min(heap.budget, heap.limit), usedBytes: memory.heapUsed },
       { part: 'record-cache', budgetBytes: this.recordCacheBytes, usedBytes: cacheBytes },
       { part: 'producer-buffer', budgetBytes: this.producerBufferBytes, usedBytes: produceBufferBytes },
+      { part: 'fetch', budgetBytes: this.fetchBytes, usedBytes: fetchBytes },
     ];
   }
 
   /**
    * One look: a part at its bound for PRESSURE_CHECKS looks in a row is told once, until it leaves the bound. The
-   * record caches are left out: a cache is meant to fill up.
+   * record caches are left out (a cache is meant to fill up), and the fetch part (it reads its bound).
    */
   lookForPressure(now: number): void {
     for (const reading of this.readNow()) {
-      if (reading.part === 'record-cache') continue;
+      if (reading.part === 'record-cache' || reading.part === 'fetch') continue;
       const state = this.atBound.get(reading.part);
       if (reading.usedBytes < reading.budgetBytes * AT_BOUND) {
         this.atBound.delete(reading.part);
@@ -177,11 +210,20 @@ export class MemoryBudget extends EventEmitter<MemoryBudgetEvents> {
     }
   }
 
+  private consumers(): number {
+    let consumers = 0;
+    for (const thread of this.threads) consumers += thread.consumers;
+    return consumers;
+  }
+
   private share(): void {
     this.lastReading = undefined;
-    const producers = [...this.threads].filter((t) => t.produces).length;
-    const cacheBytes = Math.floor(this.recordCacheBytes / Math.max(1, this.threads.size));
-    const produceBufferBytes = Math.floor(this.producerBufferBytes / Math.max(1, producers));
-    for (const thread of this.threads) thread.limitMemory({ cacheBytes, produceBufferBytes: thread.produces ? produceBufferBytes : undefined });
+    const threads = [...this.threads];
+    const cacheBytes = Math.floor(this.recordCacheBytes / Math.max(1, threads.filter((t) => t.caches).length));
+    const produceBufferBytes = Math.floor(this.producerBufferBytes / Math.max(1, threads.filter((t) => t.produces).length));
+    const fetchBytes = this.fetchBytesPerConsumer();
+    for (const thread of threads) {
+      thread.limitMemory({ cacheBytes: thread.caches ? cacheBytes : undefined, produceBufferBytes: thread.produces ? produceBufferBytes : undefined, fetchBytes });
+    }
   }
 }

@@ -7,6 +7,7 @@ import type { StandbyReplica } from './queryable-stores';
 import { ThreadCache } from '../state/thread-cache';
 import { ChangelogRestorer, type ChangelogSource, type ChangelogToRestore, type RestoreProgress } from './changelog-restorer';
 import type { StateDirectory } from './state-directory';
+import type { BudgetedThread, MemoryInUse, MemoryLimits } from './memory-budget';
 import { ProcessorStateManager } from './state-manager';
 import type { TaskCheckpoints } from './task-checkpoints';
 import { parseTaskId, taskIdToString, type TaskId } from './task-id';
@@ -88,7 +89,11 @@ export interface StandbyTasksOptions {
  * Every change to the set runs one at a time; a standby of a task a thread still holds is opened at the next
  * `apply` (after each rebalance and every host map refresh).
  */
-export class StandbyTasks {
+export class StandbyTasks implements BudgetedThread {
+  /** In the node's memory budget for its changelog reader's fetches. */
+  readonly caches = false;
+  readonly produces = false;
+  readonly consumers = 1;
   private readonly tasks = new Map<string, StandbyTask>();
   private readonly restorer: ChangelogRestorer;
   private exclusive: Promise<void> = Promise.resolve();
@@ -108,6 +113,14 @@ export class StandbyTasks {
       { retryForMs: options.retryForMs, logger: options.logger },
     );
     options.metrics.gauge('stream-state-updater-metrics', this.updaterTags, { name: 'standby-updating-tasks', description: 'The number of standby tasks this node updates' }, () => this.tasks.size);
+  }
+
+  limitMemory(limits: MemoryLimits): void {
+    this.options.source.limitFetch(limits.fetchBytes);
+  }
+
+  memoryInUse(): MemoryInUse {
+    return { cacheBytes: 0, produceBufferBytes: 0, fetchBytes: this.options.source.fetchBytes };
   }
 
   /** The standby tasks the last assignment gave this node. */

@@ -21,6 +21,8 @@ export interface StreamThreadContext extends InstanceParts {
   readonly clients: ThreadClientsFactory;
   /** The thread's share of `statestore.cache.max.bytes`, which its record cache starts with (see StreamThread.resizeCache). */
   readonly cacheBytes: number;
+  /** The node's memory budget's share for the thread's group consumer, fixed when it is made; none: `fetch.max.bytes`. */
+  readonly fetchBytes?: number;
   readonly partitionCounts: ReadonlyMap<string, number>;
   /** This process' subscription for a thread that ran the given tasks before. */
   readonly subscription: (previousTasks: string[]) => SubscriptionInfo;

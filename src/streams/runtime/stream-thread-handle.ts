@@ -65,8 +65,11 @@ export interface StreamThreadHandle extends EventEmitter<StreamThreadEvents> {
   requestRejoin(): void;
   /** The thread's share of `statestore.cache.max.bytes` changed, as the instance's threads did. */
   resizeCache(maxBytes: number): void;
+  /** In the node's memory budget (MemoryBudget): a record cache, a producer buffer, two consumers. */
+  readonly caches: boolean;
   readonly produces: boolean;
-  /** The node's memory budget's shares for this thread (MemoryBudget). */
+  readonly consumers: number;
+  /** The node's memory budget's shares for this thread. */
   limitMemory(limits: MemoryLimits): void;
   memoryInUse(): MemoryInUse;
   /** Joins the group again to carry the instance's shutdown request, even when the thread failed. */

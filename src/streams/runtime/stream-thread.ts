@@ -42,7 +42,14 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
   private readonly committer: Committer;
   private readonly memoryMetrics: MetricsScope;
   private readonly produceBuffer: ProduceBuffer;
+  /** The changelog reader of its restores, whose fetches the memory budget resizes. */
+  private readonly restoreReader: ChangelogReader;
+  /** What its group consumer may bring in one fetch, fixed when made. */
+  private readonly groupFetchBytes: number;
+  readonly caches = true;
   readonly produces = true;
+  /** Its group consumer and its restore consumer. */
+  readonly consumers = 2;
   /** The record cache its tasks' caching stores share. */
   private readonly cache: ThreadCache;
   readonly tasks: TaskManager;
@@ -74,9 +81,10 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
       active: () => !this.stopping && !this.failed,
       onGroupWait: (reason) => this.emit('groupWait', reason),
       logger,
-    }, ctx.index + 1);
+    }, ctx.index + 1, this.groupFetchBytes = Math.min(ctx.config.fetchMaxBytes, ctx.fetchBytes ?? Number.POSITIVE_INFINITY));
+    this.restoreReader = new ChangelogReader(ctx.kafka.restoreConsumer, { readCommitted: exactlyOnce, ...ctx.config.restoreConsumer });
     this.restorer = new ChangelogRestorer(
-      new ChangelogReader(ctx.kafka.restoreConsumer, { readCommitted: exactlyOnce, ...ctx.config.restoreConsumer }),
+      this.restoreReader,
       {
         onProgress: (changelog, progress, span) => {
           this.tasks.restoreProgress(changelog, progress, span);
@@ -238,12 +246,14 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
 
   limitMemory(limits: MemoryLimits): void {
     if (limits.produceBufferBytes !== undefined) this.produceBuffer.limitTo(limits.produceBufferBytes);
+    this.restoreReader.limitFetch(limits.fetchBytes);
+    const cacheBytes = limits.cacheBytes;
     // Evicting forwards records downstream: it is processing, which runs one thing at a time.
-    void this.runExclusive(async () => this.cache.limit(limits.cacheBytes)).catch((error) => this.fail(error));
+    if (cacheBytes !== undefined) void this.runExclusive(async () => this.cache.limit(cacheBytes)).catch((error) => this.fail(error));
   }
 
   memoryInUse(): MemoryInUse {
-    return { cacheBytes: this.cache.sizeBytes, produceBufferBytes: this.produceBuffer.usedBytes };
+    return { cacheBytes: this.cache.sizeBytes, produceBufferBytes: this.produceBuffer.usedBytes, fetchBytes: this.groupFetchBytes + this.restoreReader.fetchBytes };
   }
 
   /**

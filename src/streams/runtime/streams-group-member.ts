@@ -73,10 +73,11 @@ export function streamsGroupThreadClients(kafka: KafkaClients, parts: StreamsMem
   }
   const topology = describeStreamsTopology(parts.metadata, internalTopicOptions(parts.config));
   const { applicationId, maxPartitionFetchBytes, fetchMaxBytes, pollMaxWaitMs } = parts.config;
-  return (hooks) => {
+  return (hooks, _threadNumber, fetchBytes) => {
     const client = kafka.mainConsumer();
     const group = new StreamsGroupHeartbeats(client, applicationId);
     const reader = new ChangelogReader(client, { readCommitted: false, maxBytes: fetchMaxBytes, maxPartitionBytes: maxPartitionFetchBytes, maxWaitMs: pollMaxWaitMs, asBatches: true });
+    reader.limitFetch(fetchBytes);
     return {
       consumer: new StreamsGroupMember(group, reader, parts, topology, hooks),
       producer: createProducer(kafka.producer, { idempotent: false }),

@@ -196,7 +196,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    */
   async addStreamThread(): Promise<string | undefined> {
     if (this.state !== 'RUNNING' && this.state !== 'REBALANCING') return undefined;
-    const thread = this.createThread(this.freeThreadSlot(), this.cacheBytesForNewThread());
+    const thread = this.createThread(this.freeThreadSlot(), this.cacheBytesForNewThread(), this.memoryBudget?.fetchBytesPerConsumer(2));
     this.streamThreads.push(thread);
     this.rebalanceTimeline.cause({ type: 'thread_added', thread: thread.name });
     this.rebalanceTimeline.joining();
@@ -275,9 +275,14 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
       await this.globalThread?.start(this.parts.partitionCounts);
       if (this.closeBegun) return;
       // Warm-up replicas run as standbys: a stateful topology has them even with no standby replicas configured.
-      if (this.config.numStandbyReplicas > 0 || this.parts.metadata.subtopologies.some((sub) => sub.stores.length > 0)) this.standbys = this.factory.standbyTasks();
+      if (this.config.numStandbyReplicas > 0 || this.parts.metadata.subtopologies.some((sub) => sub.stores.length > 0)) {
+        this.standbys = this.factory.standbyTasks();
+        this.memoryBudget?.join(this.standbys);
+      }
       const cacheBytes = this.cacheBytesPerThread(this.config.numStreamThreads);
-      for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i, cacheBytes));
+      // Each thread's group consumer keeps the share it is made with: the share once all of them have joined.
+      const fetchBytes = this.memoryBudget?.fetchBytesPerConsumer(2 * this.config.numStreamThreads);
+      for (let i = 0; i < this.config.numStreamThreads; i++) this.streamThreads.push(this.createThread(i, cacheBytes, fetchBytes));
       // Every thread connects before any joins: their first joins then reach the group together. Else the first to
       // connect runs every task alone until the others' joins reach it at its next heartbeat, then gives half away.
       await Promise.all(this.streamThreads.map((t) => t.prepare()));
@@ -305,9 +310,9 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
    * A thread in slot `index`. A replacement gets a number of its own (Kafka Streams names a replacing thread anew): the
    * failed thread may still be closing, and its metrics and its tasks' carry its name.
    */
-  private createThread(index: number, cacheBytes: number): StreamThreadHandle {
+  private createThread(index: number, cacheBytes: number, fetchBytes: number | undefined): StreamThreadHandle {
     const number = this.nextThreadNumber++;
-    const thread = this.factory.streamThread(index, number, cacheBytes, this.standbys, this.globalThread);
+    const thread = this.factory.streamThread(index, number, cacheBytes, fetchBytes, this.standbys, this.globalThread);
     this.memoryBudget?.join(thread);
     thread.on('state', (state) => {
       if (state === 'DEAD') this.memoryBudget?.leave(thread);
@@ -334,6 +339,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     if (this.memoryBudget === undefined) return;
     for (const thread of this.streamThreads) this.memoryBudget.leave(thread);
     if (this.globalThread !== undefined) this.memoryBudget.leave(this.globalThread);
+    if (this.standbys !== undefined) this.memoryBudget.leave(this.standbys);
     this.memoryBudget.off('pressure', this.onMemoryPressure);
   }
 
@@ -392,7 +398,7 @@ export class StreamsInstance extends EventEmitter<StreamsEvents> implements Inst
     await withTimeout(closed, FAILED_THREAD_CLOSE_MS);
     const slot = this.streamThreads.indexOf(failed);
     if (this.closeBegun || this.error || slot < 0) return;
-    const replacement = this.createThread(failed.slot, this.cacheBytesForNewThread());
+    const replacement = this.createThread(failed.slot, this.cacheBytesForNewThread(), this.memoryBudget?.fetchBytesPerConsumer(2));
     this.streamThreads[slot] = replacement;
     this.rebalanceTimeline.cause({ type: 'thread_replaced', thread: failed.name, replacement: replacement.name });
     this.rebalanceTimeline.joining();

@@ -77,13 +77,17 @@ export interface ThreadClients {
   readonly stableOffsets: StableOffsetReader | undefined;
 }
 
-/** `threadNumber` (from 1) names the thread's static member, if the application has static membership. */
-export type ThreadClientsFactory = (hooks: GroupHooks, threadNumber: number) => ThreadClients;
+/**
+ * `threadNumber` (from 1) names the thread's static member, if the application has static membership;
+ * `fetchBytes`, the node's memory budget's share for the thread's group consumer, caps `fetch.max.bytes` and
+ * `max.partition.fetch.bytes` (kafkajs fixes them when its consumer starts).
+ */
+export type ThreadClientsFactory = (hooks: GroupHooks, threadNumber: number, fetchBytes: number) => ThreadClients;
 
 /** The real clients: kafkajs' consumer with the Sluice assignor, and a producer. */
 export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, assign: GroupProtocolOptions['assign']): ThreadClientsFactory {
   const exactlyOnce = config.processingGuarantee === 'exactly_once_v2';
-  return (hooks, threadNumber) => {
+  return (hooks, threadNumber, fetchBytes) => {
     // Kafka Streams' static member id of a thread: the configured id and the thread's number.
     const instanceId = config.groupInstanceId === undefined ? undefined : `${config.groupInstanceId}-${threadNumber}`;
     const assigner = withJoinHooks(groupProtocolAssigner({ name: ASSIGNOR_NAME, version: 1, userData: () => hooks.userData(), assign }), {
@@ -102,8 +106,8 @@ export function kafkaThreadClients(kafka: KafkaClients, config: StreamsConfig, a
       sessionTimeoutMs: config.sessionTimeoutMs,
       heartbeatIntervalMs: config.heartbeatIntervalMs,
       maxWaitTimeMs: config.pollMaxWaitMs,
-      maxBytesPerPartition: config.maxPartitionFetchBytes,
-      maxBytes: config.fetchMaxBytes,
+      maxBytesPerPartition: Math.min(config.maxPartitionFetchBytes, fetchBytes),
+      maxBytes: Math.min(config.fetchMaxBytes, fetchBytes),
       isolationLevel: exactlyOnce ? 'read_committed' : 'read_uncommitted',
       restartOnFailure: () => Promise.resolve(hooks.active()),
     }), config.autoOffsetReset !== 'latest', config.applicationId, hooks, config.sessionTimeoutMs, instanceId !== undefined);

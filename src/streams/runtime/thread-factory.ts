@@ -57,11 +57,14 @@ export class ThreadFactory {
   /** The V8 heap limit of each worker under the node's memory budget; none without one. */
   private readonly workerHeapMb: number | undefined;
 
-  /** The stream thread in slot `index`, named by `number`; the first always on this event loop. */
-  streamThread(index: number, number: number, cacheBytes: number, standbys: StandbyTasks | undefined, globalThread: GlobalStreamThread | undefined): StreamThreadHandle {
+  /**
+   * The stream thread in slot `index`, named by `number`; the first always on this event loop. `fetchBytes`: the
+   * memory budget's share for its group consumer.
+   */
+  streamThread(index: number, number: number, cacheBytes: number, fetchBytes: number | undefined, standbys: StandbyTasks | undefined, globalThread: GlobalStreamThread | undefined): StreamThreadHandle {
     return index > 0 && this.workerTopology
-      ? this.workerThread(index, number, cacheBytes, this.workerTopology, standbys)
-      : this.inProcessThread(index, number, cacheBytes, standbys, globalThread);
+      ? this.workerThread(index, number, cacheBytes, fetchBytes, this.workerTopology, standbys)
+      : this.inProcessThread(index, number, cacheBytes, fetchBytes, standbys, globalThread);
   }
 
   /** The node's global stores: a reader of their topics of its own, as Kafka Streams' global consumer. */
@@ -116,12 +119,13 @@ export class ThreadFactory {
     });
   }
 
-  private inProcessThread(index: number, number: number, cacheBytes: number, standbys: StandbyTasks | undefined, globalThread: GlobalStreamThread | undefined): StreamThread {
+  private inProcessThread(index: number, number: number, cacheBytes: number, fetchBytes: number | undefined, standbys: StandbyTasks | undefined, globalThread: GlobalStreamThread | undefined): StreamThread {
     const { config, kafka, stateDirectory } = this.parts;
     return new StreamThread({
       index,
       number,
       cacheBytes,
+      ...(fetchBytes === undefined ? {} : { fetchBytes }),
       clientId: this.parts.clientId,
       config,
       metadata: this.parts.metadata,
@@ -144,8 +148,8 @@ export class ThreadFactory {
   }
 
   /** A thread in a worker of its own: its records, tasks and stores stay there; its metrics are listed with the instance's. */
-  private workerThread(index: number, number: number, cacheBytes: number, topology: TopologySource, standbys: StandbyTasks | undefined): WorkerStreamThread {
-    const { stateDirectory, metrics } = this.parts;
+  private workerThread(index: number, number: number, cacheBytes: number, fetchBytes: number | undefined, topology: TopologySource, standbys: StandbyTasks | undefined): WorkerStreamThread {
+    const { stateDirectory, metrics, config } = this.parts;
     const thread = new WorkerStreamThread(
       {
         topology,
@@ -154,6 +158,7 @@ export class ThreadFactory {
         index,
         number,
         cacheBytes,
+        ...(fetchBytes === undefined ? {} : { fetchBytes }),
         logLevel: this.parts.logger.level,
         kafkaLogLevel: this.parts.kafkaLogger.level,
         partitionCounts: [...this.parts.partitionCounts],
@@ -169,6 +174,7 @@ export class ThreadFactory {
         committedOffsets: (partitions) => this.instance.committedOffsets(partitions),
         releaseStandby: (taskId) => standbys?.release(taskId) ?? Promise.resolve(),
         publishEvent: (event) => this.instance.publishEvent(event),
+        fetchMaxBytes: { group: config.fetchMaxBytes, restore: config.restoreConsumer.maxBytes },
         onExit: (threadId) => {
           removeMetrics();
           stateDirectory.releaseLocksOfThread(threadId);

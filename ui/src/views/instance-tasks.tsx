@@ -145,6 +145,7 @@ const MEMORY_PARTS: Record<string, string> = {
   heap: 'V8 heap',
   'record-cache': 'Record caches',
   'producer-buffer': 'Producer buffers',
+  fetch: 'Fetches (at most)',
 };
 
 /** Each part of the node's memory budget: what it holds against its bound. */

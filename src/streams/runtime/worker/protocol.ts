@@ -20,6 +20,8 @@ export interface WorkerSetup {
   readonly number: number;
   /** The thread's share of `statestore.cache.max.bytes` at its start. */
   readonly cacheBytes: number;
+  /** The memory budget's share for its group consumer (StreamThreadContext.fetchBytes). */
+  readonly fetchBytes?: number;
   readonly logLevel: string;
   /** The level of its kafkajs lines (log.components.kafka). */
   readonly kafkaLogLevel: string;

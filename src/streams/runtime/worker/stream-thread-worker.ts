@@ -103,6 +103,7 @@ function run(setup: WorkerSetup, port: Port): void {
     }),
     stateDirectory,
     cacheBytes: setup.cacheBytes,
+    ...(setup.fetchBytes === undefined ? {} : { fetchBytes: setup.fetchBytes }),
     defaultKeySerde: serdeByName(config.defaultKeySerde),
     defaultValueSerde: serdeByName(config.defaultValueSerde),
     partitionCounts,

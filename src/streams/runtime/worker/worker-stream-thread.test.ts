@@ -11,6 +11,7 @@ function brokenThread(onExit: (threadId: number) => void): WorkerStreamThread {
     committedOffsets: () => Promise.resolve([]),
     releaseStandby: () => Promise.resolve(),
     publishEvent: () => undefined,
+    fetchMaxBytes: { group: 52_428_800, restore: 52_428_800 },
     onExit,
   };
   return new WorkerStreamThread(

@@ -26,6 +26,8 @@ export interface WorkerThreadHost {
   committedOffsets(partitions: readonly TopicPartition[]): Promise<{ tp: TopicPartition; offset: number }[]>;
   releaseStandby(taskId: string): Promise<void>;
   publishEvent(event: TopologyEvent): void;
+  /** `fetch.max.bytes` of the thread's group and restore consumers, as configured. */
+  readonly fetchMaxBytes: { readonly group: number; readonly restore: number };
   /** The worker ended: its leftover task locks go (the other threads may take its tasks). */
   onExit(threadId: number): void;
 }
@@ -46,9 +48,19 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
   private readonly exited: Promise<void>;
   private closing = false;
   private failed = false;
+  readonly caches = true;
+  readonly produces = true;
+  readonly consumers = 2;
+  /** What its consumers may bring in one fetch each: the group consumer's fixed when made, the restore consumer's as last limited. */
+  private readonly groupFetchBytes: number;
+  private restoreFetchBytes: number;
+  private readonly restoreFetchMaxBytes: number;
 
   constructor(setup: Omit<WorkerSetup, 'entry'>, host: WorkerThreadHost) {
     super();
+    this.groupFetchBytes = Math.min(host.fetchMaxBytes.group, setup.fetchBytes ?? Number.POSITIVE_INFINITY);
+    this.restoreFetchMaxBytes = host.fetchMaxBytes.restore;
+    this.restoreFetchBytes = this.restoreFetchMaxBytes;
     this.name = `${setup.clientId}-StreamThread-${setup.number}`;
     this.slot = setup.index;
     this.worker = spawnStreamThreadWorker(setup);
@@ -137,16 +149,19 @@ export class WorkerStreamThread extends EventEmitter<StreamThreadEvents> impleme
     this.channel.note('resizeCache', maxBytes);
   }
 
-  readonly produces = true;
-
   limitMemory(limits: MemoryLimits): void {
+    this.restoreFetchBytes = Math.min(this.restoreFetchMaxBytes, limits.fetchBytes);
     this.channel.note('limitMemory', limits);
   }
 
   /** As the worker's metrics last told it: its record cache's size and what its producing holds. */
   memoryInUse(): MemoryInUse {
     const value = (name: string): number => Number(this.metricSnapshots.find((m) => m.name === name)?.value ?? 0);
-    return { cacheBytes: value('cache-size-bytes'), produceBufferBytes: Math.max(0, value('buffer-total-bytes') - value('buffer-available-bytes')) };
+    return {
+      cacheBytes: value('cache-size-bytes'),
+      produceBufferBytes: Math.max(0, value('buffer-total-bytes') - value('buffer-available-bytes')),
+      fetchBytes: this.groupFetchBytes + this.restoreFetchBytes,
+    };
   }
 
   sendShutdownRequest(): void {
