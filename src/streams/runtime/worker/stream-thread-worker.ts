@@ -37,7 +37,7 @@ function run(setup: WorkerSetup, port: Port): void {
   let facts: SubscriptionFacts = setup.facts;
   let thread: StreamThread | undefined;
   let channel!: Channel<MainCalls, MainNotes>;
-  const logger = relayingLogger(setup.logLevel, (line) => channel.note('log', line));
+  const logger = relayingLogger(setup.logLevel, (line) => channel.note('log', line), setup.tracing !== undefined);
   // Before the thread: its tasks' record tracing needs the provider registered.
   const tracing = setup.tracing === undefined ? undefined : startWorkerTracing(setup.tracing, config.applicationId, logger);
   const report = (): void => {
