@@ -38,8 +38,6 @@ function run(setup: WorkerSetup, port: Port): void {
   let thread: StreamThread | undefined;
   let channel!: Channel<MainCalls, MainNotes>;
   const logger = relayingLogger(setup.logLevel, (line) => channel.note('log', line), setup.tracing !== undefined);
-  // Before the thread: its tasks' record tracing needs the provider registered.
-  const tracing = setup.tracing === undefined ? undefined : startWorkerTracing(setup.tracing, config.applicationId, logger);
   const report = (): void => {
     if (thread) channel.note('report', thread.state, thread.activeTasks(), thread.heldTasks());
   };
@@ -50,10 +48,13 @@ function run(setup: WorkerSetup, port: Port): void {
     prepare: () => thread!.prepare(),
     start: () => thread!.start(),
     close: async (leaveGroup: boolean) => {
-      await thread!.close(leaveGroup);
-      clearInterval(metricsTimer);
-      // Before the reply, after which the main thread terminates the worker: the last spans are exported first.
-      await tracing?.tracer.shutdown();
+      try {
+        await thread!.close(leaveGroup);
+        clearInterval(metricsTimer);
+      } finally {
+        // Before the reply, after which the main thread terminates the worker: the last spans are exported first.
+        await tracing?.tracer.shutdown();
+      }
     },
     subscribeTo: (topics: string[]) => thread!.subscribeTo(topics),
     positions: () => thread!.positions(),
@@ -85,6 +86,8 @@ function run(setup: WorkerSetup, port: Port): void {
     requestRejoin: () => thread!.requestRejoin(),
     sendShutdownRequest: () => thread!.sendShutdownRequest(),
   });
+  // Once the channel carries the SDK's complaints, and before the thread, whose tasks trace under its provider.
+  const tracing = setup.tracing === undefined ? undefined : startWorkerTracing(setup.tracing, config.applicationId, logger);
   const kafka = createKafkaClients(
     {
       bootstrapServers: config.bootstrapServers,
