@@ -19,6 +19,7 @@ import { instanceOrThrow } from '../server/lookup';
 import { applicationMetrics } from '../server/plugins/prometheus';
 import { timelineEntryJson } from '../server/representations/timeline';
 import type { ConfigValue } from '../streams/runtime/streams-config';
+import type { StreamsInstanceOptions } from '../streams/runtime/instance-parts';
 import { processMetricsRegistry } from '../streams/metrics/process-metrics';
 import { streamsFamilies } from '../streams/metrics/prometheus';
 import { SLUICE_VERSION } from '../streams/runtime/sluice-version';
@@ -77,6 +78,8 @@ export class SluiceHost {
     options.topologies?.forEach((definition) => registry.register(definition));
     loadTopologyModules(registry, config.topologies);
     let streamsConfig: Record<string, ConfigValue> = { ...config.streams };
+    // Known once the SDK has started (after listen): the instances are created after it.
+    let traceRecords: StreamsInstanceOptions['traceRecords'];
     const instances = new InstanceManager({
       topologies: registry,
       streamsConfig: () => streamsConfig,
@@ -86,7 +89,7 @@ export class SluiceHost {
           loggers.streams,
           loggers.kafka,
           nodeMemoryBudget(config.memory?.budget, logger),
-          traced ? { startRatio: recordStartRatio(telemetrySettings) } : undefined,
+          () => traceRecords,
         ),
       logger,
       closeTimeoutMs: config.shutdownTimeoutMs,
@@ -141,6 +144,7 @@ export class SluiceHost {
           metrics: { streams: () => streamsFamilies(applicationMetrics(instances)), process: processMetricsRegistry },
           logger,
         });
+        if (traced) traceRecords = { startRatio: recordStartRatio(telemetrySettings), ...(telemetry.workerTracer ? { workerTracer: telemetry.workerTracer } : {}) };
         const { traces, metrics, sampler, ratio } = telemetrySettings;
         logger.info({ traces, metrics, sampler, ...(sampler.endsWith('traceidratio') ? { ratio } : {}) }, 'OpenTelemetry export on');
       }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { InstanceView, StreamsEvents } from '../../streams/runtime/instance-view';
-import type { RecordTracingOptions } from '../../streams/runtime/record-tracing';
+import type { StreamsInstanceOptions } from '../../streams/runtime/instance-parts';
 import type { ConfigValue } from '../../streams/runtime/streams-config';
 import type { MemoryBudget } from '../../streams/runtime/memory-budget';
 import { StreamsInstance } from '../../streams/runtime/streams-instance';
@@ -21,15 +21,23 @@ export type RuntimeFactory = (topology: Topology, config: Readonly<Record<string
 
 /**
  * `kafkaLogger`: where kafkajs' lines go, at its own level; default the instance's logger at warn. `memoryBudget`: the
- * node's, which every instance's threads share. `traceRecords`: how records are traced, when tracing is on.
+ * node's, which every instance's threads share. `traceRecords`: how records are traced, when tracing is on, asked as
+ * each instance is made (the host knows it once OpenTelemetry's SDK has started).
  */
-export function streamsInstanceFactory(logger: Logger, kafkaLogger?: Logger, memoryBudget?: MemoryBudget, traceRecords?: RecordTracingOptions): RuntimeFactory {
-  return (topology, config, source) =>
-    new StreamsInstance(topology, config, {
+export function streamsInstanceFactory(
+  logger: Logger,
+  kafkaLogger?: Logger,
+  memoryBudget?: MemoryBudget,
+  tracing?: () => StreamsInstanceOptions['traceRecords'],
+): RuntimeFactory {
+  return (topology, config, source) => {
+    const traceRecords = tracing?.();
+    return new StreamsInstance(topology, config, {
       logger,
       ...(kafkaLogger ? { kafkaLogger } : {}),
       ...(source ? { topologySource: source } : {}),
       ...(traceRecords === undefined ? {} : { traceRecords }),
       ...(memoryBudget ? { memoryBudget } : {}),
     });
+  };
 }

@@ -1,7 +1,8 @@
 import { trace } from '@opentelemetry/api';
 import pino from 'pino';
 import { startInMemoryTracing } from '../../streams/runtime/testing/in-memory-tracing';
-import { componentLoggers, lineStyle, traceIds } from './loggers';
+import { traceIds } from '../../streams/runtime/sluice-tracer';
+import { componentLoggers, lineStyle } from './loggers';
 import { prettyLine } from './pretty-lines';
 
 describe('log lines', () => {

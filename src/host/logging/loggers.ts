@@ -3,9 +3,9 @@
  * and a child per component with a level of its own (log.components), kafkajs' at warn unless asked.
  */
 import * as tty from 'node:tty';
-import { context, trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
 import { defaultKafkaLogLevel } from '../../streams/kafka';
+import { traceIds } from '../../streams/runtime/sluice-tracer';
 import type { LogComponent, LogConfig } from '../config/host-config';
 import { LOG_COMPONENTS } from '../config/schema';
 import { prettyDestination } from './pretty-lines';
@@ -17,14 +17,6 @@ export function lineStyle(format: LogConfig['format'], isTerminal: boolean, env:
   const pretty = format === 'pretty' || (format !== 'json' && isTerminal);
   const forced = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' ? env.FORCE_COLOR !== '0' : undefined;
   return { pretty, colors: pretty && (forced ?? (isTerminal && (env.NO_COLOR === undefined || env.NO_COLOR === ''))) };
-}
-
-/** A line written in a span (OpenTelemetry's active one) carries its trace_id and span_id. */
-export function traceIds(): { trace_id?: string; span_id?: string } {
-  const span = trace.getSpan(context.active());
-  if (span === undefined) return {};
-  const { traceId, spanId } = span.spanContext();
-  return { trace_id: traceId, span_id: spanId };
 }
 
 /**

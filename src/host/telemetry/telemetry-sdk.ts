@@ -3,7 +3,9 @@
  * provider exporting spans over OTLP/HTTP, sampled as OTEL_TRACES_SAMPLER says, with W3C trace context as the
  * propagator and an AsyncLocalStorage context manager (the API's globals, which every layer's spans go through); and
  * a meter provider exporting the Prometheus metrics (prometheus-producer.ts) every OTEL_METRIC_EXPORT_INTERVAL. The
- * exporters read their endpoints, headers, timeouts and compression from the OTEL_EXPORTER_OTLP_* variables.
+ * exporters read their endpoints, headers, timeouts and compression from the OTEL_EXPORTER_OTLP_* variables (a
+ * stream thread's worker reads them from its copy of the process' environment: only the settings, which hold no
+ * endpoint or header, are handed to it).
  */
 import { context, diag, DiagLogLevel, metrics, propagation, trace, type DiagLogger } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -25,20 +27,36 @@ import {
 import type { Logger } from 'pino';
 import { TRACE_STARTED_ATTRIBUTE } from '../../streams/runtime/record-tracing';
 import { SLUICE_VERSION } from '../../streams/runtime/sluice-version';
+import type { TracerSource, WorkerTracer } from '../../streams/runtime/worker/worker-tracing';
 import { prometheusProducer, type PrometheusSources } from './prometheus-producer';
 import type { SamplerName, TelemetrySettings } from './telemetry-settings';
 
 export interface TelemetryOptions {
   /** `service.instance.id`: the node's application.server, which tells the nodes of one trace apart. */
   readonly instanceId: string;
-  readonly metrics: PrometheusSources;
+  /** What the metrics export reads; none where metrics are not exported. */
+  readonly metrics?: PrometheusSources;
   /** Where the SDK's own complaints go (an export that failed), at warn. */
   readonly logger: Logger;
 }
 
-export interface Telemetry {
+export interface Telemetry extends WorkerTracer {
   /** Exports what is pending, then stops the providers. */
   shutdown(): Promise<void>;
+  /** How a stream thread's worker starts the same tracer provider (startWorkerTracer); none when spans are not exported. */
+  readonly workerTracer?: TracerSource;
+}
+
+/** This module, for a stream thread's worker to load. */
+const TELEMETRY_SDK_MODULE = __filename;
+
+/**
+ * In a stream thread's worker, whose isolate has API globals of its own: the node's tracer provider, from the same
+ * settings and instance id, so that the worker's spans are sampled, described and exported as the main thread's. Its
+ * metrics are not exported here: they reach the main thread's registry, which exports them.
+ */
+export function startWorkerTracer(logger: Logger, settings: TelemetrySettings, instanceId: string): Telemetry {
+  return startTelemetry({ ...settings, metrics: false }, { instanceId, logger });
 }
 
 /**
@@ -99,7 +117,7 @@ export function startTelemetry(settings: TelemetrySettings, options: TelemetryOp
     trace.setGlobalTracerProvider(tracerProvider);
   }
   let meterProvider: MeterProvider | undefined;
-  if (settings.metrics) {
+  if (settings.metrics && options.metrics !== undefined) {
     meterProvider = new MeterProvider({
       resource: described,
       readers: [
@@ -114,6 +132,7 @@ export function startTelemetry(settings: TelemetrySettings, options: TelemetryOp
     metrics.setGlobalMeterProvider(meterProvider);
   }
   return {
+    ...(settings.traces ? { workerTracer: { module: TELEMETRY_SDK_MODULE, export: startWorkerTracer.name, args: [settings, options.instanceId] } } : {}),
     async shutdown() {
       await Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]);
       trace.disable();

@@ -11,6 +11,7 @@ import { loadStoreConfigSetter, type StoreConfigSetter } from './store-statistic
 import { parseStreamsConfig, type StreamsConfig } from './streams-config';
 import { TopologyMetadata } from './topology-metadata';
 import type { TopologySource } from './worker/topology-source';
+import type { TracerSource } from './worker/worker-tracing';
 import { RecordTracing, type RecordTracingOptions } from './record-tracing';
 import type { MemoryBudget } from './memory-budget';
 
@@ -30,10 +31,10 @@ export interface StreamsInstanceOptions {
   topologySource?: TopologySource;
   /**
    * Trace the records the tasks process (OpenTelemetry, through its API's registered tracer provider): a record with
-   * a trace context as the sampler decides, one without at `startRatio`. Only the threads on this event loop: a
-   * worker thread has no tracer provider of its own.
+   * a trace context as the sampler decides, one without at `startRatio`. A stream thread in a worker, whose isolate
+   * has no tracer provider, starts one of its own from `workerTracer`; without it, a worker's records are not traced.
    */
-  traceRecords?: RecordTracingOptions;
+  traceRecords?: RecordTracingOptions & { readonly workerTracer?: TracerSource };
   /** The node's memory budget, which every thread of the instance joins; none: the configuration's bounds alone. */
   memoryBudget?: MemoryBudget;
 }

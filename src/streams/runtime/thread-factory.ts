@@ -14,6 +14,7 @@ import { streamsGroupThreadClients } from './streams-group-member';
 import { kafkaThreadClients, type ThreadClientsFactory } from './thread-clients';
 import type { TopologySource } from './worker/topology-source';
 import { WorkerStreamThread } from './worker/worker-stream-thread';
+import type { WorkerTracing } from './worker/worker-tracing';
 
 /** What the threads ask of their instance. */
 export interface ThreadInstance {
@@ -49,6 +50,8 @@ export class ThreadFactory {
     given: StreamsInstanceOptions,
   ) {
     this.workerTopology = given.topologySource && this.workerThreadsAllowed(given) ? given.topologySource : undefined;
+    const traced = given.traceRecords;
+    this.workerTracing = traced?.workerTracer === undefined ? undefined : { startRatio: traced.startRatio, tracer: traced.workerTracer };
     // Each stream thread's heap its share of the memory budget's heap part: a worker's V8 heap is its own.
     const heap = given.memoryBudget?.heapBytes().budget;
     this.workerHeapMb = heap === undefined ? undefined : Math.max(16, Math.floor(heap / parts.config.numStreamThreads / 1024 / 1024));
@@ -56,6 +59,9 @@ export class ThreadFactory {
 
   /** The V8 heap limit of each worker under the node's memory budget; none without one. */
   private readonly workerHeapMb: number | undefined;
+
+  /** How each worker traces its records; none when the instance's records are not traced. */
+  private readonly workerTracing: WorkerTracing | undefined;
 
   /**
    * The stream thread in slot `index`, named by `number`; the first always on this event loop. `fetchBytes`: the
@@ -166,6 +172,7 @@ export class ThreadFactory {
         standbys: standbys !== undefined,
         processRun: stateDirectory.processRun,
         ...(this.workerHeapMb === undefined ? {} : { heapLimitMb: this.workerHeapMb }),
+        ...(this.workerTracing === undefined ? {} : { tracing: this.workerTracing }),
       },
       {
         logger: this.parts.logger,

@@ -1,4 +1,6 @@
+import { trace } from '@opentelemetry/api';
 import pino from 'pino';
+import { startInMemoryTracing } from '../testing/in-memory-tracing';
 import { KAFKA_COMPONENT, relayingLogger, relayLine } from './log-relay';
 
 function capture(level: string): { logger: pino.Logger; lines: Record<string, unknown>[] } {
@@ -20,5 +22,27 @@ describe('a worker’s log lines on the main thread', () => {
     for (const line of sent) relayLine(line, streams.logger, kafka.logger);
     expect(streams.lines).toEqual([{ level: 30, task: '0_1', msg: 'task restored' }]);
     expect(kafka.lines).toEqual([{ level: 50, broker: 'b:9092', msg: 'Request failed' }]);
+  });
+
+  it('of a traced worker carry the ids of the worker’s span they were written in', async () => {
+    const tracing = startInMemoryTracing();
+    try {
+      const streams = capture('info');
+      const sent: string[] = [];
+      const worker = relayingLogger('info', (line) => sent.push(line), true);
+      trace.getTracer('test').startActiveSpan('process orders', (span) => {
+        worker.info('in a span');
+        span.end();
+      });
+      worker.info('outside');
+      for (const line of sent) relayLine(line, streams.logger, streams.logger);
+      const { traceId, spanId } = tracing.exporter.getFinishedSpans()[0]!.spanContext();
+      expect(streams.lines).toEqual([
+        { level: 30, trace_id: traceId, span_id: spanId, msg: 'in a span' },
+        { level: 30, msg: 'outside' },
+      ]);
+    } finally {
+      await tracing.stop();
+    }
   });
 });

@@ -1,12 +1,14 @@
 import pino from 'pino';
 import type { Logger } from 'pino';
+import { traceIds } from '../sluice-tracer';
 
 /**
  * A worker's logger: its lines go to the main thread, whose logger writes them where the instance's lines go (a
- * destination, a file, a test's stream), with the instance's bindings.
+ * destination, a file, a test's stream), with the instance's bindings. `traced`: each line carries the ids of the
+ * worker's span it is written in, as the main thread's lines do.
  */
-export function relayingLogger(level: string, send: (line: string) => void): Logger {
-  return pino({ level, base: undefined, timestamp: false }, { write: (line: string) => send(line) });
+export function relayingLogger(level: string, send: (line: string) => void, traced = false): Logger {
+  return pino({ level, base: undefined, timestamp: false, ...(traced ? { mixin: traceIds } : {}) }, { write: (line: string) => send(line) });
 }
 
 /** The component of the worker's kafkajs lines, whose logger on the main thread has a level of its own. */

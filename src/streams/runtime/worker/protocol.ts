@@ -9,6 +9,7 @@ import type { ThreadPartitionPosition, ThreadStorePosition, ThreadTask } from '.
 import type { SubscriptionFacts } from '../assignment/subscription-info';
 import type { TopologySource } from './topology-source';
 import type { TransferredError } from './transferred-error';
+import type { WorkerTracing } from './worker-tracing';
 
 /** What a worker starts from (its `workerData`). */
 export interface WorkerSetup {
@@ -35,6 +36,8 @@ export interface WorkerSetup {
   readonly entry: string;
   /** Its V8 heap's limit (the memory budget's share); none: V8's, as the process' flags set it. */
   readonly heapLimitMb?: number;
+  /** How it traces its records, when the instance's are traced; none: not traced, and no SDK loaded. */
+  readonly tracing?: WorkerTracing;
 }
 
 /** A member's assignment as it crosses: the userData a Uint8Array. */

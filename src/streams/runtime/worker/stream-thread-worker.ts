@@ -1,7 +1,8 @@
 /**
  * A worker thread that runs one stream thread: its own Kafka clients, tasks and stores, built from the topology
  * module the instance names. Records never leave it; it tells the main thread its state, tasks, metrics and log
- * lines, and asks it for what needs the whole instance (the leader's assignment, committed offsets, standbys).
+ * lines, and asks it for what needs the whole instance (the leader's assignment, committed offsets, standbys). Its
+ * records' spans it exports itself (worker-tracing.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { StreamsException } from '../../../errors';
@@ -22,6 +23,7 @@ import { KAFKA_COMPONENT, relayingLogger } from './log-relay';
 import type { MainCalls, MainNotes, WorkerSetup } from './protocol';
 import { loadExport, loadTopology } from './topology-source';
 import { transferError } from './transferred-error';
+import { startWorkerTracing } from './worker-tracing';
 
 /** How often the thread's metrics reach the main thread's registry. */
 const METRICS_INTERVAL_MS = 1_000;
@@ -35,7 +37,7 @@ function run(setup: WorkerSetup, port: Port): void {
   let facts: SubscriptionFacts = setup.facts;
   let thread: StreamThread | undefined;
   let channel!: Channel<MainCalls, MainNotes>;
-  const logger = relayingLogger(setup.logLevel, (line) => channel.note('log', line));
+  const logger = relayingLogger(setup.logLevel, (line) => channel.note('log', line), setup.tracing !== undefined);
   const report = (): void => {
     if (thread) channel.note('report', thread.state, thread.activeTasks(), thread.heldTasks());
   };
@@ -46,8 +48,13 @@ function run(setup: WorkerSetup, port: Port): void {
     prepare: () => thread!.prepare(),
     start: () => thread!.start(),
     close: async (leaveGroup: boolean) => {
-      await thread!.close(leaveGroup);
-      clearInterval(metricsTimer);
+      try {
+        await thread!.close(leaveGroup);
+        clearInterval(metricsTimer);
+      } finally {
+        // Before the reply, after which the main thread terminates the worker: the last spans are exported first.
+        await tracing?.tracer.shutdown();
+      }
     },
     subscribeTo: (topics: string[]) => thread!.subscribeTo(topics),
     positions: () => thread!.positions(),
@@ -79,6 +86,8 @@ function run(setup: WorkerSetup, port: Port): void {
     requestRejoin: () => thread!.requestRejoin(),
     sendShutdownRequest: () => thread!.sendShutdownRequest(),
   });
+  // Once the channel carries the SDK's complaints, and before the thread, whose tasks trace under its provider.
+  const tracing = setup.tracing === undefined ? undefined : startWorkerTracing(setup.tracing, config.applicationId, logger);
   const kafka = createKafkaClients(
     {
       bootstrapServers: config.bootstrapServers,
@@ -113,6 +122,7 @@ function run(setup: WorkerSetup, port: Port): void {
     committedOffsets: (partitions: readonly TopicPartition[]) => channel.call('committedOffsets', [...partitions]),
     ...(config.embeddedStoreConfigSetter ? { configureStore: loadStoreConfigSetter(config.embeddedStoreConfigSetter) } : {}),
     ...(setup.standbys ? { standbys: { release: (taskId: string) => channel.call('releaseStandby', taskId) } } : {}),
+    ...(tracing ? { recordTracing: tracing.records } : {}),
     publishEvent: (event) => channel.note('topologyEvent', event),
   });
   thread.on('state', report);
