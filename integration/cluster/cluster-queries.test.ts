@@ -50,7 +50,6 @@ beforeAll(async () => {
   build = await buildSluice();
 }, 300_000);
 afterAll(() => {
-  if (build) fs.rmSync(build.dir, { recursive: true, force: true });
 });
 
 describe.each([

@@ -87,7 +87,6 @@ describe('a foreign-key join across two Sluice processes', () => {
     await Promise.all(nodes.map((node) => node.stop()));
     await consumer?.stop();
     await clients.close();
-    if (build) fs.rmSync(build.dir, { recursive: true, force: true });
     fs.rmSync(workDir, { recursive: true, force: true });
   }, 60_000);
 

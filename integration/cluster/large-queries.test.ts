@@ -84,7 +84,6 @@ afterAll(async () => {
   await Promise.all(nodes.map((node) => node.stop()));
   await clients.close();
   fs.rmSync(workDir, { recursive: true, force: true });
-  if (build) fs.rmSync(build.dir, { recursive: true, force: true });
 }, 60_000);
 
 it(

@@ -36,7 +36,6 @@ beforeAll(async () => {
   build = await buildSluice();
 }, 300_000);
 afterAll(() => {
-  if (build) fs.rmSync(build.dir, { recursive: true, force: true });
 });
 
 describe('OpenTelemetry in a stream thread in a worker thread', () => {

@@ -34,7 +34,6 @@ beforeAll(async () => {
   build = await buildSluice();
 }, 300_000);
 afterAll(() => {
-  if (build) fs.rmSync(build.dir, { recursive: true, force: true });
 });
 
 describe('OpenTelemetry over three Sluice processes exporting to an OTLP receiver', () => {

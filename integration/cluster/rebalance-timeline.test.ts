@@ -44,7 +44,6 @@ describe('the timeline of a node that sees one node killed and another join', ()
     follower?.kill('SIGKILL');
     await Promise.allSettled(nodes.map((node) => node.stop()));
     await clients.close();
-    if (build) fs.rmSync(build.dir, { recursive: true, force: true });
     if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
   }, 60_000);
 

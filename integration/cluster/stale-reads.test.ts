@@ -57,7 +57,6 @@ describe('stale reads from standby replicas over three nodes, one SIGKILLed', ()
   afterAll(async () => {
     await Promise.allSettled(nodes.map((node) => node.stop()));
     await clients.close();
-    if (build) fs.rmSync(build.dir, { recursive: true, force: true });
     if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
   }, 60_000);
 

@@ -51,7 +51,6 @@ describe('a third node joining a two-node cluster with a large store', () => {
   afterAll(async () => {
     await Promise.allSettled(nodes.map((node) => node.stop()));
     await clients.close();
-    if (build) fs.rmSync(build.dir, { recursive: true, force: true });
     if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
   }, 60_000);
 

@@ -159,7 +159,6 @@ describe('deploy/monitoring against a running node', () => {
   afterAll(async () => {
     await node?.stop();
     await clients.close();
-    if (build) fs.rmSync(build.dir, { recursive: true, force: true });
     fs.rmSync(workDir, { recursive: true, force: true });
   }, 60_000);
 

@@ -103,7 +103,6 @@ describeIfHosts('a Sluice cluster over three network hosts', () => {
       network?.destroy();
     } finally {
       await clients.close();
-      if (build) fs.rmSync(build.dir, { recursive: true, force: true });
       if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
     }
   }, 60_000);

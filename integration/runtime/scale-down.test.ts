@@ -35,7 +35,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.allSettled(nodes.map((node) => node.kill()));
   await clients.close();
-  if (build) fs.rmSync(build.dir, { recursive: true, force: true });
   fs.rmSync(workDir, { recursive: true, force: true });
 }, 60_000);
 

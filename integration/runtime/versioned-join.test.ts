@@ -107,7 +107,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await node?.stop();
   await clients.close();
-  fs.rmSync(build.dir, { recursive: true, force: true });
   fs.rmSync(workDir, { recursive: true, force: true });
 });
 

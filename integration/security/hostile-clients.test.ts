@@ -39,7 +39,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(nodes.map((node) => node.stop()));
   await clients.close();
-  if (build) fs.rmSync(build.dir, { recursive: true, force: true });
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 

@@ -67,7 +67,6 @@ afterAll(async () => {
   await Promise.all(nodes.map((node) => node.stop()));
   await clients.close();
   await trusting?.close();
-  if (build) fs.rmSync(build.dir, { recursive: true, force: true });
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 

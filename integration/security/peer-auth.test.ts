@@ -81,7 +81,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([secured, secretOnly].filter((node) => node !== undefined).map((node) => node.stop()));
   await clients.close();
-  if (build) fs.rmSync(build.dir, { recursive: true, force: true });
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 }, 60_000);
 

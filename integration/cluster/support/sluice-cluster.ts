@@ -1,12 +1,12 @@
 /**
- * Real Sluice processes for the cluster tests: the sources and the test topology are compiled once to a temporary
- * directory, and each node is `sluice start` run from there with a configuration of its own (loopback HTTP and
+ * Real Sluice processes for the cluster tests: the sources and the test topology are compiled once per content into
+ * `.sluice/` (shared by every test file), and each node is `sluice start` run from there with a configuration of its own (loopback HTTP and
  * gRPC ports, state directory, log file; see integration/support/sluice-process.ts). Nodes can be frozen (SIGSTOP),
  * resumed, killed and stopped.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { launchSluice, SluiceProcess } from '../../support/sluice-process';
 import { freePorts } from '../../../src/host/free-ports';
@@ -16,8 +16,6 @@ export type { HttpAnswer } from '../../support/sluice-process';
 const REPO = path.resolve(__dirname, '../../..');
 
 export interface SluiceBuild {
-  /** The temporary directory of the build, to remove once done. */
-  dir: string;
   /** The compiled tree: `src/`, `integration/cluster/fixtures/`, `proto/`. */
   root: string;
   /** Runs the CLI's main(): `node <launcher> start -c <file>`. */
@@ -36,13 +34,78 @@ function run(command: string, args: string[], cwd: string): Promise<{ code: numb
   });
 }
 
+/** Where the builds are kept, one per content of what they compile: in the checkout, so that a clean clone starts afresh. */
+const BUILDS = path.join(REPO, '.sluice');
+const BUILD_PREFIX = 'it-build-';
+/** How long a build may take before another test takes its lock over (a run that was killed while compiling). */
+const BUILD_LOCK_STALE_MS = 5 * 60_000;
+/** A build of other sources unused this long is removed. */
+const BUILD_UNUSED_MS = 60 * 60_000;
+
+/** What a build compiles or copies, hashed: the same content is the same build. */
+function buildKey(): string {
+  const hash = createHash('sha256');
+  const add = (file: string): void => {
+    hash.update(path.relative(REPO, file));
+    hash.update(fs.readFileSync(file));
+  };
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else add(file);
+    }
+  };
+  for (const dir of ['src', 'integration/cluster/fixtures', 'proto']) walk(path.join(REPO, dir));
+  for (const file of ['tsconfig.json', 'package.json']) add(path.join(REPO, file));
+  return hash.digest('hex').slice(0, 16);
+}
+
+function buildAt(dir: string): SluiceBuild {
+  const root = path.join(dir, 'out');
+  return { root, launcher: path.join(root, 'sluice.js'), topologyModule: path.join(root, 'integration/cluster/fixtures/cluster-topology.js') };
+}
+
 /**
- * Compiles the sources and the fixtures with the repository's compiler settings. Type errors elsewhere in the
- * tree (work in progress) do not stop the build as long as what the nodes run was emitted.
+ * The sources and the fixtures compiled with the repository's compiler settings, once for every test file of a run
+ * (and of a run beside it in the same checkout): a compile is about half a minute of a core. Type errors elsewhere in
+ * the tree (work in progress) do not stop the build as long as what the nodes run was emitted.
  */
 export async function buildSluice(): Promise<SluiceBuild> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-it-build-'));
-  const root = path.join(dir, 'out');
+  fs.mkdirSync(BUILDS, { recursive: true });
+  const dir = path.join(BUILDS, `${BUILD_PREFIX}${buildKey()}`);
+  const done = path.join(dir, 'complete');
+  const lock = `${dir}.lock`;
+  for (;;) {
+    if (fs.existsSync(done)) {
+      const now = new Date();
+      fs.utimesSync(done, now, now);
+      return buildAt(dir);
+    }
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch {
+      // Another test compiles it: wait for it, or take a lock its run left behind.
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > BUILD_LOCK_STALE_MS) fs.rmSync(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  try {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await compileInto(dir);
+    fs.writeFileSync(done, '');
+    removeUnusedBuilds(dir);
+    return buildAt(dir);
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+async function compileInto(dir: string): Promise<void> {
+  const { root, launcher, topologyModule } = buildAt(dir);
+  fs.mkdirSync(dir, { recursive: true });
   const tsconfig = {
     extends: path.join(REPO, 'tsconfig.json'),
     compilerOptions: { outDir: root, rootDir: REPO, declaration: false, sourceMap: false, noEmit: false, incremental: false },
@@ -52,7 +115,6 @@ export async function buildSluice(): Promise<SluiceBuild> {
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
   const compiled = await run(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'tsconfig.json')], REPO);
   const cli = path.join(root, 'src/host/cli.js');
-  const topologyModule = path.join(root, 'integration/cluster/fixtures/cluster-topology.js');
   if (!fs.existsSync(cli) || !fs.existsSync(topologyModule)) {
     throw new Error(`compiling Sluice for the cluster tests failed (exit ${compiled.code}):\n${compiled.output}`);
   }
@@ -60,12 +122,20 @@ export async function buildSluice(): Promise<SluiceBuild> {
   fs.cpSync(path.join(REPO, 'proto'), path.join(root, 'proto'), { recursive: true });
   // As in the package: the node reads its version from the package.json above its modules.
   fs.copyFileSync(path.join(REPO, 'package.json'), path.join(root, 'package.json'));
-  const launcher = path.join(root, 'sluice.js');
   fs.writeFileSync(
     launcher,
     `'use strict';\nrequire('./src/host/cli.js').main(process.argv).catch((error) => {\n  process.stderr.write(String(error && error.stack || error) + '\\n');\n  process.exit(1);\n});\n`,
   );
-  return { dir, root, launcher, topologyModule };
+}
+
+/** Builds of other sources that no test used for BUILD_UNUSED_MS. */
+function removeUnusedBuilds(current: string): void {
+  for (const name of fs.readdirSync(BUILDS)) {
+    const dir = path.join(BUILDS, name);
+    if (!name.startsWith(BUILD_PREFIX) || name.endsWith('.lock') || dir === current) continue;
+    const used = fs.statSync(path.join(dir, 'complete'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    if (Date.now() - used > BUILD_UNUSED_MS) fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export interface NodeOptions {
