@@ -9,6 +9,8 @@ import {
   createTaskMetrics,
   createThreadMetrics,
   PROCESSOR_NODE_GROUP,
+  registerProcessorNodeFailures,
+  registerStateStoreSize,
   STATE_STORE_GROUP,
   storeMetricsScope,
   TASK_GROUP,
@@ -179,6 +181,30 @@ describe('Kafka Streams metric families', () => {
     expect(value(registry, STATE_STORE_GROUP, 'restore-total')).toBe(750);
     expect(value(registry, STATE_STORE_GROUP, 'restore-rate')).toBe(25);
     expect(value(registry, STATE_STORE_GROUP, 'restore-remaining-records-total')).toBe(250);
+  });
+
+  it("stream-processor-node-metrics: Sluice's failed-records-total, read from the node's count", () => {
+    let failed = 0;
+    registerProcessorNodeFailures(registry, 't1', '0_1', 'KSTREAM-MAPVALUES-0000000001', () => failed);
+    failed = 3;
+    const [metric] = registry.metrics({ group: PROCESSOR_NODE_GROUP, name: 'failed-records-total' });
+    expect(metric?.value).toBe(3);
+    expect(metric?.tags).toEqual({ 'thread-id': 't1', 'task-id': '0_1', 'processor-node-id': 'KSTREAM-MAPVALUES-0000000001' });
+  });
+
+  it("stream-state-metrics: a store's estimate-num-keys, and size-on-disk-bytes when persistent, NaN while closed", () => {
+    const persistent = createStateStoreMetrics(registry, 't1', '0_1', storeMetricsScope(true, 'key_value'), 'counts');
+    let stats: { entries: number; sizeBytes?: number; puts: number; gets: number; openIterators: number } | undefined = { entries: 12, sizeBytes: 8192, puts: 12, gets: 0, openIterators: 0 };
+    registerStateStoreSize(registry, persistent, true, () => stats);
+    const memory = createStateStoreMetrics(registry, 't1', '0_1', storeMetricsScope(false, 'key_value'), 'recent');
+    registerStateStoreSize(registry, memory, false, () => ({ entries: 2, puts: 2, gets: 0, openIterators: 0 }));
+    const read = (store: string, name: string) => registry.metrics({ group: STATE_STORE_GROUP, name }).find((m) => Object.values(m.tags).includes(store))?.value;
+    expect(read('counts', 'estimate-num-keys')).toBe(12);
+    expect(read('counts', 'size-on-disk-bytes')).toBe(8192);
+    expect(read('recent', 'estimate-num-keys')).toBe(2);
+    expect(read('recent', 'size-on-disk-bytes')).toBeUndefined();
+    stats = undefined;
+    expect(read('counts', 'estimate-num-keys')).toBeNaN();
   });
 
   it('names store scopes as Kafka does, with lmdb in the place of rocksdb', () => {

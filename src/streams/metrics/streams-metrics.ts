@@ -8,7 +8,7 @@
  * metrics with it, a task those of its processor nodes and stores.
  */
 
-import type { StoreType } from '../state/store';
+import type { StoreStats, StoreType } from '../state/store';
 import type { MetricsRegistry, MetricTags, StatDefinition } from './metrics-registry';
 import type { Sensor } from './sensor';
 
@@ -343,6 +343,19 @@ export function registerProcessorNodeCount(registry: MetricsRegistry, threadId: 
   );
 }
 
+/**
+ * Sluice's `failed-records-total` of every processor node, sources included: the records it failed on (its processor
+ * threw, or a source could not deserialize them), read from the node's own count, which only the failure path moves.
+ */
+export function registerProcessorNodeFailures(registry: MetricsRegistry, threadId: string, taskId: string, processorNodeId: string, read: () => number): void {
+  registry.gauge(
+    PROCESSOR_NODE_GROUP,
+    { 'thread-id': threadId, 'task-id': taskId, 'processor-node-id': processorNodeId },
+    { name: 'failed-records-total', description: 'The total number of records the node failed on: its processor threw, or its source could not deserialize them, whether the handler skipped them or the task failed' },
+    read,
+  );
+}
+
 export function createProcessorNodeMetrics(
   registry: MetricsRegistry,
   threadId: string,
@@ -453,6 +466,17 @@ export function createStateStoreMetrics(
       valueStat('restore-remaining-records-total', 'The number of records remaining to be restored'),
     ),
   };
+}
+
+/**
+ * A store's size, read from its statistics when the metrics are (NaN while it is closed): `estimate-num-keys` as
+ * Kafka Streams' RocksDB metric, and Sluice's `size-on-disk-bytes` for a persistent store. Records its cache holds
+ * and has not written down yet are not counted.
+ */
+export function registerStateStoreSize(registry: MetricsRegistry, scope: StateStoreMetrics, persistent: boolean, stats: () => StoreStats | undefined): void {
+  registry.gauge(STATE_STORE_GROUP, scope.tags, { name: 'estimate-num-keys', description: 'The estimated number of keys in the store' }, () => stats()?.entries ?? Number.NaN);
+  if (!persistent) return;
+  registry.gauge(STATE_STORE_GROUP, scope.tags, { name: 'size-on-disk-bytes', description: 'The bytes the store takes on disk' }, () => stats()?.sizeBytes ?? Number.NaN);
 }
 
 // ---- consumer-fetch-manager-metrics (per partition) --------------------------------------------------------

@@ -4,6 +4,8 @@ import {
   createStateStoreMetrics,
   createTaskMetrics,
   registerProcessorNodeCount,
+  registerProcessorNodeFailures,
+  registerStateStoreSize,
   storeMetricsScope,
   type ProcessorNodeMetrics,
   type StateStoreMetrics,
@@ -80,6 +82,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
         const scope = storeMetricsScope(store.persistent, store.type);
         const storeScope = createStateStoreMetrics(metrics, threadName, taskId, scope, store.name);
         storeMetrics.set(store.name, storeScope);
+        registerStateStoreSize(metrics, storeScope, store.persistent, () => (store.isOpen() ? store.stats?.() : undefined));
         return meteredStore(store, storeScope, config.timeStoreOperations);
       },
       storeFlushed: (store, ms) => storeMetrics.get(store)?.flush.record(ms),
@@ -93,6 +96,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
     // The sources' counts are their process sensors' (processed, above); the other nodes count as they process.
     for (const name of metadata.subtopology(id.subtopology)!.definition.nodes) {
       if (metadata.topology.node(name)?.kind !== 'source') registerProcessorNodeCount(metrics, threadName, taskId, name, () => task.processedBy(name));
+      registerProcessorNodeFailures(metrics, threadName, taskId, name, () => task.failedAt(name));
     }
     return {
       task,
