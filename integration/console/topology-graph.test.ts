@@ -244,7 +244,7 @@ it("shows under each node the records per second it processes: rising while orde
   const next = ordersSource.successors[0]!;
   const rate = async (name: string) => {
     const shown = graphNode(page, name).getByTestId('node-rate');
-    return (await shown.count()) === 0 ? Number.NaN : Number(await shown.getAttribute('data-rate'));
+    return (await shown.count()) === 0 ? Number.NaN : Number(await shown.getAttribute('data-value'));
   };
   const producer = await clients.producer();
   let flowing = true;
