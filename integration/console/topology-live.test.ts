@@ -76,9 +76,10 @@ let node: TestNode;
 let browser: Browser;
 
 const graphNode = (page: Page, name: string) => page.locator(`[data-testid="graph-node"][data-name="${name}"]`);
+const figuresUnder = (page: Page, name: string) => page.locator(`[data-testid="node-figures"][data-of="${name}"]`);
 /** A figure under a node, by kind (rate, latency, failed, keys, bytes, lag); NaN while it is not shown. */
 const figure = async (page: Page, name: string, kind: string) => {
-  const shown = graphNode(page, name).getByTestId(`node-${kind}`);
+  const shown = figuresUnder(page, name).getByTestId(`node-${kind}`);
   return (await shown.count()) === 0 ? Number.NaN : Number(await shown.getAttribute('data-value'));
 };
 
@@ -115,9 +116,9 @@ it("shows each node's live figures: the source's latency, a processor's failures
   hold();
   await produce([...Array.from({ length: 100 }, (_, i) => `word-${i}`), 'poison']);
   await waitFor(async () => (await figure(page, REPARTITION, 'lag')) > 0, 'a lag above zero under the repartition topic while its readers are held', STEP_MS);
-  expect(await graphNode(page, REPARTITION).getByTestId('node-lag').textContent()).toMatch(/^lag \d+(\.\d)?k?$/);
+  expect(await figuresUnder(page, REPARTITION).getByTestId('node-lag').textContent()).toMatch(/^lag \d+(\.\d)?k?$/);
   await waitFor(async () => (await figure(page, source.name, 'latency')) >= 0, "the records' end-to-end latency under the source while lines flow", STEP_MS);
-  expect(await graphNode(page, source.name).getByTestId('node-latency').textContent()).toMatch(/^( · )?[\d.]+ m?s$/);
+  expect(await figuresUnder(page, source.name).getByTestId('node-latency').textContent()).toMatch(/^( · )?[\d.]+ m?s$/);
   await page.getByTestId('topology-graph').scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, 'topology-live-1440.png') });
   // Nothing is counted yet: the store holds no key.
@@ -129,11 +130,14 @@ it("shows each node's live figures: the source's latency, a processor's failures
   await waitFor(async () => (await figure(page, STORE, 'keys')) === 100, 'the 100 words counted in the store', STEP_MS);
   expect(await figure(page, STORE, 'bytes')).toBeGreaterThan(0);
   await waitFor(async () => (await figure(page, mapper.name, 'failed')) === 1, 'one failure under the processor that threw', STEP_MS);
-  expect(await graphNode(page, mapper.name).getByTestId('node-failed').textContent()).toMatch(/^( · )?1 failed$/);
+  expect(await figuresUnder(page, mapper.name).getByTestId('node-failed').textContent()).toMatch(/^( · )?1 failed$/);
 
   // More words: the store grows.
   await produce(Array.from({ length: 150 }, (_, i) => `more-${i}`));
   await waitFor(async () => (await figure(page, STORE, 'keys')) === 250, 'the store at 250 keys once 150 more words are counted', STEP_MS);
+
+  // A screen reader hears them in the node's name.
+  expect(await page.getByRole('button', { name: new RegExp(`^store ${STORE}, 250 keys · `) }).count()).toBe(1);
 
   // The panel has the figures in full.
   await graphNode(page, STORE).click();

@@ -7,7 +7,7 @@
  * on disk and cache hits (when recorded); an internal topic's lag. The side panel has them in full.
  */
 
-import type { TargetedKeyboardEvent, TargetedPointerEvent, TargetedWheelEvent } from 'preact';
+import { Fragment, type TargetedKeyboardEvent, type TargetedPointerEvent, type TargetedWheelEvent } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, streamPath, type ConsumerOffsets, type MetricGroup, type TopologyDag } from '../api';
 import { lagFigures, lineOf, nodeFigures, ratesBetween, readingOf, storeFigures, type Figure, type Reading } from './topology-figures';
@@ -339,40 +339,43 @@ export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: str
               {nodes.map((n) => {
                 const group = n.kind === 'group';
                 const figures = figuresOf(n, live);
+                // The figures beside the node's button, not in it: their text is in its name, which a text inside it would
+                // have to repeat as it reads (axe's label-content-name-mismatch).
                 return (
-                  <g
-                    key={n.id}
-                    class={`node ${n.kind.toLowerCase()}${n.id === selected ? ' selected' : ''}`}
-                    data-testid="graph-node"
-                    data-id={n.id}
-                    data-kind={n.kind}
-                    data-name={n.name}
-                    data-internal={n.internal}
-                    role="button"
-                    tabindex={n.id === focusable ? 0 : -1}
-                    aria-label={group ? `Expand ${n.name}` : figures.length === 0 ? `${KIND_NAME[n.kind]} ${n.name}` : `${KIND_NAME[n.kind]} ${n.name}, ${lineOf(figures)}`}
-                    aria-expanded={group ? 'false' : n.id === selected ? 'true' : 'false'}
-                    aria-controls={n.id === selected ? 'graph-panel' : undefined}
-                    onClick={() => {
-                      setCurrent(n.id);
-                      open(n);
-                    }}
-                    onFocus={() => {
-                      setCurrent(n.id);
-                      reveal(n);
-                    }}
-                    onKeyDown={onNodeKey(n)}
-                  >
-                    <rect x={n.x} y={n.y} width={n.width} height={n.height} rx={n.kind === 'store' ? 12 : n.kind.endsWith('topic') ? 15 : group ? 8 : 4} />
-                    <text x={n.x + n.width / 2} y={n.y + 7 + 11} text-anchor="middle">
-                      {n.lines.map((line, i) => (
-                        <tspan key={i} x={n.x + n.width / 2} dy={i === 0 ? 0 : 14}>
-                          {group && i === 0 ? `▸ ${line}` : line}
-                        </tspan>
-                      ))}
-                    </text>
+                  <Fragment key={n.id}>
+                    <g
+                      class={`node ${n.kind.toLowerCase()}${n.id === selected ? ' selected' : ''}`}
+                      data-testid="graph-node"
+                      data-id={n.id}
+                      data-kind={n.kind}
+                      data-name={n.name}
+                      data-internal={n.internal}
+                      role="button"
+                      tabindex={n.id === focusable ? 0 : -1}
+                      aria-label={group ? `Expand ${n.name}` : figures.length === 0 ? `${KIND_NAME[n.kind]} ${n.name}` : `${KIND_NAME[n.kind]} ${n.name}, ${lineOf(figures)}`}
+                      aria-expanded={group ? 'false' : n.id === selected ? 'true' : 'false'}
+                      aria-controls={n.id === selected ? 'graph-panel' : undefined}
+                      onClick={() => {
+                        setCurrent(n.id);
+                        open(n);
+                      }}
+                      onFocus={() => {
+                        setCurrent(n.id);
+                        reveal(n);
+                      }}
+                      onKeyDown={onNodeKey(n)}
+                    >
+                      <rect x={n.x} y={n.y} width={n.width} height={n.height} rx={n.kind === 'store' ? 12 : n.kind.endsWith('topic') ? 15 : group ? 8 : 4} />
+                      <text x={n.x + n.width / 2} y={n.y + 7 + 11} text-anchor="middle">
+                        {n.lines.map((line, i) => (
+                          <tspan key={i} x={n.x + n.width / 2} dy={i === 0 ? 0 : 14}>
+                            {group && i === 0 ? `▸ ${line}` : line}
+                          </tspan>
+                        ))}
+                      </text>
+                    </g>
                     {figures.length > 0 ? (
-                      <text class="figures" data-testid="node-figures" x={n.x + n.width / 2} y={n.y + n.height + 11} text-anchor="middle">
+                      <text class="figures" data-testid="node-figures" data-of={n.name} aria-hidden="true" x={n.x + n.width / 2} y={n.y + n.height + 11} text-anchor="middle">
                         {figures.map((f, i) => (
                           <tspan key={f.kind} class={f.kind === 'failed' || (f.kind === 'lag' && f.value > 0) ? 'alert' : undefined} data-testid={`node-${f.kind}`} data-value={f.value}>
                             {i === 0 ? f.text : ` · ${f.text}`}
@@ -380,7 +383,7 @@ export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: str
                         ))}
                       </text>
                     ) : null}
-                  </g>
+                  </Fragment>
                 );
               })}
             </g>
