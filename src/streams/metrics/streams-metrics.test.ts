@@ -192,7 +192,7 @@ describe('Kafka Streams metric families', () => {
     expect(metric?.tags).toEqual({ 'thread-id': 't1', 'task-id': '0_1', 'processor-node-id': 'KSTREAM-MAPVALUES-0000000001' });
   });
 
-  it("stream-state-metrics: a store's estimate-num-keys, and size-on-disk-bytes when persistent, NaN while closed", () => {
+  it("stream-state-metrics: a store's estimate-num-keys, and size-on-disk-bytes when persistent, NaN while closed or failing", () => {
     const persistent = createStateStoreMetrics(registry, 't1', '0_1', storeMetricsScope(true, 'key_value'), 'counts');
     let stats: { entries: number; sizeBytes?: number; puts: number; gets: number; openIterators: number } | undefined = { entries: 12, sizeBytes: 8192, puts: 12, gets: 0, openIterators: 0 };
     registerStateStoreSize(registry, persistent, true, () => stats);
@@ -205,6 +205,11 @@ describe('Kafka Streams metric families', () => {
     expect(read('recent', 'size-on-disk-bytes')).toBeUndefined();
     stats = undefined;
     expect(read('counts', 'estimate-num-keys')).toBeNaN();
+    const failing = createStateStoreMetrics(registry, 't1', '0_2', storeMetricsScope(true, 'key_value'), 'closing');
+    registerStateStoreSize(registry, failing, true, () => {
+      throw new Error('Store closing is not open');
+    });
+    expect(read('closing', 'size-on-disk-bytes')).toBeNaN();
   });
 
   it('names store scopes as Kafka does, with lmdb in the place of rocksdb', () => {

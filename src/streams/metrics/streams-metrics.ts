@@ -474,9 +474,18 @@ export function createStateStoreMetrics(
  * and has not written down yet are not counted.
  */
 export function registerStateStoreSize(registry: MetricsRegistry, scope: StateStoreMetrics, persistent: boolean, stats: () => StoreStats | undefined): void {
-  registry.gauge(STATE_STORE_GROUP, scope.tags, { name: 'estimate-num-keys', description: 'The estimated number of keys in the store' }, () => stats()?.entries ?? Number.NaN);
+  // A store closing as it is read (or whose storage failed) reads as NaN: the scrape of every other metric goes on.
+  const read = (figure: (s: StoreStats) => number | undefined) => () => {
+    try {
+      const current = stats();
+      return (current && figure(current)) ?? Number.NaN;
+    } catch {
+      return Number.NaN;
+    }
+  };
+  registry.gauge(STATE_STORE_GROUP, scope.tags, { name: 'estimate-num-keys', description: 'The estimated number of keys in the store' }, read((s) => s.entries));
   if (!persistent) return;
-  registry.gauge(STATE_STORE_GROUP, scope.tags, { name: 'size-on-disk-bytes', description: 'The bytes the store takes on disk' }, () => stats()?.sizeBytes ?? Number.NaN);
+  registry.gauge(STATE_STORE_GROUP, scope.tags, { name: 'size-on-disk-bytes', description: 'The bytes the store takes on disk' }, read((s) => s.sizeBytes));
 }
 
 // ---- consumer-fetch-manager-metrics (per partition) --------------------------------------------------------
