@@ -5,7 +5,8 @@
  * sub-topology is held back and back to zero once it has consumed the backlog; under the count's store its keys,
  * rising as words are counted; and the same figures in full in the side panel. The counting side is held by its value
  * serde, which answers "not ready" (SerdeNotReady) until the test lets it go: the thread waits without blocking the
- * node. Screenshot: test-output/console/topology-live-1440.png.
+ * node. The figures are read in one poll every 2 s, which stops once the view is left. Screenshot:
+ * test-output/console/topology-live-1440.png.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -150,5 +151,32 @@ it("shows each node's live figures: the source's latency, a processor's failures
   expect(await sourcePanel.textContent()).toMatch(/End-to-end latency[\d.]+ m?s on average, [\d.]+ m?s at most/);
   await graphNode(page, REPARTITION).click();
   expect(await page.getByRole('region', { name: REPARTITION }).getByTestId('panel-live').textContent()).toBe("Lag of this node's readers0 records");
+  await page.context().close();
+});
+
+it('reads the figures in one poll every 2 s, whatever the number of nodes, and stops once the view is left', async () => {
+  const page = await openPage(browser, { width: 1440, height: 900 });
+  const reads: string[] = [];
+  page.on('request', (request) => {
+    const { pathname } = new URL(request.url());
+    if (pathname.includes('/metrics/group/')) reads.push(pathname.slice(pathname.indexOf('/metrics/group/') + '/metrics/group/'.length));
+  });
+  await page.goto(`${node.url}/ui/#/instance/${id}`);
+  await figuresUnder(page, STORE).getByTestId('node-keys').waitFor({ timeout: STEP_MS });
+  reads.length = 0;
+  await page.waitForTimeout(6_100);
+  // Each poll reads each group once, for all the graph's nodes: three or four polls in 6 s.
+  const polls = reads.filter((group) => group === 'stream-processor-node-metrics').length;
+  expect(polls).toBeGreaterThanOrEqual(3);
+  expect(polls).toBeLessThanOrEqual(4);
+  expect(reads.filter((group) => group === 'stream-state-metrics').length).toBe(polls);
+  expect(reads.filter((group) => group === 'stream-record-cache-metrics').length).toBe(polls);
+  expect(reads.length).toBe(3 * polls);
+
+  await page.goto(`${node.url}/ui/#/`);
+  await page.waitForTimeout(500);
+  reads.length = 0;
+  await page.waitForTimeout(4_500);
+  expect(reads).toEqual([]);
   await page.context().close();
 });
