@@ -3,7 +3,8 @@
  * the source the records' end-to-end latency while lines flow; under a processor whose code throws on one record (and
  * the processing handler skips it), "1 failed"; under the repartition topic its lag, above zero while the counting
  * sub-topology is held back and back to zero once it has consumed the backlog; under the count's store its keys,
- * rising as words are counted; and the same figures in full in the side panel. The counting side is held by its value
+ * rising as words are counted, and its cache's hit ratio (recorded at DEBUG, as this instance is set) once words are
+ * counted again; and the same figures in full in the side panel. The counting side is held by its value
  * serde, which answers "not ready" (SerdeNotReady) until the test lets it go: the thread waits without blocking the
  * node. The figures are read in one poll every 2 s, which stops once the view is left. Screenshot:
  * test-output/console/topology-live-1440.png.
@@ -95,7 +96,7 @@ beforeAll(async () => {
   browser = launched;
   node = await TestNode.start({
     topologies: [{ name: 'io.sluice.it.LiveWords', version: '1.0.0', description: 'Words counted through a repartition topic', aliases: ['live-words'], build: liveTopology }],
-    instances: [{ topology: 'live-words', applicationId: id, config: { 'processing.exception.handler': 'LogAndContinueProcessingExceptionHandler' } }],
+    instances: [{ topology: 'live-words', applicationId: id, config: { 'processing.exception.handler': 'LogAndContinueProcessingExceptionHandler', 'metrics.recording.level': 'DEBUG' } }],
   });
   await node.waitForState(id, 'RUNNING');
 }, BROKER_TEST_TIMEOUT_MS);
@@ -133,9 +134,12 @@ it("shows each node's live figures: the source's latency, a processor's failures
   await waitFor(async () => (await figure(page, mapper.name, 'failed')) === 1, 'one failure under the processor that threw', STEP_MS);
   expect(await figuresUnder(page, mapper.name).getByTestId('node-failed').textContent()).toMatch(/^( · )?1 failed$/);
 
-  // More words: the store grows.
-  await produce(Array.from({ length: 150 }, (_, i) => `more-${i}`));
+  // More words: the store grows; the words counted again are found in its cache (its hit ratio, recorded at DEBUG).
+  await produce([...Array.from({ length: 150 }, (_, i) => `more-${i}`), ...Array.from({ length: 100 }, (_, i) => `word-${i}`)]);
   await waitFor(async () => (await figure(page, STORE, 'keys')) === 250, 'the store at 250 keys once 150 more words are counted', STEP_MS);
+  await waitFor(async () => (await figure(page, STORE, 'hits')) > 0, "the store's cache hits once words are counted again", STEP_MS);
+  expect(await figure(page, STORE, 'hits')).toBeLessThanOrEqual(1);
+  expect(await figuresUnder(page, STORE).getByTestId('node-hits').textContent()).toMatch(/^ · \d+ % hits$/);
 
   // A screen reader hears them in the node's name.
   expect(await page.getByRole('button', { name: new RegExp(`^store ${STORE}, 250 keys · `) }).count()).toBe(1);

@@ -5,10 +5,12 @@ import {
   createClientMetrics,
   createPartitionLagMetrics,
   createProcessorNodeMetrics,
+  createRecordCacheMetrics,
   createStateStoreMetrics,
   createTaskMetrics,
   createThreadMetrics,
   PROCESSOR_NODE_GROUP,
+  RECORD_CACHE_GROUP,
   registerProcessorNodeFailures,
   registerStateStoreSize,
   STATE_STORE_GROUP,
@@ -210,6 +212,20 @@ describe('Kafka Streams metric families', () => {
       throw new Error('Store closing is not open');
     });
     expect(read('closing', 'size-on-disk-bytes')).toBeNaN();
+  });
+
+  it('stream-record-cache-metrics: hit-ratio avg/min/max of a store, the ratio since it opened taken at each read', () => {
+    const cache = createRecordCacheMetrics(registry, 't1', '0_1', 'counts');
+    cache.read(false);
+    cache.read(true);
+    cache.read(true);
+    cache.read(true);
+    const metrics = registry.metrics({ group: RECORD_CACHE_GROUP });
+    expect(names(metrics)).toEqual(['hit-ratio-avg', 'hit-ratio-max', 'hit-ratio-min']);
+    expect(metrics[0]?.tags).toEqual({ 'thread-id': 't1', 'task-id': '0_1', 'record-cache-id': 'counts' });
+    expect(value(registry, RECORD_CACHE_GROUP, 'hit-ratio-min')).toBe(0);
+    expect(value(registry, RECORD_CACHE_GROUP, 'hit-ratio-max')).toBe(0.75);
+    expect(value(registry, RECORD_CACHE_GROUP, 'hit-ratio-avg')).toBeCloseTo((0 + 0.5 + 2 / 3 + 0.75) / 4);
   });
 
   it('names store scopes as Kafka does, with lmdb in the place of rocksdb', () => {

@@ -488,6 +488,34 @@ export function registerStateStoreSize(registry: MetricsRegistry, scope: StateSt
   registry.gauge(STATE_STORE_GROUP, scope.tags, { name: 'size-on-disk-bytes', description: 'The bytes the store takes on disk' }, read((s) => s.sizeBytes));
 }
 
+// ---- stream-record-cache-metrics (per store) --------------------------------------------------------------
+
+/**
+ * A caching store's cache as Kafka Streams records it at DEBUG: record(hit) per read, found or not; its `hit-ratio`
+ * stats take the ratio of the reads found since the store opened, at each read.
+ */
+export interface RecordCacheMetrics {
+  read(hit: boolean): void;
+}
+
+export function createRecordCacheMetrics(registry: MetricsRegistry, threadId: string, taskId: string, storeName: string): RecordCacheMetrics {
+  const ratio = (which: string): string => `The ${which} cache hit ratio`;
+  const sensor = registry.sensor(RECORD_CACHE_GROUP, { 'thread-id': threadId, 'task-id': taskId, 'record-cache-id': storeName }, [
+    { name: 'hit-ratio-avg', description: ratio('average'), stat: 'avg' },
+    { name: 'hit-ratio-min', description: ratio('minimum'), stat: 'min' },
+    { name: 'hit-ratio-max', description: ratio('maximum'), stat: 'max' },
+  ]);
+  let reads = 0;
+  let hits = 0;
+  return {
+    read(hit) {
+      reads++;
+      if (hit) hits++;
+      sensor.record(hits / reads);
+    },
+  };
+}
+
 // ---- consumer-fetch-manager-metrics (per partition) --------------------------------------------------------
 
 export interface PartitionLagMetrics extends MetricsScope {

@@ -1,6 +1,7 @@
 import type { KafkaClient, KafkaProducer } from '../kafka';
 import {
   createProcessorNodeMetrics,
+  createRecordCacheMetrics,
   createStateStoreMetrics,
   createTaskMetrics,
   registerProcessorNodeCount,
@@ -8,6 +9,7 @@ import {
   registerStateStoreSize,
   storeMetricsScope,
   type ProcessorNodeMetrics,
+  type RecordCacheMetrics,
   type StateStoreMetrics,
   type TaskMetrics,
   type ThreadMetrics,
@@ -60,6 +62,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
     }
     const storeMetrics = new Map<string, StateStoreMetrics>();
     const sourceMetrics = new Map<string, ProcessorNodeMetrics>();
+    const cacheMetrics = new Map<string, RecordCacheMetrics>();
     const task = new StreamTask(id, metadata.subtopology(id.subtopology)!.definition, metadata.topology, {
       applicationId: config.applicationId,
       config: config.values,
@@ -86,6 +89,19 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
         return meteredStore(store, storeScope, config.timeStoreOperations);
       },
       storeFlushed: (store, ms) => storeMetrics.get(store)?.flush.record(ms),
+      // At INFO a cache read costs nothing more: the stores are not told.
+      ...(config.timeStoreOperations
+        ? {
+            cacheRead: (store: string, hit: boolean) => {
+              let cache = cacheMetrics.get(store);
+              if (cache === undefined) {
+                cache = createRecordCacheMetrics(metrics, threadName, taskId, store);
+                cacheMetrics.set(store, cache);
+              }
+              cache.read(hit);
+            },
+          }
+        : {}),
       storeRestored: (store, records) => storeMetrics.get(store)?.restore.record(records),
       ...(options.globalStores ? { globalStores: options.globalStores } : {}),
       ...(options.publishEvent ? { publishEvent: options.publishEvent } : {}),
