@@ -15,7 +15,7 @@ module.exports = {
     {
       displayName: 'unit',
       testEnvironment: 'node',
-      roots: ['<rootDir>/src', '<rootDir>/examples'],
+      roots: ['<rootDir>/src', '<rootDir>/examples', '<rootDir>/ui'],
       testMatch: ['**/*.test.ts'],
       transform: { '^.+\\.ts$': tsJest },
     },

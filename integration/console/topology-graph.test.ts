@@ -51,6 +51,8 @@ async function openInstance(options: { width: number; height: number; colorSchem
 }
 
 const graphNode = (page: Page, name: string) => page.locator(`[data-testid="graph-node"][data-name="${name}"]`);
+/** The live figures drawn under a node. */
+const figuresUnder = (page: Page, name: string) => page.locator(`[data-testid="node-figures"][data-of="${name}"]`);
 const transform = (page: Page) => page.getByTestId('graph-drawing').getAttribute('transform');
 const scaleOf = (value: string | null) => Number(/scale\(([\d.e-]+)\)/.exec(value ?? '')?.[1]);
 const focused = (page: Page) =>
@@ -243,8 +245,8 @@ it("shows under each node the records per second it processes: rising while orde
   const page = await openInstance({ width: 1440, height: 900 });
   const next = ordersSource.successors[0]!;
   const rate = async (name: string) => {
-    const shown = graphNode(page, name).getByTestId('node-rate');
-    return (await shown.count()) === 0 ? Number.NaN : Number(await shown.getAttribute('data-rate'));
+    const shown = figuresUnder(page, name).getByTestId('node-rate');
+    return (await shown.count()) === 0 ? Number.NaN : Number(await shown.getAttribute('data-value'));
   };
   const producer = await clients.producer();
   let flowing = true;
@@ -257,7 +259,7 @@ it("shows under each node the records per second it processes: rising while orde
   })();
   try {
     await waitFor(async () => (await rate(ordersSource.name)) > 0 && (await rate(next)) > 0, 'the source and the node after it at a rate above zero while orders flow', STEP_MS);
-    expect(await graphNode(page, ordersSource.name).getByTestId('node-rate').textContent()).toMatch(/^[\d.]+k?\/s$/);
+    expect(await figuresUnder(page, ordersSource.name).getByTestId('node-rate').textContent()).toMatch(/^[\d.]+k?\/s$/);
     await page.getByTestId('topology-graph').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SHOTS, 'topology-rates-1440.png') });
   } finally {

@@ -5,10 +5,14 @@ import {
   createClientMetrics,
   createPartitionLagMetrics,
   createProcessorNodeMetrics,
+  createRecordCacheMetrics,
   createStateStoreMetrics,
   createTaskMetrics,
   createThreadMetrics,
   PROCESSOR_NODE_GROUP,
+  RECORD_CACHE_GROUP,
+  registerProcessorNodeFailures,
+  registerStateStoreSize,
   STATE_STORE_GROUP,
   storeMetricsScope,
   TASK_GROUP,
@@ -179,6 +183,49 @@ describe('Kafka Streams metric families', () => {
     expect(value(registry, STATE_STORE_GROUP, 'restore-total')).toBe(750);
     expect(value(registry, STATE_STORE_GROUP, 'restore-rate')).toBe(25);
     expect(value(registry, STATE_STORE_GROUP, 'restore-remaining-records-total')).toBe(250);
+  });
+
+  it("stream-processor-node-metrics: Sluice's failed-records-total, read from the node's count", () => {
+    let failed = 0;
+    registerProcessorNodeFailures(registry, 't1', '0_1', 'KSTREAM-MAPVALUES-0000000001', () => failed);
+    failed = 3;
+    const [metric] = registry.metrics({ group: PROCESSOR_NODE_GROUP, name: 'failed-records-total' });
+    expect(metric?.value).toBe(3);
+    expect(metric?.tags).toEqual({ 'thread-id': 't1', 'task-id': '0_1', 'processor-node-id': 'KSTREAM-MAPVALUES-0000000001' });
+  });
+
+  it("stream-state-metrics: a store's estimate-num-keys, and size-on-disk-bytes when persistent, NaN while closed or failing", () => {
+    const persistent = createStateStoreMetrics(registry, 't1', '0_1', storeMetricsScope(true, 'key_value'), 'counts');
+    let stats: { entries: number; sizeBytes?: number; puts: number; gets: number; openIterators: number } | undefined = { entries: 12, sizeBytes: 8192, puts: 12, gets: 0, openIterators: 0 };
+    registerStateStoreSize(registry, persistent, true, () => stats);
+    const memory = createStateStoreMetrics(registry, 't1', '0_1', storeMetricsScope(false, 'key_value'), 'recent');
+    registerStateStoreSize(registry, memory, false, () => ({ entries: 2, puts: 2, gets: 0, openIterators: 0 }));
+    const read = (store: string, name: string) => registry.metrics({ group: STATE_STORE_GROUP, name }).find((m) => Object.values(m.tags).includes(store))?.value;
+    expect(read('counts', 'estimate-num-keys')).toBe(12);
+    expect(read('counts', 'size-on-disk-bytes')).toBe(8192);
+    expect(read('recent', 'estimate-num-keys')).toBe(2);
+    expect(read('recent', 'size-on-disk-bytes')).toBeUndefined();
+    stats = undefined;
+    expect(read('counts', 'estimate-num-keys')).toBeNaN();
+    const failing = createStateStoreMetrics(registry, 't1', '0_2', storeMetricsScope(true, 'key_value'), 'closing');
+    registerStateStoreSize(registry, failing, true, () => {
+      throw new Error('Store closing is not open');
+    });
+    expect(read('closing', 'size-on-disk-bytes')).toBeNaN();
+  });
+
+  it('stream-record-cache-metrics: hit-ratio avg/min/max of a store, the ratio since it opened taken at each read', () => {
+    const cache = createRecordCacheMetrics(registry, 't1', '0_1', 'counts');
+    cache.read(false);
+    cache.read(true);
+    cache.read(true);
+    cache.read(true);
+    const metrics = registry.metrics({ group: RECORD_CACHE_GROUP });
+    expect(names(metrics)).toEqual(['hit-ratio-avg', 'hit-ratio-max', 'hit-ratio-min']);
+    expect(metrics[0]?.tags).toEqual({ 'thread-id': 't1', 'task-id': '0_1', 'record-cache-id': 'counts' });
+    expect(value(registry, RECORD_CACHE_GROUP, 'hit-ratio-min')).toBe(0);
+    expect(value(registry, RECORD_CACHE_GROUP, 'hit-ratio-max')).toBe(0.75);
+    expect(value(registry, RECORD_CACHE_GROUP, 'hit-ratio-avg')).toBeCloseTo((0 + 0.5 + 2 / 3 + 0.75) / 4);
   });
 
   it('names store scopes as Kafka does, with lmdb in the place of rocksdb', () => {

@@ -8,7 +8,7 @@
  * metrics with it, a task those of its processor nodes and stores.
  */
 
-import type { StoreType } from '../state/store';
+import type { StoreStats, StoreType } from '../state/store';
 import type { MetricsRegistry, MetricTags, StatDefinition } from './metrics-registry';
 import type { Sensor } from './sensor';
 
@@ -343,6 +343,19 @@ export function registerProcessorNodeCount(registry: MetricsRegistry, threadId: 
   );
 }
 
+/**
+ * Sluice's `failed-records-total` of every processor node, sources included: the records it failed on (its processor
+ * threw, or a source could not deserialize them), read from the node's own count, which only the failure path moves.
+ */
+export function registerProcessorNodeFailures(registry: MetricsRegistry, threadId: string, taskId: string, processorNodeId: string, read: () => number): void {
+  registry.gauge(
+    PROCESSOR_NODE_GROUP,
+    { 'thread-id': threadId, 'task-id': taskId, 'processor-node-id': processorNodeId },
+    { name: 'failed-records-total', description: 'The total number of records the node failed on: its processor threw, or its source could not deserialize them, whether the handler skipped them or the task failed' },
+    read,
+  );
+}
+
 export function createProcessorNodeMetrics(
   registry: MetricsRegistry,
   threadId: string,
@@ -452,6 +465,54 @@ export function createStateStoreMetrics(
       tags,
       valueStat('restore-remaining-records-total', 'The number of records remaining to be restored'),
     ),
+  };
+}
+
+/**
+ * A store's size, read from its statistics when the metrics are (NaN while it is closed): `estimate-num-keys` as
+ * Kafka Streams' RocksDB metric, and Sluice's `size-on-disk-bytes` for a persistent store. Records its cache holds
+ * and has not written down yet are not counted.
+ */
+export function registerStateStoreSize(registry: MetricsRegistry, scope: StateStoreMetrics, persistent: boolean, stats: () => StoreStats | undefined): void {
+  // A store closing as it is read (or whose storage failed) reads as NaN: the scrape of every other metric goes on.
+  const read = (figure: (s: StoreStats) => number | undefined) => () => {
+    try {
+      const current = stats();
+      return (current && figure(current)) ?? Number.NaN;
+    } catch {
+      return Number.NaN;
+    }
+  };
+  registry.gauge(STATE_STORE_GROUP, scope.tags, { name: 'estimate-num-keys', description: 'The estimated number of keys in the store' }, read((s) => s.entries));
+  if (!persistent) return;
+  registry.gauge(STATE_STORE_GROUP, scope.tags, { name: 'size-on-disk-bytes', description: 'The bytes the store takes on disk' }, read((s) => s.sizeBytes));
+}
+
+// ---- stream-record-cache-metrics (per store) --------------------------------------------------------------
+
+/**
+ * A caching store's cache as Kafka Streams records it at DEBUG: record(hit) per read, found or not; its `hit-ratio`
+ * stats take the ratio of the reads found since the store opened, at each read.
+ */
+export interface RecordCacheMetrics {
+  read(hit: boolean): void;
+}
+
+export function createRecordCacheMetrics(registry: MetricsRegistry, threadId: string, taskId: string, storeName: string): RecordCacheMetrics {
+  const ratio = (which: string): string => `The ${which} cache hit ratio`;
+  const sensor = registry.sensor(RECORD_CACHE_GROUP, { 'thread-id': threadId, 'task-id': taskId, 'record-cache-id': storeName }, [
+    { name: 'hit-ratio-avg', description: ratio('average'), stat: 'avg' },
+    { name: 'hit-ratio-min', description: ratio('minimum'), stat: 'min' },
+    { name: 'hit-ratio-max', description: ratio('maximum'), stat: 'max' },
+  ]);
+  let reads = 0;
+  let hits = 0;
+  return {
+    read(hit) {
+      reads++;
+      if (hit) hits++;
+      sensor.record(hits / reads);
+    },
   };
 }
 

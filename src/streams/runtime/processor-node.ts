@@ -24,6 +24,12 @@ export class ProcessorNode {
   readonly stores: ReadonlySet<string>;
   /** Records handed to this node's processor, for its `process-total` (a plain count: no sensor on the hot path). */
   processed = 0;
+  /**
+   * Records this node failed on, for its `failed-records-total`: its processor threw on them (whether the processing
+   * handler skipped them or the task failed) or, at a source, they could not be deserialized. Counted on the failure
+   * path only.
+   */
+  failed = 0;
   /** Asked about an error this node's processor threw: true when the record is skipped here (processing.exception.handler). */
   skipFailed: ((node: ProcessorNode, record: StreamRecord<unknown, unknown>, error: unknown) => boolean) | undefined;
 
@@ -55,7 +61,11 @@ export class ProcessorNode {
     try {
       this.processor.process(record);
     } catch (error) {
-      if (!(error instanceof ProcessorException) && this.skipFailed?.(this, record, error)) return;
+      // A ProcessorException failed at a node below, which counted it.
+      if (!(error instanceof ProcessorException)) {
+        this.failed++;
+        if (this.skipFailed?.(this, record, error)) return;
+      }
       throw wrapNodeError(error, this.name, this.taskId);
     }
   }

@@ -30,6 +30,8 @@ export interface StateEnvironment {
   /** Told of each store flush (its milliseconds) and each changelog batch restored into a store: the store's metrics. */
   readonly storeFlushed?: (store: string, ms: number) => void;
   readonly storeRestored?: (store: string, records: number) => void;
+  /** Told of each read of a caching store's cache (its hit ratio), at `metrics.recording.level` DEBUG or TRACE. */
+  readonly cacheRead?: StoreContext['cacheRead'];
 }
 
 /** What the stores of a task that processes records see of it: where their changes go, stream time, the record being processed. */
@@ -90,6 +92,7 @@ export class ProcessorStateManager {
         cache: this.env.cache,
         minFreeDiskBytes: minFreeDiskBytes(this.env.config),
         ...(this.env.configureStore ? { configureStore: this.env.configureStore } : {}),
+        ...(this.env.cacheRead ? { cacheRead: this.env.cacheRead } : {}),
       };
       store.init(storeContext);
       this.stores.set(storeName, this.env.meterStore ? this.env.meterStore(store) : store);

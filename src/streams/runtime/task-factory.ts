@@ -1,11 +1,15 @@
 import type { KafkaClient, KafkaProducer } from '../kafka';
 import {
   createProcessorNodeMetrics,
+  createRecordCacheMetrics,
   createStateStoreMetrics,
   createTaskMetrics,
   registerProcessorNodeCount,
+  registerProcessorNodeFailures,
+  registerStateStoreSize,
   storeMetricsScope,
   type ProcessorNodeMetrics,
+  type RecordCacheMetrics,
   type StateStoreMetrics,
   type TaskMetrics,
   type ThreadMetrics,
@@ -58,6 +62,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
     }
     const storeMetrics = new Map<string, StateStoreMetrics>();
     const sourceMetrics = new Map<string, ProcessorNodeMetrics>();
+    const cacheMetrics = new Map<string, RecordCacheMetrics>();
     const task = new StreamTask(id, metadata.subtopology(id.subtopology)!.definition, metadata.topology, {
       applicationId: config.applicationId,
       config: config.values,
@@ -80,9 +85,23 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
         const scope = storeMetricsScope(store.persistent, store.type);
         const storeScope = createStateStoreMetrics(metrics, threadName, taskId, scope, store.name);
         storeMetrics.set(store.name, storeScope);
+        registerStateStoreSize(metrics, storeScope, store.persistent, () => (store.isOpen() ? store.stats?.() : undefined));
         return meteredStore(store, storeScope, config.timeStoreOperations);
       },
       storeFlushed: (store, ms) => storeMetrics.get(store)?.flush.record(ms),
+      // At INFO a cache read costs nothing more: the stores are not told.
+      ...(config.timeStoreOperations
+        ? {
+            cacheRead: (store: string, hit: boolean) => {
+              let cache = cacheMetrics.get(store);
+              if (cache === undefined) {
+                cache = createRecordCacheMetrics(metrics, threadName, taskId, store);
+                cacheMetrics.set(store, cache);
+              }
+              cache.read(hit);
+            },
+          }
+        : {}),
       storeRestored: (store, records) => storeMetrics.get(store)?.restore.record(records),
       ...(options.globalStores ? { globalStores: options.globalStores } : {}),
       ...(options.publishEvent ? { publishEvent: options.publishEvent } : {}),
@@ -93,6 +112,7 @@ export function streamTaskFactory(options: TaskFactoryOptions): TaskFactory {
     // The sources' counts are their process sensors' (processed, above); the other nodes count as they process.
     for (const name of metadata.subtopology(id.subtopology)!.definition.nodes) {
       if (metadata.topology.node(name)?.kind !== 'source') registerProcessorNodeCount(metrics, threadName, taskId, name, () => task.processedBy(name));
+      registerProcessorNodeFailures(metrics, threadName, taskId, name, () => task.failedAt(name));
     }
     return {
       task,

@@ -111,6 +111,11 @@ export class StreamTask {
     return this.nodes.get(node)?.processed ?? 0;
   }
 
+  /** Records the named node failed on (0 before the graph is instantiated). */
+  failedAt(node: string): number {
+    return this.nodes.get(node)?.failed ?? 0;
+  }
+
   /** Instantiates the processor graph and runs every processor's `init`. */
   initializeProcessors(): void {
     if (this.initialized) return;
@@ -184,6 +189,7 @@ export class StreamTask {
       // The serde's configuration, not the record (a registry refusing the credentials): the task fails, the record not consumed.
       if (error instanceof ConfigException) throw error;
       this.partitions.markConsumed(consumed);
+      source.failed++;
       this.errors.deserializationFailed(consumed, source.name, error);
       return;
     }

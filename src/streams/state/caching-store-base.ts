@@ -38,7 +38,8 @@ export abstract class CachingStoreBase<S extends StateStore, K, V> implements St
   init(context: StoreContext): void {
     this.inner.init(context);
     this.storeContext = context;
-    this.cache = this.newCache(context.cache ?? new ThreadCache(0));
+    const read = context.cacheRead;
+    this.cache = this.newCache(context.cache ?? new ThreadCache(0), read && ((hit) => read(this.name, hit)));
   }
 
   setFlushListener(listener: (update: CachedUpdate<K, V>) => void, sendOldValues: boolean): void {
@@ -97,11 +98,12 @@ export abstract class CachingStoreBase<S extends StateStore, K, V> implements St
   /** Writes one entry (null deletes) to the store below. */
   protected abstract writeToStore(entry: CacheEntry<K, V>): void;
 
-  private newCache(thread: ThreadCache): RecordCache<CacheEntry<K, V>> {
+  private newCache(thread: ThreadCache, onRead?: (hit: boolean) => void): RecordCache<CacheEntry<K, V>> {
     return new RecordCache(
       thread,
       (entry) => this.writeThrough(entry),
       (id, entry) => this.orderOf(id, entry),
+      onRead,
     );
   }
 

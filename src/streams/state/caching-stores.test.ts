@@ -54,6 +54,17 @@ describe('caching key-value store', () => {
     await store.close();
   });
 
+  it("tells the context of each read of its cache, found or not, when the context asks (the cache's hit ratio)", async () => {
+    const reads: string[] = [];
+    context = Object.assign(new RecordingStoreContext(dir, { cacheMaxBytes: MB }), { cacheRead: (store: string, hit: boolean) => void reads.push(`${store}:${hit ? 'hit' : 'miss'}`) });
+    const store = open(build(), (key: string) => key);
+    store.put('a', '1');
+    expect(store.get('a')).toBe('1');
+    expect(store.get('b')).toBeUndefined();
+    expect(reads).toEqual(['kv:hit', 'kv:miss']);
+    await store.close();
+  });
+
   it('keeps one update per key until the flush, reads through the cache, then writes in last-update order', async () => {
     const store = open(build(), (key: string) => key);
     store.put('a', '1');

@@ -113,12 +113,15 @@ export class RecordCache<E extends { readonly key: unknown; readonly value: unkn
     private readonly thread: ThreadCache,
     private readonly writeThrough: (entry: E) => void,
     private readonly orderOf: (id: CacheId, entry: E) => string,
+    /** Told of each read, found or not, when the hit ratio is recorded. */
+    private readonly onRead?: (hit: boolean) => void,
   ) {
     thread.add(this);
   }
 
   get(id: CacheId): E | undefined {
     const node = this.nodes.get(id);
+    this.onRead?.(node !== undefined);
     if (node === undefined) return undefined;
     this.use(node);
     return node.entry;

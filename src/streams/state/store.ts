@@ -87,6 +87,11 @@ export interface StoreContext {
   readonly cache?: ThreadCache;
   /** `state.dir.min.free.bytes`: persistent stores refuse writes while their disk has less free (0 or absent: no check). */
   readonly minFreeDiskBytes?: number;
+  /**
+   * Told of each read of a caching store's cache, found or not (its `hit-ratio`, which Kafka Streams records at
+   * `metrics.recording.level` DEBUG); absent at INFO, when reads are not counted.
+   */
+  readonly cacheRead?: (storeName: string, hit: boolean) => void;
 }
 
 /** What a store reports for the periodic statistics dump (`stats.enable`). */

@@ -2,12 +2,15 @@
  * The topology as a graph (layout in topology-layout.ts), fitted to its box, with zoom (buttons, Ctrl + wheel or a
  * pinch) and pan (drag). Each sub-topology is a group that collapses to one box. Nodes are buttons: a click, or Enter
  * or Space on the focused one, opens its side panel; the arrow keys move between nodes, Esc closes the panel. Under
- * each source, processor and sink, the records per second it processes on this node, read every few seconds.
+ * each node, live figures of this node read every few seconds (topology-figures.ts): a source's, processor's or sink's
+ * records per second, their end-to-end latency where recorded (the sources) and its failures; a store's keys, bytes
+ * on disk and cache hits (when recorded); an internal topic's lag. The side panel has them in full.
  */
 
-import type { TargetedKeyboardEvent, TargetedPointerEvent, TargetedWheelEvent } from 'preact';
+import { Fragment, type TargetedKeyboardEvent, type TargetedPointerEvent, type TargetedWheelEvent } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, streamPath, type MetricGroup, type TopologyDag } from '../api';
+import { api, streamPath, type ConsumerOffsets, type MetricGroup, type TopologyDag } from '../api';
+import { lagFigures, lineOf, nodeFigures, ratesBetween, readingOf, storeFigures, type Figure, type Reading } from './topology-figures';
 import { drawingOf, modelOf, pathOf, type DrawnNode, type NodeKind } from './topology-layout';
 import { NodePanel } from './topology-panel';
 
@@ -24,52 +27,62 @@ const MAX_ZOOM = 4;
 const ZOOM_STEP = 1.25;
 /** A pointer that moves less than this between down and up clicked; more, it dragged. */
 const DRAG_PX = 4;
-/** How often the nodes' rates are read. */
-const RATE_INTERVAL_MS = 2000;
+/** How often the live figures are read. */
+const FIGURES_INTERVAL_MS = 2000;
 
-/**
- * Records per second through each processor node on this node, from the change of its `process-total` (summed over
- * its tasks) between two reads. A task that moved away takes its count along: a fall reads as 0, not as negative.
- */
-function useNodeRates(id: string): ReadonlyMap<string, number> {
-  const [rates, setRates] = useState<ReadonlyMap<string, number>>(new Map());
-  useEffect(() => {
-    let live = true;
-    let previous: { at: number; totals: Map<string, number> } | undefined;
-    const read = async () => {
-      let groups: MetricGroup[];
-      try {
-        groups = await api.get<MetricGroup[]>(`${streamPath(id)}/metrics/group/stream-processor-node-metrics`);
-      } catch {
-        // 404 until a node has processed a record; a failed read waits for the next.
-        return;
-      }
-      const totals = new Map<string, number>();
-      for (const metric of groups.flatMap((g) => g.metrics)) {
-        const node = metric.tags['processor-node-id'];
-        if (metric.name === 'process-total' && node !== undefined && typeof metric.value === 'number') totals.set(node, (totals.get(node) ?? 0) + metric.value);
-      }
-      const at = performance.now();
-      const before = previous;
-      previous = { at, totals };
-      if (before === undefined || !live) return;
-      const seconds = (at - before.at) / 1000;
-      setRates(new Map([...totals].map(([node, total]) => [node, Math.max(0, (total - (before.totals.get(node) ?? total)) / seconds)])));
-    };
-    void read();
-    const timer = setInterval(() => void read(), RATE_INTERVAL_MS);
-    return () => {
-      live = false;
-      clearInterval(timer);
-    };
-  }, [id]);
-  return rates;
+/** Read in one poll; a group with no metric yet answers 404. */
+const FIGURE_GROUPS = ['stream-processor-node-metrics', 'stream-state-metrics', 'stream-record-cache-metrics'];
+
+interface Live {
+  reading: Reading | undefined;
+  rates: ReadonlyMap<string, number>;
 }
 
-function rateText(perSecond: number): string {
-  if (perSecond >= 10_000) return `${Math.round(perSecond / 1000)}k/s`;
-  if (perSecond >= 1_000) return `${(perSecond / 1000).toFixed(1)}k/s`;
-  return `${perSecond < 10 && perSecond > 0 ? perSecond.toFixed(1) : Math.round(perSecond)}/s`;
+/**
+ * The graph's live figures: one poll every few seconds reads the metric groups they come from, and the offsets when
+ * the topology has internal topics, whatever the number of nodes; it stops when the graph is unmounted.
+ */
+function useLiveFigures(id: string, internalTopics: ReadonlySet<string>): Live {
+  const [live, setLive] = useState<Live>({ reading: undefined, rates: new Map() });
+  useEffect(() => {
+    let mounted = true;
+    let previous: Reading | undefined;
+    const group = (name: string) => api.get<MetricGroup[]>(`${streamPath(id)}/metrics/group/${name}`).catch(() => []);
+    const read = async () => {
+      const [groups, offsets] = await Promise.all([
+        Promise.all(FIGURE_GROUPS.map(group)).then((answers) => answers.flat()),
+        // A failed read of the offsets leaves the lags out until the next.
+        internalTopics.size === 0 ? undefined : api.get<ConsumerOffsets>(`${streamPath(id)}/offsets`).catch(() => undefined),
+      ]);
+      const reading = readingOf(performance.now(), offsets === undefined ? { groups } : { groups, offsets }, id, internalTopics);
+      const before = previous;
+      previous = reading;
+      if (mounted) setLive({ reading, rates: before === undefined ? new Map() : ratesBetween(before, reading) });
+    };
+    void read();
+    const timer = setInterval(() => void read(), FIGURES_INTERVAL_MS);
+    return () => {
+      mounted = false;
+      clearInterval(timer);
+    };
+  }, [id, internalTopics]);
+  return live;
+}
+
+/** The figures under a drawn node, by its kind. */
+function figuresOf(node: DrawnNode, live: Live): Figure[] {
+  switch (node.kind) {
+    case 'SOURCE':
+    case 'PROCESSOR':
+    case 'SINK':
+      return nodeFigures(live.rates.get(node.name), live.reading?.nodes.get(node.name));
+    case 'store':
+      return storeFigures(live.reading?.stores.get(node.name));
+    case 'internal-topic':
+      return lagFigures(live.reading?.lags.get(node.name));
+    default:
+      return [];
+  }
 }
 
 const KIND_NAME: Record<NodeKind, string> = {
@@ -112,7 +125,8 @@ export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: str
   const model = useMemo(() => modelOf(topology), [topology]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const drawing = useMemo(() => drawingOf(model, collapsed), [model, collapsed]);
-  const rates = useNodeRates(id);
+  const internalTopics = useMemo(() => new Set([...model.nodes.values()].filter((n) => n.kind === 'internal-topic').map((n) => n.name)), [model]);
+  const live = useLiveFigures(id, internalTopics);
   const [width, setWidth] = useState(0);
   const [view, setView] = useState<View>({ k: 1, x: 0, y: 0 });
   // While true the drawing follows the box's size; a zoom or a pan leaves it where the user put it.
@@ -324,51 +338,68 @@ export function TopologyGraph({ topology, id }: { topology: TopologyDag; id: str
               ))}
               {nodes.map((n) => {
                 const group = n.kind === 'group';
+                const figures = figuresOf(n, live);
+                // The figures beside the node's button, not in it: their text is in its name, which a text inside it would
+                // have to repeat as it reads (axe's label-content-name-mismatch).
                 return (
-                  <g
-                    key={n.id}
-                    class={`node ${n.kind.toLowerCase()}${n.id === selected ? ' selected' : ''}`}
-                    data-testid="graph-node"
-                    data-id={n.id}
-                    data-kind={n.kind}
-                    data-name={n.name}
-                    data-internal={n.internal}
-                    role="button"
-                    tabindex={n.id === focusable ? 0 : -1}
-                    aria-label={group ? `Expand ${n.name}` : `${KIND_NAME[n.kind]} ${n.name}`}
-                    aria-expanded={group ? 'false' : n.id === selected ? 'true' : 'false'}
-                    aria-controls={n.id === selected ? 'graph-panel' : undefined}
-                    onClick={() => {
-                      setCurrent(n.id);
-                      open(n);
-                    }}
-                    onFocus={() => {
-                      setCurrent(n.id);
-                      reveal(n);
-                    }}
-                    onKeyDown={onNodeKey(n)}
-                  >
-                    <rect x={n.x} y={n.y} width={n.width} height={n.height} rx={n.kind === 'store' ? 12 : n.kind.endsWith('topic') ? 15 : group ? 8 : 4} />
-                    <text x={n.x + n.width / 2} y={n.y + 7 + 11} text-anchor="middle">
-                      {n.lines.map((line, i) => (
-                        <tspan key={i} x={n.x + n.width / 2} dy={i === 0 ? 0 : 14}>
-                          {group && i === 0 ? `▸ ${line}` : line}
-                        </tspan>
-                      ))}
-                    </text>
-                    {rates.has(n.name) && !group ? (
-                      <text class="rate" data-testid="node-rate" data-rate={rates.get(n.name)!.toFixed(1)} x={n.x + n.width / 2} y={n.y + n.height + 11} text-anchor="middle">
-                        {rateText(rates.get(n.name)!)}
+                  <Fragment key={n.id}>
+                    <g
+                      class={`node ${n.kind.toLowerCase()}${n.id === selected ? ' selected' : ''}`}
+                      data-testid="graph-node"
+                      data-id={n.id}
+                      data-kind={n.kind}
+                      data-name={n.name}
+                      data-internal={n.internal}
+                      role="button"
+                      tabindex={n.id === focusable ? 0 : -1}
+                      aria-label={group ? `Expand ${n.name}` : figures.length === 0 ? `${KIND_NAME[n.kind]} ${n.name}` : `${KIND_NAME[n.kind]} ${n.name}, ${lineOf(figures)}`}
+                      aria-expanded={group ? 'false' : n.id === selected ? 'true' : 'false'}
+                      aria-controls={n.id === selected ? 'graph-panel' : undefined}
+                      onClick={() => {
+                        setCurrent(n.id);
+                        open(n);
+                      }}
+                      onFocus={() => {
+                        setCurrent(n.id);
+                        reveal(n);
+                      }}
+                      onKeyDown={onNodeKey(n)}
+                    >
+                      <rect x={n.x} y={n.y} width={n.width} height={n.height} rx={n.kind === 'store' ? 12 : n.kind.endsWith('topic') ? 15 : group ? 8 : 4} />
+                      <text x={n.x + n.width / 2} y={n.y + 7 + 11} text-anchor="middle">
+                        {n.lines.map((line, i) => (
+                          <tspan key={i} x={n.x + n.width / 2} dy={i === 0 ? 0 : 14}>
+                            {group && i === 0 ? `▸ ${line}` : line}
+                          </tspan>
+                        ))}
+                      </text>
+                    </g>
+                    {figures.length > 0 ? (
+                      <text class="figures" data-testid="node-figures" data-of={n.name} aria-hidden="true" x={n.x + n.width / 2} y={n.y + n.height + 11} text-anchor="middle">
+                        {figures.map((f, i) => (
+                          <tspan key={f.kind} class={f.kind === 'failed' || (f.kind === 'lag' && f.value > 0) ? 'alert' : undefined} data-testid={`node-${f.kind}`} data-value={f.value}>
+                            {i === 0 ? f.text : ` · ${f.text}`}
+                          </tspan>
+                        ))}
                       </text>
                     ) : null}
-                  </g>
+                  </Fragment>
                 );
               })}
             </g>
           </svg>
         </div>
         {selected !== undefined && selectedFacts !== undefined ? (
-          <NodePanel panelRef={panel} height={height} id={id} facts={selectedFacts} groupLabel={selectedFacts.group ? model.groups.get(selectedFacts.group)?.label : undefined} onClose={close} />
+          <NodePanel
+            panelRef={panel}
+            height={height}
+            id={id}
+            facts={selectedFacts}
+            rate={live.rates.get(selectedFacts.name)}
+            reading={live.reading}
+            groupLabel={selectedFacts.group ? model.groups.get(selectedFacts.group)?.label : undefined}
+            onClose={close}
+          />
         ) : null}
       </div>
       <ul class="legend" data-testid="graph-legend">

@@ -1,11 +1,12 @@
 /**
- * The side panel of one node of the topology graph: what it is, where it stands, its stores and topics, and the
- * metrics the node reports for it (polled while the panel is open).
+ * The side panel of one node of the topology graph: what it is, where it stands, its stores and topics, the graph's
+ * live figures of it in full, and the metrics the node reports for it (polled while the panel is open).
  */
 
-import type { Ref } from 'preact';
+import { Fragment, type Ref } from 'preact';
 import { ApiError, api, streamPath, type MetricGroup } from '../api';
 import { usePoll } from './common';
+import { bytesText, msText, percentText, rateText, type Reading } from './topology-figures';
 import type { InternalKind, NodeFacts } from './topology-layout';
 
 const METRICS_INTERVAL_MS = 2000;
@@ -103,6 +104,42 @@ function Metrics({ id, facts }: { id: string; facts: NodeFacts }) {
   );
 }
 
+/**
+ * The graph's live figures of this node in full (the graph reads them; the panel reads nothing more for them): what
+ * the short line under the node abbreviates, with the latency's maximum beside its average.
+ */
+function LiveFigures({ facts, rate, reading }: { facts: NodeFacts; rate: number | undefined; reading: Reading | undefined }) {
+  const rows: [string, string][] = [];
+  if (facts.node !== undefined) {
+    const figures = reading?.nodes.get(facts.name);
+    if (rate !== undefined) rows.push(['Records per second', rateText(rate).replace('/s', '')]);
+    if (figures?.latencyAvgMs !== undefined) rows.push(['End-to-end latency', `${msText(figures.latencyAvgMs)} on average, ${msText(figures.latencyMaxMs ?? figures.latencyAvgMs)} at most`]);
+    if (figures !== undefined) rows.push(['Records failed on', String(figures.failed)]);
+  } else if (facts.kind === 'store') {
+    const figures = reading?.stores.get(facts.name);
+    if (figures?.keys !== undefined) rows.push(['Keys', figures.keys.toLocaleString('en')]);
+    if (figures?.bytes !== undefined) rows.push(['On disk', `${bytesText(figures.bytes)} (${figures.bytes.toLocaleString('en')} bytes)`]);
+    if (figures?.hitRatio !== undefined) rows.push(['Cache hit ratio', percentText(figures.hitRatio)]);
+  } else if (facts.internal !== undefined) {
+    const lag = reading?.lags.get(facts.name);
+    if (lag !== undefined) rows.push(["Lag of this node's readers", `${lag.toLocaleString('en')} records`]);
+  }
+  if (rows.length === 0) return null;
+  return (
+    <>
+      <h4>Now</h4>
+      <dl data-testid="panel-live">
+        {rows.map(([term, value]) => (
+          <Fragment key={term}>
+            <dt>{term}</dt>
+            <dd>{value}</dd>
+          </Fragment>
+        ))}
+      </dl>
+    </>
+  );
+}
+
 const list = (names: readonly string[], none = 'none') => (names.length === 0 ? <span class="muted">{none}</span> : names.map((n) => <div key={n}>{n}</div>));
 
 export function NodePanel({
@@ -112,9 +149,14 @@ export function NodePanel({
   onClose,
   panelRef,
   height,
+  rate,
+  reading,
 }: {
   id: string;
   facts: NodeFacts;
+  /** The graph's live figures. */
+  rate: number | undefined;
+  reading: Reading | undefined;
   groupLabel: string | undefined;
   onClose: () => void;
   panelRef: Ref<HTMLElement>;
@@ -186,6 +228,7 @@ export function NodePanel({
           </>
         )}
       </dl>
+      <LiveFigures facts={facts} rate={rate} reading={reading} />
       <Metrics id={id} facts={facts} />
     </aside>
   );
