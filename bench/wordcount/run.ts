@@ -153,12 +153,15 @@ function reportMedians(rounds: readonly Ratios[]): void {
     return (sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2).toFixed(2);
   };
   const of = (pick: (r: Ratios) => number | undefined) => rounds.map(pick).filter((v): v is number => v !== undefined);
-  process.stdout.write(
-    `median over ${rounds.length} rounds: Sluice/Java lines/s ${median(of((r) => r.throughput))} (rounds: ${of((r) => r.throughput).map((v) => v.toFixed(2)).join(', ')}); ` +
-      `Java/Sluice CPU per line ${median(of((r) => r.cpuPerLine))} (rounds: ${of((r) => r.cpuPerLine).map((v) => v.toFixed(2)).join(', ')})` +
-      (of((r) => r.tracingCpu).length === 0 ? '' : `; Sluice traced/untraced CPU per line ${median(of((r) => r.tracingCpu))} (rounds: ${of((r) => r.tracingCpu).map((v) => v.toFixed(3)).join(', ')})`) +
-      '\n',
-  );
+  const figures: [string, (r: Ratios) => number | undefined, number][] = [
+    ['Sluice/Java lines/s', (r) => r.throughput, 2],
+    ['Java/Sluice CPU per line', (r) => r.cpuPerLine, 2],
+    ['Sluice traced/untraced CPU per line', (r) => r.tracingCpu, 3],
+  ];
+  const parts = figures
+    .filter(([, pick]) => of(pick).length > 0)
+    .map(([name, pick, digits]) => `${name} ${median(of(pick))} (rounds: ${of(pick).map((v) => v.toFixed(digits)).join(', ')})`);
+  process.stdout.write(`median over ${rounds.length} rounds: ${parts.length === 0 ? 'no ratio' : parts.join('; ')}\n`);
 }
 
 /** One side's run on a broker of its own (both start from an empty broker); the broker is stopped after. */
