@@ -57,15 +57,20 @@ it('shows the node\'s memory budget part by part: what each holds against its bo
   const page = await openPage(browser, { width: 1440, height: 900 });
   await page.goto(`${node.url}/ui/#/instance/${id}/tasks`);
   const parts = page.getByTestId('memory-part');
-  await waitFor(async () => (await parts.count()) === 4, 'four parts of the memory budget', STEP_MS);
+  await waitFor(async () => (await parts.count()) === 5, 'five parts of the memory budget', STEP_MS);
   const rows = await parts.evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-part'), ...[...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')]));
-  expect(rows.map((r) => r[0])).toEqual(['total', 'heap', 'record-cache', 'producer-buffer']);
-  // 512 MiB in all, a tenth each to the caches and the producer buffers.
+  expect(rows.map((r) => r[0])).toEqual(['total', 'heap', 'record-cache', 'producer-buffer', 'fetch']);
+  // 512 MiB in all, a tenth each to the caches, the producer buffers and the fetches.
   // In use: this test's own process, the node's host, whatever it holds (KB to GB).
   expect(rows[0]!.slice(1, 3)).toEqual(['Resident (not file-backed)', expect.stringMatching(/^[\d.]+ (KB|MB|GB)$/)]);
   expect(rows[0]![3]).toBe('512 MB');
   expect(rows[2]![3]).toBe('51 MB');
   expect(rows[3]![3]).toBe('51 MB');
+  // What the consumers may fetch at once (the group consumer's 1 MiB, the restore and standby readers' shares): within the part.
+  expect(rows[4]!.slice(1, 4)).toEqual(['Fetches (at most)', expect.stringMatching(/^[\d.]+ MB$/), '51 MB']);
+  const fetchPercent = Number(/(\d+)%$/.exec(rows[4]![4]!)?.[1]);
+  expect(fetchPercent).toBeGreaterThan(0);
+  expect(fetchPercent).toBeLessThanOrEqual(100);
   expect(Number(/(\d+)%$/.exec(rows[0]![4]!)?.[1])).toBeGreaterThan(0);
   await page.screenshot({ path: path.join(SHOTS, 'tasks-memory.png'), fullPage: true });
   await page.close();
