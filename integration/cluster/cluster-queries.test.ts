@@ -49,8 +49,6 @@ let build: SluiceBuild | undefined;
 beforeAll(async () => {
   build = await buildSluice();
 }, 300_000);
-afterAll(() => {
-});
 
 describe.each([
   { peers: 'plaintext', secured: false },

@@ -7,18 +7,16 @@
  * written, within the batch processor's 5 s delay: their spans arrive because the worker exports what is pending as
  * its thread closes.
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
-import { OtlpReceiver } from '../support/otlp-receiver';
+import { OtlpReceiver, randomHexId, SPAN_KIND } from '../support/otlp-receiver';
 import { outputTopicOf } from './fixtures/cluster-topology';
 import { buildSluice, eventually, SluiceNode, type SluiceBuild } from './support/sluice-cluster';
 
 const PARTITIONS = 4;
-const CONSUMER = 5;
 /** Records without a trace context, of which the sampler's ratio (OTEL_TRACES_SAMPLER_ARG) start a trace. */
 const UNTRACED = 200;
 const RATIO = 0.5;
@@ -29,14 +27,10 @@ interface ThreadStatus {
   active_tasks: { task_id: string; topic_partitions: { topic: string; partition: number }[] }[];
 }
 
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-
 let build: SluiceBuild | undefined;
 beforeAll(async () => {
   build = await buildSluice();
 }, 300_000);
-afterAll(() => {
-});
 
 describe('OpenTelemetry in a stream thread in a worker thread', () => {
   const clients = new KafkaTestClients();
@@ -103,8 +97,8 @@ describe('OpenTelemetry in a stream thread in a worker thread', () => {
           written.set(String(message.key), message.headers?.traceparent?.toString());
         },
       });
-      const traceId = hex(16);
-      const writerSpanId = hex(8);
+      const traceId = randomHexId(16);
+      const writerSpanId = randomHexId(8);
       const producer = await clients.producer();
       await producer.send({
         topic: input,
@@ -131,7 +125,7 @@ describe('OpenTelemetry in a stream thread in a worker thread', () => {
         spanId: parentSpanId,
         parentSpanId: writerSpanId,
         name: `process ${input}`,
-        kind: CONSUMER,
+        kind: SPAN_KIND.consumer,
         attributes: { 'messaging.destination.name': input, 'messaging.destination.partition.id': String(partition), 'sluice.task.id': task!.task_id },
         resource: { 'service.name': 'sluice-it-workers', 'service.instance.id': node.server },
       });

@@ -6,35 +6,27 @@
  * the right parent; a record that arrives with a `traceparent` leaves with one of the same trace; the metrics that
  * `/prometheus` shows arrive under the same names.
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
-import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
+import { OtlpReceiver, randomHexId, SPAN_KIND, type ReceivedSpan } from '../support/otlp-receiver';
 import { KV_STORE, outputTopicOf } from './fixtures/cluster-topology';
 import { buildSluice, eventually, SluiceNode, type SluiceBuild } from './support/sluice-cluster';
 
 const PARTITIONS = 6;
 const KEYS = 120;
-const SERVER = 2;
-const CLIENT = 3;
-const CONSUMER = 5;
 
 interface QueryResult {
   status: string;
   result: { total: number; success: { server: string; total: number }[] };
 }
 
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-
 let build: SluiceBuild | undefined;
 beforeAll(async () => {
   build = await buildSluice();
 }, 300_000);
-afterAll(() => {
-});
 
 describe('OpenTelemetry over three Sluice processes exporting to an OTLP receiver', () => {
   const clients = new KafkaTestClients();
@@ -96,8 +88,8 @@ describe('OpenTelemetry over three Sluice processes exporting to an OTLP receive
     'one all query is one trace: the HTTP span on the node asked, a peer call to each other node, their server spans, a store read on each node',
     async () => {
       const [asked] = nodes;
-      const traceId = hex(16);
-      const callerSpanId = hex(8);
+      const traceId = randomHexId(16);
+      const callerSpanId = randomHexId(8);
       const answer = await fetch(`${asked!.url}${storePath}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-${callerSpanId}-01` },
@@ -115,7 +107,7 @@ describe('OpenTelemetry over three Sluice processes exporting to an OTLP receive
       const byId = new Map(spans.map((span) => [span.spanId, span]));
       const parentOf = (span: ReceivedSpan) => byId.get(span.parentSpanId);
 
-      const http = spans.filter((span) => span.kind === SERVER && span.attributes['http.request.method'] === 'POST');
+      const http = spans.filter((span) => span.kind === SPAN_KIND.server && span.attributes['http.request.method'] === 'POST');
       expect(http).toHaveLength(1);
       expect(http[0]).toMatchObject({
         name: 'POST /api/v1/applications/:applicationId/stores/:name',
@@ -124,11 +116,11 @@ describe('OpenTelemetry over three Sluice processes exporting to an OTLP receive
         resource: { 'service.name': 'sluice-it', 'service.instance.id': asked!.server },
       });
 
-      const calls = spans.filter((span) => span.kind === CLIENT);
+      const calls = spans.filter((span) => span.kind === SPAN_KIND.client);
       expect(calls.map((call) => call.name)).toEqual(['sluice.peer.v1.PeerService/StreamQuery', 'sluice.peer.v1.PeerService/StreamQuery']);
       expect(calls.every((call) => parentOf(call) === http[0] && nodeOf(call) === asked!.server)).toBe(true);
 
-      const served = spans.filter((span) => span.kind === SERVER && span !== http[0]);
+      const served = spans.filter((span) => span.kind === SPAN_KIND.server && span !== http[0]);
       expect(served).toHaveLength(2);
       // Each peer's server span is under a call of the node asked, on a node of its own.
       expect(served.every((span) => calls.includes(parentOf(span)!))).toBe(true);
@@ -151,8 +143,8 @@ describe('OpenTelemetry over three Sluice processes exporting to an OTLP receive
   it(
     'a record that arrives with a traceparent is written out with a traceparent of the same trace, under the span of its processing',
     async () => {
-      const traceId = hex(16);
-      const writerSpanId = hex(8);
+      const traceId = randomHexId(16);
+      const writerSpanId = randomHexId(8);
       const producer = await clients.producer();
       await producer.send({ topic: input, messages: [{ key: 'traced', value: 'hello', headers: { traceparent: `00-${traceId}-${writerSpanId}-01` } }] });
 
@@ -183,7 +175,7 @@ describe('OpenTelemetry over three Sluice processes exporting to an OTLP receive
         spanId: parentSpanId,
         parentSpanId: writerSpanId,
         name: `process ${input}`,
-        kind: CONSUMER,
+        kind: SPAN_KIND.consumer,
         attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': input, 'messaging.consumer.group.name': applicationId },
       });
       expect(nodes.map((node) => node.server)).toContain(nodeOf(processed!));

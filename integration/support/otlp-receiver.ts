@@ -3,6 +3,7 @@
  * `POST /v1/traces` and `POST /v1/metrics` in OTLP's JSON encoding (ids as hex, values as `AnyValue`s) and keeps
  * the spans and metric names it was sent, for the test to read as a user reads a tracing backend.
  */
+import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as zlib from 'node:zlib';
@@ -17,6 +18,12 @@ interface KeyValue {
   key: string;
   value: AnyValue;
 }
+
+/** OTLP's SpanKind values the tests look for. */
+export const SPAN_KIND = { server: 2, client: 3, consumer: 5 } as const;
+
+/** A random trace id (16 bytes) or span id (8), in hex as W3C trace context writes it. */
+export const randomHexId = (bytes: 16 | 8): string => randomBytes(bytes).toString('hex');
 
 export interface ReceivedSpan {
   traceId: string;

@@ -335,12 +335,11 @@ export interface ProcessorNodeMetrics extends MetricsScope {
  * from the node's own count, so that the live topology has every node's rate at no cost per record beyond a count.
  */
 export function registerProcessorNodeCount(registry: MetricsRegistry, threadId: string, taskId: string, processorNodeId: string, read: () => number): void {
-  registry.gauge(
-    PROCESSOR_NODE_GROUP,
-    { 'thread-id': threadId, 'task-id': taskId, 'processor-node-id': processorNodeId },
-    { name: 'process-total', description: 'The total number of calls to process' },
-    read,
-  );
+  registry.gauge(PROCESSOR_NODE_GROUP, processorNodeTags(threadId, taskId, processorNodeId), { name: 'process-total', description: 'The total number of calls to process' }, read);
+}
+
+function processorNodeTags(threadId: string, taskId: string, processorNodeId: string): Record<string, string> {
+  return { 'thread-id': threadId, 'task-id': taskId, 'processor-node-id': processorNodeId };
 }
 
 /**
@@ -350,7 +349,7 @@ export function registerProcessorNodeCount(registry: MetricsRegistry, threadId: 
 export function registerProcessorNodeFailures(registry: MetricsRegistry, threadId: string, taskId: string, processorNodeId: string, read: () => number): void {
   registry.gauge(
     PROCESSOR_NODE_GROUP,
-    { 'thread-id': threadId, 'task-id': taskId, 'processor-node-id': processorNodeId },
+    processorNodeTags(threadId, taskId, processorNodeId),
     { name: 'failed-records-total', description: 'The total number of records the node failed on: its processor threw, or its source could not deserialize them, whether the handler skipped them or the task failed' },
     read,
   );
@@ -362,7 +361,7 @@ export function createProcessorNodeMetrics(
   taskId: string,
   processorNodeId: string,
 ): ProcessorNodeMetrics {
-  const tags = { 'thread-id': threadId, 'task-id': taskId, 'processor-node-id': processorNodeId };
+  const tags = processorNodeTags(threadId, taskId, processorNodeId);
   const e2e = (which: string): string =>
     `The ${which} end-to-end latency of a record, measured by comparing the record timestamp with the system time when it has been fully processed by the node`;
   return {
