@@ -202,3 +202,16 @@ it('columns sized for no record grow to hold as many as come, in order', () => {
   expect([records.offsetAt(0), records.offsetAt(999), records.timestampAt(999)]).toEqual([5_000_000_000, 5_000_000_999, 1_700_000_000_999]);
   expect([records.recordAt(999).key?.toString(), records.recordAt(999).value?.toString()]).toEqual(['k', 'v']);
 });
+
+it('columns keep each record its own headers when few records have any, across growth', () => {
+  const columns = new RecordColumns(4);
+  const data = Buffer.from('kv');
+  const context = { isControlBatch: false } as never;
+  const headersOf = (i: number) => (i % 300 === 7 ? { traceparent: Buffer.from(`trace-${i}`) } : undefined);
+  for (let i = 0; i < 1_000; i++) columns.push(data, context, 0, 1, 1, 2, i, 1_700_000_000_000 + i, headersOf(i));
+  const records = FetchedRecords.from('t', 0, columns);
+  const carrying = Array.from({ length: records.length }, (_, i) => records.recordAt(i).headers)
+    .map((headers, i) => [i, headers.traceparent?.toString()] as const)
+    .filter(([, traceparent]) => traceparent !== undefined);
+  expect(carrying).toEqual([7, 307, 607, 907].map((i) => [i, `trace-${i}`]));
+});

@@ -153,7 +153,11 @@ export class RecordColumns<C extends BatchContext | undefined = BatchContext> im
     this.bounds[b + 2] = valueStart;
     this.bounds[b + 3] = valueEnd;
     this.segmentOf[i] = segment;
-    if (headers !== undefined) (this.headers ??= [])[i] = headers;
+    if (headers !== undefined) {
+      // Dense from the first: an array written at scattered indexes turns into a dictionary, slow for every read.
+      this.headers ??= new Array<RecordHeaders | undefined>(this.offsetDeltas.length).fill(undefined);
+      this.headers[i] = headers;
+    }
     this.length = i + 1;
   }
 
@@ -217,6 +221,7 @@ export class RecordColumns<C extends BatchContext | undefined = BatchContext> im
     const segmentOf = new Int32Array(capacity);
     segmentOf.set(this.segmentOf);
     this.segmentOf = segmentOf;
+    if (this.headers !== undefined) for (let i = this.headers.length; i < capacity; i++) this.headers.push(undefined);
   }
 }
 
