@@ -75,13 +75,14 @@ export class StreamThread extends EventEmitter<StreamThreadEvents> implements St
     const buffer = new ProduceBuffer(ctx.config.producerBufferBytes);
     this.produceBuffer = buffer;
     this.executor = new TaskExecutor(this.inputPositions, this.metrics, ctx.metrics, this.name, outages, buffer);
+    this.groupFetchBytes = Math.min(ctx.config.fetchMaxBytes, ctx.fetchBytes ?? Number.POSITIVE_INFINITY);
     this.clients = ctx.clients({
       userData: () => encodeSubscription(this.subscription()),
       beforeJoin: () => this.commitBeforeJoin(),
       active: () => !this.stopping && !this.failed,
       onGroupWait: (reason) => this.emit('groupWait', reason),
       logger,
-    }, ctx.index + 1, this.groupFetchBytes = Math.min(ctx.config.fetchMaxBytes, ctx.fetchBytes ?? Number.POSITIVE_INFINITY));
+    }, ctx.index + 1, this.groupFetchBytes);
     this.restoreReader = new ChangelogReader(ctx.kafka.restoreConsumer, { readCommitted: exactlyOnce, ...ctx.config.restoreConsumer });
     this.restorer = new ChangelogRestorer(
       this.restoreReader,
