@@ -2,14 +2,17 @@
  * `group.protocol=streams` (KIP-1071) end to end on a real broker: two Sluice instances in one streams group run the
  * word count, the group coordinator splitting its tasks between them; the counts in the output topic are exact; the
  * host map names both endpoints; one instance closes (leaving with epoch -1) and the other takes every task, the
- * counts staying exact; a node whose thread fails under SHUTDOWN_APPLICATION stops both, through the coordinator. On a
+ * counts staying exact; Kafka's own `kafka-streams-groups.sh` lists both members; a node whose thread fails under
+ * SHUTDOWN_APPLICATION stops both, through the coordinator. On a
  * broker without the protocol (Kafka 3.9) the first test checks instead that Sluice refuses to start with it.
  */
 import { StreamsInstance } from '../../src';
 import { StreamsProtocolUnsupported } from '../../src/errors';
 import { WORD_COUNT_STORE, wordCountTopology } from '../../examples/word-count';
+import { parseKafkaVersion } from '../../src/host/broker/jars';
 import { createTopics, StreamsGroupHeartbeats } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, bootstrapServers, uniqueName } from '../support/kafka';
+import { runKafkaTool, STREAMS_GROUP_COMMAND } from '../support/kafka-tools';
 import { corpusLine, produceLines, storeValues, tempStateDir, testLogger, waitFor } from '../support/streams';
 import { instancesUnderTest } from './support/stop-anyway';
 import { failingLines } from './support/thread-topologies';
@@ -125,6 +128,28 @@ describe('group.protocol=streams', () => {
 
     const first = expectedCounts(LINES);
     expect(Object.fromEntries(await outputCounts(output, first))).toEqual(Object.fromEntries(first));
+
+    // Kafka's own kafka-streams-groups.sh lists the group's two members, one per instance's process, with their tasks.
+    const described = await runKafkaTool(parseKafkaVersion('4.2').version, STREAMS_GROUP_COMMAND, [
+      '--bootstrap-server',
+      bootstrapServers().join(','),
+      '--describe',
+      '--members',
+      '--verbose',
+      '--group',
+      applicationId,
+    ]);
+    process.stderr.write(`streams protocol: kafka-streams-groups --describe --members --verbose:\n${described.stdout}`);
+    const memberLines = described.stdout.split('\n').filter((line) => line.startsWith(applicationId));
+    expect(memberLines).toHaveLength(2);
+    // `ACTIVE: 0:[1,3]; 1:[1,3];` as task ids, `0_1`, `0_3`, ...
+    const listedTasks = (line: string) =>
+      [...(/ ACTIVE: (.*?) TARGET-ACTIVE:/.exec(line)?.[1] ?? '').matchAll(/(\d+):\[([\d,]*)\]/g)].flatMap(([, sub, partitions]) => partitions!.split(',').map((p) => `${sub}_${p}`));
+    for (const instance of [a, b]) {
+      const line = memberLines.find((l) => l.includes(instance.processId));
+      expect(line).toMatch(/ streams /);
+      expect(listedTasks(line!).sort()).toEqual([...tasksOf(instance)].sort());
+    }
 
     // A leaves: B takes every task, and counts the second round on top of the first, exactly.
     const closing = Date.now();
