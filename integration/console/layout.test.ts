@@ -156,6 +156,8 @@ it('the confirmation dialog keeps the focus within it and closes on Esc, giving 
   }
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached', timeout: STEP_MS });
+  // The focus comes back once the dialog's cleanup has run, which may be a moment after it left the page.
+  await page.waitForFunction(`document.activeElement?.textContent === 'Stop'`, undefined, { timeout: STEP_MS }).catch(() => undefined);
   expect(await page.evaluate<string>('document.activeElement?.textContent')).toBe('Stop');
   expect(await node.state(id)).toBe('RUNNING');
   await page.context().close();
