@@ -11,7 +11,7 @@ import { SESSION_STORE, WINDOW_SIZE_MS, WINDOW_STORE, KV_STORE } from './fixture
 import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { writePeerSecurity } from './support/peer-security';
-import { buildSluice, eventually, SluiceNode, type HttpAnswer, type SluiceBuild } from './support/sluice-cluster';
+import { buildSluice, eventually, showingLogsOf, SluiceNode, type HttpAnswer, type SluiceBuild } from './support/sluice-cluster';
 
 const PARTITIONS = 6;
 const KEYS = 300;
@@ -117,10 +117,7 @@ describe.each([
         (result) => allOnEveryNode(result, nodes.map((n) => n.server)),
         150_000,
         summary,
-      ).catch((error: unknown) => {
-        for (const n of nodes) process.stderr.write(`--- ${n.name} (${n.server}) ---\n${n.tail()}\n`);
-        throw error;
-      });
+      ).catch(showingLogsOf(nodes));
     }
   }, 300_000);
 

@@ -13,7 +13,7 @@ import { partitionForKey } from '../../src/streams/kafka/murmur2';
 import { KV_STORE, SESSION_STORE, WINDOW_STORE } from './fixtures/cluster-topology';
 import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
-import { buildSluice, eventually, SluiceNode, type SluiceBuild } from './support/sluice-cluster';
+import { buildSluice, eventually, showingLogsOf, SluiceNode, type SluiceBuild } from './support/sluice-cluster';
 
 const PARTITIONS = 6;
 const KEYS = 200_000;
@@ -74,10 +74,7 @@ beforeAll(async () => {
       result.status === 'SUCCESS' && result.result.success.length === 3 && result.result.success.reduce((sum, part) => sum + Number(part.records[0]?.value), 0) === KEYS,
     240_000,
     (result) => JSON.stringify(result.result.success.map((part) => [part.server, part.records[0]?.value])),
-  ).catch((error: unknown) => {
-    for (const n of nodes) process.stderr.write(`--- ${n.name} (${n.server}) ---\n${n.tail()}\n`);
-    throw error;
-  });
+  ).catch(showingLogsOf(nodes));
 }, 400_000);
 
 afterAll(async () => {

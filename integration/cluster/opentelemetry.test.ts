@@ -13,7 +13,7 @@ import { createTopics } from '../../src/streams/kafka';
 import { BROKER_TEST_TIMEOUT_MS, KafkaTestClients, bootstrapServers, uniqueName } from '../support/kafka';
 import { OtlpReceiver, randomHexId, SPAN_KIND, type ReceivedSpan } from '../support/otlp-receiver';
 import { KV_STORE, outputTopicOf } from './fixtures/cluster-topology';
-import { buildSluice, eventually, SluiceNode, type SluiceBuild } from './support/sluice-cluster';
+import { buildSluice, eventually, showingLogsOf, SluiceNode, type SluiceBuild } from './support/sluice-cluster';
 
 const PARTITIONS = 6;
 const KEYS = 120;
@@ -70,10 +70,7 @@ describe('OpenTelemetry over three Sluice processes exporting to an OTLP receive
         async () => (await node.post(storePath, { type: 'key_value', query: { all: {} }, set_options: { retries: 10, retry_backoff_ms: 200 } })).body as QueryResult,
         (result) => result.status === 'SUCCESS' && result.result.total === KEYS && JSON.stringify(result.result.success.map((part) => part.server).sort()) === JSON.stringify(everyServer),
         150_000,
-      ).catch((error: unknown) => {
-        for (const n of nodes) process.stderr.write(`--- ${n.name} (${n.server}) ---\n${n.tail()}\n`);
-        throw error;
-      });
+      ).catch(showingLogsOf(nodes));
     }
   }, 300_000);
 

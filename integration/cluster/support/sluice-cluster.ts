@@ -216,6 +216,14 @@ export class SluiceNode extends SluiceProcess {
 }
 
 /** Polls until `check` resolves true; rejects with `what` and the last value seen (as `show` puts it) after `timeoutMs`. */
+/** A `.catch` handler for a wait on several nodes: their logs' tails on stderr, then the error again. */
+export function showingLogsOf(nodes: readonly SluiceNode[]): (error: unknown) => never {
+  return (error) => {
+    for (const n of nodes) process.stderr.write(`--- ${n.name} (${n.server}) ---\n${n.tail()}\n`);
+    throw error;
+  };
+}
+
 export async function eventually<T>(
   what: string,
   probe: () => Promise<T>,
